@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A slow call decoded from the ring buffer, ready for the sinks. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "func.h"
+
+struct record {
+	const struct func *func;
+	uint64_t end_realtime_us;   /* end of the call, CLOCK_REALTIME */
+	uint64_t latency_ns;
+	uint64_t threshold_ns;
+	uint32_t pid;               /* process (tgid) */
+	uint32_t tid;
+	uint32_t uid;
+	char comm[SMBLAT_COMM_LEN + 1];
+	const char *share;          /* \\server\share, or NULL */
+	const char *file;           /* dentry name, or NULL */
+	bool has_ret;
+	int64_t ret;                /* raw return value */
+	int err;                    /* positive errno when the call failed, else 0 */
+	unsigned int nargs;
+	uint64_t args[SMBLAT_MAX_ARGS];
+	char *stack;                /* symbolized frames, innermost first, '\n' separated; or NULL */
+	char *stack_folded;         /* outer;...;inner, or NULL */
+};

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Types shared between the BPF programs and the agent. */
+#ifndef SMBLAT_BPF_H
+#define SMBLAT_BPF_H
+
+#ifdef __bpf__
+#include "vmlinux.h"
+typedef __u8 uint8_t;
+typedef __u16 uint16_t;
+typedef __u32 uint32_t;
+typedef __u64 uint64_t;
+typedef __s32 int32_t;
+typedef __s64 int64_t;
+#else
+#include <stdint.h>
+#endif
+
+#define SMBLAT_MAX_FUNCS 1024     /* function ids, across all layers */
+#define SMBLAT_MAX_ARGS 6
+#define SMBLAT_STACK_DEPTH 32
+#define SMBLAT_NAME_LEN 64
+#define SMBLAT_COMM_LEN 16
+#define SMBLAT_NEST 16            /* nested probed calls tracked per task */
+
+/*
+ * Latency buckets: log2 of nanoseconds with 4 linear sub-buckets per power
+ * of two, so percentiles are good to about 19 %. Values 0..3 ns get a bucket
+ * each; everything at or above 2^39 ns (~9 min) lands in the last bucket.
+ */
+#define SMBLAT_SUB_BITS 2
+#define SMBLAT_SUBS (1u << SMBLAT_SUB_BITS)
+#define SMBLAT_MAX_LOG2 39
+#define SMBLAT_NBUCKETS (SMBLAT_SUBS * (SMBLAT_MAX_LOG2 - SMBLAT_SUB_BITS + 2))
+
+/* How to find a super_block or a dentry from one argument of a function. */
+enum arg_kind {
+	ARG_NONE = 0,
+	ARG_INODE,
+	ARG_DENTRY,
+	ARG_FILE,
+	ARG_SB,
+	ARG_FOLIO,
+	ARG_PAGE,
+	ARG_MAPPING,
+	ARG_KIOCB,
+	ARG_PATH,
+	ARG_RAC,
+	ARG_VMA,
+	_ARG_KIND_MAX,
+};
+
+enum ret_kind {
+	RET_VOID = 0,
+	RET_INT,        /* negative is -errno */
+	RET_PTR,        /* ERR_PTR() encodes -errno */
+	RET_UINT,       /* never an error */
+};
+
+enum func_flags {
+	FUNC_ENABLED = 1u << 0,
+	FUNC_KSTACK = 1u << 1,
+	FUNC_USTACK = 1u << 2,
+	FUNC_SB_CHECK = 1u << 3,  /* generic helper: count only SMB superblocks */
+	FUNC_ERRORS = 1u << 4,    /* report failed calls whatever their latency */
+};
+
+/* Per function id, in the "funcs" array map; the agent may change it live. */
+struct func_cfg {
+	uint64_t threshold_ns;
+	uint32_t flags;
+	uint8_t sb_arg;           /* argument index leading to the super_block */
+	uint8_t sb_kind;          /* enum arg_kind, ARG_NONE when there is none */
+	uint8_t name_arg;         /* argument index leading to a dentry */
+	uint8_t name_kind;
+	uint8_t nargs;            /* entry arguments copied into the event */
+	uint8_t ret_kind;         /* enum ret_kind */
+	uint8_t pad[6];
+};
+
+/* Per function id and CPU: all calls, not only slow ones. */
+struct func_stats {
+	uint64_t count;
+	uint64_t total_ns;
+	uint64_t slow;            /* calls at or over the threshold */
+	uint64_t lost;            /* slow events the ring buffer had no room for */
+	uint64_t unmatched;       /* returns whose entry was not seen */
+	uint64_t min_ns[2];       /* indexed by epoch & 1, see smblat.bpf.c */
+	uint64_t max_ns[2];
+	uint64_t mm_epoch[2];
+};
+
+/* Global counters, one per CPU, in the "totals" array. */
+struct global_stats {
+	uint64_t nest_overflow;   /* entries dropped: nesting deeper than SMBLAT_NEST */
+	uint64_t no_storage;      /* entries dropped: task storage unavailable */
+};
+
+enum event_flags {
+	EV_HAS_DEV = 1u << 0,
+	EV_HAS_NAME = 1u << 1,
+	EV_HAS_RET = 1u << 2,
+};
+
+/* One slow call, as sent through the ring buffer. */
+struct event {
+	uint64_t end_ns;          /* CLOCK_BOOTTIME */
+	uint64_t latency_ns;
+	uint64_t ret;
+	uint64_t args[SMBLAT_MAX_ARGS];
+	uint32_t func_id;
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t uid;
+	uint32_t dev;             /* super_block s_dev (kernel encoding) */
+	uint32_t flags;           /* enum event_flags */
+	int32_t kstack_sz;        /* bytes in kstack, or negative errno */
+	int32_t ustack_sz;
+	char comm[SMBLAT_COMM_LEN];
+	char name[SMBLAT_NAME_LEN];
+	uint64_t kstack[SMBLAT_STACK_DEPTH];
+	uint64_t ustack[SMBLAT_STACK_DEPTH];
+};
+
+/* The read-only configuration, set between __open() and __load(). */
+struct smblat_cfg {
+	uint32_t tgid;            /* 0: every process */
+	uint32_t filter_comm;     /* compare comm below */
+	uint64_t cgroup_id;       /* 0: every cgroup */
+	char comm[SMBLAT_COMM_LEN];
+};
+
+#define SMB_SUPER_MAGIC_CIFS 0xFF534D42u
+#define SMB_SUPER_MAGIC_SMB2 0xFE534D42u
+
+static inline unsigned int smblat_log2(uint64_t v)
+{
+	unsigned int r = 0;
+
+	if (v >> 32) { v >>= 32; r += 32; }
+	if (v >> 16) { v >>= 16; r += 16; }
+	if (v >> 8) { v >>= 8; r += 8; }
+	if (v >> 4) { v >>= 4; r += 4; }
+	if (v >> 2) { v >>= 2; r += 2; }
+	if (v >> 1) { r += 1; }
+	return r;
+}
+
+/* Bucket of a latency in ns; the agent's hist.c inverts it. */
+static inline unsigned int smblat_bucket(uint64_t ns)
+{
+	unsigned int p, sub;
+
+	if (ns < SMBLAT_SUBS)
+		return (unsigned int)ns;
+	p = smblat_log2(ns);
+	if (p > SMBLAT_MAX_LOG2)
+		return SMBLAT_NBUCKETS - 1;
+	sub = (unsigned int)(ns >> (p - SMBLAT_SUB_BITS)) & (SMBLAT_SUBS - 1);
+	return SMBLAT_SUBS * (p - SMBLAT_SUB_BITS + 1) + sub;
+}
+
+#endif
