@@ -34,34 +34,34 @@ typedef __s64 int64_t;
 
 /* How to find a super_block or a dentry from one argument of a function. */
 enum arg_kind {
-	ARG_NONE = 0,
-	ARG_INODE,
-	ARG_DENTRY,
-	ARG_FILE,
-	ARG_SB,
-	ARG_FOLIO,
-	ARG_PAGE,
-	ARG_MAPPING,
-	ARG_KIOCB,
-	ARG_PATH,
-	ARG_RAC,
-	ARG_VMA,
-	_ARG_KIND_MAX,
+	AK_NONE = 0,
+	AK_INODE,
+	AK_DENTRY,
+	AK_FILE,
+	AK_SB,
+	AK_FOLIO,
+	AK_PAGE,
+	AK_MAPPING,
+	AK_KIOCB,
+	AK_PATH,
+	AK_RAC,
+	AK_VMA,
+	_AK_MAX,
 };
 
 enum ret_kind {
-	RET_VOID = 0,
-	RET_INT,        /* negative is -errno */
-	RET_PTR,        /* ERR_PTR() encodes -errno */
-	RET_UINT,       /* never an error */
+	RK_VOID = 0,
+	RK_INT,        /* negative is -errno */
+	RK_PTR,        /* ERR_PTR() encodes -errno */
+	RK_UINT,       /* never an error */
 };
 
 enum func_flags {
-	FUNC_ENABLED = 1u << 0,
-	FUNC_KSTACK = 1u << 1,
-	FUNC_USTACK = 1u << 2,
-	FUNC_SB_CHECK = 1u << 3,  /* generic helper: count only SMB superblocks */
-	FUNC_ERRORS = 1u << 4,    /* report failed calls whatever their latency */
+	FF_ENABLED = 1u << 0,
+	FF_KSTACK = 1u << 1,
+	FF_USTACK = 1u << 2,
+	FF_SB_CHECK = 1u << 3,  /* generic helper: count only SMB superblocks */
+	FF_ERRORS = 1u << 4,    /* report failed calls whatever their latency */
 };
 
 /* Per function id, in the "funcs" array map; the agent may change it live. */
@@ -69,7 +69,7 @@ struct func_cfg {
 	uint64_t threshold_ns;
 	uint32_t flags;
 	uint8_t sb_arg;           /* argument index leading to the super_block */
-	uint8_t sb_kind;          /* enum arg_kind, ARG_NONE when there is none */
+	uint8_t sb_kind;          /* enum arg_kind, AK_NONE when there is none */
 	uint8_t name_arg;         /* argument index leading to a dentry */
 	uint8_t name_kind;
 	uint8_t nargs;            /* entry arguments copied into the event */
@@ -96,9 +96,9 @@ struct global_stats {
 };
 
 enum event_flags {
-	EV_HAS_DEV = 1u << 0,
-	EV_HAS_NAME = 1u << 1,
-	EV_HAS_RET = 1u << 2,
+	EF_HAS_DEV = 1u << 0,
+	EF_HAS_NAME = 1u << 1,
+	EF_HAS_RET = 1u << 2,
 };
 
 /* One slow call, as sent through the ring buffer. */
