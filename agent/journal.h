@@ -59,6 +59,10 @@ uint64_t journal_failed(const struct journal *j);
  * fuzzer); returns the count, fields[] malloc'd, caller frees each and the array.
  */
 int journal_event_fields(const struct record *r, char ***fields);
+/* The same for summary and loss entries (default priorities: info, err). */
+int journal_summary_fields(const struct func *f, const struct summary *s, double interval_s,
+			   char ***fields);
+int journal_loss_fields(const struct loss *l, unsigned int n, double interval_s, char ***fields);
 
 /* true when NAME is a valid journal field name (A-Z 0-9 _, not leading _ or digit, <= 64). */
 bool journal_field_name_valid(const char *name);
