@@ -59,7 +59,10 @@ uint64_t journal_failed(const struct journal *j);
  * fuzzer); returns the count, fields[] malloc'd, caller frees each and the array.
  */
 int journal_event_fields(const struct record *r, char ***fields);
-/* The same for summary and loss entries (default priorities: info, err). */
+/*
+ * The same for summary and loss entries. These builders have no journal_opts:
+ * PRIORITY is the default of each kind (slow: warning, summary: info, lost: err).
+ */
 int journal_summary_fields(const struct func *f, const struct summary *s, double interval_s,
 			   char ***fields);
 int journal_loss_fields(const struct loss *l, unsigned int n, double interval_s, char ***fields);
