@@ -53,3 +53,16 @@ int layer_from_name(const char *s);          /* -EINVAL when unknown */
 const char *backend_name(enum backend b);
 const char *group_name(enum op_group g);
 int group_from_name(const char *s);
+
+/* A growable table; ids are indexes and never reused while the agent runs. */
+struct func_table {
+	struct func *v;
+	uint32_t n;
+	uint32_t cap;
+};
+
+/* Adds a function; returns its id or negative errno. */
+int func_table_add(struct func_table *t, enum layer layer, enum op_group group,
+		   const char *name, const char *symbol, const char *module);
+struct func *func_table_find_symbol(struct func_table *t, const char *symbol);
+void func_table_free(struct func_table *t);

@@ -73,12 +73,6 @@ struct {
 	__type(value, struct global_stats);
 } totals SEC(".maps");
 
-/* Scratch for reading kernel memory on the agent's request (ops tables). */
-__u64 peek_addr = 0;
-__u32 peek_len = 0;
-__s32 peek_err = 0;
-__u8 peek_buf[4096];
-
 static __always_inline bool comm_matches(void)
 {
 	char comm[SMBLAT_COMM_LEN];
@@ -259,6 +253,8 @@ static __always_inline bool ret_failed(__u8 kind, __u64 ret)
 	switch (kind) {
 	case RK_INT:
 		return (__s32)ret < 0;
+	case RK_LONG:
+		return (__s64)ret < 0 && (__s64)ret >= -4095;
 	case RK_PTR:
 		return ret >= (__u64)-4095;
 	}
@@ -426,18 +422,4 @@ SEC("kretprobe.multi")
 int kmulti_exit(struct pt_regs *regs)
 {
 	return on_exit(regs, bpf_get_attach_cookie(regs), PT_REGS_RC(regs));
-}
-
-/*
- * Run by the agent through BPF_PROG_TEST_RUN to read kernel data it has no
- * other way to see (the cifs ops tables, to learn which function serves
- * which member on this kernel).
- */
-SEC("raw_tp")
-int peek(void *ctx)
-{
-	/* The mask keeps the verifier sure of the bound; ops tables are smaller. */
-	peek_err = bpf_probe_read_kernel(peek_buf, peek_len & (sizeof(peek_buf) - 1),
-					 (void *)peek_addr);
-	return 0;
 }

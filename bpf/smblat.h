@@ -25,7 +25,7 @@ typedef __s64 int64_t;
 /*
  * Latency buckets: log2 of nanoseconds with 4 linear sub-buckets per power
  * of two, so percentiles are good to about 19 %. Values 0..3 ns get a bucket
- * each; everything at or above 2^39 ns (~9 min) lands in the last bucket.
+ * each; the last bucket holds everything from 7 * 2^37 ns (~16 min) up.
  */
 #define SMBLAT_SUB_BITS 2
 #define SMBLAT_SUBS (1u << SMBLAT_SUB_BITS)
@@ -51,7 +51,8 @@ enum arg_kind {
 
 enum ret_kind {
 	RK_VOID = 0,
-	RK_INT,        /* negative is -errno */
+	RK_INT,         /* 32-bit, negative is -errno */
+	RK_LONG,        /* 64-bit, negative is -errno */
 	RK_PTR,        /* ERR_PTR() encodes -errno */
 	RK_UINT,       /* never an error */
 };

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "func.h"
+
+static const char *const layer_names[_LAYER_MAX] = {
+	[LAYER_SMB] = "smb",
+	[LAYER_SMB2] = "smb2",
+	[LAYER_BLOCK] = "block",
+	[LAYER_FUNC] = "func",
+	[LAYER_SMBD] = "smbd",
+};
+
+static const char *const backend_names[_BACKEND_MAX] = {
+	[BACKEND_NONE] = "none",
+	[BACKEND_FENTRY] = "fentry",
+	[BACKEND_KPROBE_MULTI] = "kprobe-multi",
+	[BACKEND_KPROBE] = "kprobe",
+	[BACKEND_UPROBE] = "uprobe",
+	[BACKEND_USDT] = "usdt",
+	[BACKEND_TRACEPOINT] = "tracepoint",
+};
+
+static const char *const group_names[] = {
+	[GROUP_NONE] = "none",
+	[GROUP_INODE] = "inode",
+	[GROUP_FILE] = "file",
+	[GROUP_ADSPACE] = "adspace",
+	[GROUP_SUPER] = "super",
+};
+
+const char *layer_name(enum layer l)
+{
+	return l < _LAYER_MAX ? layer_names[l] : "?";
+}
+
+int layer_from_name(const char *s)
+{
+	for (int i = 0; i < _LAYER_MAX; i++)
+		if (strcmp(s, layer_names[i]) == 0)
+			return i;
+	return -EINVAL;
+}
+
+const char *backend_name(enum backend b)
+{
+	return b < _BACKEND_MAX ? backend_names[b] : "?";
+}
+
+const char *group_name(enum op_group g)
+{
+	return g <= GROUP_SUPER ? group_names[g] : "?";
+}
+
+int group_from_name(const char *s)
+{
+	for (int i = GROUP_INODE; i <= GROUP_SUPER; i++)
+		if (strcmp(s, group_names[i]) == 0)
+			return i;
+	return -EINVAL;
+}
+
+int func_table_add(struct func_table *t, enum layer layer, enum op_group group,
+		   const char *name, const char *symbol, const char *module)
+{
+	struct func *f;
+
+	if (t->n >= SMBLAT_MAX_FUNCS)
+		return -E2BIG;
+	if (t->n == t->cap) {
+		uint32_t cap = t->cap ? t->cap * 2 : 64;
+		struct func *v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->v = v;
+		t->cap = cap;
+	}
+	f = &t->v[t->n];
+	*f = (struct func) {
+		.id = t->n,
+		.layer = layer,
+		.group = group,
+		.name = strdup(name),
+		.symbol = symbol ? strdup(symbol) : NULL,
+		.module = module ? strdup(module) : NULL,
+	};
+	if (!f->name || (symbol && !f->symbol) || (module && !f->module)) {
+		free(f->name);
+		free(f->symbol);
+		free(f->module);
+		return -ENOMEM;
+	}
+	return t->n++;
+}
+
+struct func *func_table_find_symbol(struct func_table *t, const char *symbol)
+{
+	for (uint32_t i = 0; i < t->n; i++)
+		if (t->v[i].symbol && strcmp(t->v[i].symbol, symbol) == 0)
+			return &t->v[i];
+	return NULL;
+}
+
+void func_table_free(struct func_table *t)
+{
+	for (uint32_t i = 0; i < t->n; i++) {
+		free(t->v[i].name);
+		free(t->v[i].symbol);
+		free(t->v[i].module);
+		free(t->v[i].missing);
+	}
+	free(t->v);
+	*t = (struct func_table) {};
+}
