@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "probes.h"
+#include "smblat.skel.h"
+
+/* Any long-lived vmlinux function with BTF: the template is never attached there. */
+#define FENTRY_TEMPLATE_TARGET "vfs_read"
+
+struct attachment {
+	uint32_t id;
+	int prog_fd[2];             /* fentry clones, -1 otherwise */
+	int link_fd[2];
+	struct bpf_link *link[2];   /* kprobe/uprobe links */
+};
+
+struct probes {
+	struct smblat_bpf *skel;
+	const struct ksyms *ks;
+	struct btfs *btfs;
+	enum backend_choice choice;
+	bool fentry;                /* template loaded: clones may work */
+	bool kmulti;
+	char *fentry_why;
+	char *kmulti_why;
+	struct attachment *att;
+	uint32_t n_att;
+	struct bpf_link **multi;    /* kprobe.multi batches, entry/exit pairs */
+	uint32_t n_multi;
+	struct {
+		char *module;
+		int fd;
+	} btf_fds[8];
+	uint32_t n_btf_fds;
+};
+
+static char *errdup(const char *what, int err)
+{
+	char *s;
+
+	if (asprintf(&s, "%s: %s", what, strerror(err < 0 ? -err : err)) < 0)
+		return NULL;
+	return s;
+}
+
+static int skel_load(const struct probes_opts *o, bool fentry, bool kmulti,
+		     struct smblat_bpf **ret)
+{
+	struct smblat_bpf *skel = smblat_bpf__open();
+	int r;
+
+	if (!skel)
+		return -errno;
+	skel->rodata->cfg.tgid = o->tgid;
+	skel->rodata->cfg.cgroup_id = o->cgroup_id;
+	if (o->comm && *o->comm) {
+		skel->rodata->cfg.filter_comm = 1;
+		strncpy(skel->rodata->cfg.comm, o->comm, SMBLAT_COMM_LEN - 1);
+	}
+	bpf_map__set_max_entries(skel->maps.events, o->ringbuf_bytes);
+	bpf_map__set_max_entries(skel->maps.hist, o->func_capacity * SMBLAT_NBUCKETS);
+	if (fentry) {
+		bpf_program__set_attach_target(skel->progs.fentry_entry, 0, FENTRY_TEMPLATE_TARGET);
+		bpf_program__set_attach_target(skel->progs.fexit_exit, 0, FENTRY_TEMPLATE_TARGET);
+	} else {
+		bpf_program__set_autoload(skel->progs.fentry_entry, false);
+		bpf_program__set_autoload(skel->progs.fexit_exit, false);
+	}
+	if (!kmulti) {
+		bpf_program__set_autoload(skel->progs.kmulti_entry, false);
+		bpf_program__set_autoload(skel->progs.kmulti_exit, false);
+	}
+	r = smblat_bpf__load(skel);
+	if (r < 0) {
+		smblat_bpf__destroy(skel);
+		return r;
+	}
+	*ret = skel;
+	return 0;
+}
+
+int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs *btfs,
+		struct probes **ret)
+{
+	struct probes *p = calloc(1, sizeof(*p));
+	bool fentry = o->choice == CHOICE_AUTO || o->choice == CHOICE_FENTRY;
+	bool kmulti = o->choice == CHOICE_AUTO || o->choice == CHOICE_KPROBE_MULTI;
+	int r;
+
+	if (!p)
+		return -ENOMEM;
+	p->ks = ks;
+	p->btfs = btfs;
+	p->choice = o->choice;
+	/* Each optional program type is a feature probe: drop what the kernel refuses. */
+	r = skel_load(o, fentry, kmulti, &p->skel);
+	if (r < 0 && fentry) {
+		p->fentry_why = errdup("fentry programs refused", r);
+		fentry = false;
+		r = skel_load(o, fentry, kmulti, &p->skel);
+	}
+	if (r < 0 && kmulti) {
+		p->kmulti_why = errdup("kprobe.multi programs refused", r);
+		kmulti = false;
+		r = skel_load(o, fentry, kmulti, &p->skel);
+	}
+	if (r < 0) {
+		fprintf(stderr, "smblat: cannot load BPF programs: %s\n", strerror(-r));
+		probes_close(p);
+		return r;
+	}
+	p->fentry = fentry;
+	p->kmulti = kmulti;
+	*ret = p;
+	return 0;
+}
+
+static void attachment_release(struct attachment *a)
+{
+	for (int i = 1; i >= 0; i--) {
+		bpf_link__destroy(a->link[i]);
+		a->link[i] = NULL;
+		if (a->link_fd[i] >= 0)
+			close(a->link_fd[i]);
+		if (a->prog_fd[i] >= 0)
+			close(a->prog_fd[i]);
+		a->link_fd[i] = a->prog_fd[i] = -1;
+	}
+}
+
+void probes_close(struct probes *p)
+{
+	if (!p)
+		return;
+	for (uint32_t i = p->n_multi; i > 0; i--)
+		bpf_link__destroy(p->multi[i - 1]);
+	free(p->multi);
+	for (uint32_t i = p->n_att; i > 0; i--)
+		attachment_release(&p->att[i - 1]);
+	free(p->att);
+	for (uint32_t i = 0; i < p->n_btf_fds; i++) {
+		close(p->btf_fds[i].fd);
+		free(p->btf_fds[i].module);
+	}
+	smblat_bpf__destroy(p->skel);
+	free(p->fentry_why);
+	free(p->kmulti_why);
+	free(p);
+}
+
+enum backend probes_kernel_backend(const struct probes *p, const char **why)
+{
+	if (p->fentry)
+		return BACKEND_FENTRY;
+	if (p->kmulti)
+		return BACKEND_KPROBE_MULTI;
+	if (p->choice == CHOICE_AUTO || p->choice == CHOICE_KPROBE)
+		return BACKEND_KPROBE;
+	*why = p->choice == CHOICE_FENTRY ? p->fentry_why : p->kmulti_why;
+	return BACKEND_NONE;
+}
+
+int probes_update(struct probes *p, const struct func *f)
+{
+	if (bpf_map__update_elem(p->skel->maps.funcs, &f->id, sizeof(f->id), &f->cfg,
+				 sizeof(f->cfg), BPF_ANY) < 0)
+		return -errno;
+	return 0;
+}
+
+static struct attachment *attachment_new(struct probes *p, uint32_t id)
+{
+	struct attachment *v = realloc(p->att, (p->n_att + 1) * sizeof(*v));
+
+	if (!v)
+		return NULL;
+	p->att = v;
+	v[p->n_att] = (struct attachment) {
+		.id = id,
+		.prog_fd = { -1, -1 },
+		.link_fd = { -1, -1 },
+	};
+	return &v[p->n_att++];
+}
+
+static int module_btf_fd(struct probes *p, const char *module)
+{
+	int fd;
+
+	for (uint32_t i = 0; i < p->n_btf_fds; i++)
+		if (strcmp(p->btf_fds[i].module, module) == 0)
+			return p->btf_fds[i].fd;
+	if (p->n_btf_fds == sizeof(p->btf_fds) / sizeof(p->btf_fds[0]))
+		return -ENOSPC;
+	fd = btfs_module_fd(p->btfs, module);
+	if (fd < 0)
+		return fd;
+	p->btf_fds[p->n_btf_fds].module = strdup(module);
+	p->btf_fds[p->n_btf_fds++].fd = fd;
+	return fd;
+}
+
+/* Loads a copy of the fentry/fexit template for one target and links it. */
+static int fentry_clone(struct probes *p, const struct bpf_program *tmpl,
+			enum bpf_attach_type type, int btf_id, int obj_fd, uint32_t cookie,
+			int *prog_fd, int *link_fd)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, lo,
+		    .expected_attach_type = type,
+		    .attach_btf_id = btf_id,
+		    .attach_btf_obj_fd = obj_fd > 0 ? obj_fd : 0);
+	LIBBPF_OPTS(bpf_link_create_opts, co, .tracing.cookie = cookie);
+	int fd, lfd;
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING,
+			   type == BPF_TRACE_FENTRY ? "smblat_entry" : "smblat_exit", "GPL",
+			   bpf_program__insns(tmpl), bpf_program__insn_cnt(tmpl), &lo);
+	if (fd < 0)
+		return -errno;
+	lfd = bpf_link_create(fd, 0, type, &co);
+	if (lfd < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	*prog_fd = fd;
+	*link_fd = lfd;
+	return 0;
+}
+
+static int attach_fentry(struct probes *p, struct func *f)
+{
+	struct btf *btf = btfs_get(p->btfs, f->module);
+	struct attachment *a;
+	int btf_id, obj_fd = 0, r;
+
+	if (!btf)
+		return -ENOENT;
+	btf_id = btf__find_by_name_kind(btf, f->symbol, BTF_KIND_FUNC);
+	if (btf_id < 0)
+		return -ENOENT;
+	if (f->module) {
+		obj_fd = module_btf_fd(p, f->module);
+		if (obj_fd < 0)
+			return obj_fd;
+	}
+	a = attachment_new(p, f->id);
+	if (!a)
+		return -ENOMEM;
+	r = fentry_clone(p, p->skel->progs.fentry_entry, BPF_TRACE_FENTRY, btf_id, obj_fd,
+			 f->id, &a->prog_fd[0], &a->link_fd[0]);
+	if (r == 0)
+		r = fentry_clone(p, p->skel->progs.fexit_exit, BPF_TRACE_FEXIT, btf_id, obj_fd,
+				 f->id, &a->prog_fd[1], &a->link_fd[1]);
+	if (r < 0) {
+		attachment_release(a);
+		p->n_att--;
+	}
+	return r;
+}
+
+static int attach_kprobe(struct probes *p, struct func *f)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, eo, .bpf_cookie = f->id);
+	LIBBPF_OPTS(bpf_kprobe_opts, xo, .bpf_cookie = f->id, .retprobe = true);
+	struct attachment *a = attachment_new(p, f->id);
+	int r;
+
+	if (!a)
+		return -ENOMEM;
+	/* Exit first: an entry without its exit would leave frames behind. */
+	a->link[1] = bpf_program__attach_kprobe_opts(p->skel->progs.kprobe_exit, f->symbol, &xo);
+	if (!a->link[1])
+		goto fail;
+	a->link[0] = bpf_program__attach_kprobe_opts(p->skel->progs.kprobe_entry, f->symbol, &eo);
+	if (!a->link[0])
+		goto fail;
+	return 0;
+fail:
+	r = -errno;
+	attachment_release(a);
+	p->n_att--;
+	return r;
+}
+
+static int attach_kmulti(struct probes *p, struct func **fv, uint32_t n, bool *done)
+{
+	unsigned long *addrs = calloc(n, sizeof(*addrs));
+	__u64 *cookies = calloc(n, sizeof(*cookies));
+	struct bpf_link *l[2] = {};
+	struct bpf_link **v;
+	uint32_t cnt = 0;
+	int r = 0;
+
+	if (!addrs || !cookies) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ksym *k = ksyms_lookup(p->ks, fv[i]->symbol, fv[i]->module);
+
+		if (done[i] || !k)
+			continue;
+		addrs[cnt] = k->addr;
+		cookies[cnt++] = fv[i]->id;
+	}
+	if (!cnt)
+		goto out;
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, xo, .addrs = addrs, .cookies = cookies, .cnt = cnt,
+		    .retprobe = true);
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, eo, .addrs = addrs, .cookies = cookies, .cnt = cnt);
+	l[1] = bpf_program__attach_kprobe_multi_opts(p->skel->progs.kmulti_exit, NULL, &xo);
+	if (!l[1]) {
+		r = -errno;
+		goto out;
+	}
+	l[0] = bpf_program__attach_kprobe_multi_opts(p->skel->progs.kmulti_entry, NULL, &eo);
+	if (!l[0]) {
+		r = -errno;
+		bpf_link__destroy(l[1]);
+		goto out;
+	}
+	v = realloc(p->multi, (p->n_multi + 2) * sizeof(*v));
+	if (!v) {
+		bpf_link__destroy(l[0]);
+		bpf_link__destroy(l[1]);
+		r = -ENOMEM;
+		goto out;
+	}
+	p->multi = v;
+	v[p->n_multi++] = l[1];
+	v[p->n_multi++] = l[0];
+	for (uint32_t i = 0; i < n; i++)
+		if (!done[i] && ksyms_lookup(p->ks, fv[i]->symbol, fv[i]->module)) {
+			done[i] = true;
+			fv[i]->backend = BACKEND_KPROBE_MULTI;
+		}
+out:
+	free(addrs);
+	free(cookies);
+	return r;
+}
+
+static void set_missing(struct func *f, const char *what, int err)
+{
+	free(f->missing);
+	f->missing = errdup(what, err);
+}
+
+int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n)
+{
+	bool *done = calloc(n ? n : 1, sizeof(*done));
+	uint32_t attached = 0;
+	int r;
+
+	if (!done)
+		return -ENOMEM;
+	for (uint32_t i = 0; p->fentry && i < n; i++) {
+		r = attach_fentry(p, fv[i]);
+		if (r == 0) {
+			done[i] = true;
+			fv[i]->backend = BACKEND_FENTRY;
+		} else if (r == -EPERM || r == -EOPNOTSUPP || r == -524 /* ENOTSUPP */) {
+			/* The kernel refuses trampolines altogether, not this target. */
+			free(p->fentry_why);
+			p->fentry_why = errdup("fentry attach refused", r);
+			p->fentry = false;
+		} else if (p->choice == CHOICE_FENTRY) {
+			set_missing(fv[i], "fentry", r);
+		}
+	}
+	if (p->kmulti && p->choice != CHOICE_FENTRY) {
+		r = attach_kmulti(p, fv, n, done);
+		if (r < 0) {
+			free(p->kmulti_why);
+			p->kmulti_why = errdup("kprobe.multi attach refused", r);
+			p->kmulti = false;
+		}
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		if (done[i])
+			continue;
+		if (p->choice == CHOICE_AUTO || p->choice == CHOICE_KPROBE) {
+			r = attach_kprobe(p, fv[i]);
+			if (r == 0) {
+				done[i] = true;
+				fv[i]->backend = BACKEND_KPROBE;
+				continue;
+			}
+			set_missing(fv[i], "kprobe", r);
+		} else if (!fv[i]->missing) {
+			const char *why = NULL;
+
+			probes_kernel_backend(p, &why);
+			free(fv[i]->missing);
+			fv[i]->missing = strdup(why ? why : "backend not available");
+		}
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (done[i]) {
+			free(fv[i]->missing);
+			fv[i]->missing = NULL;
+			attached++;
+		}
+	free(done);
+	return attached;
+}
+
+int probes_attach_uprobe(struct probes *p, struct func *f, const char *binary,
+			 const char *symbol, int pid)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, eo, .bpf_cookie = f->id, .func_name = symbol);
+	LIBBPF_OPTS(bpf_uprobe_opts, xo, .bpf_cookie = f->id, .func_name = symbol,
+		    .retprobe = true);
+	struct attachment *a = attachment_new(p, f->id);
+	int r;
+
+	if (!a)
+		return -ENOMEM;
+	a->link[1] = bpf_program__attach_uprobe_opts(p->skel->progs.kprobe_exit, pid, binary,
+						     0, &xo);
+	if (!a->link[1])
+		goto fail;
+	a->link[0] = bpf_program__attach_uprobe_opts(p->skel->progs.kprobe_entry, pid, binary,
+						     0, &eo);
+	if (!a->link[0])
+		goto fail;
+	f->backend = BACKEND_UPROBE;
+	free(f->missing);
+	f->missing = NULL;
+	return 0;
+fail:
+	r = -errno;
+	attachment_release(a);
+	p->n_att--;
+	set_missing(f, "uprobe", r);
+	return r;
+}
+
+void probes_detach(struct probes *p, uint32_t id)
+{
+	for (uint32_t i = 0; i < p->n_att; i++)
+		if (p->att[i].id == id)
+			attachment_release(&p->att[i]);
+}
+
+int probes_ringbuf_fd(const struct probes *p)
+{
+	return bpf_map__fd(p->skel->maps.events);
+}
+
+int probes_stats_fd(const struct probes *p)
+{
+	return bpf_map__fd(p->skel->maps.stats);
+}
+
+int probes_hist_fd(const struct probes *p)
+{
+	return bpf_map__fd(p->skel->maps.hist);
+}
+
+int probes_totals_fd(const struct probes *p)
+{
+	return bpf_map__fd(p->skel->maps.totals);
+}
+
+unsigned int probes_epoch_bump(struct probes *p)
+{
+	uint64_t old = p->skel->bss->epoch;
+
+	__atomic_store_n(&p->skel->bss->epoch, old + 1, __ATOMIC_SEQ_CST);
+	return old & 1;
+}
+
+uint32_t probes_attached(const struct probes *p)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < p->n_att; i++)
+		if (p->att[i].link_fd[0] >= 0 || p->att[i].link[0])
+			n++;
+	return n;
+}
