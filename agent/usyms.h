@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * User-space symbols: addresses of a process turned into function+offset of
+ * the ELF file mapped there, read through /proc/PID/root so that processes
+ * in other mount namespaces resolve against their own files.
+ *
+ * Parsed ELF files are shared by every process mapping them (keyed by device
+ * and inode); each process's executable mappings are cached, bounded, and
+ * re-read when the pid was reused or an address falls outside them (dlopen).
+ *
+ * Not thread safe.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct usyms;
+
+struct usym {
+	const char *name;       /* NULL when no symbol covers the address */
+	uint64_t offset;        /* from name */
+	const char *path;       /* mapped file as the process names it, NULL if none */
+};
+
+int usyms_new(struct usyms **ret);
+void usyms_free(struct usyms *u);
+
+/*
+ * What is at addr in pid. The strings stay valid until the next call on u.
+ * 0 with name set; -ENOENT when no symbol covers addr (path may still be
+ * set); -ESRCH when the process is gone and was never seen.
+ */
+int usyms_find(struct usyms *u, uint32_t pid, uint64_t addr, struct usym *ret);
+
+/*
+ * "main+0x1a (/usr/bin/foo)", "0x7f0123456789 (/usr/lib/x86_64-linux-gnu/libc.so.6)",
+ * or "0x7f0123456789". Returns as usyms_find(); buf is always filled.
+ */
+int usyms_format(struct usyms *u, uint32_t pid, uint64_t addr, char *buf, size_t len);
+
+/*
+ * File offset of a function in an ELF file, where a uprobe on binary:symbol
+ * goes. -ENOENT when there is no such function, -ENOTUNIQ when several
+ * functions by that name sit at different addresses.
+ */
+int usyms_resolve(struct usyms *u, const char *binary, const char *symbol, uint64_t *offset);
+
+/* Drops what is cached about pid, on process exit. */
+void usyms_forget(struct usyms *u, uint32_t pid);
