@@ -471,12 +471,12 @@ int probes_totals_fd(const struct probes *p)
 	return bpf_map__fd(p->skel->maps.totals);
 }
 
-unsigned int probes_epoch_bump(struct probes *p)
+uint64_t probes_epoch_bump(struct probes *p)
 {
-	uint64_t old = p->skel->bss->epoch;
+	uint64_t old = p->skel->data->epoch;
 
-	__atomic_store_n(&p->skel->bss->epoch, old + 1, __ATOMIC_SEQ_CST);
-	return old & 1;
+	__atomic_store_n(&p->skel->data->epoch, old + 1, __ATOMIC_SEQ_CST);
+	return old;
 }
 
 uint32_t probes_attached(const struct probes *p)

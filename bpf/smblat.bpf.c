@@ -17,7 +17,7 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile struct smblat_cfg cfg = {};
 
 /* Bumped by the agent at each histogram interval; selects the min/max slot. */
-__u64 epoch = 0;
+__u64 epoch = 1;
 
 struct frame {
 	__u64 start_ns;

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* smblat: slow SMB, VFS, function and block operations as journal entries. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "config.h"
+#include "smblat-config.h"
+
+#define EX_USAGE_ 2
+
+enum {
+	OPT_STDOUT = 0x100,
+	OPT_INODE,
+	OPT_FILE,
+	OPT_ADSPACE,
+	OPT_SUPER,
+	OPT_LAYERS,
+	OPT_BACKEND,
+	OPT_HIST,
+	OPT_LIST,
+	OPT_CHECK,
+	OPT_VERSION,
+	OPT_FOLDED,
+};
+
+static const struct option options[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ "stdout", no_argument, NULL, OPT_STDOUT },
+	{ "csv", no_argument, NULL, 'j' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "inode", no_argument, NULL, OPT_INODE },
+	{ "file", no_argument, NULL, OPT_FILE },
+	{ "adspace", no_argument, NULL, OPT_ADSPACE },
+	{ "super", no_argument, NULL, OPT_SUPER },
+	{ "layers", required_argument, NULL, OPT_LAYERS },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "hist", optional_argument, NULL, OPT_HIST },
+	{ "kernel-stack", no_argument, NULL, 'K' },
+	{ "user-stack", no_argument, NULL, 'U' },
+	{ "args", required_argument, NULL, 'a' },
+	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "function", required_argument, NULL, 'f' },
+	{ "list-probes", no_argument, NULL, OPT_LIST },
+	{ "check-config", no_argument, NULL, OPT_CHECK },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "help", no_argument, NULL, 'h' },
+	{}
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: smblat [OPTIONS] [MIN_MS]\n"
+		"Trace slow SMB client operations (and more) into the journal.\n\n"
+		"  -c, --config FILE     configuration (default " SMBLAT_CONFIG_PATH ")\n"
+		"      --stdout          print events to the terminal instead of the journal\n"
+		"  -j, --csv             with --stdout: ENDTIME_us,TASK,PID,FUNCTION,LATENCY_us\n"
+		"  -p, --pid PID         trace this process only\n"
+		"  -d, --duration SECS   stop after SECS seconds\n"
+		"      --inode --file --adspace --super\n"
+		"                        smb layer: only these operation groups\n"
+		"      --layers LIST     enable exactly these layers (smb,smb2,block,func,smbd)\n"
+		"      --backend NAME    auto, fentry, kprobe-multi or kprobe\n"
+		"      --hist[=SECS]     with --stdout: latency tables every SECS (default 5)\n"
+		"  -f, --function TARGET trace TARGET (kernel function, module:function,\n"
+		"                        /path/binary:symbol); repeatable; implies --layers func\n"
+		"  -a, --args N          with -f: log the first N arguments\n"
+		"  -K, --kernel-stack    capture kernel stacks (default on)\n"
+		"  -U, --user-stack      capture user stacks\n"
+		"      --folded          with --stdout: folded stacks for flame graphs\n"
+		"      --list-probes     attach, list every target and its backend, exit\n"
+		"      --check-config    validate the configuration, print it, exit\n"
+		"  -v, --verbose         libbpf diagnostics on stderr\n"
+		"  MIN_MS                threshold in milliseconds for every layer (0: all calls)\n");
+}
+
+struct cli {
+	const char *config;
+	bool check;
+	bool groups_set;
+	bool group[5];
+	char *layers;
+	char **funcs;
+	unsigned int n_funcs;
+	unsigned int args;
+	bool kstack, ustack;
+	const char *backend;
+	const char *pid;
+	const char *min_ms;
+};
+
+static int fail_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "smblat: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'smblat --help'.\n");
+	return -EX_USAGE_;
+}
+
+static int parse_seconds(const char *s, uint64_t *ns)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || v < 0)
+		return -EINVAL;
+	*ns = (uint64_t)(v * 1e9);
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct cli *cli, struct run_opts *o)
+{
+	int c;
+
+	while ((c = getopt_long(argc, argv, "c:jp:d:KUa:f:vh", options, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			cli->config = optarg;
+			break;
+		case OPT_STDOUT:
+			o->to_stdout = true;
+			break;
+		case 'j':
+			o->term.format = TERM_CSV;
+			break;
+		case 'p':
+			cli->pid = optarg;
+			break;
+		case 'd':
+			if (parse_seconds(optarg, &o->duration_ns) < 0 || !o->duration_ns)
+				return fail_usage("invalid duration \"%s\": seconds expected", optarg);
+			break;
+		case OPT_INODE: case OPT_FILE: case OPT_ADSPACE: case OPT_SUPER:
+			cli->groups_set = true;
+			cli->group[GROUP_INODE + (c - OPT_INODE)] = true;
+			break;
+		case OPT_LAYERS:
+			cli->layers = optarg;
+			break;
+		case OPT_BACKEND:
+			cli->backend = optarg;
+			break;
+		case OPT_HIST:
+			o->hist_only = true;
+			o->hist_interval_ns = 5000000000ULL;
+			if (optarg && (parse_seconds(optarg, &o->hist_interval_ns) < 0 ||
+				       !o->hist_interval_ns))
+				return fail_usage("invalid --hist interval \"%s\"", optarg);
+			break;
+		case 'K':
+			cli->kstack = true;
+			break;
+		case 'U':
+			cli->ustack = true;
+			o->term.show_stack = true;
+			break;
+		case 'a': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+
+			if (*end || n < 0 || n > SMBLAT_MAX_ARGS)
+				return fail_usage("invalid --args \"%s\": 0 to 6", optarg);
+			cli->args = n;
+			o->term.show_args = n > 0;
+			break;
+		}
+		case OPT_FOLDED:
+			o->term.folded = true;
+			break;
+		case 'f': {
+			char **v = realloc(cli->funcs, (cli->n_funcs + 1) * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			cli->funcs = v;
+			v[cli->n_funcs++] = optarg;
+			o->term.show_ret = true;
+			break;
+		}
+		case OPT_LIST:
+			o->list_probes = true;
+			break;
+		case OPT_CHECK:
+			cli->check = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case OPT_VERSION:
+			printf("smblat %s\n", SMBLAT_VERSION);
+			exit(0);
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			return -EX_USAGE_;
+		}
+	}
+	if (optind < argc)
+		cli->min_ms = argv[optind++];
+	if (optind < argc)
+		return fail_usage("unexpected argument \"%s\"", argv[optind]);
+	if (o->hist_only && !o->to_stdout)
+		return fail_usage("%s needs --stdout", "--hist");
+	return 0;
+}
+
+static int apply_layers(struct config *c, const char *list)
+{
+	char *dup = strdup(list), *save = NULL;
+	int r = 0;
+
+	if (!dup)
+		return -ENOMEM;
+	for (int l = 0; l < _LAYER_MAX; l++)
+		c->layer[l].enabled = false;
+	for (char *t = strtok_r(dup, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+		int l = layer_from_name(t);
+
+		if (l < 0) {
+			r = fail_usage("unknown layer \"%s\" (smb, smb2, block, func, smbd)", t);
+			break;
+		}
+		c->layer[l].enabled = true;
+	}
+	free(dup);
+	return r;
+}
+
+static int add_function_probes(struct config *c, const struct cli *cli)
+{
+	struct probe_config *v;
+
+	if (!cli->n_funcs)
+		return 0;
+	v = realloc(c->probes, (c->n_probes + cli->n_funcs) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	c->probes = v;
+	for (unsigned int i = 0; i < cli->n_funcs; i++) {
+		struct probe_config *p = &v[c->n_probes++];
+
+		*p = (struct probe_config) {
+			.label = strdup(cli->funcs[i]),
+			.target = strdup(cli->funcs[i]),
+			.kernel_stack = c->kernel_stack,
+			.user_stack = c->user_stack,
+			.args = cli->args,
+		};
+		if (!p->label || !p->target)
+			return -ENOMEM;
+	}
+	c->layer[LAYER_FUNC].enabled = true;
+	if (!cli->layers)
+		c->layer[LAYER_SMB].enabled = false;
+	return 0;
+}
+
+static int apply_cli(struct config *c, const struct cli *cli)
+{
+	char *end;
+	int r;
+
+	if (cli->pid) {
+		long pid = strtol(cli->pid, &end, 10);
+
+		if (*end || pid <= 0 || pid > 0x3fffffff)
+			return fail_usage("invalid pid \"%s\"", cli->pid);
+		c->pid = pid;
+	}
+	if (cli->min_ms) {
+		if (parse_duration_ns(cli->min_ms, &c->threshold_ns) < 0)
+			return fail_usage("invalid threshold \"%s\": milliseconds expected", cli->min_ms);
+		for (int l = 0; l < _LAYER_MAX; l++)
+			c->layer[l].threshold_set = false;
+		for (unsigned int i = 0; i < c->n_probes; i++)
+			c->probes[i].threshold_set = false;
+	}
+	if (cli->groups_set)
+		for (int g = GROUP_INODE; g <= GROUP_SUPER; g++)
+			c->group[g] = cli->group[g];
+	if (cli->layers && (r = apply_layers(c, cli->layers)) < 0)
+		return r;
+	if (cli->backend) {
+		r = config_backend_from_name(cli->backend);
+		if (r < 0)
+			return fail_usage("unknown backend \"%s\" (auto, fentry, kprobe-multi, kprobe)",
+					  cli->backend);
+		c->backend = r;
+	}
+	if (cli->kstack)
+		c->kernel_stack = true;
+	if (cli->ustack)
+		c->user_stack = true;
+	return add_function_probes(c, cli);
+}
+
+int main(int argc, char **argv)
+{
+	struct run_opts o = { .term.format = TERM_TEXT };
+	struct cli cli = {};
+	struct config c;
+	int r;
+
+	config_init(&c);
+	r = parse_args(argc, argv, &cli, &o);
+	if (r < 0)
+		return r == -EX_USAGE_ ? EX_USAGE_ : 1;
+	o.config_path = cli.config ? cli.config : SMBLAT_CONFIG_PATH;
+	o.config_explicit = cli.config != NULL;
+	if (config_load(&c, o.config_path, !o.config_explicit) < 0)
+		return EX_CONFIG_;
+	r = apply_cli(&c, &cli);
+	free(cli.funcs);
+	if (r < 0) {
+		config_free(&c);
+		return r == -EX_USAGE_ ? EX_USAGE_ : 1;
+	}
+	if (cli.check) {
+		config_dump(&c, stdout);
+		config_free(&c);
+		return 0;
+	}
+	r = agent_run(&c, &o);
+	config_free(&c);
+	return r;
+}
