@@ -52,7 +52,7 @@ int probes_ringbuf_fd(const struct probes *p);
 int probes_stats_fd(const struct probes *p);
 int probes_hist_fd(const struct probes *p);
 int probes_totals_fd(const struct probes *p);
-/* Starts a new min/max interval; returns the slot of the one that ended. */
-unsigned int probes_epoch_bump(struct probes *p);
+/* Starts a new min/max interval; returns the epoch that ended. */
+uint64_t probes_epoch_bump(struct probes *p);
 /* Programs and links of ours, for --list-probes and tests. */
 uint32_t probes_attached(const struct probes *p);
