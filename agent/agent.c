@@ -239,7 +239,8 @@ static int func_probe_add(struct agent *a, const struct probe_config *pc)
 	f->cfg.flags = FF_ENABLED | (pc->kernel_stack ? FF_KSTACK : 0) |
 		       (pc->user_stack ? FF_USTACK : 0) | (pc->errors ? FF_ERRORS : 0);
 	f->cfg.nargs = pc->args;
-	f->cfg.ret_kind = RK_LONG;
+	/* User functions have no BTF: read the return value as C's int, the common case. */
+	f->cfg.ret_kind = RK_INT;
 	if (colon && (strchr(target, '/') || strstr(target, ".so") || strncmp(target, "lib", 3) == 0)) {
 		binary = strndup(target, colon - target);
 		if (!binary)
@@ -607,9 +608,16 @@ static int setup_probes(struct agent *a)
 
 static void layers_attach(struct agent *a)
 {
+	const char *why = NULL;
+
 	if (a->cfg->layer[LAYER_SMB].enabled) {
-		if (smb_attach(a) == -ENOENT)
+		if (probes_kernel_backend(a->probes, &why) == BACKEND_NONE) {
+			status(a, LOG_WARNING, "smb: layer unavailable on this kernel: %s",
+			       why ? why : "no backend");
+			a->smb_attached = true;     /* nothing to wait for */
+		} else if (smb_attach(a) == -ENOENT) {
 			status(a, LOG_NOTICE, "smb: cifs module not loaded; attaching when it is");
+		}
 	}
 	for (unsigned int i = 0; i < a->cfg->n_probes; i++)
 		func_probe_add(a, &a->cfg->probes[i]);

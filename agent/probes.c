@@ -27,6 +27,9 @@ struct probes {
 	enum backend_choice choice;
 	bool fentry;                /* template loaded: clones may work */
 	bool kmulti;
+	bool kprobe;                /* the kernel has a kprobe PMU */
+	char *kprobe_why;
+	char *why;                  /* combined reason, owned */
 	char *fentry_why;
 	char *kmulti_why;
 	struct attachment *att;
@@ -85,6 +88,19 @@ static int skel_load(const struct probes_opts *o, bool fentry, bool kmulti,
 	return 0;
 }
 
+/* Some kernels load trampolines but refuse to attach them: try once for real. */
+static bool fentry_works(struct probes *p)
+{
+	struct bpf_link *l = bpf_program__attach_trace(p->skel->progs.fentry_entry);
+
+	if (!l) {
+		p->fentry_why = errdup("fentry attach refused", -errno);
+		return false;
+	}
+	bpf_link__destroy(l);
+	return true;
+}
+
 int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs *btfs,
 		struct probes **ret)
 {
@@ -115,8 +131,11 @@ int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs
 		probes_close(p);
 		return r;
 	}
-	p->fentry = fentry;
+	p->fentry = fentry && fentry_works(p);
 	p->kmulti = kmulti;
+	p->kprobe = access("/sys/bus/event_source/devices/kprobe/type", F_OK) == 0;
+	if (!p->kprobe)
+		p->kprobe_why = strdup("kernel has no kprobes (no kprobe event source)");
 	*ret = p;
 	return 0;
 }
@@ -151,18 +170,33 @@ void probes_close(struct probes *p)
 	smblat_bpf__destroy(p->skel);
 	free(p->fentry_why);
 	free(p->kmulti_why);
+	free(p->kprobe_why);
+	free(p->why);
 	free(p);
 }
 
-enum backend probes_kernel_backend(const struct probes *p, const char **why)
+enum backend probes_kernel_backend(struct probes *p, const char **why)
 {
 	if (p->fentry)
 		return BACKEND_FENTRY;
-	if (p->kmulti)
+	if (p->kmulti && p->kprobe)
 		return BACKEND_KPROBE_MULTI;
-	if (p->choice == CHOICE_AUTO || p->choice == CHOICE_KPROBE)
+	if (p->kprobe && (p->choice == CHOICE_AUTO || p->choice == CHOICE_KPROBE))
 		return BACKEND_KPROBE;
-	*why = p->choice == CHOICE_FENTRY ? p->fentry_why : p->kmulti_why;
+	switch (p->choice) {
+	case CHOICE_FENTRY:
+		*why = p->fentry_why;
+		break;
+	case CHOICE_KPROBE_MULTI:
+		*why = p->kprobe_why ? p->kprobe_why : p->kmulti_why;
+		break;
+	default:
+		free(p->why);
+		if (asprintf(&p->why, "%s; %s", p->fentry_why ? p->fentry_why : "fentry not tried",
+			     p->kprobe_why ? p->kprobe_why : "kprobes refused") < 0)
+			p->why = NULL;
+		*why = p->why;
+	}
 	return BACKEND_NONE;
 }
 
@@ -376,7 +410,7 @@ int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n)
 			set_missing(fv[i], "fentry", r);
 		}
 	}
-	if (p->kmulti && p->choice != CHOICE_FENTRY) {
+	if (p->kmulti && p->kprobe && p->choice != CHOICE_FENTRY) {
 		r = attach_kmulti(p, fv, n, done);
 		if (r < 0) {
 			free(p->kmulti_why);
@@ -387,7 +421,7 @@ int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n)
 	for (uint32_t i = 0; i < n; i++) {
 		if (done[i])
 			continue;
-		if (p->choice == CHOICE_AUTO || p->choice == CHOICE_KPROBE) {
+		if (p->kprobe && (p->choice == CHOICE_AUTO || p->choice == CHOICE_KPROBE)) {
 			r = attach_kprobe(p, fv[i]);
 			if (r == 0) {
 				done[i] = true;

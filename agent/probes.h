@@ -30,7 +30,7 @@ int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs
 void probes_close(struct probes *p);
 
 /* Backend used for kernel functions, or BACKEND_NONE with a reason. */
-enum backend probes_kernel_backend(const struct probes *p, const char **why);
+enum backend probes_kernel_backend(struct probes *p, const char **why);
 
 /* Publishes f->cfg to BPF (threshold, flags, argument layout). */
 int probes_update(struct probes *p, const struct func *f);

@@ -1,0 +1,62 @@
+#!/bin/bash
+# The func layer on this kernel: uprobes on a program with known sleeps,
+# entries in a real journald, an interval summary, failed-call reporting.
+. "$SOURCE_ROOT/tests/lib-host.sh"
+
+journald_ensure
+prog="$TMP/slowprog-$$"
+cp "$BUILD_ROOT/tests/slowprog" "$prog"
+label="SLOWCALL_$$"
+cat >"$TMP/smblat.conf" <<CONF
+[agent]
+threshold = 20ms
+user =
+[smb]
+enabled = no
+[probe $label]
+target = $prog:slow_call
+args = 1
+errors = yes
+CONF
+
+agent_start -c "$TMP/smblat.conf"
+"$prog" 5 30 45 13 2
+agent_stop
+
+j=$(journal_json "FUNCTION=$label")
+n=$(printf '%s\n' "$j" | grep -c MESSAGE_ID=\\\|'"MESSAGE_ID"' || true)
+slow=$(printf '%s\n' "$j" | python3 -c '
+import json, sys
+for line in sys.stdin:
+    e = json.loads(line)
+    if e.get("MESSAGE_ID") == "a48f35af155e4887a8d221f2a9c1c250":
+        print(e["LATENCY_US"], e.get("ERRNO_NAME", "-"), e["COMM"], e["PID"], e["LAYER"], e["ARGS"])
+' | sort -n)
+echo "$slow"
+[ "$(echo "$slow" | wc -l)" -eq 3 ] || fail "expected 3 slow entries (30, 45 ms and the failed 13 ms call), got: $slow"
+set -- $(echo "$slow" | sed -n 1p)
+[ "$1" -ge 13000 ] && [ "$1" -lt 20000 ] || fail "failed call latency $1 us, expected ~13 ms"
+[ "$2" = ENOENT ] || fail "failed call ERRNO_NAME=$2, expected ENOENT"
+[ "$6" = 0xd ] || fail "ARGS=$6, expected 0xd"
+set -- $(echo "$slow" | sed -n 2p)
+[ "$1" -ge 30000 ] || fail "30 ms call logged with LATENCY_US=$1"
+[ "$3" = "$(basename "$prog" | cut -c1-15)" ] || fail "COMM=$3"
+[ "$5" = func ] || fail "LAYER=$5"
+set -- $(echo "$slow" | sed -n 3p)
+[ "$1" -ge 45000 ] || fail "45 ms call logged with LATENCY_US=$1"
+
+# The final summary counts every call, slow or not.
+sum=$(printf '%s\n' "$j" | python3 -c '
+import json, sys
+for line in sys.stdin:
+    e = json.loads(line)
+    if e.get("MESSAGE_ID") == "ab8331e2b4474579a55840c9d3a77bac":
+        print(e["COUNT"], e["MIN_US"], e["MAX_US"], e["SLOW_COUNT"])
+')
+echo "summary: $sum"
+set -- $sum
+[ "${1:-0}" -eq 5 ] || fail "summary COUNT=${1:-none}, expected 5"
+[ "$2" -ge 2000 ] && [ "$2" -lt 4000 ] || fail "MIN_US=$2, expected ~2 ms"
+[ "$3" -ge 45000 ] && [ "$3" -lt 60000 ] || fail "MAX_US=$3, expected ~45 ms"
+[ "$4" -eq 2 ] || fail "SLOW_COUNT=$4, expected 2"
+echo "ok"
