@@ -53,7 +53,7 @@ struct config {
 	bool user_stack;            /* default no */
 	uint64_t ringbuf_bytes;     /* default 4M, power of two */
 	uint32_t rate_limit;        /* events/s written, 0 = unlimited; default 0 */
-	uint32_t rate_burst;
+	uint32_t rate_burst;        /* 0: same as rate_limit */
 	char *user;                 /* drop privileges to this user, default "smblat";
 				       NULL or "" keeps root */
 	enum backend_choice backend;
@@ -80,6 +80,9 @@ void config_free(struct config *c);
  * Parses PATH and then PATH.d/ *.conf drop-ins in lexical order on top of c.
  * On error prints "FILE:LINE: message" to stderr and returns -EINVAL
  * (callers exit EX_CONFIG). missing_ok: a missing PATH is not an error.
+ * Drop-ins apply even when PATH is missing. A file that cannot be read
+ * gives "FILE: strerror" and its negative errno (-ENOENT, -EACCES, ...).
+ * After a failure c is freeable but only partly loaded.
  */
 int config_load(struct config *c, const char *path, bool missing_ok);
 
@@ -89,8 +92,21 @@ int config_load_string(struct config *c, const char *name, const char *text);
 /* Prints the effective configuration in the file's own syntax. */
 void config_dump(const struct config *c, FILE *f);
 
+/* The threshold in force: the layer's own, else [agent]'s. */
+uint64_t config_layer_threshold_ns(const struct config *c, enum layer l);
+/* The probe's own, else [agent]'s (the func layer has no section). */
+uint64_t config_probe_threshold_ns(const struct config *c, const struct probe_config *p);
+
+/* "warning", "4", also "error" and "warn"; -EINVAL when unknown. */
+int config_priority_from_name(const char *s);
+const char *config_priority_name(int priority);      /* NULL outside 0..7 */
+int config_backend_from_name(const char *s);         /* "kprobe-multi" -> CHOICE_KPROBE_MULTI */
+const char *config_backend_name(enum backend_choice b);
+
 /* "500us", "10ms", "1.5s", "2m"; bare numbers are milliseconds. */
 int parse_duration_ns(const char *s, uint64_t *ns);
+/* Exact and parseable back: "10ms", "1500ms", "250us", "0". Returns buf. */
+const char *format_duration_ns(char *buf, size_t size, uint64_t ns);
 /* "4M", "64K", "1G", bare bytes */
 int parse_size(const char *s, uint64_t *bytes);
 int parse_bool(const char *s, bool *b);

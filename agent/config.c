@@ -1,0 +1,1558 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * smblat.conf: defaults, parsing and validation.
+ *
+ * inih does the ini syntax. The installed libinih is built without
+ * line numbers in the handler and without a callback on new sections, so
+ * the line reader we hand to ini_parse_stream() counts lines and notices
+ * section headers itself: that is what gives every message its FILE:LINE,
+ * lets us reject empty or repeated [probe NAME] sections and keeps section
+ * names longer than inih's 50 byte buffer intact.
+ */
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ini.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "config.h"
+
+#define NSEC_PER_USEC 1000ULL
+#define NSEC_PER_MSEC 1000000ULL
+#define NSEC_PER_SEC 1000000000ULL
+#define NSEC_PER_MIN (60 * NSEC_PER_SEC)
+#define NSEC_PER_HOUR (60 * NSEC_PER_MIN)
+
+#define RINGBUF_MIN 4096ULL
+#define RINGBUF_MAX (1ULL << 30)
+#define PID_MAX 4194304U             /* PID_MAX_LIMIT on 64-bit kernels */
+#define COMM_MAX (SMBLAT_COMM_LEN - 1)
+#define LABEL_MAX (SMBLAT_NAME_LEN - 1)
+#define FILE_MAX (1U << 20)          /* a config file is a few KiB; refuse surprises */
+#define SUGGEST_DISTANCE 2
+
+#define WHITESPACE " \t\n\r\v\f"
+
+/* Not strdup()ed so that config_init() cannot fail; config_free() knows it. */
+static char default_user[] = "smblat";
+
+static const char *const priority_names[] = {
+	"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug",
+};
+
+static const char *const backend_names[] = {
+	[CHOICE_AUTO] = "auto",
+	[CHOICE_FENTRY] = "fentry",
+	[CHOICE_KPROBE_MULTI] = "kprobe-multi",
+	[CHOICE_KPROBE] = "kprobe",
+};
+
+/* Sections of the layers that have one; LAYER_FUNC is configured by [probe NAME]. */
+static const char *const layer_sections[_LAYER_MAX] = {
+	[LAYER_SMB] = "smb",
+	[LAYER_SMB2] = "smb2",
+	[LAYER_BLOCK] = "block",
+	[LAYER_SMBD] = "smbd",
+};
+
+/* [smb] groups=; GROUP_NONE is not selectable: ops outside any group always count. */
+static const char *const group_names[] = {
+	[GROUP_INODE] = "inode",
+	[GROUP_FILE] = "file",
+	[GROUP_ADSPACE] = "adspace",
+	[GROUP_SUPER] = "super",
+};
+
+#define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
+
+static void freep(void *p) {
+	free(*(void **) p);
+}
+#define _cleanup_free_ __attribute__((cleanup(freep)))
+
+static void fclosep(FILE **f) {
+	if (*f)
+		fclose(*f);
+}
+#define _cleanup_fclose_ __attribute__((cleanup(fclosep)))
+
+/* ---- values ---------------------------------------------------------------- */
+
+int parse_duration_ns(const char *s, uint64_t *ns) {
+	static const struct {
+		const char *suffix;
+		uint64_t mult;
+	} units[] = {
+		{ "", NSEC_PER_MSEC },      /* smbvfsslower's min_ms habit */
+		{ "ns", 1 },
+		{ "us", NSEC_PER_USEC },
+		{ "µs", NSEC_PER_USEC },
+		{ "ms", NSEC_PER_MSEC },
+		{ "s", NSEC_PER_SEC },
+		{ "sec", NSEC_PER_SEC },
+		{ "m", NSEC_PER_MIN },
+		{ "min", NSEC_PER_MIN },
+		{ "h", NSEC_PER_HOUR },
+	};
+	unsigned __int128 whole = 0, frac = 0, scale = 1, total;
+	const char *p = s;
+
+	if (!s || !isdigit((unsigned char) *p))
+		return -EINVAL;
+	for (; isdigit((unsigned char) *p); p++) {
+		whole = whole * 10 + (unsigned) (*p - '0');
+		if (whole > UINT64_MAX)
+			return -ERANGE;
+	}
+	if (*p == '.') {
+		p++;
+		if (!isdigit((unsigned char) *p))
+			return -EINVAL;
+		for (; isdigit((unsigned char) *p); p++) {
+			/* digits past 10^-18 of anything cannot add a nanosecond, unless
+			 * they are not zero, which the remainder check below rejects */
+			if (scale >= 1000000000000000000ULL) {
+				if (*p != '0')
+					return -EINVAL;
+				continue;
+			}
+			frac = frac * 10 + (unsigned) (*p - '0');
+			scale *= 10;
+		}
+	}
+	p += strspn(p, " \t");
+
+	for (size_t i = 0; i < ELEMENTSOF(units); i++) {
+		if (strcmp(p, units[i].suffix) != 0)
+			continue;
+		/* a sub-nanosecond remainder would not survive config_dump() */
+		if (frac * units[i].mult % scale != 0)
+			return -EINVAL;
+		total = whole * units[i].mult + frac * units[i].mult / scale;
+		if (total > UINT64_MAX)
+			return -ERANGE;
+		*ns = (uint64_t) total;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* Largest unit that keeps the value exact, so parse_duration_ns() gives it back. */
+const char *format_duration_ns(char *buf, size_t size, uint64_t ns) {
+	static const struct {
+		const char *suffix;
+		uint64_t div;
+	} units[] = {
+		{ "s", NSEC_PER_SEC },
+		{ "ms", NSEC_PER_MSEC },
+		{ "us", NSEC_PER_USEC },
+		{ "ns", 1 },
+	};
+
+	if (ns == 0) {
+		snprintf(buf, size, "0");
+		return buf;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(units); i++)
+		if (ns % units[i].div == 0) {
+			snprintf(buf, size, "%llu%s", (unsigned long long) (ns / units[i].div),
+				 units[i].suffix);
+			break;
+		}
+	return buf;
+}
+
+int parse_size(const char *s, uint64_t *bytes) {
+	unsigned __int128 v = 0;
+	unsigned shift = 0;
+	const char *p = s;
+
+	if (!s || !isdigit((unsigned char) *p))
+		return -EINVAL;
+	for (; isdigit((unsigned char) *p); p++) {
+		v = v * 10 + (unsigned) (*p - '0');
+		if (v > UINT64_MAX)
+			return -ERANGE;
+	}
+	switch (*p) {
+	case '\0':
+		break;
+	case 'K': case 'k':
+		shift = 10;
+		break;
+	case 'M': case 'm':
+		shift = 20;
+		break;
+	case 'G': case 'g':
+		shift = 30;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (shift > 0) {
+		p++;
+		if (*p && strcmp(p, "iB") != 0)
+			return -EINVAL;
+	}
+	v <<= shift;
+	if (v > UINT64_MAX)
+		return -ERANGE;
+	*bytes = (uint64_t) v;
+	return 0;
+}
+
+static const char *format_size(char *buf, size_t size, uint64_t bytes) {
+	static const char suffixes[] = "GMK";
+
+	for (unsigned i = 0; i < 3; i++) {
+		uint64_t unit = 1ULL << (10 * (3 - i));
+
+		if (bytes != 0 && bytes % unit == 0) {
+			snprintf(buf, size, "%llu%c", (unsigned long long) (bytes / unit), suffixes[i]);
+			return buf;
+		}
+	}
+	snprintf(buf, size, "%llu", (unsigned long long) bytes);
+	return buf;
+}
+
+int parse_bool(const char *s, bool *b) {
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+
+	if (!s)
+		return -EINVAL;
+	for (size_t i = 0; i < ELEMENTSOF(yes); i++) {
+		if (strcasecmp(s, yes[i]) == 0) {
+			*b = true;
+			return 0;
+		}
+		if (strcasecmp(s, no[i]) == 0) {
+			*b = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* Plain decimal: strtoul() would take signs, blanks and hex. */
+static int parse_uint(const char *s, uint64_t max, uint64_t *ret) {
+	uint64_t v = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (const char *p = s; *p; p++) {
+		unsigned d = (unsigned) (*p - '0');
+
+		if (!isdigit((unsigned char) *p))
+			return -EINVAL;
+		if (d > max || v > (max - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	*ret = v;
+	return 0;
+}
+
+static int name_index(const char *s, const char *const *names, size_t n) {
+	for (size_t i = 0; i < n; i++)
+		if (names[i] && strcmp(s, names[i]) == 0)
+			return (int) i;
+	return -EINVAL;
+}
+
+int config_priority_from_name(const char *s) {
+	uint64_t v;
+	int i;
+
+	if (!s)
+		return -EINVAL;
+	if (parse_uint(s, LOG_DEBUG, &v) >= 0)
+		return (int) v;
+	i = name_index(s, priority_names, ELEMENTSOF(priority_names));
+	if (i >= 0)
+		return i;
+	/* spellings people carry over from other tools */
+	if (strcmp(s, "error") == 0)
+		return LOG_ERR;
+	if (strcmp(s, "warn") == 0)
+		return LOG_WARNING;
+	return -EINVAL;
+}
+
+const char *config_priority_name(int priority) {
+	if (priority < 0 || (size_t) priority >= ELEMENTSOF(priority_names))
+		return NULL;
+	return priority_names[priority];
+}
+
+int config_backend_from_name(const char *s) {
+	return s ? name_index(s, backend_names, ELEMENTSOF(backend_names)) : -EINVAL;
+}
+
+const char *config_backend_name(enum backend_choice b) {
+	if ((unsigned) b >= ELEMENTSOF(backend_names))
+		return NULL;
+	return backend_names[b];
+}
+
+/* FUNCTION values: [probe NAME] labels and include=/exclude= entries. */
+static bool label_valid(const char *s) {
+	size_t n = strlen(s);
+
+	return n > 0 && n <= LABEL_MAX &&
+		strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:-") == n;
+}
+
+static bool has_control(const char *s) {
+	for (; *s; s++)
+		if ((unsigned char) *s < ' ' || *s == 0x7f)
+			return true;
+	return false;
+}
+
+static bool user_name_valid(const char *s) {
+	size_t n = strlen(s);
+
+	return n > 0 && n <= 32 && s[0] != '-' &&
+		strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
+}
+
+/* Levenshtein distance, capped: only used to suggest near misses. */
+static unsigned distance(const char *a, const char *b) {
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned row[65];
+
+	if (la > 64 || lb > 64)
+		return UINT_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (unsigned) j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned diag = row[0];
+
+		row[0] = (unsigned) i;
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned up = row[j], best;
+
+			best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+static const char *suggest(const char *word, const char *const *names, size_t n) {
+	const char *best = NULL;
+	unsigned best_d = SUGGEST_DISTANCE + 1;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned d;
+
+		if (!names[i])
+			continue;
+		d = distance(word, names[i]);
+		if (d > 0 && d < best_d) {
+			best = names[i];
+			best_d = d;
+		}
+	}
+	return best;
+}
+
+/* ---- lists ----------------------------------------------------------------- */
+
+static size_t strv_length(char **l) {
+	size_t n = 0;
+
+	while (l && l[n])
+		n++;
+	return n;
+}
+
+static void strv_free(char **l) {
+	for (size_t i = 0; l && l[i]; i++)
+		free(l[i]);
+	free(l);
+}
+
+static bool strv_contains(char **l, const char *s) {
+	for (size_t i = 0; l && l[i]; i++)
+		if (strcmp(l[i], s) == 0)
+			return true;
+	return false;
+}
+
+static int strv_push(char ***l, const char *s) {
+	size_t n = strv_length(*l);
+	char **nl, *copy;
+
+	copy = strdup(s);
+	if (!copy)
+		return -ENOMEM;
+	nl = realloc(*l, (n + 2) * sizeof(char *));
+	if (!nl) {
+		free(copy);
+		return -ENOMEM;
+	}
+	nl[n] = copy;
+	nl[n + 1] = NULL;
+	*l = nl;
+	return 0;
+}
+
+/* Next element of a comma and/or whitespace separated list, in buf. */
+static const char *list_next(const char **p, char *buf, size_t size) {
+	size_t n;
+
+	*p += strspn(*p, "," WHITESPACE);
+	if (!**p)
+		return NULL;
+	n = strcspn(*p, "," WHITESPACE);
+	if (n >= size)
+		n = size - 1;       /* too long to be valid anyway; validation says so */
+	memcpy(buf, *p, n);
+	buf[n] = '\0';
+	*p += strcspn(*p, "," WHITESPACE);
+	return buf;
+}
+
+/* ---- the configuration ----------------------------------------------------- */
+
+void config_init(struct config *c) {
+	*c = (struct config) {
+		.threshold_ns = 10 * NSEC_PER_MSEC,
+		.kernel_stack = true,
+		.user_stack = false,
+		.ringbuf_bytes = 4ULL << 20,
+		.user = default_user,
+		.backend = CHOICE_AUTO,
+		.journal = true,
+		.priority_slow = LOG_WARNING,
+		.priority_summary = LOG_INFO,
+		.lost_interval_ns = 60 * NSEC_PER_SEC,
+		.hist_interval_ns = 60 * NSEC_PER_SEC,
+	};
+	c->layer[LAYER_SMB].enabled = true;
+	/* function probes are opt-in one [probe NAME] at a time */
+	c->layer[LAYER_FUNC].enabled = true;
+	for (size_t g = 0; g < ELEMENTSOF(c->group); g++)
+		c->group[g] = true;
+}
+
+static void user_set(struct config *c, char *user) {
+	if (c->user != default_user)
+		free(c->user);
+	c->user = user;
+}
+
+static void probe_done(struct probe_config *p) {
+	free(p->label);
+	free(p->target);
+	free(p->file);
+}
+
+void config_free(struct config *c) {
+	free(c->comm);
+	free(c->cgroup);
+	user_set(c, NULL);
+	for (size_t i = 0; i < _LAYER_MAX; i++) {
+		strv_free(c->layer[i].include);
+		strv_free(c->layer[i].exclude);
+	}
+	for (unsigned i = 0; i < c->n_probes; i++)
+		probe_done(&c->probes[i]);
+	free(c->probes);
+	config_init(c);
+}
+
+uint64_t config_layer_threshold_ns(const struct config *c, enum layer l) {
+	const struct layer_config *lc = &c->layer[l];
+
+	return lc->threshold_set ? lc->threshold_ns : c->threshold_ns;
+}
+
+uint64_t config_probe_threshold_ns(const struct config *c, const struct probe_config *p) {
+	return p->threshold_set ? p->threshold_ns : config_layer_threshold_ns(c, LAYER_FUNC);
+}
+
+/* ---- loading --------------------------------------------------------------- */
+
+enum section_kind {
+	SECTION_NONE,               /* before the first header */
+	SECTION_AGENT,
+	SECTION_JOURNAL,
+	SECTION_HISTOGRAM,
+	SECTION_SMB,                /* a layer with groups= */
+	SECTION_LAYER,
+	SECTION_PROBE,
+	_SECTION_MAX,
+};
+
+#define S(k) (1u << (k))
+
+/* What outlives one file: the main file and its drop-ins form one load. */
+struct load {
+	struct config *c;
+	unsigned first_new_probe;
+	/* [probe NAME] that set their stacks; the others follow [agent] */
+	bool kstack_set[CONFIG_MAX_PROBES];
+	bool ustack_set[CONFIG_MAX_PROBES];
+};
+
+/* One file or string being parsed. */
+struct loader {
+	struct load *load;
+	struct config *c;
+	const char *name;
+	const char *pos;            /* the unread rest of the text */
+	unsigned line;
+	enum section_kind kind;
+	enum layer layer;
+	unsigned probe;
+	char section[256];          /* whole, inih's copy stops at 49 bytes */
+	unsigned probe_line[CONFIG_MAX_PROBES]; /* where this file has [probe NAME], or 0 */
+	/* mirrors inih: after a key, indented lines continue its value */
+	bool key_in_section;
+	bool continuation;
+	const char *key;
+	int error;                  /* negative errno of the first failure */
+	unsigned error_line;
+	char message[512];
+};
+
+static int loader_fail(struct loader *l, int error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Keeps the first failure only; it is printed once the parse stops. */
+static int loader_fail(struct loader *l, int error, const char *fmt, ...) {
+	va_list ap;
+
+	if (l->error)
+		return l->error;
+	va_start(ap, fmt);
+	vsnprintf(l->message, sizeof(l->message), fmt, ap);
+	va_end(ap);
+	l->error = error;
+	l->error_line = l->line;
+	return error;
+}
+
+static int loader_oom(struct loader *l) {
+	return loader_fail(l, -ENOMEM, "%s", strerror(ENOMEM));
+}
+
+static int set_duration(struct loader *l, const char *v, uint64_t *ret) {
+	int r = parse_duration_ns(v, ret);
+
+	if (r == -ERANGE)
+		return loader_fail(l, -EINVAL, "%s = %s is out of range", l->key, v);
+	if (r < 0)
+		return loader_fail(l, -EINVAL,
+				   "invalid duration \"%s\" for %s, use e.g. 500us, 10ms or 1.5s (a bare number is in ms)",
+				   v, l->key);
+	return 0;
+}
+
+/* Empty: the threshold of the enclosing level applies. */
+static int set_threshold(struct loader *l, const char *v, bool *set, uint64_t *ns) {
+	int r;
+
+	if (!*v) {
+		*set = false;
+		*ns = 0;
+		return 0;
+	}
+	r = set_duration(l, v, ns);
+	if (r < 0)
+		return r;
+	*set = true;
+	return 0;
+}
+
+static int set_bool(struct loader *l, const char *v, bool *ret) {
+	if (parse_bool(v, ret) < 0)
+		return loader_fail(l, -EINVAL,
+				   "invalid boolean \"%s\" for %s, use yes/no, true/false, on/off or 1/0",
+				   v, l->key);
+	return 0;
+}
+
+static int set_uint(struct loader *l, const char *v, uint64_t max, uint64_t *ret) {
+	int r = parse_uint(v, max, ret);
+
+	if (r == -ERANGE)
+		return loader_fail(l, -EINVAL, "%s = %s is out of range, at most %llu",
+				   l->key, v, (unsigned long long) max);
+	if (r < 0)
+		return loader_fail(l, -EINVAL, "invalid number \"%s\" for %s", v, l->key);
+	return 0;
+}
+
+static int set_u32(struct loader *l, const char *v, uint32_t *ret) {
+	uint64_t u;
+	int r = set_uint(l, v, UINT32_MAX, &u);
+
+	if (r >= 0)
+		*ret = (uint32_t) u;
+	return r;
+}
+
+/* Empty: unset. */
+static int set_string(struct loader *l, const char *v, char **ret) {
+	char *copy = NULL;
+
+	if (has_control(v))
+		return loader_fail(l, -EINVAL, "%s contains control characters", l->key);
+	if (*v) {
+		copy = strdup(v);
+		if (!copy)
+			return loader_oom(l);
+	}
+	free(*ret);
+	*ret = copy;
+	return 0;
+}
+
+static int set_enum(struct loader *l, const char *v, const char *const *names, size_t n,
+		    int *ret) {
+	int i = name_index(v, names, n);
+	const char *hint;
+
+	if (i >= 0) {
+		*ret = i;
+		return 0;
+	}
+	hint = suggest(v, names, n);
+	if (hint)
+		return loader_fail(l, -EINVAL, "unknown %s \"%s\", did you mean \"%s\"?",
+				   l->key, v, hint);
+	return loader_fail(l, -EINVAL, "unknown %s \"%s\"", l->key, v);
+}
+
+/* FUNCTION names; a new assignment replaces the list, indented lines extend it. */
+static int set_functions(struct loader *l, const char *v, bool append, char ***ret) {
+	char buf[SMBLAT_NAME_LEN + 1], **list = NULL;
+	const char *p = v, *e;
+
+	if (append) {
+		list = *ret;
+		*ret = NULL;
+	}
+	while ((e = list_next(&p, buf, sizeof(buf)))) {
+		if (!label_valid(e)) {
+			strv_free(list);
+			return loader_fail(l, -EINVAL,
+					   "invalid function name \"%s\" in %s, expected up to %d of A-Z a-z 0-9 _ . : -",
+					   e, l->key, LABEL_MAX);
+		}
+		if (strv_contains(list, e))
+			continue;
+		if (strv_push(&list, e) < 0) {
+			strv_free(list);
+			return loader_oom(l);
+		}
+	}
+	strv_free(*ret);
+	*ret = list;
+	return 0;
+}
+
+/* [agent] */
+
+static int agent_threshold(struct loader *l, const char *v, bool append) {
+	return set_duration(l, v, &l->c->threshold_ns);
+}
+
+static int agent_pid(struct loader *l, const char *v, bool append) {
+	uint64_t pid;
+	int r = set_uint(l, v, PID_MAX, &pid);
+
+	if (r >= 0)
+		l->c->pid = (uint32_t) pid;
+	return r;
+}
+
+static int agent_comm(struct loader *l, const char *v, bool append) {
+	if (strlen(v) > COMM_MAX)
+		return loader_fail(l, -EINVAL,
+				   "comm \"%s\" is longer than %d characters and would never match",
+				   v, COMM_MAX);
+	return set_string(l, v, &l->c->comm);
+}
+
+static int agent_cgroup(struct loader *l, const char *v, bool append) {
+	if (*v && v[0] != '/')
+		return loader_fail(l, -EINVAL, "cgroup \"%s\" is not an absolute path", v);
+	return set_string(l, v, &l->c->cgroup);
+}
+
+static int agent_kernel_stack(struct loader *l, const char *v, bool append) {
+	return set_bool(l, v, &l->c->kernel_stack);
+}
+
+static int agent_user_stack(struct loader *l, const char *v, bool append) {
+	return set_bool(l, v, &l->c->user_stack);
+}
+
+static int agent_ringbuf_size(struct loader *l, const char *v, bool append) {
+	uint64_t b;
+	char buf[32];
+
+	if (parse_size(v, &b) < 0)
+		return loader_fail(l, -EINVAL, "invalid size \"%s\" for ringbuf_size, use e.g. 4M or 256K", v);
+	if (b < RINGBUF_MIN || b > RINGBUF_MAX || (b & (b - 1)) != 0)
+		return loader_fail(l, -EINVAL,
+				   "ringbuf_size = %s must be a power of two between 4K and 1G (e.g. %s)",
+				   v, format_size(buf, sizeof(buf),
+						  b < RINGBUF_MIN ? RINGBUF_MIN :
+						  b > RINGBUF_MAX ? RINGBUF_MAX :
+						  1ULL << (63 - __builtin_clzll(b))));
+	l->c->ringbuf_bytes = b;
+	return 0;
+}
+
+static int agent_rate_limit(struct loader *l, const char *v, bool append) {
+	return set_u32(l, v, &l->c->rate_limit);
+}
+
+static int agent_rate_burst(struct loader *l, const char *v, bool append) {
+	return set_u32(l, v, &l->c->rate_burst);
+}
+
+static int agent_user(struct loader *l, const char *v, bool append) {
+	char *copy = NULL;
+
+	if (*v && !user_name_valid(v))
+		return loader_fail(l, -EINVAL, "invalid user name \"%s\"", v);
+	if (*v) {
+		copy = strdup(v);
+		if (!copy)
+			return loader_oom(l);
+	}
+	user_set(l->c, copy);
+	return 0;
+}
+
+static int agent_backend(struct loader *l, const char *v, bool append) {
+	int b = CHOICE_AUTO, r;
+
+	r = set_enum(l, v, backend_names, ELEMENTSOF(backend_names), &b);
+	if (r >= 0)
+		l->c->backend = (enum backend_choice) b;
+	return r;
+}
+
+/* [journal] */
+
+static int journal_enabled(struct loader *l, const char *v, bool append) {
+	return set_bool(l, v, &l->c->journal);
+}
+
+static int set_priority(struct loader *l, const char *v, int *ret) {
+	int p = config_priority_from_name(v);
+	const char *hint;
+
+	if (p >= 0) {
+		*ret = p;
+		return 0;
+	}
+	hint = suggest(v, priority_names, ELEMENTSOF(priority_names));
+	return loader_fail(l, -EINVAL, "invalid syslog priority \"%s\" for %s%s%s%s, use a name "
+			   "(emerg alert crit err warning notice info debug) or 0-7",
+			   v, l->key, hint ? ", did you mean \"" : "", hint ?: "", hint ? "\"?" : "");
+}
+
+static int journal_priority_slow(struct loader *l, const char *v, bool append) {
+	return set_priority(l, v, &l->c->priority_slow);
+}
+
+static int journal_priority_summary(struct loader *l, const char *v, bool append) {
+	return set_priority(l, v, &l->c->priority_summary);
+}
+
+static int journal_lost_interval(struct loader *l, const char *v, bool append) {
+	uint64_t ns;
+	int r = set_duration(l, v, &ns);
+
+	if (r < 0)
+		return r;
+	/* losses must keep being reported, and not more than once a second */
+	if (ns < NSEC_PER_SEC)
+		return loader_fail(l, -EINVAL, "lost_interval = %s is too short, at least 1s", v);
+	l->c->lost_interval_ns = ns;
+	return 0;
+}
+
+/* [histogram] */
+
+static int histogram_interval(struct loader *l, const char *v, bool append) {
+	uint64_t ns;
+	int r = set_duration(l, v, &ns);
+
+	if (r < 0)
+		return r;
+	if (ns != 0 && ns < NSEC_PER_SEC)
+		return loader_fail(l, -EINVAL, "interval = %s is too short: 0 (off) or at least 1s", v);
+	l->c->hist_interval_ns = ns;
+	return 0;
+}
+
+/* [smb] [smb2] [block] [smbd] */
+
+static struct layer_config *loader_layer(struct loader *l) {
+	return &l->c->layer[l->layer];
+}
+
+static int layer_enabled(struct loader *l, const char *v, bool append) {
+	return set_bool(l, v, &loader_layer(l)->enabled);
+}
+
+static int layer_threshold(struct loader *l, const char *v, bool append) {
+	struct layer_config *lc = loader_layer(l);
+
+	return set_threshold(l, v, &lc->threshold_set, &lc->threshold_ns);
+}
+
+static int layer_include(struct loader *l, const char *v, bool append) {
+	return set_functions(l, v, append, &loader_layer(l)->include);
+}
+
+static int layer_exclude(struct loader *l, const char *v, bool append) {
+	return set_functions(l, v, append, &loader_layer(l)->exclude);
+}
+
+static int smb_groups(struct loader *l, const char *v, bool append) {
+	bool group[ELEMENTSOF(l->c->group)];
+	char buf[32];
+	const char *p = v, *e;
+
+	memcpy(group, l->c->group, sizeof(group));
+	if (!append)
+		for (size_t g = GROUP_NONE + 1; g < ELEMENTSOF(group); g++)
+			group[g] = false;
+	while ((e = list_next(&p, buf, sizeof(buf)))) {
+		int g = name_index(e, group_names, ELEMENTSOF(group_names));
+		const char *hint;
+
+		if (g > GROUP_NONE) {
+			group[g] = true;
+			continue;
+		}
+		hint = suggest(e, group_names, ELEMENTSOF(group_names));
+		return loader_fail(l, -EINVAL, "unknown group \"%s\"%s%s%s, use inode, file, adspace or super",
+				   e, hint ? ", did you mean \"" : "", hint ?: "", hint ? "\"?" : "");
+	}
+	memcpy(l->c->group, group, sizeof(group));
+	return 0;
+}
+
+/* [probe NAME] */
+
+static struct probe_config *loader_probe(struct loader *l) {
+	return &l->c->probes[l->probe];
+}
+
+/* Only the shape is checked here; whether it exists is known at attach time. */
+static const char *target_problem(const char *t) {
+	const char *colon;
+
+	if (strpbrk(t, WHITESPACE) || has_control(t))
+		return "contains blanks or control characters";
+	if (t[0] == ':' || t[strlen(t) - 1] == ':' || strstr(t, "::"))
+		return "has an empty part around ':'";
+	if (strncmp(t, "usdt:", 5) == 0) {
+		/* usdt:PATH:PROVIDER:START,END */
+		colon = strrchr(t + 5, ':');
+		if (!colon || colon == strchr(t + 5, ':'))
+			return "is not usdt:PATH:PROVIDER:START,END";
+		if (!strchr(colon, ',') || colon[1] == ',' || colon[strlen(colon) - 1] == ',')
+			return "needs two USDT probes, entry and return: usdt:PATH:PROVIDER:START,END";
+		return NULL;
+	}
+	if (strncmp(t, "syscall:", 8) == 0) {
+		if (strspn(t + 8, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(t + 8))
+			return "is not syscall:NAME";
+		return NULL;
+	}
+	return NULL;
+}
+
+static int probe_target(struct loader *l, const char *v, bool append) {
+	const char *problem;
+
+	if (!*v)
+		return loader_fail(l, -EINVAL, "target is empty");
+	problem = target_problem(v);
+	if (problem)
+		return loader_fail(l, -EINVAL, "target \"%s\" %s", v, problem);
+	return set_string(l, v, &loader_probe(l)->target);
+}
+
+static int probe_threshold(struct loader *l, const char *v, bool append) {
+	struct probe_config *p = loader_probe(l);
+
+	return set_threshold(l, v, &p->threshold_set, &p->threshold_ns);
+}
+
+static int probe_kernel_stack(struct loader *l, const char *v, bool append) {
+	l->load->kstack_set[l->probe] = true;
+	return set_bool(l, v, &loader_probe(l)->kernel_stack);
+}
+
+static int probe_user_stack(struct loader *l, const char *v, bool append) {
+	l->load->ustack_set[l->probe] = true;
+	return set_bool(l, v, &loader_probe(l)->user_stack);
+}
+
+static int probe_args(struct loader *l, const char *v, bool append) {
+	uint64_t n;
+	int r = parse_uint(v, UINT32_MAX, &n);
+
+	if (r < 0 || n > SMBLAT_MAX_ARGS)
+		return loader_fail(l, -EINVAL, "args = %s must be a number from 0 to %d", v, SMBLAT_MAX_ARGS);
+	loader_probe(l)->args = (unsigned) n;
+	return 0;
+}
+
+static int probe_errors(struct loader *l, const char *v, bool append) {
+	return set_bool(l, v, &loader_probe(l)->errors);
+}
+
+static const struct key {
+	const char *name;
+	unsigned sections;
+	bool list;                  /* may go on over indented lines */
+	int (*set)(struct loader *l, const char *value, bool append);
+} keys[] = {
+	{ "threshold", S(SECTION_AGENT), false, agent_threshold },
+	{ "pid", S(SECTION_AGENT), false, agent_pid },
+	{ "comm", S(SECTION_AGENT), false, agent_comm },
+	{ "cgroup", S(SECTION_AGENT), false, agent_cgroup },
+	{ "kernel_stack", S(SECTION_AGENT), false, agent_kernel_stack },
+	{ "user_stack", S(SECTION_AGENT), false, agent_user_stack },
+	{ "ringbuf_size", S(SECTION_AGENT), false, agent_ringbuf_size },
+	{ "rate_limit", S(SECTION_AGENT), false, agent_rate_limit },
+	{ "rate_burst", S(SECTION_AGENT), false, agent_rate_burst },
+	{ "user", S(SECTION_AGENT), false, agent_user },
+	{ "backend", S(SECTION_AGENT), false, agent_backend },
+	{ "enabled", S(SECTION_JOURNAL), false, journal_enabled },
+	{ "priority_slow", S(SECTION_JOURNAL), false, journal_priority_slow },
+	{ "priority_summary", S(SECTION_JOURNAL), false, journal_priority_summary },
+	{ "lost_interval", S(SECTION_JOURNAL), false, journal_lost_interval },
+	{ "interval", S(SECTION_HISTOGRAM), false, histogram_interval },
+	{ "enabled", S(SECTION_SMB) | S(SECTION_LAYER), false, layer_enabled },
+	{ "threshold", S(SECTION_SMB) | S(SECTION_LAYER), false, layer_threshold },
+	{ "include", S(SECTION_SMB) | S(SECTION_LAYER), true, layer_include },
+	{ "exclude", S(SECTION_SMB) | S(SECTION_LAYER), true, layer_exclude },
+	{ "groups", S(SECTION_SMB), true, smb_groups },
+	{ "target", S(SECTION_PROBE), false, probe_target },
+	{ "threshold", S(SECTION_PROBE), false, probe_threshold },
+	{ "kernel_stack", S(SECTION_PROBE), false, probe_kernel_stack },
+	{ "user_stack", S(SECTION_PROBE), false, probe_user_stack },
+	{ "args", S(SECTION_PROBE), false, probe_args },
+	{ "errors", S(SECTION_PROBE), false, probe_errors },
+};
+
+static const struct key *key_find(const char *name, unsigned sections) {
+	for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+		if ((keys[i].sections & sections) && strcmp(keys[i].name, name) == 0)
+			return &keys[i];
+	return NULL;
+}
+
+/* "[journal], [smb], [smb2], [block], [smbd]": where a key misplaced by the user goes. */
+static const char *key_homes(const char *name, char *buf, size_t size) {
+	static const char *const titles[_SECTION_MAX] = {
+		[SECTION_AGENT] = "[agent]",
+		[SECTION_JOURNAL] = "[journal]",
+		[SECTION_HISTOGRAM] = "[histogram]",
+		[SECTION_SMB] = "[smb]",
+		[SECTION_LAYER] = "[smb2], [block], [smbd]",
+		[SECTION_PROBE] = "[probe NAME]",
+	};
+	unsigned sections = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+		if (strcmp(keys[i].name, name) == 0)
+			sections |= keys[i].sections;
+	if (!sections)
+		return NULL;
+	buf[0] = '\0';
+	for (unsigned k = 0; k < _SECTION_MAX; k++)
+		if ((sections & S(k)) && titles[k] && n < size)
+			n += (size_t) snprintf(buf + n, size - n, "%s%s", n ? ", " : "", titles[k]);
+	return buf;
+}
+
+static int key_unknown(struct loader *l, const char *name) {
+	const char *names[ELEMENTSOF(keys)] = {};
+	const char *hint, *homes;
+	char buf[128];
+
+	for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+		if (keys[i].sections & S(l->kind))
+			names[i] = keys[i].name;
+	/* an exact key of another section says more than a near one of this */
+	homes = key_homes(name, buf, sizeof(buf));
+	if (homes)
+		return loader_fail(l, -EINVAL, "unknown key \"%s\" in [%s], it belongs in %s",
+				   name, l->section, homes);
+	hint = suggest(name, names, ELEMENTSOF(names));
+	if (hint)
+		return loader_fail(l, -EINVAL, "unknown key \"%s\" in [%s], did you mean \"%s\"?",
+				   name, l->section, hint);
+	return loader_fail(l, -EINVAL, "unknown key \"%s\" in [%s]", name, l->section);
+}
+
+/* Older inih leaves " ; comment" on continuation lines; cut it as on the first line. */
+static int key_continue(struct loader *l, const struct key *k, const char *value) {
+	char buf[256];
+	size_t n;
+
+	snprintf(buf, sizeof(buf), "%s", value);
+	for (n = 1; buf[0] && buf[n]; n++)
+		if (buf[n] == ';' && isspace((unsigned char) buf[n - 1])) {
+			buf[n] = '\0';
+			break;
+		}
+	return k->set(l, buf, true);
+}
+
+static int loader_key(struct loader *l, const char *name, const char *value) {
+	const struct key *k;
+	const char *homes;
+	char buf[128];
+
+	if (l->kind == SECTION_NONE) {
+		homes = key_homes(name, buf, sizeof(buf));
+		if (homes)
+			return loader_fail(l, -EINVAL, "key \"%s\" comes before any section, it belongs in %s",
+					   name, homes);
+		return loader_fail(l, -EINVAL, "key \"%s\" comes before any section", name);
+	}
+	k = key_find(name, S(l->kind));
+	if (!k)
+		return key_unknown(l, name);
+	if (l->continuation && !k->list)
+		return loader_fail(l, -EINVAL,
+				   "indented line continues the value of \"%s\", which takes one value "
+				   "(do not indent keys)", name);
+	l->key = k->name;
+	if (l->continuation)
+		return key_continue(l, k, value);
+	return k->set(l, value, false);
+}
+
+static int ini_handler_cb(void *userdata, const char *section, const char *name, const char *value) {
+	struct loader *l = userdata;
+
+	if (l->error)
+		return 0;
+	l->key_in_section = true;
+	return loader_key(l, name, value) >= 0;
+}
+
+static int probe_find(const struct config *c, const char *label) {
+	for (unsigned i = 0; i < c->n_probes; i++)
+		if (strcmp(c->probes[i].label, label) == 0)
+			return (int) i;
+	return -ENOENT;
+}
+
+static int probe_new(struct loader *l, const char *label) {
+	struct config *c = l->c;
+	struct probe_config *n;
+
+	if (c->n_probes >= CONFIG_MAX_PROBES)
+		return loader_fail(l, -EINVAL, "too many [probe] sections, at most %d", CONFIG_MAX_PROBES);
+	n = realloc(c->probes, (c->n_probes + 1) * sizeof(*n));
+	if (!n)
+		return loader_oom(l);
+	c->probes = n;
+	n = &c->probes[c->n_probes];
+	*n = (struct probe_config) {
+		.label = strdup(label),
+		.file = strdup(l->name),
+		.line = l->line,
+		/* until the load ends; then [agent] stacks apply unless set here */
+		.kernel_stack = c->kernel_stack,
+		.user_stack = c->user_stack,
+	};
+	if (!n->label || !n->file) {
+		probe_done(n);
+		return loader_oom(l);
+	}
+	l->load->kstack_set[c->n_probes] = false;
+	l->load->ustack_set[c->n_probes] = false;
+	return (int) c->n_probes++;
+}
+
+/* [probe NAME]: a drop-in may amend a probe of an earlier file, not repeat one. */
+static int section_probe(struct loader *l, const char *label) {
+	int i;
+
+	if (!*label)
+		return loader_fail(l, -EINVAL, "[probe] needs a name: [probe NAME]");
+	if (!label_valid(label))
+		return loader_fail(l, -EINVAL,
+				   "invalid probe name \"%s\", expected up to %d of A-Z a-z 0-9 _ . : -",
+				   label, LABEL_MAX);
+	i = probe_find(l->c, label);
+	if (i >= 0 && l->probe_line[i])
+		return loader_fail(l, -EINVAL, "duplicate section [probe %s], first at line %u",
+				   label, l->probe_line[i]);
+	if (i < 0)
+		i = probe_new(l, label);
+	if (i < 0)
+		return i;
+	l->probe_line[i] = l->line;
+	l->probe = (unsigned) i;
+	l->kind = SECTION_PROBE;
+	return 0;
+}
+
+static int section_enter(struct loader *l, char *name) {
+	static const char *const fixed[] = {
+		"agent", "journal", "histogram", "smb", "smb2", "block", "smbd", "probe",
+	};
+	const char *hint;
+	size_t n;
+	int i;
+
+	/* inih keeps blanks inside the brackets; [ agent ] means [agent] */
+	name += strspn(name, WHITESPACE);
+	n = strlen(name);
+	while (n > 0 && isspace((unsigned char) name[n - 1]))
+		name[--n] = '\0';
+	snprintf(l->section, sizeof(l->section), "%s", name);
+
+	if (strncmp(name, "probe", 5) == 0 && (!name[5] || isspace((unsigned char) name[5])))
+		return section_probe(l, name + 5 + strspn(name + 5, WHITESPACE));
+	if (strcmp(name, "agent") == 0)
+		l->kind = SECTION_AGENT;
+	else if (strcmp(name, "journal") == 0)
+		l->kind = SECTION_JOURNAL;
+	else if (strcmp(name, "histogram") == 0)
+		l->kind = SECTION_HISTOGRAM;
+	else if ((i = name_index(name, layer_sections, ELEMENTSOF(layer_sections))) >= 0) {
+		l->layer = (enum layer) i;
+		l->kind = i == LAYER_SMB ? SECTION_SMB : SECTION_LAYER;
+	} else {
+		n = strcspn(name, WHITESPACE);
+		if (name[n]) {
+			/* [prbe foo] */
+			char word[16];
+
+			if (n < sizeof(word)) {
+				memcpy(word, name, n);
+				word[n] = '\0';
+				if (distance(word, "probe") <= SUGGEST_DISTANCE)
+					return loader_fail(l, -EINVAL, "unknown section [%s], did you mean [probe%s]?",
+							   name, name + n);
+			}
+			return loader_fail(l, -EINVAL, "unknown section [%s]", name);
+		}
+		hint = suggest(name, fixed, ELEMENTSOF(fixed));
+		if (hint && strcmp(hint, "probe") == 0)
+			return loader_fail(l, -EINVAL, "unknown section [%s], did you mean [probe NAME]?", name);
+		if (hint)
+			return loader_fail(l, -EINVAL, "unknown section [%s], did you mean [%s]?", name, hint);
+		return loader_fail(l, -EINVAL, "unknown section [%s]", name);
+	}
+	return 0;
+}
+
+/*
+ * Sees each line before inih does: tells key lines that continue a value
+ * from the others and enters sections, with the same rules as inih
+ * (comments first, then continuations, then "[...]").
+ */
+static int loader_classify(struct loader *l, char *line) {
+	char *s = line + strspn(line, WHITESPACE), *e, *rest;
+	bool was_space = false;
+
+	l->continuation = false;
+	if (!*s || *s == ';' || *s == '#')
+		return 0;
+	if (l->key_in_section && s > line) {
+		l->continuation = true;
+		return 0;
+	}
+	if (*s != '[')
+		return 0;
+	for (e = s + 1; *e && *e != ']' && !(was_space && *e == ';'); e++)
+		was_space = isspace((unsigned char) *e);
+	if (*e != ']')
+		return 0;   /* inih reports the missing ']' */
+	rest = e + 1 + strspn(e + 1, WHITESPACE);
+	if (*rest && *rest != ';' && *rest != '#')
+		return loader_fail(l, -EINVAL, "unexpected text after the section header: \"%.*s\"",
+				   (int) strcspn(rest, "\r\n"), rest);
+
+	l->key_in_section = false;
+	/* a copy: inih still has to see the line as it is */
+	char name[256];
+	snprintf(name, sizeof(name), "%.*s", (int) (e - s - 1), s + 1);
+	return section_enter(l, name);
+}
+
+/* An fgets() for ini_parse_stream() over our buffer, one line per call. */
+static char *loader_read(char *buf, int size, void *userdata) {
+	struct loader *l = userdata;
+	const char *eol;
+	size_t n;
+
+	if (l->error || !*l->pos)
+		return NULL;
+	l->line++;
+	eol = strchrnul(l->pos, '\n');
+	n = (size_t) (eol - l->pos);
+	/* inih needs room for "\r\n\0" past the text */
+	if (size < 4 || n > (size_t) size - 3) {
+		loader_fail(l, -EINVAL, "line longer than %d characters; long lists can go on over indented lines",
+			    size < 4 ? 0 : size - 3);
+		return NULL;
+	}
+	memcpy(buf, l->pos, n);
+	if (*eol)
+		buf[n++] = '\n';
+	buf[n] = '\0';
+	l->pos = *eol ? eol + 1 : eol;
+
+	/* inih only skips a BOM when it is built to; do it ourselves */
+	if (l->line == 1 && strncmp(buf, "\xef\xbb\xbf", 3) == 0)
+		memmove(buf, buf + 3, n - 3 + 1);
+
+	if (loader_classify(l, buf) < 0)
+		return NULL;
+	return buf;
+}
+
+static int loader_report(const struct loader *l) {
+	fprintf(stderr, "%s:%u: %s\n", l->name, l->error_line, l->message);
+	return l->error;
+}
+
+static int load_text(struct load *ld, const char *name, const char *text) {
+	struct loader *l;
+	int r;
+
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		fprintf(stderr, "%s: %s\n", name, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	*l = (struct loader) {
+		.load = ld,
+		.c = ld->c,
+		.name = name,
+		.pos = text,
+		.kind = SECTION_NONE,
+	};
+	r = ini_parse_stream(loader_read, l, ini_handler_cb, l);
+	if (l->error && (r <= 0 || l->error_line <= (unsigned) r))
+		r = loader_report(l);
+	else if (r > 0) {
+		fprintf(stderr, "%s:%d: syntax error, expected [section] or key = value\n", name, r);
+		r = -EINVAL;
+	} else if (r < 0) {
+		fprintf(stderr, "%s: %s\n", name, strerror(ENOMEM));
+		r = -ENOMEM;
+	}
+	free(l);
+	return r;
+}
+
+/* Reads all of f; NUL bytes would end the text early without a word. */
+static int read_text(FILE *f, const char *name, char **ret) {
+	_cleanup_free_ char *buf = NULL;
+	size_t n = 0, size = 0;
+
+	for (;;) {
+		size_t k;
+
+		if (size - n < 4096) {
+			char *nb;
+
+			if (size >= FILE_MAX) {
+				fprintf(stderr, "%s: larger than %u bytes, not a configuration file\n",
+					name, FILE_MAX);
+				return -EFBIG;
+			}
+			size = size ? size * 2 : 8192;
+			nb = realloc(buf, size + 1);
+			if (!nb) {
+				fprintf(stderr, "%s: %s\n", name, strerror(ENOMEM));
+				return -ENOMEM;
+			}
+			buf = nb;
+		}
+		k = fread(buf + n, 1, size - n, f);
+		n += k;
+		if (k == 0)
+			break;
+	}
+	if (ferror(f)) {
+		int r = errno ?: EIO;
+
+		fprintf(stderr, "%s: %s\n", name, strerror(r));
+		return -r;
+	}
+	buf[n] = '\0';
+	if (memchr(buf, '\0', n)) {
+		unsigned line = 1;
+
+		for (const char *p = buf; *p; p++)
+			line += *p == '\n';
+		fprintf(stderr, "%s:%u: NUL byte, not a text file\n", name, line);
+		return -EINVAL;
+	}
+	*ret = buf;
+	buf = NULL;
+	return 0;
+}
+
+/* 0 when loaded, 1 when missing and missing_ok. */
+static int load_file(struct load *ld, const char *path, bool missing_ok) {
+	_cleanup_fclose_ FILE *f = NULL;
+	_cleanup_free_ char *text = NULL;
+	struct stat st;
+	int r;
+
+	f = fopen(path, "re");
+	if (!f) {
+		r = -errno;
+		if (r == -ENOENT && missing_ok)
+			return 1;
+		fprintf(stderr, "%s: %m\n", path);
+		return r;
+	}
+	if (fstat(fileno(f), &st) < 0) {
+		r = -errno;
+		fprintf(stderr, "%s: %m\n", path);
+		return r;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "%s: %s\n", path, strerror(EISDIR));
+		return -EISDIR;
+	}
+	r = read_text(f, path, &text);
+	if (r < 0)
+		return r;
+	return load_text(ld, path, text);
+}
+
+static int dropin_filter(const struct dirent *de) {
+	size_t n = strlen(de->d_name);
+
+	/* dot files are editor and package manager leftovers */
+	return de->d_name[0] != '.' && n > 5 && strcmp(de->d_name + n - 5, ".conf") == 0;
+}
+
+/* Byte order, not the locale's: the order of drop-ins must not depend on LANG. */
+static int dropin_compare(const struct dirent **a, const struct dirent **b) {
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int load_dropins(struct load *ld, const char *path) {
+	_cleanup_free_ char *dir = NULL;
+	struct dirent **list = NULL;
+	int n, r = 0;
+
+	if (asprintf(&dir, "%s.d", path) < 0) {
+		dir = NULL;
+		fprintf(stderr, "%s: %s\n", path, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	n = scandir(dir, &list, dropin_filter, dropin_compare);
+	if (n < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		r = -errno;
+		fprintf(stderr, "%s: %m\n", dir);
+		return r;
+	}
+	for (int i = 0; i < n; i++) {
+		_cleanup_free_ char *p = NULL;
+		struct stat st;
+
+		if (r >= 0 && asprintf(&p, "%s/%s", dir, list[i]->d_name) < 0) {
+			p = NULL;
+			fprintf(stderr, "%s: %s\n", dir, strerror(ENOMEM));
+			r = -ENOMEM;
+		}
+		/* a directory that happens to end in .conf is not a drop-in */
+		if (r >= 0 && !(stat(p, &st) == 0 && S_ISDIR(st.st_mode)))
+			r = load_file(ld, p, false);
+		free(list[i]);
+	}
+	free(list);
+	return r < 0 ? r : 0;
+}
+
+static void load_start(struct load *ld, struct config *c) {
+	ld->c = c;
+	ld->first_new_probe = c->n_probes;
+}
+
+static int load_finish(struct load *ld) {
+	struct config *c = ld->c;
+
+	for (unsigned i = 0; i < c->n_probes; i++) {
+		struct probe_config *p = &c->probes[i];
+
+		if (!p->target) {
+			fprintf(stderr, "%s:%u: [probe %s] has no target, e.g. target = vfs_read\n",
+				p->file, p->line, p->label);
+			return -EINVAL;
+		}
+		if (i < ld->first_new_probe)
+			continue;
+		if (!ld->kstack_set[i])
+			p->kernel_stack = c->kernel_stack;
+		if (!ld->ustack_set[i])
+			p->user_stack = c->user_stack;
+	}
+	return 0;
+}
+
+int config_load(struct config *c, const char *path, bool missing_ok) {
+	_cleanup_free_ struct load *ld = NULL;
+	int r;
+
+	ld = calloc(1, sizeof(*ld));
+	if (!ld) {
+		fprintf(stderr, "%s: %s\n", path, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	load_start(ld, c);
+	r = load_file(ld, path, missing_ok);
+	if (r < 0)
+		return r;
+	/* drop-ins apply even without the main file, as systemd's do */
+	r = load_dropins(ld, path);
+	if (r < 0)
+		return r;
+	return load_finish(ld);
+}
+
+int config_load_string(struct config *c, const char *name, const char *text) {
+	_cleanup_free_ struct load *ld = NULL;
+	int r;
+
+	if (!text)
+		return -EINVAL;
+	if (!name)
+		name = "(string)";
+	ld = calloc(1, sizeof(*ld));
+	if (!ld) {
+		fprintf(stderr, "%s: %s\n", name, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	load_start(ld, c);
+	r = load_text(ld, name, text);
+	if (r < 0)
+		return r;
+	return load_finish(ld);
+}
+
+/* ---- dump ------------------------------------------------------------------ */
+
+static void dump_duration(FILE *f, const char *key, uint64_t ns) {
+	char buf[32];
+
+	fprintf(f, "%s = %s\n", key, format_duration_ns(buf, sizeof(buf), ns));
+}
+
+static void dump_threshold(FILE *f, bool set, uint64_t ns) {
+	if (set)
+		dump_duration(f, "threshold", ns);
+	else
+		fputs("threshold =\n", f);
+}
+
+static void dump_bool(FILE *f, const char *key, bool b) {
+	fprintf(f, "%s = %s\n", key, b ? "yes" : "no");
+}
+
+static void dump_string(FILE *f, const char *key, const char *s) {
+	fprintf(f, "%s =%s%s\n", key, s && *s ? " " : "", s ?: "");
+}
+
+static void dump_list(FILE *f, const char *key, char **l) {
+	fprintf(f, "%s =", key);
+	for (size_t i = 0; l && l[i]; i++)
+		fprintf(f, " %s", l[i]);
+	fputc('\n', f);
+}
+
+void config_dump(const struct config *c, FILE *f) {
+	char buf[32];
+
+	fputs("# smblat effective configuration\n\n[agent]\n", f);
+	dump_duration(f, "threshold", c->threshold_ns);
+	fprintf(f, "pid = %u\n", c->pid);
+	dump_string(f, "comm", c->comm);
+	dump_string(f, "cgroup", c->cgroup);
+	dump_bool(f, "kernel_stack", c->kernel_stack);
+	dump_bool(f, "user_stack", c->user_stack);
+	fprintf(f, "ringbuf_size = %s\n", format_size(buf, sizeof(buf), c->ringbuf_bytes));
+	fprintf(f, "rate_limit = %u\n", c->rate_limit);
+	fprintf(f, "rate_burst = %u\n", c->rate_burst);
+	dump_string(f, "user", c->user);
+	dump_string(f, "backend", config_backend_name(c->backend));
+
+	fputs("\n[journal]\n", f);
+	dump_bool(f, "enabled", c->journal);
+	dump_string(f, "priority_slow", config_priority_name(c->priority_slow));
+	dump_string(f, "priority_summary", config_priority_name(c->priority_summary));
+	dump_duration(f, "lost_interval", c->lost_interval_ns);
+
+	fputs("\n[histogram]\n", f);
+	dump_duration(f, "interval", c->hist_interval_ns);
+
+	for (size_t i = 0; i < _LAYER_MAX; i++) {
+		const struct layer_config *lc = &c->layer[i];
+
+		if (!layer_sections[i])
+			continue;
+		fprintf(f, "\n[%s]\n", layer_sections[i]);
+		dump_bool(f, "enabled", lc->enabled);
+		dump_threshold(f, lc->threshold_set, lc->threshold_ns);
+		dump_list(f, "include", lc->include);
+		dump_list(f, "exclude", lc->exclude);
+		if (i == LAYER_SMB) {
+			fputs("groups =", f);
+			for (size_t g = GROUP_NONE + 1; g < ELEMENTSOF(group_names); g++)
+				if (c->group[g])
+					fprintf(f, " %s", group_names[g]);
+			fputc('\n', f);
+		}
+	}
+
+	for (unsigned i = 0; i < c->n_probes; i++) {
+		const struct probe_config *p = &c->probes[i];
+
+		fprintf(f, "\n[probe %s]\n", p->label);
+		dump_string(f, "target", p->target);
+		dump_threshold(f, p->threshold_set, p->threshold_ns);
+		dump_bool(f, "kernel_stack", p->kernel_stack);
+		dump_bool(f, "user_stack", p->user_stack);
+		fprintf(f, "args = %u\n", p->args);
+		dump_bool(f, "errors", p->errors);
+	}
+}
