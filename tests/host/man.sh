@@ -1,0 +1,29 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Every man page renders without a single groff or man warning.
+set -eu
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+command -v man >/dev/null 2>&1 ||
+	fail "man is not installed (Debian: man-db and groff, see tests/packages.txt)"
+
+pages=$(ls "$SOURCE_ROOT"/man/*.[1-8] 2>/dev/null) || fail "no man pages under $SOURCE_ROOT/man"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+bad=0
+for page in $pages; do
+	LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 \
+		man --warnings -E UTF-8 -l -Tutf8 -Z "$page" >/dev/null 2>"$tmp/err" || {
+		echo "FAIL: man exited with $? on $page" >&2
+		bad=1
+	}
+	if [ -s "$tmp/err" ]; then
+		echo "FAIL: warnings in $page:" >&2
+		cat "$tmp/err" >&2
+		bad=1
+	fi
+done
+[ "$bad" -eq 0 ] || exit 1
+echo "ok: $(echo "$pages" | wc -w) pages without warnings"
