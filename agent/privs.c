@@ -21,6 +21,28 @@ static const unsigned int attach_caps[] = { CAP_BPF, CAP_PERFMON, CAP_SYSLOG };
 static bool dropped;
 static uint64_t kept;
 
+/* capng_change_id(3) says which step failed by its return value. */
+static const char *change_id_step(int r) {
+	switch (r) {
+	case -2: case -7:
+		return "PR_SET_KEEPCAPS";
+	case -3:
+		return "taking CAP_SETUID/CAP_SETGID/CAP_SETPCAP for the switch";
+	case -4:
+		return "setting the gid";
+	case -5:
+		return "dropping supplementary groups";
+	case -6:
+		return "setting the uid";
+	case -8:
+		return "emptying the bounding set, which needs CAP_SETPCAP";
+	case -9:
+		return "dropping the capabilities not kept";
+	default:
+		return "libcap-ng";
+	}
+}
+
 static int user_lookup(const char *user, uid_t *uid, gid_t *gid) {
 	struct passwd *pw;
 
@@ -72,8 +94,8 @@ int privs_drop(const char *user, bool keep_attach_caps) {
 	r = capng_change_id(uid, gid, CAPNG_DROP_SUPP_GRP | CAPNG_CLEAR_BOUNDING | CAPNG_CLEAR_AMBIENT);
 	if (r < 0) {
 		/* The process may now be half changed; the caller has to exit. */
-		fprintf(stderr, "smblat: cannot switch to user '%s' (uid %u): capng_change_id() failed (%d)\n",
-			user, (unsigned int) uid, r);
+		fprintf(stderr, "smblat: cannot switch to user '%s' (uid %u): %s failed\n",
+			user, (unsigned int) uid, change_id_step(r));
 		return -EPERM;
 	}
 
