@@ -54,6 +54,15 @@ struct agent {
 	uint64_t last_loss_ns;
 };
 
+static uint32_t attached_count(const struct agent *a)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < a->funcs.n; i++)
+		n += a->funcs.v[i].backend != BACKEND_NONE && !a->funcs.v[i].missing;
+	return n;
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -161,14 +170,29 @@ static int smb_resolve(struct agent *a, struct func **added, uint32_t *n_added)
 	return 0;
 }
 
+static enum op_group name_group(const char *name)
+{
+	if (strncmp(name, "INODE_OP_", 9) == 0)
+		return GROUP_INODE;
+	if (strncmp(name, "FILE_", 5) == 0)
+		return GROUP_FILE;
+	if (strncmp(name, "ADSPACE_OP_", 11) == 0)
+		return GROUP_ADSPACE;
+	return strncmp(name, "SUPER_OP_", 9) == 0 ? GROUP_SUPER : GROUP_NONE;
+}
+
 static void smb_report_missing(struct agent *a)
 {
 	char line[2048] = "";
 	size_t len = 0;
 
 	for (const char *const *k = cifsops_known; *k; k++) {
+		const struct layer_config *l = &a->cfg->layer[LAYER_SMB];
 		bool found = false;
 
+		if ((l->include && l->include[0] && !name_in(l->include, *k)) ||
+		    name_in(l->exclude, *k) || !a->cfg->group[name_group(*k)])
+			continue;       /* the user asked not to see it */
 		for (uint32_t i = 0; i < a->funcs.n; i++)
 			if (a->funcs.v[i].layer == LAYER_SMB && strcmp(a->funcs.v[i].name, *k) == 0)
 				found = true;
@@ -176,7 +200,7 @@ static void smb_report_missing(struct agent *a)
 			len += snprintf(line + len, sizeof(line) - len, "%s%s", len ? " " : "", *k);
 	}
 	if (len)
-		status(a, LOG_NOTICE, "smb: not served by cifs on this kernel (or filtered out): %s",
+		status(a, LOG_NOTICE, "smb: not served by cifs on this kernel: %s",
 		       line);
 }
 
@@ -438,7 +462,7 @@ static int on_loss_timer(sd_event_source *s, uint64_t usec, void *ctx)
 	ring_buffer__consume(a->rb);
 	report(a, false, true);
 	sd_notifyf(false, "STATUS=%u functions attached, %llu events written, %llu failed",
-		   probes_attached(a->probes), (unsigned long long)a->written,
+		   attached_count(a), (unsigned long long)a->written,
 		   (unsigned long long)a->failed);
 	return sd_event_source_set_time(s, usec + a->cfg->lost_interval_ns / 1000);
 }
@@ -454,7 +478,7 @@ static int on_cifs_watch(sd_event_source *s, uint64_t usec, void *ctx)
 			privs_raise();
 		if (smb_attach(a) == 0)
 			sd_notifyf(false, "STATUS=cifs loaded: %u functions attached",
-				   probes_attached(a->probes));
+				   attached_count(a));
 		if (a->dropped)
 			privs_lower();
 	}
@@ -628,6 +652,13 @@ static void layers_attach(struct agent *a)
 
 static void list_probes(struct agent *a)
 {
+	const char *why = NULL;
+	enum backend be = probes_kernel_backend(a->probes, &why);
+
+	if (be == BACKEND_NONE)
+		printf("# kernel functions: no backend: %s\n", why ? why : "?");
+	else
+		printf("# kernel functions: %s first, falling back per function\n", backend_name(be));
 	printf("%-28s %-6s %-36s %-13s %s\n", "FUNCTION", "LAYER", "TARGET", "BACKEND", "STATUS");
 	for (uint32_t i = 0; i < a->funcs.n; i++) {
 		const struct func *f = &a->funcs.v[i];
@@ -727,9 +758,9 @@ static void teardown(struct agent *a)
 static void ready(struct agent *a)
 {
 	status(a, LOG_INFO, "ready: %u functions attached, threshold %.3f ms, output %s",
-	       probes_attached(a->probes), a->cfg->threshold_ns / 1e6,
+	       attached_count(a), a->cfg->threshold_ns / 1e6,
 	       a->journal ? "journal" : "terminal");
-	sd_notifyf(false, "READY=1\nSTATUS=%u functions attached", probes_attached(a->probes));
+	sd_notifyf(false, "READY=1\nSTATUS=%u functions attached", attached_count(a));
 	if (a->opt->to_stdout && !a->opt->hist_only)
 		term_print_header(stdout, &a->opt->term);
 	fflush(stdout);
