@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,14 +29,36 @@ static void shares_clear(struct mounts *m)
 	m->n = 0;
 }
 
-/* //server/share/sub -> \\server\share\sub */
+static bool is_octal(char c)
+{
+	return c >= '0' && c <= '7';
+}
+
+/*
+ * //server/share/sub -> \\server\share: the share, not the subdirectory
+ * mounted from it; mountinfo's octal escapes (\040 for a space) decoded.
+ */
 static char *unc_name(const char *source)
 {
-	char *s = strdup(source);
+	char *s = malloc(strlen(source) + 1), *o = s;
+	unsigned int slashes = 0;
 
-	for (char *p = s; p && *p; p++)
-		if (*p == '/')
-			*p = '\\';
+	if (!s)
+		return NULL;
+	for (const char *p = source; *p; p++) {
+		char c = *p;
+
+		if (c == '\\' && p[1] >= '0' && p[1] <= '3' && is_octal(p[2]) && is_octal(p[3])) {
+			c = (char)((p[1] - '0') << 6 | (p[2] - '0') << 3 | (p[3] - '0'));
+			p += 3;
+		} else if (c == '/') {
+			if (++slashes == 4)
+				break;
+			c = '\\';
+		}
+		*o++ = c;
+	}
+	*o = '\0';
 	return s;
 }
 
