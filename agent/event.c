@@ -58,8 +58,11 @@ static void kernel_frames(const struct decoder *d, const struct event *e, const 
 	int n = e->kstack_sz > 0 ? e->kstack_sz / 8 : 0;
 	const struct ksym *k;
 
-	/* The probed function returned before the exit probe ran: name it first. */
-	if (fn->layer != LAYER_FUNC || !strchr(fn->symbol ? fn->symbol : "", '/')) {
+	/*
+	 * The probed function returned before the exit probe ran: name it first,
+	 * when there is a recorded stack to complete.
+	 */
+	if (n > 0 && (fn->layer != LAYER_FUNC || !strchr(fn->symbol ? fn->symbol : "", '/'))) {
 		k = d->ks && fn->symbol ? ksyms_lookup(d->ks, fn->symbol, fn->module) : NULL;
 		if (k) {
 			ksyms_format(d->ks, k->addr, buf, sizeof(buf));
