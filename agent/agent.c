@@ -446,13 +446,21 @@ static void report(struct agent *a, bool summary, bool losses)
 	}
 }
 
+/* Time sources fire once; periodic ones are armed again each time. */
+static int rearm(sd_event_source *s, uint64_t usec)
+{
+	int r = sd_event_source_set_time(s, usec);
+
+	return r < 0 ? r : sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
 static int on_summary_timer(sd_event_source *s, uint64_t usec, void *ctx)
 {
 	struct agent *a = ctx;
 
 	ring_buffer__consume(a->rb);
 	report(a, true, false);
-	return sd_event_source_set_time(s, usec + a->hist_interval_ns / 1000);
+	return rearm(s, usec + a->hist_interval_ns / 1000);
 }
 
 static int on_loss_timer(sd_event_source *s, uint64_t usec, void *ctx)
@@ -464,7 +472,7 @@ static int on_loss_timer(sd_event_source *s, uint64_t usec, void *ctx)
 	sd_notifyf(false, "STATUS=%u functions attached, %llu events written, %llu failed",
 		   attached_count(a), (unsigned long long)a->written,
 		   (unsigned long long)a->failed);
-	return sd_event_source_set_time(s, usec + a->cfg->lost_interval_ns / 1000);
+	return rearm(s, usec + a->cfg->lost_interval_ns / 1000);
 }
 
 static int on_cifs_watch(sd_event_source *s, uint64_t usec, void *ctx)
@@ -482,7 +490,7 @@ static int on_cifs_watch(sd_event_source *s, uint64_t usec, void *ctx)
 		if (a->dropped)
 			privs_lower();
 	}
-	return sd_event_source_set_time(s, usec + CIFS_WATCH_USEC);
+	return rearm(s, usec + CIFS_WATCH_USEC);
 }
 
 static int on_stop(sd_event_source *s, const struct signalfd_siginfo *si, void *ctx)

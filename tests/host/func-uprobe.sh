@@ -20,7 +20,7 @@ errors = yes
 CONF
 
 agent_start -c "$TMP/smblat.conf"
-"$prog" 5 30 45 13 2
+"$prog" 5 30 45 13 2 >/dev/null
 agent_stop
 
 j=$(journal_json "FUNCTION=$label")
@@ -35,7 +35,7 @@ for line in sys.stdin:
 echo "$slow"
 [ "$(echo "$slow" | wc -l)" -eq 3 ] || fail "expected 3 slow entries (30, 45 ms and the failed 13 ms call), got: $slow"
 set -- $(echo "$slow" | sed -n 1p)
-[ "$1" -ge 13000 ] && [ "$1" -lt 20000 ] || fail "failed call latency $1 us, expected ~13 ms"
+[ "$1" -ge 13000 ] && [ "$1" -lt 30000 ] || fail "failed call latency $1 us, expected ~13 ms"
 [ "$2" = ENOENT ] || fail "failed call ERRNO_NAME=$2, expected ENOENT"
 [ "$6" = 0xd ] || fail "ARGS=$6, expected 0xd"
 set -- $(echo "$slow" | sed -n 2p)
@@ -56,7 +56,8 @@ for line in sys.stdin:
 echo "summary: $sum"
 set -- $sum
 [ "${1:-0}" -eq 5 ] || fail "summary COUNT=${1:-none}, expected 5"
-[ "$2" -ge 2000 ] && [ "$2" -lt 4000 ] || fail "MIN_US=$2, expected ~2 ms"
-[ "$3" -ge 45000 ] && [ "$3" -lt 60000 ] || fail "MAX_US=$3, expected ~45 ms"
+# Latencies only grow on a loaded machine: check against the next value up.
+[ "$2" -ge 2000 ] && [ "$2" -lt 5000 ] || fail "MIN_US=$2, expected the 2 ms call"
+[ "$3" -ge 45000 ] || fail "MAX_US=$3, expected the 45 ms call"
 [ "$4" -eq 2 ] || fail "SLOW_COUNT=$4, expected 2"
 echo "ok"
