@@ -69,14 +69,15 @@ int func_table_add(struct func_table *t, enum layer layer, enum op_group group,
 
 	if (t->n >= SMBLAT_MAX_FUNCS)
 		return -E2BIG;
-	if (t->n == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 64;
-		struct func *v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
+	/*
+	 * Allocated once at full size: callers keep struct func pointers while
+	 * adding more (late cifs attach), so the table must never move.
+	 */
+	if (!t->v) {
+		t->v = calloc(SMBLAT_MAX_FUNCS, sizeof(*t->v));
+		if (!t->v)
 			return -ENOMEM;
-		t->v = v;
-		t->cap = cap;
+		t->cap = SMBLAT_MAX_FUNCS;
 	}
 	f = &t->v[t->n];
 	*f = (struct func) {

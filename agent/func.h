@@ -54,7 +54,7 @@ const char *backend_name(enum backend b);
 const char *group_name(enum op_group g);
 int group_from_name(const char *s);
 
-/* A growable table; ids are indexes and never reused while the agent runs. */
+/* The function table; ids are indexes, never reused, and entries never move. */
 struct func_table {
 	struct func *v;
 	uint32_t n;
