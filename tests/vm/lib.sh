@@ -36,7 +36,7 @@ fail() {
 
 # log MSG...: timestamped progress line in the test log.
 log() {
-	printf '[%s] %s\n' "$(date +%T.%3N)" "$*" >&2
+	printf '[%(%T)T.%s] %s\n' "${EPOCHREALTIME%[.,]*}" "${EPOCHREALTIME: -6:3}" "$*" >&2
 }
 
 _vm_int() {
@@ -59,11 +59,10 @@ assert_eq() {
 	[ "$1" = "$2" ] || fail "${3:-assertion failed}: '$1' != '$2'"
 }
 
-# now_ms: monotonic-enough wall clock in milliseconds.
+# now_ms: wall clock in milliseconds (no fork).
 now_ms() {
-	local ns
-	ns=$(date +%s%N)
-	echo $((ns / 1000000))
+	local us=${EPOCHREALTIME/[.,]/}
+	echo $((us / 1000))
 }
 
 # netem_on MS: delay every packet on lo by MS milliseconds (an SMB round
@@ -93,10 +92,11 @@ agent_start() {
 	"$SMBLAT" "$@" </dev/null >>"$AGENT_LOG" 2>&1 &
 	AGENT_PID=$!
 	echo "$AGENT_PID" >"$LOG_DIR/agent.pid"
-	local timeout=${AGENT_READY_TIMEOUT:-120} i rc
-	for ((i = 0; i < timeout * 10; i++)); do
+	local timeout=${AGENT_READY_TIMEOUT:-120} t0 rc
+	t0=$(now_ms)
+	while :; do
 		if awk -v s="$start_line" 'NR > s && /ready/ { f = 1 } END { exit !f }' "$AGENT_LOG"; then
-			log "agent ready (pid $AGENT_PID) after $((i / 10)).$((i % 10)) s"
+			log "agent ready (pid $AGENT_PID) after $(($(now_ms) - t0)) ms"
 			return 0
 		fi
 		if ! kill -0 "$AGENT_PID" 2>/dev/null; then
@@ -105,6 +105,7 @@ agent_start() {
 			AGENT_PID=
 			fail "agent exited with status $rc before it was ready (see agent.log)"
 		fi
+		(($(now_ms) - t0 < timeout * 1000)) || break
 		sleep 0.1
 	done
 	fail "agent not ready after $timeout s (see agent.log)"
@@ -113,11 +114,11 @@ agent_start() {
 # agent_stop: SIGTERM the agent, wait up to 30 s, fail unless it exits 0.
 agent_stop() {
 	[ -n "$AGENT_PID" ] || fail "agent_stop: no agent running"
-	local pid=$AGENT_PID i rc=0
+	local pid=$AGENT_PID rc=0 t0
 	AGENT_PID=
 	kill -TERM "$pid" 2>/dev/null || true
-	for ((i = 0; i < 300; i++)); do
-		kill -0 "$pid" 2>/dev/null || break
+	t0=$(now_ms)
+	while kill -0 "$pid" 2>/dev/null && (($(now_ms) - t0 < 30000)); do
 		sleep 0.1
 	done
 	if kill -0 "$pid" 2>/dev/null; then
@@ -134,10 +135,11 @@ agent_stop() {
 # journal_mark: make later journal_* calls see only entries logged from now
 # on. Each test starts with a mark taken just before it ran.
 journal_mark() {
-	local msg i c
-	msg="mark $TEST_NAME $$ $(date +%s%N)"
+	local msg c t0
+	msg="mark $TEST_NAME $$ $EPOCHREALTIME"
 	logger -t smblat-vm -- "$msg"
-	for ((i = 0; i < 100; i++)); do
+	t0=$(now_ms)
+	while (($(now_ms) - t0 < 30000)); do
 		c=$(journalctl --no-pager -q -t smblat-vm -n 1 -o export "MESSAGE=$msg" |
 			sed -n 's/^__CURSOR=//p')
 		if [ -n "$c" ]; then
@@ -165,7 +167,7 @@ journal_query() {
 # since the last mark satisfies the MATCHes (default timeout 30 s), print
 # those entries as JSON lines; fail the test on timeout.
 journal_wait() {
-	local timeout=30 matches=() out i
+	local timeout=30 matches=() out t0
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--timeout) timeout=$2; shift 2 ;;
@@ -174,12 +176,14 @@ journal_wait() {
 		esac
 	done
 	_vm_int "$timeout"
-	for ((i = 0; i <= timeout * 5; i++)); do
+	t0=$(now_ms)
+	while :; do
 		out=$(journal_query "${matches[@]}")
 		if [ -n "$out" ]; then
 			printf '%s\n' "$out"
 			return 0
 		fi
+		(($(now_ms) - t0 < timeout * 1000)) || break
 		sleep 0.2
 	done
 	fail "no smblat journal entry matching '${matches[*]}' within $timeout s"
@@ -207,10 +211,10 @@ journal_field() {
 # elapsed_ms CMD...: run CMD, print how long it took in milliseconds.
 elapsed_ms() {
 	local t0 t1
-	t0=$(date +%s%N)
+	t0=${EPOCHREALTIME/[.,]/}
 	"$@" >&2
-	t1=$(date +%s%N)
-	echo $(((t1 - t0) / 1000000))
+	t1=${EPOCHREALTIME/[.,]/}
+	echo $(((t1 - t0) / 1000))
 }
 
 # On exit: do not leave an agent running for the next test.
