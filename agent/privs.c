@@ -15,7 +15,7 @@
 
 #define SYSUSERS_FILE "/usr/lib/sysusers.d/smblat.conf"
 
-static const unsigned int attach_caps[] = { CAP_BPF, CAP_PERFMON, CAP_SYSLOG };
+static const unsigned int attach_caps[] = { CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN, CAP_SYSLOG };
 
 /* Set once privs_drop() succeeded; capabilities kept in the permitted set. */
 static bool dropped;
@@ -153,6 +153,16 @@ int privs_raise(void) {
 
 int privs_lower(void) {
 	return effective_set(false);
+}
+
+int privs_forget(void) {
+	if (!dropped || kept == 0)
+		return 0;
+	capng_clear(CAPNG_SELECT_CAPS);
+	if (capng_apply(CAPNG_SELECT_CAPS) < 0)
+		return -EPERM;
+	kept = 0;
+	return 0;
 }
 
 static int parse_ids(const char *s, unsigned int ids[4]) {

@@ -8,27 +8,29 @@
 #include <sys/types.h>
 
 /*
- * What privs_drop(keep_attach_caps = true) leaves in the permitted set:
- *   CAP_BPF      bpf() map and program creation (unprivileged BPF is off on
- *                distribution kernels)
- *   CAP_PERFMON  tracing program types (with CAP_BPF), kprobe perf events
- *   CAP_SYSLOG   /proc/kallsyms shows addresses only to an opener holding
- *                it, needed to symbolize stacks in modules loaded later
- * That is enough for later map creation, kprobes, kprobe_multi, fentry/fexit
- * on vmlinux functions, raw tracepoints and uprobe_multi links (Linux 6.6).
- *
- * CAP_SYS_ADMIN is not kept: it is what separates "read any kernel memory"
- * from "write any process' memory" (bpf_probe_write_user). Its loss costs:
- *   - uprobe/USDT attaches through perf events, which kernels carrying the
- *     2025 fix ("perf: Require CAP_SYS_ADMIN for uprobes", also in stable
- *     series) refuse without it; attach those before privs_drop(), or later
- *     with uprobe_multi links;
- *   - fentry on functions of a module loaded after the drop: libbpf finds
- *     module BTF by id (BPF_BTF_GET_NEXT_ID), which needs CAP_SYS_ADMIN;
- *     fall back to kprobes for those.
+ * What privs_drop(keep_attach_caps = true) leaves in the permitted set, none
+ * of it effective until privs_raise():
+ *   CAP_BPF        bpf() maps, programs, links (unprivileged BPF is off on
+ *                  distribution kernels)
+ *   CAP_PERFMON    tracing program types, perf events where
+ *                  perf_event_paranoid <= 2
+ *   CAP_SYS_ADMIN  what a module loaded after start (cifs.ko) needs:
+ *                  libbpf finds its BTF by id (BPF_BTF_GET_NEXT_ID and
+ *                  _GET_FD_BY_ID), without which fentry cannot target it,
+ *                  and Debian's perf_event_paranoid=3 lets only CAP_SYS_ADMIN
+ *                  open perf events, kprobes included; perf uprobes want it
+ *                  on every kernel with the 2025 uprobe fix
+ *   CAP_SYSLOG     /proc/kallsyms shows addresses only to an opener holding
+ *                  it, needed to symbolize frames of modules loaded later
+ * Without CAP_SYS_ADMIN, cifs loaded after start could not be probed at all
+ * on Debian 12. It is also what turns a compromised agent from a reader of
+ * kernel memory into a writer of process memory (bpf_probe_write_user), so
+ * keep it no longer than a late attach can come: privs_drop(user, false)
+ * when none can, privs_forget() after the last one.
  */
 #define PRIVS_ATTACH_CAPS \
-	((UINT64_C(1) << CAP_BPF) | (UINT64_C(1) << CAP_PERFMON) | (UINT64_C(1) << CAP_SYSLOG))
+	((UINT64_C(1) << CAP_BPF) | (UINT64_C(1) << CAP_PERFMON) | \
+	 (UINT64_C(1) << CAP_SYS_ADMIN) | (UINT64_C(1) << CAP_SYSLOG))
 
 /* What /proc/PID/status says about a process' credentials. */
 struct privs_state {
@@ -60,10 +62,16 @@ int privs_drop(const char *user, bool keep_attach_caps);
 /*
  * Makes the kept capabilities effective in the calling thread, or removes
  * them from the effective set again. No-ops when privs_drop() was never
- * called (still root); -EPERM when it dropped everything.
+ * called (still root); -EPERM when nothing was kept or it was forgotten.
  */
 int privs_raise(void);
 int privs_lower(void);
+
+/*
+ * Empties the permitted set of the calling thread for good, once no later
+ * attach can come. No-op when privs_drop() was never called.
+ */
+int privs_forget(void);
 
 /* Reads /proc/PID/status; pid 0 is the calling process. */
 int privs_status(pid_t pid, struct privs_state *out);
