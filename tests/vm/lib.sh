@@ -151,6 +151,17 @@ journal_mark() {
 	fail "journal_mark: marker did not reach the journal"
 }
 
+# Prints "$1" and a newline even when the reader went away early (e.g.
+# `journal_wait ... | head -1` with more than a pipe buffer of entries):
+# with pipefail, SIGPIPE here would fail the test.
+_vm_print() {
+	local old
+	old=$(trap -p PIPE)
+	trap '' PIPE
+	printf '%s\n' "$1" 2>/dev/null || true
+	eval "${old:-trap - PIPE}"
+}
+
 # journal_query MATCH...: print (JSON, one entry per line) the smblat
 # entries since the last mark that satisfy all journalctl MATCHes
 # (FIELD=VALUE). Prints nothing if there are none.
@@ -160,7 +171,9 @@ journal_query() {
 	# --after-cursor also drops the first matching entry. The cursor points
 	# at a smblat-vm marker, which never matches -t smblat.
 	[ -z "$JOURNAL_CURSOR" ] || args+=(--cursor "$JOURNAL_CURSOR")
-	journalctl "${args[@]}" "$@"
+	local out
+	out=$(journalctl "${args[@]}" "$@") || fail "journalctl ${args[*]} $* failed"
+	[ -z "$out" ] || _vm_print "$out"
 }
 
 # journal_wait MATCH... [--timeout S]: poll until at least one smblat entry
@@ -180,7 +193,7 @@ journal_wait() {
 	while :; do
 		out=$(journal_query "${matches[@]}")
 		if [ -n "$out" ]; then
-			printf '%s\n' "$out"
+			_vm_print "$out"
 			return 0
 		fi
 		(($(now_ms) - t0 < timeout * 1000)) || break
@@ -192,7 +205,13 @@ journal_wait() {
 # journal_count MATCH...: number of smblat entries since the last mark that
 # satisfy the MATCHes.
 journal_count() {
-	journal_query "$@" | grep -c . || true
+	local out
+	out=$(journal_query "$@")
+	if [ -z "$out" ]; then
+		echo 0
+	else
+		printf '%s\n' "$out" | wc -l
+	fi
 }
 
 # journal_field JSONLINE FIELD: value of FIELD in one JSON journal entry
@@ -200,12 +219,13 @@ journal_count() {
 # fields come out as their bytes, repeated fields one value per line.
 journal_field() {
 	[ $# -eq 2 ] || fail "journal_field needs JSONLINE FIELD"
+	[ -n "$1" ] || fail "journal_field $2: empty journal entry"
 	printf '%s\n' "$1" | jq -r --arg f "$2" '
 		.[$f] // empty
 		| if type == "array" then
 			if (length > 0 and (.[0] | type) == "number") then implode
 			else map(if type == "array" then implode else tostring end) | .[] end
-		  else tostring end'
+		  else tostring end' || fail "journal_field $2: not a JSON journal entry: ${1:0:200}"
 }
 
 # elapsed_ms CMD...: run CMD, print how long it took in milliseconds.
