@@ -482,13 +482,16 @@ static int on_cifs_watch(sd_event_source *s, uint64_t usec, void *ctx)
 	if (a->smb_attached)
 		return sd_event_source_set_enabled(s, SD_EVENT_OFF);
 	if (access("/sys/module/cifs", F_OK) == 0) {
-		if (a->dropped)
-			privs_raise();
+		if (a->dropped && privs_raise() < 0)
+			status(a, LOG_WARNING, "smb: cannot raise attach capabilities: %m");
 		if (smb_attach(a) == 0)
 			sd_notifyf(false, "STATUS=cifs loaded: %u functions attached",
 				   attached_count(a));
-		if (a->dropped)
+		if (a->dropped) {
 			privs_lower();
+			if (a->smb_attached)
+				privs_forget();     /* no attach can come any more */
+		}
 	}
 	return rearm(s, usec + CIFS_WATCH_USEC);
 }
@@ -696,9 +699,12 @@ static int drop_privileges(struct agent *a)
 {
 	int r;
 
+	/* Attach rights stay (permitted, not effective) only while cifs may still load. */
+	bool late = a->cfg->layer[LAYER_SMB].enabled && !a->smb_attached;
+
 	if (geteuid() != 0 || !a->cfg->user || !*a->cfg->user)
 		return 0;
-	r = privs_drop(a->cfg->user, true);
+	r = privs_drop(a->cfg->user, late);
 	if (r == -ESRCH) {
 		status(a, LOG_WARNING, "user %s does not exist: running as root", a->cfg->user);
 		return 0;
