@@ -1,6 +1,7 @@
 #!/bin/bash
 # Started before cifs.ko is loaded, the agent attaches once it is and a
-# share is mounted.
+# share is mounted, running as an unprivileged user: it keeps only the attach
+# capabilities, not effective, until that late attach, and none after it.
 . "$VM_DIR/lib.sh"
 
 umount "$SMB_MNT"
@@ -10,9 +11,14 @@ for _ in $(seq 50); do
 	sleep 0.2
 done
 [ ! -e /sys/module/cifs ] || fail "cannot unload cifs for this test: $(cat rmmod.err) (refcnt $(cat /sys/module/cifs/refcnt))"
-printf '[agent]\nthreshold = 20ms\nuser =\n[histogram]\ninterval = 0\n' >conf
+printf '[agent]\nthreshold = 20ms\nuser = nobody\n[histogram]\ninterval = 0\n' >conf
 agent_start -c conf
 grep -q "cifs module not loaded" "$AGENT_LOG" || fail "agent did not say it waits for cifs"
+st=/proc/$AGENT_PID/status
+assert_eq "$(awk '/^Uid:/ {print $2}' $st)" "$(id -u nobody)" "agent uid after the drop"
+assert_eq "$(awk '/^CapEff:/ {print $2}' $st)" 0000000000000000 "effective capabilities while waiting"
+[ "$(awk '/^CapPrm:/ {print $2}' $st)" != 0000000000000000 ] || fail "no attach capability kept for the late attach"
+assert_eq "$(awk '/^NoNewPrivs:/ {print $2}' $st)" 1 "NoNewPrivs"
 modprobe cifs
 mount -t cifs //127.0.0.1/share "$SMB_MNT" -o guest,vers=3.0
 for _ in $(seq 100); do
@@ -20,6 +26,13 @@ for _ in $(seq 100); do
 	sleep 0.2
 done
 grep -q "cifs operations attached" "$AGENT_LOG" || fail "agent did not attach after cifs loaded"
+grep -qE "smb: [1-9][0-9]* of [0-9]+ cifs operations attached" "$AGENT_LOG" || fail "late attach attached nothing: $(grep 'smb:' "$AGENT_LOG")"
+for _ in $(seq 20); do   # forgotten right after the attach line is printed
+	[ "$(awk '/^CapPrm:/ {print $2}' $st)" = 0000000000000000 ] && break
+	sleep 0.1
+done
+assert_eq "$(awk '/^CapPrm:/ {print $2}' $st)" 0000000000000000 "permitted capabilities after the late attach"
+assert_eq "$(awk '/^CapEff:/ {print $2}' $st)" 0000000000000000 "effective capabilities after the late attach"
 journal_mark
 echo x >"$SMB_MNT/late.$$"
 netem_on 20
