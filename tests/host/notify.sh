@@ -1,0 +1,56 @@
+#!/bin/bash
+# The service protocol against a real notify socket: READY=1 after attach,
+# STATUS= lines, WATCHDOG=1 pings from the event loop, RELOADING=1/READY=1
+# around SIGHUP, STOPPING=1 on SIGTERM.
+. "$SOURCE_ROOT/tests/lib-host.sh"
+
+journald_ensure
+printf '[agent]\nuser =\nthreshold = 10ms\n[histogram]\ninterval = 0\n' >"$TMP/smblat.conf"
+python3 - "$SMBLAT" "$TMP" <<'PY'
+import os, signal, socket, subprocess, sys, time
+
+agent, tmp = sys.argv[1], sys.argv[2]
+path = os.path.join(tmp, "notify.sock")
+sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+sock.bind(path)
+sock.settimeout(0.2)
+env = dict(os.environ, NOTIFY_SOCKET=path, WATCHDOG_USEC="1000000")
+p = subprocess.Popen([agent, "-c", os.path.join(tmp, "smblat.conf")], env=env,
+                     stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, "agent.err"), "w"))
+msgs = []
+def drain(seconds):
+    end = time.time() + seconds
+    while time.time() < end:
+        try:
+            msgs.append((time.time(), sock.recv(4096).decode()))
+        except socket.timeout:
+            pass
+def seen(word):
+    return [t for t, m in msgs if word in m.split("\n")]
+def fail(why):
+    print("FAIL:", why, "; messages:", [m for _, m in msgs])
+    p.kill()
+    sys.exit(1)
+
+drain(3.5)
+if not seen("READY=1"):
+    fail("no READY=1")
+if not any(m.startswith("STATUS=") or "\nSTATUS=" in m for _, m in msgs):
+    fail("no STATUS=")
+pings = seen("WATCHDOG=1")
+# WATCHDOG_USEC=1s: sd-event pings at least every half period.
+if len(pings) < 3:
+    fail("only %d WATCHDOG=1 pings in 3.5 s" % len(pings))
+p.send_signal(signal.SIGHUP)
+drain(1.0)
+if not seen("RELOADING=1") or len(seen("READY=1")) < 2:
+    fail("SIGHUP without RELOADING=1 then READY=1")
+p.send_signal(signal.SIGTERM)
+rc = p.wait(timeout=30)
+drain(0.5)
+if rc != 0:
+    fail("exit status %d" % rc)
+if not seen("STOPPING=1"):
+    fail("no STOPPING=1")
+print("ok:", len(msgs), "messages,", len(pings), "watchdog pings")
+PY
