@@ -111,25 +111,28 @@ agent_start() {
 	fail "agent not ready after $timeout s (see agent.log)"
 }
 
-# agent_stop: SIGTERM the agent, wait up to 30 s, fail unless it exits 0.
+# agent_stop: SIGTERM the agent, wait up to AGENT_STOP_TIMEOUT (default
+# 180) seconds, fail unless it exits with status 0. Detaching many fentry
+# programs waits for RCU grace periods, which take long under TCG.
 agent_stop() {
 	[ -n "$AGENT_PID" ] || fail "agent_stop: no agent running"
-	local pid=$AGENT_PID rc=0 t0
+	local pid=$AGENT_PID rc=0 t0 limit=${AGENT_STOP_TIMEOUT:-180}
 	AGENT_PID=
 	kill -TERM "$pid" 2>/dev/null || true
 	t0=$(now_ms)
-	while kill -0 "$pid" 2>/dev/null && (($(now_ms) - t0 < 30000)); do
+	while kill -0 "$pid" 2>/dev/null && (($(now_ms) - t0 < limit * 1000)); do
 		sleep 0.1
 	done
 	if kill -0 "$pid" 2>/dev/null; then
+		echo "== $(date +%T.%3N) still running $limit s after SIGTERM; SIGKILL" >>"$AGENT_LOG"
 		kill -KILL "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
-		fail "agent did not exit within 30 s of SIGTERM"
+		fail "agent did not exit within $limit s of SIGTERM"
 	fi
 	wait "$pid" || rc=$?
-	echo "== $(date +%T.%3N) exit status $rc" >>"$AGENT_LOG"
+	echo "== $(date +%T.%3N) exit status $rc, $(($(now_ms) - t0)) ms after SIGTERM" >>"$AGENT_LOG"
 	[ "$rc" = 0 ] || fail "agent exited with status $rc after SIGTERM"
-	log "agent stopped"
+	log "agent stopped (exit 0) $(($(now_ms) - t0)) ms after SIGTERM"
 }
 
 # journal_mark: make later journal_* calls see only entries logged from now
