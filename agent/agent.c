@@ -12,47 +12,12 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 
-#include "agent.h"
-#include "btfargs.h"
+#include "agent-int.h"
 #include "cifsops.h"
-#include "event.h"
-#include "journal.h"
-#include "mounts.h"
-#include "peek.h"
 #include "privs.h"
-#include "probes.h"
-#include "stats.h"
 
 #define CIFS_WATCH_USEC (2 * 1000000ULL)
 #define FUNC_SLACK 256          /* ids kept free for cifs.ko loaded after start */
-
-struct agent {
-	struct config *cfg;
-	const struct run_opts *opt;
-	sd_event *loop;
-	struct ksyms *ks;
-	struct btfs *btfs;
-	struct usyms *us;
-	struct mounts *mounts;
-	struct probes *probes;
-	struct ring_buffer *rb;
-	struct journal *journal;
-	struct stats *stats;
-	struct func_table funcs;
-	struct decoder dec;
-	bool smb_attached;
-	bool dropped;               /* privileges dropped */
-	/* per function id */
-	struct summary *acc;        /* since the last summary */
-	struct loss *loss;          /* since the last loss report */
-	uint64_t written, failed;
-	/* rate limit: token bucket over all events */
-	double tokens;
-	uint64_t tokens_at_ns;
-	uint64_t hist_interval_ns;
-	uint64_t last_summary_ns;
-	uint64_t last_loss_ns;
-};
 
 static uint32_t attached_count(const struct agent *a)
 {
@@ -63,19 +28,7 @@ static uint32_t attached_count(const struct agent *a)
 	return n;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static void status(struct agent *a, int prio, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* One line on stderr, and a status entry in the journal when that is the sink. */
-static void status(struct agent *a, int prio, const char *fmt, ...)
+void agent_status(struct agent *a, int prio, const char *fmt, ...)
 {
 	char *msg = NULL;
 	va_list ap;
@@ -92,157 +45,6 @@ static void status(struct agent *a, int prio, const char *fmt, ...)
 	free(msg);
 }
 
-static uint64_t layer_threshold(const struct config *c, enum layer l)
-{
-	return c->layer[l].threshold_set ? c->layer[l].threshold_ns : c->threshold_ns;
-}
-
-static bool name_in(char **list, const char *name)
-{
-	for (; list && *list; list++)
-		if (strcasecmp(*list, name) == 0)
-			return true;
-	return false;
-}
-
-static bool smb_op_wanted(const struct config *c, const struct cifs_op *op)
-{
-	const struct layer_config *l = &c->layer[LAYER_SMB];
-
-	if (!c->group[op->group])
-		return false;
-	if (l->include && l->include[0] && !name_in(l->include, op->name))
-		return false;
-	return !name_in(l->exclude, op->name);
-}
-
-static uint32_t base_flags(const struct config *c)
-{
-	return FF_ENABLED | (c->kernel_stack ? FF_KSTACK : 0) | (c->user_stack ? FF_USTACK : 0);
-}
-
-/* Resolves the cifs ops on this kernel into functions; -ENOENT: cifs not loaded. */
-static int smb_resolve(struct agent *a, struct func **added, uint32_t *n_added)
-{
-	struct cifs_op *ops = NULL;
-	struct peek *pk = NULL;
-	size_t n = 0;
-	int r;
-
-	if (access("/sys/module/cifs", F_OK) < 0)
-		return -ENOENT;
-	r = ksyms_reload(a->ks);
-	if (r < 0)
-		return r;
-	r = peek_open(&pk);
-	if (r < 0) {
-		status(a, LOG_ERR, "smb: cannot read the cifs ops tables: %s", strerror(-r));
-		return r;
-	}
-	r = cifsops_resolve(a->ks, btfs_get(a->btfs, NULL), peek_read, pk, &ops, &n);
-	peek_close(pk);
-	if (r < 0)
-		return r;
-	*n_added = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct func *f;
-		int id;
-
-		if (!smb_op_wanted(a->cfg, &ops[i]))
-			continue;
-		id = func_table_add(&a->funcs, LAYER_SMB, ops[i].group, ops[i].name, ops[i].symbol,
-				    ops[i].module);
-		if (id < 0)
-			break;
-		f = &a->funcs.v[id];
-		f->cfg.threshold_ns = layer_threshold(a->cfg, LAYER_SMB);
-		f->cfg.flags = base_flags(a->cfg) | (ops[i].generic ? FF_SB_CHECK : 0);
-		(void)btfargs_fill(btfs_get(a->btfs, f->module), f->symbol, &f->cfg, NULL);
-		if (ops[i].generic && f->cfg.sb_kind == AK_NONE) {
-			/* Without a way to tell SMB calls apart, a shared helper would lie. */
-			free(f->missing);
-			f->missing = strdup("shared helper without a superblock argument");
-			f->cfg.flags &= ~FF_ENABLED;
-		}
-		added[(*n_added)++] = f;
-	}
-	cifsops_free(ops, n);
-	return 0;
-}
-
-static enum op_group name_group(const char *name)
-{
-	if (strncmp(name, "INODE_OP_", 9) == 0)
-		return GROUP_INODE;
-	if (strncmp(name, "FILE_", 5) == 0)
-		return GROUP_FILE;
-	if (strncmp(name, "ADSPACE_OP_", 11) == 0)
-		return GROUP_ADSPACE;
-	return strncmp(name, "SUPER_OP_", 9) == 0 ? GROUP_SUPER : GROUP_NONE;
-}
-
-static void smb_report_missing(struct agent *a)
-{
-	char line[2048] = "";
-	size_t len = 0;
-
-	for (const char *const *k = cifsops_known; *k; k++) {
-		const struct layer_config *l = &a->cfg->layer[LAYER_SMB];
-		bool found = false;
-
-		if ((l->include && l->include[0] && !name_in(l->include, *k)) ||
-		    name_in(l->exclude, *k) || !a->cfg->group[name_group(*k)])
-			continue;       /* the user asked not to see it */
-		for (uint32_t i = 0; i < a->funcs.n; i++)
-			if (a->funcs.v[i].layer == LAYER_SMB && strcmp(a->funcs.v[i].name, *k) == 0)
-				found = true;
-		if (!found && len < sizeof(line) - 64)
-			len += snprintf(line + len, sizeof(line) - len, "%s%s", len ? " " : "", *k);
-	}
-	if (len)
-		status(a, LOG_NOTICE, "smb: not served by cifs on this kernel: %s",
-		       line);
-}
-
-static int smb_attach(struct agent *a)
-{
-	struct func **added = calloc(SMBLAT_MAX_FUNCS, sizeof(*added));
-	uint32_t n = 0, ok = 0, todo = 0;
-	const char *why = NULL;
-	enum backend be;
-	int r;
-
-	if (!added)
-		return -ENOMEM;
-	r = smb_resolve(a, added, &n);
-	if (r < 0)
-		goto out;
-	for (uint32_t i = 0; i < n; i++) {
-		probes_update(a->probes, added[i]);
-		if (added[i]->cfg.flags & FF_ENABLED)
-			added[todo++] = added[i];
-	}
-	be = probes_kernel_backend(a->probes, &why);
-	if (be == BACKEND_NONE) {
-		status(a, LOG_WARNING, "smb: layer unavailable: %s", why ? why : "no backend");
-	} else {
-		r = probes_attach_kernel(a->probes, added, todo);
-		ok = r > 0 ? r : 0;
-		be = probes_kernel_backend(a->probes, &why);
-		status(a, ok ? LOG_INFO : LOG_WARNING, "smb: %u of %u cifs operations attached (%s)",
-		       ok, todo, backend_name(ok ? added[0]->backend : be));
-		if (!ok)
-			status(a, LOG_WARNING, "smb: layer unavailable: the kernel attached no probe%s%s",
-			       why ? ": " : "", why ? why : "");
-	}
-	a->smb_attached = true;
-	smb_report_missing(a);
-	r = 0;
-out:
-	free(added);
-	return r;
-}
-
 static int func_probe_add(struct agent *a, const struct probe_config *pc)
 {
 	const char *target = pc->target, *colon = strrchr(target, ':');
@@ -251,7 +53,7 @@ static int func_probe_add(struct agent *a, const struct probe_config *pc)
 	int id, r = 0;
 
 	if (strncmp(target, "usdt:", 5) == 0 || strncmp(target, "syscall:", 8) == 0) {
-		status(a, LOG_WARNING, "probe %s: target kind of \"%s\" is not supported yet",
+		agent_status(a, LOG_WARNING, "probe %s: target kind of \"%s\" is not supported yet",
 		       pc->label, target);
 		return 0;
 	}
@@ -259,7 +61,7 @@ static int func_probe_add(struct agent *a, const struct probe_config *pc)
 	if (id < 0)
 		return id;
 	f = &a->funcs.v[id];
-	f->cfg.threshold_ns = pc->threshold_set ? pc->threshold_ns : layer_threshold(a->cfg, LAYER_FUNC);
+	f->cfg.threshold_ns = pc->threshold_set ? pc->threshold_ns : config_layer_threshold_ns(a->cfg, LAYER_FUNC);
 	f->cfg.flags = FF_ENABLED | (pc->kernel_stack ? FF_KSTACK : 0) |
 		       (pc->user_stack ? FF_USTACK : 0) | (pc->errors ? FF_ERRORS : 0);
 	f->cfg.nargs = pc->args;
@@ -272,7 +74,7 @@ static int func_probe_add(struct agent *a, const struct probe_config *pc)
 		probes_update(a->probes, f);
 		r = probes_attach_uprobe(a->probes, f, binary, colon + 1, -1);
 		if (r < 0)
-			status(a, LOG_WARNING, "probe %s: cannot attach uprobe to %s: %s", pc->label,
+			agent_status(a, LOG_WARNING, "probe %s: cannot attach uprobe to %s: %s", pc->label,
 			       target, strerror(-r));
 		free(binary);
 		return 0;
@@ -288,7 +90,7 @@ static int func_probe_add(struct agent *a, const struct probe_config *pc)
 	probes_update(a->probes, f);
 	r = probes_attach_kernel(a->probes, &f, 1);
 	if (r <= 0)
-		status(a, LOG_WARNING, "probe %s: not attached: %s", pc->label,
+		agent_status(a, LOG_WARNING, "probe %s: not attached: %s", pc->label,
 		       f->missing ? f->missing : "unknown reason");
 	return 0;
 }
@@ -301,7 +103,7 @@ static bool rate_allows(struct agent *a)
 
 	if (!a->cfg->rate_limit)
 		return true;
-	now = now_ns();
+	now = agent_now_ns();
 	a->tokens += (now - a->tokens_at_ns) / 1e9 * a->cfg->rate_limit;
 	if (a->tokens > a->cfg->rate_burst)
 		a->tokens = a->cfg->rate_burst;
@@ -347,105 +149,6 @@ static int on_ringbuf(sd_event_source *s, int fd, uint32_t revents, void *ctx)
 	return 0;
 }
 
-/* ---- summaries and loss reports ---- */
-
-static int collect(struct agent *a)
-{
-	struct interval *iv = calloc(a->funcs.n ? a->funcs.n : 1, sizeof(*iv));
-	uint64_t ended;
-	int r;
-
-	if (!iv)
-		return -ENOMEM;
-	ended = probes_epoch_bump(a->probes);
-	r = stats_collect(a->stats, probes_stats_fd(a->probes), probes_hist_fd(a->probes),
-			  a->funcs.n, ended, iv);
-	for (uint32_t i = 0; r == 0 && i < a->funcs.n; i++) {
-		hist_merge(&a->acc[i], &iv[i].sum);
-		a->loss[i].ringbuf += iv[i].lost;
-	}
-	free(iv);
-	return r;
-}
-
-static void emit_summaries(struct agent *a, double interval_s)
-{
-	bool *done = calloc(a->funcs.n ? a->funcs.n : 1, 1);
-	bool header = false;
-
-	if (!done)
-		return;
-	for (uint32_t i = 0; i < a->funcs.n; i++) {
-		struct summary s;
-
-		if (done[i] || !a->acc[i].count)
-			continue;
-		/* One FUNCTION may be served by several kernel functions. */
-		s = a->acc[i];
-		for (uint32_t j = i + 1; j < a->funcs.n; j++)
-			if (!done[j] && a->acc[j].count &&
-			    strcmp(a->funcs.v[j].name, a->funcs.v[i].name) == 0) {
-				hist_merge(&s, &a->acc[j]);
-				done[j] = true;
-			}
-		if (a->journal) {
-			journal_write_summary(a->journal, &a->funcs.v[i], &s, interval_s);
-		} else {
-			if (!header)
-				hist_print_table_header(stdout);
-			header = true;
-			hist_print_table_row(stdout, &a->funcs.v[i], &s);
-		}
-	}
-	if (header)
-		fflush(stdout);
-	for (uint32_t i = 0; i < a->funcs.n; i++)
-		hist_init(&a->acc[i]);
-	free(done);
-}
-
-static void emit_losses(struct agent *a, double interval_s)
-{
-	struct loss *v = calloc(a->funcs.n ? a->funcs.n : 1, sizeof(*v));
-	unsigned int n = 0;
-
-	if (!v)
-		return;
-	for (uint32_t i = 0; i < a->funcs.n; i++) {
-		struct loss *l = &a->loss[i];
-
-		if (!l->ringbuf && !l->suppressed && !l->write_failed)
-			continue;
-		v[n] = *l;
-		v[n++].func = &a->funcs.v[i];
-		*l = (struct loss) {};
-	}
-	if (n && a->journal)
-		journal_write_loss(a->journal, v, n, interval_s);
-	else if (n)
-		for (unsigned int i = 0; i < n; i++)
-			fprintf(stderr, "smblat: lost %s: %llu ring buffer, %llu rate limited\n",
-				v[i].func->name, (unsigned long long)v[i].ringbuf,
-				(unsigned long long)v[i].suppressed);
-	free(v);
-}
-
-static void report(struct agent *a, bool summary, bool losses)
-{
-	uint64_t now = now_ns();
-
-	if (collect(a) < 0)
-		return;
-	if (summary) {
-		emit_summaries(a, (now - a->last_summary_ns) / 1e9);
-		a->last_summary_ns = now;
-	}
-	if (losses) {
-		emit_losses(a, (now - a->last_loss_ns) / 1e9);
-		a->last_loss_ns = now;
-	}
-}
-
 /* Time sources fire once; periodic ones are armed again each time. */
 static int rearm(sd_event_source *s, uint64_t usec)
 {
@@ -459,7 +162,7 @@ static int on_summary_timer(sd_event_source *s, uint64_t usec, void *ctx)
 	struct agent *a = ctx;
 
 	ring_buffer__consume(a->rb);
-	report(a, true, false);
+	report_now(a, true, false);
 	return rearm(s, usec + a->hist_interval_ns / 1000);
 }
 
@@ -468,7 +171,7 @@ static int on_loss_timer(sd_event_source *s, uint64_t usec, void *ctx)
 	struct agent *a = ctx;
 
 	ring_buffer__consume(a->rb);
-	report(a, false, true);
+	report_now(a, false, true);
 	sd_notifyf(false, "STATUS=%u functions attached, %llu events written, %llu failed",
 		   attached_count(a), (unsigned long long)a->written,
 		   (unsigned long long)a->failed);
@@ -483,7 +186,7 @@ static int on_cifs_watch(sd_event_source *s, uint64_t usec, void *ctx)
 		return sd_event_source_set_enabled(s, SD_EVENT_OFF);
 	if (access("/sys/module/cifs", F_OK) == 0) {
 		if (a->dropped && privs_raise() < 0)
-			status(a, LOG_WARNING, "smb: cannot raise attach capabilities: %m");
+			agent_status(a, LOG_WARNING, "smb: cannot raise attach capabilities: %m");
 		if (smb_attach(a) == 0)
 			sd_notifyf(false, "STATUS=cifs loaded: %u functions attached",
 				   attached_count(a));
@@ -511,7 +214,7 @@ static int on_usr1(sd_event_source *s, const struct signalfd_siginfo *si, void *
 	struct agent *a = ctx;
 
 	ring_buffer__consume(a->rb);
-	report(a, true, false);
+	report_now(a, true, false);
 	return 0;
 }
 
@@ -523,7 +226,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *c
 	sd_notify(false, "RELOADING=1");
 	config_init(&next);
 	if (config_load(&next, a->opt->config_path, !a->opt->config_explicit) < 0) {
-		status(a, LOG_ERR, "reload: configuration has errors, keeping the running one");
+		agent_status(a, LOG_ERR, "reload: configuration has errors, keeping the running one");
 		config_free(&next);
 		sd_notify(false, "READY=1");
 		return 0;
@@ -533,7 +236,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *c
 		struct func *f = &a->funcs.v[i];
 
 		if (f->layer != LAYER_FUNC) {
-			f->cfg.threshold_ns = layer_threshold(&next, f->layer);
+			f->cfg.threshold_ns = config_layer_threshold_ns(&next, f->layer);
 			probes_update(a->probes, f);
 		}
 	}
@@ -543,7 +246,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *c
 		a->cfg->layer[l].threshold_set = next.layer[l].threshold_set;
 	}
 	config_free(&next);
-	status(a, LOG_INFO, "reload: thresholds updated");
+	agent_status(a, LOG_INFO, "reload: thresholds updated");
 	sd_notify(false, "READY=1");
 	return 0;
 }
@@ -647,18 +350,18 @@ static void layers_attach(struct agent *a)
 
 	if (a->cfg->layer[LAYER_SMB].enabled) {
 		if (probes_kernel_backend(a->probes, &why) == BACKEND_NONE) {
-			status(a, LOG_WARNING, "smb: layer unavailable on this kernel: %s",
+			agent_status(a, LOG_WARNING, "smb: layer unavailable on this kernel: %s",
 			       why ? why : "no backend");
 			a->smb_attached = true;     /* nothing to wait for */
 		} else if (smb_attach(a) == -ENOENT) {
-			status(a, LOG_NOTICE, "smb: cifs module not loaded; attaching when it is");
+			agent_status(a, LOG_NOTICE, "smb: cifs module not loaded; attaching when it is");
 		}
 	}
 	for (unsigned int i = 0; i < a->cfg->n_probes; i++)
 		func_probe_add(a, &a->cfg->probes[i]);
 	for (int l = LAYER_SMB2; l < _LAYER_MAX; l++)
 		if (l != LAYER_FUNC && a->cfg->layer[l].enabled)
-			status(a, LOG_WARNING, "%s: layer not available in this version", layer_name(l));
+			agent_status(a, LOG_WARNING, "%s: layer not available in this version", layer_name(l));
 }
 
 static void list_probes(struct agent *a)
@@ -706,7 +409,7 @@ static int drop_privileges(struct agent *a)
 		return 0;
 	r = privs_drop(a->cfg->user, late);
 	if (r == -ESRCH) {
-		status(a, LOG_WARNING, "user %s does not exist: running as root", a->cfg->user);
+		agent_status(a, LOG_WARNING, "user %s does not exist: running as root", a->cfg->user);
 		return 0;
 	}
 	if (r < 0)
@@ -771,7 +474,7 @@ static void teardown(struct agent *a)
 
 static void ready(struct agent *a)
 {
-	status(a, LOG_INFO, "ready: %u functions attached, threshold %.3f ms, output %s",
+	agent_status(a, LOG_INFO, "ready: %u functions attached, threshold %.3f ms, output %s",
 	       attached_count(a), a->cfg->threshold_ns / 1e6,
 	       a->journal ? "journal" : "terminal");
 	sd_notifyf(false, "READY=1\nSTATUS=%u functions attached", attached_count(a));
@@ -817,13 +520,13 @@ int agent_run(struct config *c, const struct run_opts *o)
 	if (r < 0)
 		goto out;
 	a.tokens = c->rate_burst;
-	a.tokens_at_ns = a.last_summary_ns = a.last_loss_ns = now_ns();
+	a.tokens_at_ns = a.last_summary_ns = a.last_loss_ns = agent_now_ns();
 	ready(&a);
 	r = sd_event_loop(a.loop);
 	sd_notify(false, "STOPPING=1");
 	ring_buffer__consume(a.rb);
-	report(&a, a.hist_interval_ns != 0, true);
-	status(&a, LOG_INFO, "stopped: %llu events written, %llu failed",
+	report_now(&a, a.hist_interval_ns != 0, true);
+	agent_status(&a, LOG_INFO, "stopped: %llu events written, %llu failed",
 	       (unsigned long long)a.written, (unsigned long long)a.failed);
 out:
 	if (r < 0 && r != -ECANCELED)

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The agent's state, shared by agent.c and the parts split from it (smb.c, report.c). */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include <bpf/libbpf.h>
+#include <systemd/sd-event.h>
+
+#include "agent.h"
+#include "btfargs.h"
+#include "event.h"
+#include "journal.h"
+#include "mounts.h"
+#include "probes.h"
+#include "stats.h"
+
+struct agent {
+	struct config *cfg;
+	const struct run_opts *opt;
+	sd_event *loop;
+	struct ksyms *ks;
+	struct btfs *btfs;
+	struct usyms *us;
+	struct mounts *mounts;
+	struct probes *probes;
+	struct ring_buffer *rb;
+	struct journal *journal;
+	struct stats *stats;
+	struct func_table funcs;
+	struct decoder dec;
+	bool smb_attached;
+	bool dropped;               /* privileges dropped */
+	/* per function id */
+	struct summary *acc;        /* since the last summary */
+	struct loss *loss;          /* since the last loss report */
+	uint64_t written, failed;
+	/* rate limit: token bucket over all events */
+	double tokens;
+	uint64_t tokens_at_ns;
+	uint64_t hist_interval_ns;
+	uint64_t last_summary_ns;
+	uint64_t last_loss_ns;
+};
+
+static inline uint64_t agent_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* One line on stderr, and a status entry in the journal when that is the sink. */
+void agent_status(struct agent *a, int prio, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* smb.c: resolves the cifs ops of the running kernel and attaches them; -ENOENT: cifs not loaded. */
+int smb_attach(struct agent *a);
+
+/* report.c: reads the BPF counters; writes summaries and/or loss reports. */
+void report_now(struct agent *a, bool summaries, bool losses);

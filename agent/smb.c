@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The smb layer: which cifs functions serve which VFS operation here, attached. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "agent-int.h"
+#include "cifsops.h"
+#include "peek.h"
+
+static bool name_in(char **list, const char *name)
+{
+	for (; list && *list; list++)
+		if (strcasecmp(*list, name) == 0)
+			return true;
+	return false;
+}
+
+static bool smb_op_wanted(const struct config *c, const struct cifs_op *op)
+{
+	const struct layer_config *l = &c->layer[LAYER_SMB];
+
+	if (!c->group[op->group])
+		return false;
+	if (l->include && l->include[0] && !name_in(l->include, op->name))
+		return false;
+	return !name_in(l->exclude, op->name);
+}
+
+static uint32_t base_flags(const struct config *c)
+{
+	return FF_ENABLED | (c->kernel_stack ? FF_KSTACK : 0) | (c->user_stack ? FF_USTACK : 0);
+}
+
+/* Resolves the cifs ops on this kernel into functions; -ENOENT: cifs not loaded. */
+static int smb_resolve(struct agent *a, struct func **added, uint32_t *n_added)
+{
+	struct cifs_op *ops = NULL;
+	struct peek *pk = NULL;
+	size_t n = 0;
+	int r;
+
+	if (access("/sys/module/cifs", F_OK) < 0)
+		return -ENOENT;
+	r = ksyms_reload(a->ks);
+	if (r < 0)
+		return r;
+	r = peek_open(&pk);
+	if (r < 0) {
+		agent_status(a, LOG_ERR, "smb: cannot read the cifs ops tables: %s", strerror(-r));
+		return r;
+	}
+	r = cifsops_resolve(a->ks, btfs_get(a->btfs, NULL), peek_read, pk, &ops, &n);
+	peek_close(pk);
+	if (r < 0)
+		return r;
+	*n_added = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct func *f;
+		int id;
+
+		if (!smb_op_wanted(a->cfg, &ops[i]))
+			continue;
+		id = func_table_add(&a->funcs, LAYER_SMB, ops[i].group, ops[i].name, ops[i].symbol,
+				    ops[i].module);
+		if (id < 0)
+			break;
+		f = &a->funcs.v[id];
+		f->cfg.threshold_ns = config_layer_threshold_ns(a->cfg, LAYER_SMB);
+		f->cfg.flags = base_flags(a->cfg) | (ops[i].generic ? FF_SB_CHECK : 0);
+		(void)btfargs_fill(btfs_get(a->btfs, f->module), f->symbol, &f->cfg, NULL);
+		if (ops[i].generic && f->cfg.sb_kind == AK_NONE) {
+			/* Without a way to tell SMB calls apart, a shared helper would lie. */
+			free(f->missing);
+			f->missing = strdup("shared helper without a superblock argument");
+			f->cfg.flags &= ~FF_ENABLED;
+		}
+		added[(*n_added)++] = f;
+	}
+	cifsops_free(ops, n);
+	return 0;
+}
+
+static enum op_group name_group(const char *name)
+{
+	if (strncmp(name, "INODE_OP_", 9) == 0)
+		return GROUP_INODE;
+	if (strncmp(name, "FILE_", 5) == 0)
+		return GROUP_FILE;
+	if (strncmp(name, "ADSPACE_OP_", 11) == 0)
+		return GROUP_ADSPACE;
+	return strncmp(name, "SUPER_OP_", 9) == 0 ? GROUP_SUPER : GROUP_NONE;
+}
+
+static void smb_report_missing(struct agent *a)
+{
+	char line[2048] = "";
+	size_t len = 0;
+
+	for (const char *const *k = cifsops_known; *k; k++) {
+		const struct layer_config *l = &a->cfg->layer[LAYER_SMB];
+		bool found = false;
+
+		if ((l->include && l->include[0] && !name_in(l->include, *k)) ||
+		    name_in(l->exclude, *k) || !a->cfg->group[name_group(*k)])
+			continue;       /* the user asked not to see it */
+		for (uint32_t i = 0; i < a->funcs.n; i++)
+			if (a->funcs.v[i].layer == LAYER_SMB && strcmp(a->funcs.v[i].name, *k) == 0)
+				found = true;
+		if (!found && len < sizeof(line) - 64)
+			len += snprintf(line + len, sizeof(line) - len, "%s%s", len ? " " : "", *k);
+	}
+	if (len)
+		agent_status(a, LOG_NOTICE, "smb: not served by cifs on this kernel: %s",
+		       line);
+}
+
+int smb_attach(struct agent *a)
+{
+	struct func **added = calloc(SMBLAT_MAX_FUNCS, sizeof(*added));
+	uint32_t n = 0, ok = 0, todo = 0;
+	const char *why = NULL;
+	enum backend be;
+	int r;
+
+	if (!added)
+		return -ENOMEM;
+	r = smb_resolve(a, added, &n);
+	if (r < 0)
+		goto out;
+	for (uint32_t i = 0; i < n; i++) {
+		probes_update(a->probes, added[i]);
+		if (added[i]->cfg.flags & FF_ENABLED)
+			added[todo++] = added[i];
+	}
+	be = probes_kernel_backend(a->probes, &why);
+	if (be == BACKEND_NONE) {
+		agent_status(a, LOG_WARNING, "smb: layer unavailable: %s", why ? why : "no backend");
+	} else {
+		r = probes_attach_kernel(a->probes, added, todo);
+		ok = r > 0 ? r : 0;
+		be = probes_kernel_backend(a->probes, &why);
+		agent_status(a, ok ? LOG_INFO : LOG_WARNING, "smb: %u of %u cifs operations attached (%s)",
+		       ok, todo, backend_name(ok ? added[0]->backend : be));
+		if (!ok)
+			agent_status(a, LOG_WARNING, "smb: layer unavailable: the kernel attached no probe%s%s",
+			       why ? ": " : "", why ? why : "");
+	}
+	a->smb_attached = true;
+	smb_report_missing(a);
+	r = 0;
+out:
+	free(added);
+	return r;
+}
