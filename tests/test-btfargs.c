@@ -12,17 +12,7 @@
 
 #include "btfargs.h"
 
-static int failures;
-
-#define check(cond, ...) do {                                           \
-		if (!(cond)) {                                          \
-			fprintf(stderr, "%s:%d: check failed: %s: ",    \
-				__FILE__, __LINE__, #cond);             \
-			fprintf(stderr, __VA_ARGS__);                   \
-			fputc('\n', stderr);                            \
-			failures++;                                     \
-		}                                                       \
-	} while (0)
+#include "check.h"
 
 /* A func_cfg full of values btfargs_fill must overwrite. */
 static struct func_cfg junk_cfg(void) {

@@ -15,17 +15,7 @@
 #include "cifsops.h"
 #include "ksyms.h"
 
-static int failures;
-
-#define check(cond, ...) do {                                           \
-		if (!(cond)) {                                          \
-			fprintf(stderr, "%s:%d: check failed: %s: ",    \
-				__FILE__, __LINE__, #cond);             \
-			fprintf(stderr, __VA_ARGS__);                   \
-			fputc('\n', stderr);                            \
-			failures++;                                     \
-		}                                                       \
-	} while (0)
+#include "check.h"
 
 /* ---- cifsops_op_name ---- */
 

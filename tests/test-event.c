@@ -12,17 +12,7 @@
 
 #include "event.h"
 
-static int failures;
-
-#define check(cond, ...) do {                                           \
-		if (!(cond)) {                                          \
-			fprintf(stderr, "%s:%d: check failed: %s: ",    \
-				__FILE__, __LINE__, #cond);             \
-			fprintf(stderr, __VA_ARGS__);                   \
-			fputc('\n', stderr);                            \
-			failures++;                                     \
-		}                                                       \
-	} while (0)
+#include "check.h"
 
 #define check_str(got, want) do {                                       \
 		const char *g_ = (got), *w_ = (want);                   \

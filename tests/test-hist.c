@@ -8,16 +8,7 @@
 
 #include "hist.h"
 
-static int failures;
-
-#define check(cond, ...) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, #cond); \
-		fprintf(stderr, __VA_ARGS__);				\
-		fputc('\n', stderr);					\
-		failures++;						\
-	}								\
-} while (0)
+#include "check.h"
 
 #define MS 1000000ull
 

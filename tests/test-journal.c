@@ -19,16 +19,7 @@
 
 #define JOURNALD "/lib/systemd/systemd-journald"
 
-static int failures;
-
-#define CHECK(cond, ...) do {                                           \
-		if (!(cond)) {                                          \
-			failures++;                                     \
-			fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);                   \
-			fputc('\n', stderr);                            \
-		}                                                       \
-	} while (0)
+#include "check.h"
 
 struct entry {
 	char **v;

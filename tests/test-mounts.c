@@ -9,17 +9,7 @@
 
 #include "mounts.h"
 
-static int failures;
-
-#define check(cond, ...) do {                                           \
-		if (!(cond)) {                                          \
-			fprintf(stderr, "%s:%d: check failed: %s: ",    \
-				__FILE__, __LINE__, #cond);             \
-			fprintf(stderr, __VA_ARGS__);                   \
-			fputc('\n', stderr);                            \
-			failures++;                                     \
-		}                                                       \
-	} while (0)
+#include "check.h"
 
 #define KDEV(major, minor) ((uint32_t)(major) << 20 | (uint32_t)(minor))
 

@@ -7,16 +7,7 @@
 
 #include "term.h"
 
-static int failures;
-
-#define CHECK(cond, ...) do {                                           \
-		if (!(cond)) {                                          \
-			failures++;                                     \
-			fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);                   \
-			fputc('\n', stderr);                            \
-		}                                                       \
-	} while (0)
+#include "check.h"
 
 static struct func fn_unlink = {
 	.layer = LAYER_SMB, .name = "INODE_OP_UNLINK", .symbol = "cifs_unlink",

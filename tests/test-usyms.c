@@ -16,17 +16,7 @@
 
 #include "usyms.h"
 
-static int failures;
-
-#define check(cond, ...) do {                                           \
-		if (!(cond)) {                                          \
-			fprintf(stderr, "%s:%d: check failed: %s: ",    \
-				__FILE__, __LINE__, #cond);             \
-			fprintf(stderr, __VA_ARGS__);                   \
-			fputc('\n', stderr);                            \
-			failures++;                                     \
-		}                                                       \
-	} while (0)
+#include "check.h"
 
 /* Big enough that +0x5 is still inside; exported so it sits in .symtab. */
 __attribute__((noinline)) int usyms_test_target(int n);
