@@ -7,11 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "ksyms.h"
 
 #define KALLSYMS_PATH "/proc/kallsyms"
 #define READ_CHUNK (256 * 1024)
 #define NO_MODULE ((uintptr_t)-1)
+#define GROW_MIN 4096           /* kallsyms has 100k+ lines: skip the small steps */
 
 struct ksyms {
 	char *path;
@@ -53,27 +55,10 @@ static void ksyms_freep(struct ksyms **k) {
 	ksyms_free(*k);
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem) {
-	size_t n;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	n = *cap ? *cap : 4096;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 static int pool_add(struct builder *b, const char *s, size_t len, uintptr_t *ret) {
 	int r;
 
-	r = grow((void **)&b->pool, &b->pool_cap, b->pool_len + len + 1, 1);
+	r = array_grow((void **)&b->pool, &b->pool_cap, b->pool_len + len + 1, 1, GROW_MIN);
 	if (r < 0)
 		return r;
 	memcpy(b->pool + b->pool_len, s, len);
@@ -101,7 +86,7 @@ static int builder_module(struct builder *b, const char *s, size_t len, uintptr_
 			return 0;
 		}
 
-	r = grow((void **)&b->modules, &b->cap_modules, b->n_modules + 1, sizeof(uintptr_t));
+	r = array_grow((void **)&b->modules, &b->cap_modules, b->n_modules + 1, sizeof(uintptr_t), GROW_MIN);
 	if (r < 0)
 		return r;
 	r = pool_add(b, s, len, ret);
@@ -177,12 +162,12 @@ static int builder_line(struct builder *b, const char *s, const char *e) {
 	sym.module = (const char *)mod_off;
 
 	if (type_is_text(sym.type)) {
-		r = grow((void **)&b->text, &b->cap_text, b->n_text + 1, sizeof(struct ksym));
+		r = array_grow((void **)&b->text, &b->cap_text, b->n_text + 1, sizeof(struct ksym), GROW_MIN);
 		if (r < 0)
 			return r;
 		b->text[b->n_text++] = sym;
 	} else {
-		r = grow((void **)&b->data, &b->cap_data, b->n_data + 1, sizeof(struct ksym));
+		r = array_grow((void **)&b->data, &b->cap_data, b->n_data + 1, sizeof(struct ksym), GROW_MIN);
 		if (r < 0)
 			return r;
 		b->data[b->n_data++] = sym;

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * One ELF file's function symbols (.symtab, .dynsym, or the separate debug
+ * file of a stripped one) and loadable segments: what turns a file offset
+ * into function+offset, and a function name into the offset a uprobe needs.
+ *
+ * Named elffile.h, not elf.h: the agent directory is on the include path,
+ * and libelf.h includes the system <elf.h>.
+ *
+ * elf_version() must have been called before elf_file_new().
+ */
+#pragma once
+
+#include <stdint.h>
+
+struct elf_file;
+
+/*
+ * Reads the ELF file open at fd (which the caller keeps). root is the
+ * directory the file's / is, to find its debug file under; "" for the
+ * host's. -ENOEXEC when fd is no ELF file or has no loadable segment.
+ */
+int elf_file_new(int fd, const char *root, struct elf_file **ret);
+void elf_file_free(struct elf_file *f);
+
+/* The virtual address that file offset is loaded at; -ENOENT outside every segment. */
+int elf_file_vaddr(const struct elf_file *f, uint64_t offset, uint64_t *ret);
+
+/*
+ * The function covering vaddr, and how far into it vaddr is; -ENOENT when
+ * none does, ret_name and ret_offset then untouched. ret_name stays valid
+ * until elf_file_free().
+ */
+int elf_file_find(const struct elf_file *f, uint64_t vaddr, const char **ret_name, uint64_t *ret_offset);
+
+/*
+ * File offset of the function named symbol, the default version for a plain
+ * name as the dynamic linker binds it. Exported functions win over local ones;
+ * -ENOTUNIQ when several of the winning kind sit at different addresses,
+ * -ENOENT when there is none.
+ */
+int elf_file_resolve(const struct elf_file *f, const char *symbol, uint64_t *ret);
