@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * smblat.conf: defaults, parsing and validation.
+ * smblat.conf: defaults, sections and keys, drop-ins and the dump. Single
+ * values (durations, sizes, names, lists) are parsed in values.c; here they
+ * get their FILE:LINE message and the limits of the key they are set to.
  *
  * inih does the ini syntax. The installed libinih is built without
  * line numbers in the handler and without a callback on new sections, so
@@ -15,7 +17,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ini.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,35 +26,19 @@
 
 #include "config.h"
 
-#define NSEC_PER_USEC 1000ULL
 #define NSEC_PER_MSEC 1000000ULL
 #define NSEC_PER_SEC 1000000000ULL
-#define NSEC_PER_MIN (60 * NSEC_PER_SEC)
-#define NSEC_PER_HOUR (60 * NSEC_PER_MIN)
 
 #define RINGBUF_MIN 4096ULL
 #define RINGBUF_MAX (1ULL << 30)
 #define PID_MAX 4194304U             /* PID_MAX_LIMIT on 64-bit kernels */
 #define COMM_MAX (SMBLAT_COMM_LEN - 1)
-#define LABEL_MAX (SMBLAT_NAME_LEN - 1)
 #define FILE_MAX (1U << 20)          /* a config file is a few KiB; refuse surprises */
-#define SUGGEST_DISTANCE 2
 
 #define WHITESPACE " \t\n\r\v\f"
 
 /* Not strdup()ed so that config_init() cannot fail; config_free() knows it. */
 static char default_user[] = "smblat";
-
-static const char *const priority_names[] = {
-	"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug",
-};
-
-static const char *const backend_names[] = {
-	[CHOICE_AUTO] = "auto",
-	[CHOICE_FENTRY] = "fentry",
-	[CHOICE_KPROBE_MULTI] = "kprobe-multi",
-	[CHOICE_KPROBE] = "kprobe",
-};
 
 /* Sections of the layers that have one; LAYER_FUNC is configured by [probe NAME]. */
 static const char *const layer_sections[_LAYER_MAX] = {
@@ -83,351 +68,6 @@ static void fclosep(FILE **f) {
 		fclose(*f);
 }
 #define _cleanup_fclose_ __attribute__((cleanup(fclosep)))
-
-/* ---- values ---------------------------------------------------------------- */
-
-int parse_duration_ns(const char *s, uint64_t *ns) {
-	static const struct {
-		const char *suffix;
-		uint64_t mult;
-	} units[] = {
-		{ "", NSEC_PER_MSEC },      /* smbvfsslower's min_ms habit */
-		{ "ns", 1 },
-		{ "us", NSEC_PER_USEC },
-		{ "µs", NSEC_PER_USEC },
-		{ "ms", NSEC_PER_MSEC },
-		{ "s", NSEC_PER_SEC },
-		{ "sec", NSEC_PER_SEC },
-		{ "m", NSEC_PER_MIN },
-		{ "min", NSEC_PER_MIN },
-		{ "h", NSEC_PER_HOUR },
-	};
-	unsigned __int128 whole = 0, frac = 0, scale = 1, total;
-	const char *p = s;
-
-	if (!s || !isdigit((unsigned char) *p))
-		return -EINVAL;
-	for (; isdigit((unsigned char) *p); p++) {
-		whole = whole * 10 + (unsigned) (*p - '0');
-		if (whole > UINT64_MAX)
-			return -ERANGE;
-	}
-	if (*p == '.') {
-		p++;
-		if (!isdigit((unsigned char) *p))
-			return -EINVAL;
-		for (; isdigit((unsigned char) *p); p++) {
-			/* digits past 10^-18 of anything cannot add a nanosecond, unless
-			 * they are not zero, which the remainder check below rejects */
-			if (scale >= 1000000000000000000ULL) {
-				if (*p != '0')
-					return -EINVAL;
-				continue;
-			}
-			frac = frac * 10 + (unsigned) (*p - '0');
-			scale *= 10;
-		}
-	}
-	p += strspn(p, " \t");
-
-	for (size_t i = 0; i < ELEMENTSOF(units); i++) {
-		if (strcmp(p, units[i].suffix) != 0)
-			continue;
-		/* a sub-nanosecond remainder would not survive config_dump() */
-		if (frac * units[i].mult % scale != 0)
-			return -EINVAL;
-		total = whole * units[i].mult + frac * units[i].mult / scale;
-		if (total > UINT64_MAX)
-			return -ERANGE;
-		*ns = (uint64_t) total;
-		return 0;
-	}
-	return -EINVAL;
-}
-
-/* Largest unit that keeps the value exact, so parse_duration_ns() gives it back. */
-const char *format_duration_ns(char *buf, size_t size, uint64_t ns) {
-	static const struct {
-		const char *suffix;
-		uint64_t div;
-	} units[] = {
-		{ "s", NSEC_PER_SEC },
-		{ "ms", NSEC_PER_MSEC },
-		{ "us", NSEC_PER_USEC },
-		{ "ns", 1 },
-	};
-
-	if (ns == 0) {
-		snprintf(buf, size, "0");
-		return buf;
-	}
-	for (size_t i = 0; i < ELEMENTSOF(units); i++)
-		if (ns % units[i].div == 0) {
-			snprintf(buf, size, "%llu%s", (unsigned long long) (ns / units[i].div),
-				 units[i].suffix);
-			break;
-		}
-	return buf;
-}
-
-int parse_size(const char *s, uint64_t *bytes) {
-	unsigned __int128 v = 0;
-	unsigned shift = 0;
-	const char *p = s;
-
-	if (!s || !isdigit((unsigned char) *p))
-		return -EINVAL;
-	for (; isdigit((unsigned char) *p); p++) {
-		v = v * 10 + (unsigned) (*p - '0');
-		if (v > UINT64_MAX)
-			return -ERANGE;
-	}
-	switch (*p) {
-	case '\0':
-		break;
-	case 'K': case 'k':
-		shift = 10;
-		break;
-	case 'M': case 'm':
-		shift = 20;
-		break;
-	case 'G': case 'g':
-		shift = 30;
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (shift > 0) {
-		p++;
-		if (*p && strcmp(p, "iB") != 0)
-			return -EINVAL;
-	}
-	v <<= shift;
-	if (v > UINT64_MAX)
-		return -ERANGE;
-	*bytes = (uint64_t) v;
-	return 0;
-}
-
-static const char *format_size(char *buf, size_t size, uint64_t bytes) {
-	static const char suffixes[] = "GMK";
-
-	for (unsigned i = 0; i < 3; i++) {
-		uint64_t unit = 1ULL << (10 * (3 - i));
-
-		if (bytes != 0 && bytes % unit == 0) {
-			snprintf(buf, size, "%llu%c", (unsigned long long) (bytes / unit), suffixes[i]);
-			return buf;
-		}
-	}
-	snprintf(buf, size, "%llu", (unsigned long long) bytes);
-	return buf;
-}
-
-int parse_bool(const char *s, bool *b) {
-	static const char *const yes[] = { "yes", "true", "on", "1" };
-	static const char *const no[] = { "no", "false", "off", "0" };
-
-	if (!s)
-		return -EINVAL;
-	for (size_t i = 0; i < ELEMENTSOF(yes); i++) {
-		if (strcasecmp(s, yes[i]) == 0) {
-			*b = true;
-			return 0;
-		}
-		if (strcasecmp(s, no[i]) == 0) {
-			*b = false;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-/* Plain decimal: strtoul() would take signs, blanks and hex. */
-static int parse_uint(const char *s, uint64_t max, uint64_t *ret) {
-	uint64_t v = 0;
-
-	if (!*s)
-		return -EINVAL;
-	for (const char *p = s; *p; p++) {
-		unsigned d = (unsigned) (*p - '0');
-
-		if (!isdigit((unsigned char) *p))
-			return -EINVAL;
-		if (d > max || v > (max - d) / 10)
-			return -ERANGE;
-		v = v * 10 + d;
-	}
-	*ret = v;
-	return 0;
-}
-
-static int name_index(const char *s, const char *const *names, size_t n) {
-	for (size_t i = 0; i < n; i++)
-		if (names[i] && strcmp(s, names[i]) == 0)
-			return (int) i;
-	return -EINVAL;
-}
-
-int config_priority_from_name(const char *s) {
-	uint64_t v;
-	int i;
-
-	if (!s)
-		return -EINVAL;
-	if (parse_uint(s, LOG_DEBUG, &v) >= 0)
-		return (int) v;
-	i = name_index(s, priority_names, ELEMENTSOF(priority_names));
-	if (i >= 0)
-		return i;
-	/* spellings people carry over from other tools */
-	if (strcmp(s, "error") == 0)
-		return LOG_ERR;
-	if (strcmp(s, "warn") == 0)
-		return LOG_WARNING;
-	return -EINVAL;
-}
-
-const char *config_priority_name(int priority) {
-	if (priority < 0 || (size_t) priority >= ELEMENTSOF(priority_names))
-		return NULL;
-	return priority_names[priority];
-}
-
-int config_backend_from_name(const char *s) {
-	return s ? name_index(s, backend_names, ELEMENTSOF(backend_names)) : -EINVAL;
-}
-
-const char *config_backend_name(enum backend_choice b) {
-	if ((unsigned) b >= ELEMENTSOF(backend_names))
-		return NULL;
-	return backend_names[b];
-}
-
-/* FUNCTION values: [probe NAME] labels and include=/exclude= entries. */
-static bool label_valid(const char *s) {
-	size_t n = strlen(s);
-
-	return n > 0 && n <= LABEL_MAX &&
-		strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:-") == n;
-}
-
-static bool has_control(const char *s) {
-	for (; *s; s++)
-		if ((unsigned char) *s < ' ' || *s == 0x7f)
-			return true;
-	return false;
-}
-
-static bool user_name_valid(const char *s) {
-	size_t n = strlen(s);
-
-	return n > 0 && n <= 32 && s[0] != '-' &&
-		strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
-}
-
-/* Levenshtein distance, capped: only used to suggest near misses. */
-static unsigned distance(const char *a, const char *b) {
-	size_t la = strlen(a), lb = strlen(b);
-	unsigned row[65];
-
-	if (la > 64 || lb > 64)
-		return UINT_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = (unsigned) j;
-	for (size_t i = 1; i <= la; i++) {
-		unsigned diag = row[0];
-
-		row[0] = (unsigned) i;
-		for (size_t j = 1; j <= lb; j++) {
-			unsigned up = row[j], best;
-
-			best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			diag = up;
-			row[j] = best;
-		}
-	}
-	return row[lb];
-}
-
-static const char *suggest(const char *word, const char *const *names, size_t n) {
-	const char *best = NULL;
-	unsigned best_d = SUGGEST_DISTANCE + 1;
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned d;
-
-		if (!names[i])
-			continue;
-		d = distance(word, names[i]);
-		if (d > 0 && d < best_d) {
-			best = names[i];
-			best_d = d;
-		}
-	}
-	return best;
-}
-
-/* ---- lists ----------------------------------------------------------------- */
-
-static size_t strv_length(char **l) {
-	size_t n = 0;
-
-	while (l && l[n])
-		n++;
-	return n;
-}
-
-static void strv_free(char **l) {
-	for (size_t i = 0; l && l[i]; i++)
-		free(l[i]);
-	free(l);
-}
-
-static bool strv_contains(char **l, const char *s) {
-	for (size_t i = 0; l && l[i]; i++)
-		if (strcmp(l[i], s) == 0)
-			return true;
-	return false;
-}
-
-static int strv_push(char ***l, const char *s) {
-	size_t n = strv_length(*l);
-	char **nl, *copy;
-
-	copy = strdup(s);
-	if (!copy)
-		return -ENOMEM;
-	nl = realloc(*l, (n + 2) * sizeof(char *));
-	if (!nl) {
-		free(copy);
-		return -ENOMEM;
-	}
-	nl[n] = copy;
-	nl[n + 1] = NULL;
-	*l = nl;
-	return 0;
-}
-
-/* Next element of a comma and/or whitespace separated list, in buf. */
-static const char *list_next(const char **p, char *buf, size_t size) {
-	size_t n;
-
-	*p += strspn(*p, "," WHITESPACE);
-	if (!**p)
-		return NULL;
-	n = strcspn(*p, "," WHITESPACE);
-	if (n >= size)
-		n = size - 1;       /* too long to be valid anyway; validation says so */
-	memcpy(buf, *p, n);
-	buf[n] = '\0';
-	*p += strcspn(*p, "," WHITESPACE);
-	return buf;
-}
 
 /* ---- the configuration ----------------------------------------------------- */
 
@@ -469,8 +109,8 @@ void config_free(struct config *c) {
 	free(c->cgroup);
 	user_set(c, NULL);
 	for (size_t i = 0; i < _LAYER_MAX; i++) {
-		strv_free(c->layer[i].include);
-		strv_free(c->layer[i].exclude);
+		values_strv_free(c->layer[i].include);
+		values_strv_free(c->layer[i].exclude);
 	}
 	for (unsigned i = 0; i < c->n_probes; i++)
 		probe_done(&c->probes[i]);
@@ -591,7 +231,7 @@ static int set_bool(struct loader *l, const char *v, bool *ret) {
 }
 
 static int set_uint(struct loader *l, const char *v, uint64_t max, uint64_t *ret) {
-	int r = parse_uint(v, max, ret);
+	int r = values_parse_uint(v, max, ret);
 
 	if (r == -ERANGE)
 		return loader_fail(l, -EINVAL, "%s = %s is out of range, at most %llu",
@@ -614,7 +254,7 @@ static int set_u32(struct loader *l, const char *v, uint32_t *ret) {
 static int set_string(struct loader *l, const char *v, char **ret) {
 	char *copy = NULL;
 
-	if (has_control(v))
+	if (values_has_control(v))
 		return loader_fail(l, -EINVAL, "%s contains control characters", l->key);
 	if (*v) {
 		copy = strdup(v);
@@ -628,14 +268,14 @@ static int set_string(struct loader *l, const char *v, char **ret) {
 
 static int set_enum(struct loader *l, const char *v, const char *const *names, size_t n,
 		    int *ret) {
-	int i = name_index(v, names, n);
+	int i = values_name_index(v, names, n);
 	const char *hint;
 
 	if (i >= 0) {
 		*ret = i;
 		return 0;
 	}
-	hint = suggest(v, names, n);
+	hint = values_suggest(v, names, n);
 	if (hint)
 		return loader_fail(l, -EINVAL, "unknown %s \"%s\", did you mean \"%s\"?",
 				   l->key, v, hint);
@@ -651,21 +291,21 @@ static int set_functions(struct loader *l, const char *v, bool append, char ***r
 		list = *ret;
 		*ret = NULL;
 	}
-	while ((e = list_next(&p, buf, sizeof(buf)))) {
-		if (!label_valid(e)) {
-			strv_free(list);
+	while ((e = values_list_next(&p, buf, sizeof(buf)))) {
+		if (!values_label_valid(e)) {
+			values_strv_free(list);
 			return loader_fail(l, -EINVAL,
 					   "invalid function name \"%s\" in %s, expected up to %d of A-Z a-z 0-9 _ . : -",
-					   e, l->key, LABEL_MAX);
+					   e, l->key, VALUES_LABEL_MAX);
 		}
-		if (strv_contains(list, e))
+		if (values_strv_contains(list, e))
 			continue;
-		if (strv_push(&list, e) < 0) {
-			strv_free(list);
+		if (values_strv_push(&list, e) < 0) {
+			values_strv_free(list);
 			return loader_oom(l);
 		}
 	}
-	strv_free(*ret);
+	values_strv_free(*ret);
 	*ret = list;
 	return 0;
 }
@@ -716,10 +356,10 @@ static int agent_ringbuf_size(struct loader *l, const char *v, bool append) {
 	if (b < RINGBUF_MIN || b > RINGBUF_MAX || (b & (b - 1)) != 0)
 		return loader_fail(l, -EINVAL,
 				   "ringbuf_size = %s must be a power of two between 4K and 1G (e.g. %s)",
-				   v, format_size(buf, sizeof(buf),
-						  b < RINGBUF_MIN ? RINGBUF_MIN :
-						  b > RINGBUF_MAX ? RINGBUF_MAX :
-						  1ULL << (63 - __builtin_clzll(b))));
+				   v, values_format_size(buf, sizeof(buf),
+							 b < RINGBUF_MIN ? RINGBUF_MIN :
+							 b > RINGBUF_MAX ? RINGBUF_MAX :
+							 1ULL << (63 - __builtin_clzll(b))));
 	l->c->ringbuf_bytes = b;
 	return 0;
 }
@@ -735,7 +375,7 @@ static int agent_rate_burst(struct loader *l, const char *v, bool append) {
 static int agent_user(struct loader *l, const char *v, bool append) {
 	char *copy = NULL;
 
-	if (*v && !user_name_valid(v))
+	if (*v && !values_user_name_valid(v))
 		return loader_fail(l, -EINVAL, "invalid user name \"%s\"", v);
 	if (*v) {
 		copy = strdup(v);
@@ -749,7 +389,7 @@ static int agent_user(struct loader *l, const char *v, bool append) {
 static int agent_backend(struct loader *l, const char *v, bool append) {
 	int b = CHOICE_AUTO, r;
 
-	r = set_enum(l, v, backend_names, ELEMENTSOF(backend_names), &b);
+	r = set_enum(l, v, values_backend_names, ELEMENTSOF(values_backend_names), &b);
 	if (r >= 0)
 		l->c->backend = (enum backend_choice) b;
 	return r;
@@ -769,7 +409,7 @@ static int set_priority(struct loader *l, const char *v, int *ret) {
 		*ret = p;
 		return 0;
 	}
-	hint = suggest(v, priority_names, ELEMENTSOF(priority_names));
+	hint = values_suggest(v, values_priority_names, ELEMENTSOF(values_priority_names));
 	return loader_fail(l, -EINVAL, "invalid syslog priority \"%s\" for %s%s%s%s, use a name "
 			   "(emerg alert crit err warning notice info debug) or 0-7",
 			   v, l->key, hint ? ", did you mean \"" : "", hint ?: "", hint ? "\"?" : "");
@@ -843,15 +483,15 @@ static int smb_groups(struct loader *l, const char *v, bool append) {
 	if (!append)
 		for (size_t g = GROUP_NONE + 1; g < ELEMENTSOF(group); g++)
 			group[g] = false;
-	while ((e = list_next(&p, buf, sizeof(buf)))) {
-		int g = name_index(e, group_names, ELEMENTSOF(group_names));
+	while ((e = values_list_next(&p, buf, sizeof(buf)))) {
+		int g = values_name_index(e, group_names, ELEMENTSOF(group_names));
 		const char *hint;
 
 		if (g > GROUP_NONE) {
 			group[g] = true;
 			continue;
 		}
-		hint = suggest(e, group_names, ELEMENTSOF(group_names));
+		hint = values_suggest(e, group_names, ELEMENTSOF(group_names));
 		return loader_fail(l, -EINVAL, "unknown group \"%s\"%s%s%s, use inode, file, adspace or super",
 				   e, hint ? ", did you mean \"" : "", hint ?: "", hint ? "\"?" : "");
 	}
@@ -865,37 +505,12 @@ static struct probe_config *loader_probe(struct loader *l) {
 	return &l->c->probes[l->probe];
 }
 
-/* Only the shape is checked here; whether it exists is known at attach time. */
-static const char *target_problem(const char *t) {
-	const char *colon;
-
-	if (strpbrk(t, WHITESPACE) || has_control(t))
-		return "contains blanks or control characters";
-	if (t[0] == ':' || t[strlen(t) - 1] == ':' || strstr(t, "::"))
-		return "has an empty part around ':'";
-	if (strncmp(t, "usdt:", 5) == 0) {
-		/* usdt:PATH:PROVIDER:START,END */
-		colon = strrchr(t + 5, ':');
-		if (!colon || colon == strchr(t + 5, ':'))
-			return "is not usdt:PATH:PROVIDER:START,END";
-		if (!strchr(colon, ',') || colon[1] == ',' || colon[strlen(colon) - 1] == ',')
-			return "needs two USDT probes, entry and return: usdt:PATH:PROVIDER:START,END";
-		return NULL;
-	}
-	if (strncmp(t, "syscall:", 8) == 0) {
-		if (strspn(t + 8, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(t + 8))
-			return "is not syscall:NAME";
-		return NULL;
-	}
-	return NULL;
-}
-
 static int probe_target(struct loader *l, const char *v, bool append) {
 	const char *problem;
 
 	if (!*v)
 		return loader_fail(l, -EINVAL, "target is empty");
-	problem = target_problem(v);
+	problem = values_target_problem(v);
 	if (problem)
 		return loader_fail(l, -EINVAL, "target \"%s\" %s", v, problem);
 	return set_string(l, v, &loader_probe(l)->target);
@@ -919,7 +534,7 @@ static int probe_user_stack(struct loader *l, const char *v, bool append) {
 
 static int probe_args(struct loader *l, const char *v, bool append) {
 	uint64_t n;
-	int r = parse_uint(v, UINT32_MAX, &n);
+	int r = values_parse_uint(v, UINT32_MAX, &n);
 
 	if (r < 0 || n > SMBLAT_MAX_ARGS)
 		return loader_fail(l, -EINVAL, "args = %s must be a number from 0 to %d", v, SMBLAT_MAX_ARGS);
@@ -1011,7 +626,7 @@ static int key_unknown(struct loader *l, const char *name) {
 	if (homes)
 		return loader_fail(l, -EINVAL, "unknown key \"%s\" in [%s], it belongs in %s",
 				   name, l->section, homes);
-	hint = suggest(name, names, ELEMENTSOF(names));
+	hint = values_suggest(name, names, ELEMENTSOF(names));
 	if (hint)
 		return loader_fail(l, -EINVAL, "unknown key \"%s\" in [%s], did you mean \"%s\"?",
 				   name, l->section, hint);
@@ -1107,10 +722,10 @@ static int section_probe(struct loader *l, const char *label) {
 
 	if (!*label)
 		return loader_fail(l, -EINVAL, "[probe] needs a name: [probe NAME]");
-	if (!label_valid(label))
+	if (!values_label_valid(label))
 		return loader_fail(l, -EINVAL,
 				   "invalid probe name \"%s\", expected up to %d of A-Z a-z 0-9 _ . : -",
-				   label, LABEL_MAX);
+				   label, VALUES_LABEL_MAX);
 	i = probe_find(l->c, label);
 	if (i >= 0 && l->probe_line[i])
 		return loader_fail(l, -EINVAL, "duplicate section [probe %s], first at line %u",
@@ -1148,7 +763,7 @@ static int section_enter(struct loader *l, char *name) {
 		l->kind = SECTION_JOURNAL;
 	else if (strcmp(name, "histogram") == 0)
 		l->kind = SECTION_HISTOGRAM;
-	else if ((i = name_index(name, layer_sections, ELEMENTSOF(layer_sections))) >= 0) {
+	else if ((i = values_name_index(name, layer_sections, ELEMENTSOF(layer_sections))) >= 0) {
 		l->layer = (enum layer) i;
 		l->kind = i == LAYER_SMB ? SECTION_SMB : SECTION_LAYER;
 	} else {
@@ -1160,13 +775,13 @@ static int section_enter(struct loader *l, char *name) {
 			if (n < sizeof(word)) {
 				memcpy(word, name, n);
 				word[n] = '\0';
-				if (distance(word, "probe") <= SUGGEST_DISTANCE)
+				if (values_distance(word, "probe") <= VALUES_SUGGEST_DISTANCE)
 					return loader_fail(l, -EINVAL, "unknown section [%s], did you mean [probe%s]?",
 							   name, name + n);
 			}
 			return loader_fail(l, -EINVAL, "unknown section [%s]", name);
 		}
-		hint = suggest(name, fixed, ELEMENTSOF(fixed));
+		hint = values_suggest(name, fixed, ELEMENTSOF(fixed));
 		if (hint && strcmp(hint, "probe") == 0)
 			return loader_fail(l, -EINVAL, "unknown section [%s], did you mean [probe NAME]?", name);
 		if (hint)
@@ -1510,7 +1125,7 @@ void config_dump(const struct config *c, FILE *f) {
 	dump_string(f, "cgroup", c->cgroup);
 	dump_bool(f, "kernel_stack", c->kernel_stack);
 	dump_bool(f, "user_stack", c->user_stack);
-	fprintf(f, "ringbuf_size = %s\n", format_size(buf, sizeof(buf), c->ringbuf_bytes));
+	fprintf(f, "ringbuf_size = %s\n", values_format_size(buf, sizeof(buf), c->ringbuf_bytes));
 	fprintf(f, "rate_limit = %u\n", c->rate_limit);
 	fprintf(f, "rate_burst = %u\n", c->rate_burst);
 	dump_string(f, "user", c->user);

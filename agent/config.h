@@ -7,17 +7,10 @@
 #include <stdio.h>
 
 #include "func.h"
+#include "values.h"             /* parse_duration_ns() and the other single values */
 
 #define EX_CONFIG_ 78           /* sysexits EX_CONFIG */
 #define CONFIG_MAX_PROBES 256
-
-/* Attach backend wanted by the user for kernel functions. */
-enum backend_choice {
-	CHOICE_AUTO,
-	CHOICE_FENTRY,
-	CHOICE_KPROBE_MULTI,
-	CHOICE_KPROBE,
-};
 
 struct layer_config {
 	bool enabled;
@@ -96,17 +89,3 @@ void config_dump(const struct config *c, FILE *f);
 uint64_t config_layer_threshold_ns(const struct config *c, enum layer l);
 /* The probe's own, else [agent]'s (the func layer has no section). */
 uint64_t config_probe_threshold_ns(const struct config *c, const struct probe_config *p);
-
-/* "warning", "4", also "error" and "warn"; -EINVAL when unknown. */
-int config_priority_from_name(const char *s);
-const char *config_priority_name(int priority);      /* NULL outside 0..7 */
-int config_backend_from_name(const char *s);         /* "kprobe-multi" -> CHOICE_KPROBE_MULTI */
-const char *config_backend_name(enum backend_choice b);
-
-/* "500us", "10ms", "1.5s", "2m"; bare numbers are milliseconds. */
-int parse_duration_ns(const char *s, uint64_t *ns);
-/* Exact and parseable back: "10ms", "1500ms", "250us", "0". Returns buf. */
-const char *format_duration_ns(char *buf, size_t size, uint64_t ns);
-/* "4M", "64K", "1G", bare bytes */
-int parse_size(const char *s, uint64_t *bytes);
-int parse_bool(const char *s, bool *b);
