@@ -13,8 +13,10 @@
 #include <systemd/sd-event.h>
 
 #include "agent-int.h"
+#include "block.h"
 #include "cifsops.h"
 #include "privs.h"
+#include "syscalls.h"
 
 #define CIFS_WATCH_USEC (2 * 1000000ULL)
 #define FUNC_SLACK 256          /* ids kept free for cifs.ko loaded after start */
@@ -52,7 +54,9 @@ static int func_probe_add(struct agent *a, const struct probe_config *pc)
 	struct func *f;
 	int id, r = 0;
 
-	if (strncmp(target, "usdt:", 5) == 0 || strncmp(target, "syscall:", 8) == 0) {
+	if (strncmp(target, "syscall:", 8) == 0)
+		return syscalls_probe_add(a, pc);
+	if (strncmp(target, "usdt:", 5) == 0) {
 		agent_status(a, LOG_WARNING, "probe %s: target kind of \"%s\" is not supported yet",
 		       pc->label, target);
 		return 0;
@@ -326,9 +330,18 @@ static int setup_probes(struct agent *a)
 		.tgid = a->cfg->pid,
 		.comm = a->cfg->comm,
 		.ringbuf_bytes = a->cfg->ringbuf_bytes,
-		.func_capacity = FUNC_SLACK + a->cfg->n_probes,
+		.func_capacity = FUNC_SLACK + a->cfg->n_probes + _BLOCK_OP_MAX,
 	};
+	struct block_cfg bc;
 	int r;
+
+	if (a->cfg->layer[LAYER_BLOCK].enabled) {
+		if (block_cfg_build(a->cfg, btfs_get(a->btfs, NULL), NULL, &bc) < 0)
+			return -ECANCELED;  /* said why already */
+		po.block = &bc;
+	}
+	for (unsigned int i = 0; i < a->cfg->n_probes; i++)
+		po.syscalls |= strncmp(a->cfg->probes[i].target, "syscall:", 8) == 0;
 
 	if (a->cfg->cgroup && *a->cfg->cgroup) {
 		po.cgroup_id = cgroup_id_of(a->cfg->cgroup);
@@ -359,8 +372,10 @@ static void layers_attach(struct agent *a)
 	}
 	for (unsigned int i = 0; i < a->cfg->n_probes; i++)
 		func_probe_add(a, &a->cfg->probes[i]);
+	if (a->cfg->layer[LAYER_BLOCK].enabled)
+		block_attach(a);
 	for (int l = LAYER_SMB2; l < _LAYER_MAX; l++)
-		if (l != LAYER_FUNC && a->cfg->layer[l].enabled)
+		if (l != LAYER_FUNC && l != LAYER_BLOCK && a->cfg->layer[l].enabled)
 			agent_status(a, LOG_WARNING, "%s: layer not available in this version", layer_name(l));
 }
 
@@ -373,12 +388,19 @@ static void list_probes(struct agent *a)
 		printf("# kernel functions: no backend: %s\n", why ? why : "?");
 	else
 		printf("# kernel functions: %s first, falling back per function\n", backend_name(be));
+	why = probes_tp_btf_why(a->probes);
+	printf("# tracepoints (block, syscall:): %s\n",
+	       why ? why : "tp_btf first, raw_tp when refused");
 	printf("%-28s %-6s %-36s %-13s %s\n", "FUNCTION", "LAYER", "TARGET", "BACKEND", "STATUS");
 	for (uint32_t i = 0; i < a->funcs.n; i++) {
 		const struct func *f = &a->funcs.v[i];
 		char target[256];
 
-		snprintf(target, sizeof(target), "%s%s%s%s", f->symbol ? f->symbol : "-",
+		if (f->layer == LAYER_BLOCK)
+			snprintf(target, sizeof(target), "%s..block_rq_complete",
+				 a->cfg->block_queue_time ? "block_rq_insert" : "block_rq_issue");
+		else
+			snprintf(target, sizeof(target), "%s%s%s%s", f->symbol ? f->symbol : "-",
 			 f->module ? " [" : "", f->module ? f->module : "", f->module ? "]" : "");
 		printf("%-28s %-6s %-36s %-13s %s\n", f->name, layer_name(f->layer), target,
 		       f->missing ? "-" : backend_name(f->backend),

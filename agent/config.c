@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "syscalls.h"
 
 #define NSEC_PER_MSEC 1000000ULL
 #define NSEC_PER_SEC 1000000000ULL
@@ -112,6 +113,7 @@ void config_free(struct config *c) {
 		values_strv_free(c->layer[i].include);
 		values_strv_free(c->layer[i].exclude);
 	}
+	values_strv_free(c->block_disks);
 	for (unsigned i = 0; i < c->n_probes; i++)
 		probe_done(&c->probes[i]);
 	free(c->probes);
@@ -138,6 +140,7 @@ enum section_kind {
 	SECTION_SMB,                /* a layer with groups= */
 	SECTION_LAYER,
 	SECTION_PROBE,
+	SECTION_BLOCK,              /* a layer with disks= and queue_time= */
 	_SECTION_MAX,
 };
 
@@ -474,6 +477,53 @@ static int layer_exclude(struct loader *l, const char *v, bool append) {
 	return set_functions(l, v, append, &loader_layer(l)->exclude);
 }
 
+/* Kernel disk names: sda, nvme0n1, dm-0, cciss!c0d0 (sysfs spells '/' as '!'). */
+static bool disk_name_valid(const char *s) {
+	size_t n = strlen(s);
+
+	return n > 0 && n < BLOCK_DISK_LEN && !strchr(s, '/') && s[0] != '.' &&
+	       !values_has_control(s);
+}
+
+static int block_disks(struct loader *l, const char *v, bool append) {
+	char buf[BLOCK_DISK_LEN + 1], **list = NULL;
+	const char *p = v, *e;
+
+	if (append) {
+		list = l->c->block_disks;
+		l->c->block_disks = NULL;
+	}
+	while ((e = values_list_next(&p, buf, sizeof(buf)))) {
+		size_t n = 0;
+
+		if (!disk_name_valid(e)) {
+			values_strv_free(list);
+			return loader_fail(l, -EINVAL, "invalid disk name \"%s\" in disks, expected a name "
+					   "of /sys/class/block such as sda or nvme0n1", e);
+		}
+		if (values_strv_contains(list, e))
+			continue;
+		while (list && list[n])
+			n++;
+		/* BPF compares against a fixed array of dev_t */
+		if (n == BLOCK_MAX_DISKS) {
+			values_strv_free(list);
+			return loader_fail(l, -EINVAL, "disks lists more than %d disks", BLOCK_MAX_DISKS);
+		}
+		if (values_strv_push(&list, e) < 0) {
+			values_strv_free(list);
+			return loader_oom(l);
+		}
+	}
+	values_strv_free(l->c->block_disks);
+	l->c->block_disks = list;
+	return 0;
+}
+
+static int block_queue_time(struct loader *l, const char *v, bool append) {
+	return set_bool(l, v, &l->c->block_queue_time);
+}
+
 static int smb_groups(struct loader *l, const char *v, bool append) {
 	bool group[ELEMENTSOF(l->c->group)];
 	char buf[32];
@@ -513,6 +563,13 @@ static int probe_target(struct loader *l, const char *v, bool append) {
 	problem = values_target_problem(v);
 	if (problem)
 		return loader_fail(l, -EINVAL, "target \"%s\" %s", v, problem);
+	if (strncmp(v, "syscall:", 8) == 0 && syscalls_nr(v + 8) < 0) {
+		const char *hint = syscalls_suggest(v + 8);
+
+		return loader_fail(l, -EINVAL, "target \"%s\": no syscall \"%s\" on this architecture%s%s%s",
+				   v, v + 8, hint ? ", did you mean \"syscall:" : "", hint ?: "",
+				   hint ? "\"?" : "");
+	}
 	return set_string(l, v, &loader_probe(l)->target);
 }
 
@@ -568,11 +625,13 @@ static const struct key {
 	{ "priority_summary", S(SECTION_JOURNAL), false, journal_priority_summary },
 	{ "lost_interval", S(SECTION_JOURNAL), false, journal_lost_interval },
 	{ "interval", S(SECTION_HISTOGRAM), false, histogram_interval },
-	{ "enabled", S(SECTION_SMB) | S(SECTION_LAYER), false, layer_enabled },
-	{ "threshold", S(SECTION_SMB) | S(SECTION_LAYER), false, layer_threshold },
-	{ "include", S(SECTION_SMB) | S(SECTION_LAYER), true, layer_include },
-	{ "exclude", S(SECTION_SMB) | S(SECTION_LAYER), true, layer_exclude },
+	{ "enabled", S(SECTION_SMB) | S(SECTION_LAYER) | S(SECTION_BLOCK), false, layer_enabled },
+	{ "threshold", S(SECTION_SMB) | S(SECTION_LAYER) | S(SECTION_BLOCK), false, layer_threshold },
+	{ "include", S(SECTION_SMB) | S(SECTION_LAYER) | S(SECTION_BLOCK), true, layer_include },
+	{ "exclude", S(SECTION_SMB) | S(SECTION_LAYER) | S(SECTION_BLOCK), true, layer_exclude },
 	{ "groups", S(SECTION_SMB), true, smb_groups },
+	{ "disks", S(SECTION_BLOCK), true, block_disks },
+	{ "queue_time", S(SECTION_BLOCK), false, block_queue_time },
 	{ "target", S(SECTION_PROBE), false, probe_target },
 	{ "threshold", S(SECTION_PROBE), false, probe_threshold },
 	{ "kernel_stack", S(SECTION_PROBE), false, probe_kernel_stack },
@@ -595,8 +654,9 @@ static const char *key_homes(const char *name, char *buf, size_t size) {
 		[SECTION_JOURNAL] = "[journal]",
 		[SECTION_HISTOGRAM] = "[histogram]",
 		[SECTION_SMB] = "[smb]",
-		[SECTION_LAYER] = "[smb2], [block], [smbd]",
+		[SECTION_LAYER] = "[smb2], [smbd]",
 		[SECTION_PROBE] = "[probe NAME]",
+		[SECTION_BLOCK] = "[block]",
 	};
 	unsigned sections = 0;
 	size_t n = 0;
@@ -765,7 +825,7 @@ static int section_enter(struct loader *l, char *name) {
 		l->kind = SECTION_HISTOGRAM;
 	else if ((i = values_name_index(name, layer_sections, ELEMENTSOF(layer_sections))) >= 0) {
 		l->layer = (enum layer) i;
-		l->kind = i == LAYER_SMB ? SECTION_SMB : SECTION_LAYER;
+		l->kind = i == LAYER_SMB ? SECTION_SMB : i == LAYER_BLOCK ? SECTION_BLOCK : SECTION_LAYER;
 	} else {
 		n = strcspn(name, WHITESPACE);
 		if (name[n]) {
@@ -1156,6 +1216,10 @@ void config_dump(const struct config *c, FILE *f) {
 				if (c->group[g])
 					fprintf(f, " %s", group_names[g]);
 			fputc('\n', f);
+		}
+		if (i == LAYER_BLOCK) {
+			dump_list(f, "disks", c->block_disks);
+			dump_bool(f, "queue_time", c->block_queue_time);
 		}
 	}
 

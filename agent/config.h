@@ -60,6 +60,9 @@ struct config {
 	/* [smb] [smb2] [block] [smbd] */
 	struct layer_config layer[_LAYER_MAX];
 	bool group[5];              /* enum op_group enabled for [smb] groups=, all by default */
+	/* [block] */
+	char **block_disks;         /* NULL-terminated disk names, NULL: every disk */
+	bool block_queue_time;      /* time from block_rq_insert, default no */
 	/* [probe NAME] ... */
 	struct probe_config *probes;
 	unsigned int n_probes;

@@ -163,6 +163,22 @@ static int ret_errno(uint8_t kind, int64_t ret)
 	return 0;
 }
 
+/* BLOCK_WRITE -> OP=WRITE; ops this build has no name for keep their number. */
+static void block_record(const struct event *e, const struct func *fn, struct record *r)
+{
+	r->has_block = true;
+	memcpy(r->disk, e->blk_disk, BLOCK_DISK_LEN);
+	r->disk[BLOCK_DISK_LEN] = '\0';
+	if (strcmp(fn->name, "BLOCK_OTHER") == 0 || strncmp(fn->name, "BLOCK_", 6) != 0)
+		snprintf(r->op, sizeof(r->op), "%u", e->blk_op);
+	else
+		snprintf(r->op, sizeof(r->op), "%s", fn->name + 6);
+	r->bytes = e->blk_bytes;
+	r->sector = e->blk_sector;
+	r->has_queue = e->flags & EF_BLOCK_QUEUE;
+	r->queue_ns = e->blk_queue_ns;
+}
+
 int event_decode(const struct decoder *d, const void *data, size_t size, struct record *r)
 {
 	const struct event *e = data;
@@ -191,6 +207,8 @@ int event_decode(const struct decoder *d, const void *data, size_t size, struct 
 		r->ret = ret_value(fn->cfg.ret_kind, e->ret);
 		r->err = ret_errno(fn->cfg.ret_kind, r->ret);
 	}
+	if (e->flags & EF_BLOCK)
+		block_record(e, fn, r);
 	r->nargs = fn->cfg.nargs > SMBLAT_MAX_ARGS ? SMBLAT_MAX_ARGS : fn->cfg.nargs;
 	memcpy(r->args, e->args, sizeof(r->args));
 	return stacks(d, e, fn, r);

@@ -21,6 +21,8 @@ static const char *const backend_names[_BACKEND_MAX] = {
 	[BACKEND_UPROBE] = "uprobe",
 	[BACKEND_USDT] = "usdt",
 	[BACKEND_TRACEPOINT] = "tracepoint",
+	[BACKEND_TP_BTF] = "tp_btf",
+	[BACKEND_RAW_TP] = "raw_tp",
 };
 
 static const char *const group_names[] = {

@@ -24,6 +24,8 @@ enum backend {
 	BACKEND_UPROBE,
 	BACKEND_USDT,
 	BACKEND_TRACEPOINT,
+	BACKEND_TP_BTF,         /* block, syscall: BTF-typed raw tracepoint */
+	BACKEND_RAW_TP,
 	_BACKEND_MAX,
 };
 

@@ -228,6 +228,8 @@ static bool func_is_kernel(const struct func *f)
 	case LAYER_BLOCK:
 		return true;
 	case LAYER_FUNC:
+		if (f->backend == BACKEND_TP_BTF || f->backend == BACKEND_RAW_TP)
+			return false;       /* syscall:NAME */
 		return f->backend != BACKEND_UPROBE && f->backend != BACKEND_USDT &&
 		       !strchr(f->symbol, '/');
 	default:
@@ -332,6 +334,20 @@ static void fields_add_args(struct fields *f, const struct record *r)
 	fields_adds(f, "ARGS", buf);
 }
 
+/* block layer: the request as issued */
+static void fields_add_block(struct fields *f, const struct record *r)
+{
+	if (!r->has_block)
+		return;
+	if (r->disk[0])
+		fields_adds(f, "DISK", r->disk);
+	fields_adds(f, "OP", r->op);
+	fields_addf(f, "BYTES", "%" PRIu64, r->bytes);
+	fields_addf(f, "SECTOR", "%" PRIu64, r->sector);
+	if (r->has_queue)
+		fields_addf(f, "QUEUE_US", "%" PRIu64, r->queue_ns / 1000);
+}
+
 /* "INODE_OP_UNLINK took 16.351 ms: rm[48782] on \\srv\share file a.txt (error ENOENT)" */
 static void fields_add_message(struct fields *f, const struct record *r, const char *comm)
 {
@@ -344,6 +360,13 @@ static void fields_add_message(struct fields *f, const struct record *r, const c
 	else if (r->err)
 		snprintf(err, sizeof(err), " (error %d)", r->err);
 
+	if (r->has_block) {
+		/* "BLOCK_WRITE took 1.204 ms: dd[4242] on loop0 sector 2048, 65536 bytes" */
+		fields_addf(f, "MESSAGE", "%s took %" PRIu64 ".%03" PRIu64 " ms: %s[%" PRIu32 "] on %s "
+			    "sector %" PRIu64 ", %" PRIu64 " bytes", r->func->name, us / 1000, us % 1000,
+			    comm, r->pid, r->disk[0] ? r->disk : "?", r->sector, r->bytes);
+		return;
+	}
 	fields_addf(f, "MESSAGE", "%s took %" PRIu64 ".%03" PRIu64 " ms: %s[%" PRIu32 "]%s%s%s%s%s",
 		    r->func->name, us / 1000, us % 1000, comm, r->pid,
 		    r->share ? " on " : "", r->share ?: "",
@@ -385,6 +408,7 @@ static int event_fields(const struct record *r, int priority, struct fields *f)
 		if (ename)
 			fields_adds(f, "ERRNO_NAME", ename);
 	}
+	fields_add_block(f, r);
 	fields_add_ret(f, r);
 	fields_add_args(f, r);
 	fields_add_stack(f, "STACK", r->stack, '\n', false);

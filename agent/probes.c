@@ -41,6 +41,11 @@ struct probes {
 		int fd;
 	} btf_fds[8];
 	uint32_t n_btf_fds;
+	/* block and syscall layers */
+	bool tp_btf;                /* tp_btf programs loaded and not refused yet */
+	char *tp_btf_why;
+	struct bpf_link **tp;
+	uint32_t n_tp;
 };
 
 static char *errdup(const char *what, int err)
@@ -52,7 +57,37 @@ static char *errdup(const char *what, int err)
 	return s;
 }
 
-static int skel_load(const struct probes_opts *o, bool fentry, bool kmulti,
+/* "tp_btf/block_rq_issue" -> "block_rq_issue", or NULL for other programs. */
+static const char *prog_tracepoint(const struct bpf_program *prog, bool *btf)
+{
+	const char *sec = bpf_program__section_name(prog);
+
+	*btf = strncmp(sec, "tp_btf/", 7) == 0;
+	if (*btf)
+		return sec + 7;
+	return strncmp(sec, "raw_tp/", 7) == 0 ? sec + 7 : NULL;
+}
+
+/* Tracepoint programs load only for the layers in use, tp_btf ones only when asked. */
+static void tracepoints_autoload(struct smblat_bpf *skel, const struct probes_opts *o, bool tp_btf)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, skel->obj) {
+		const char *tp;
+		bool btf, want;
+
+		tp = prog_tracepoint(prog, &btf);
+		if (!tp)
+			continue;
+		want = strncmp(tp, "block_", 6) == 0 ? o->block != NULL : o->syscalls;
+		bpf_program__set_autoload(prog, want && (tp_btf || !btf));
+	}
+	if (o->block)
+		skel->rodata->block_cfg = *o->block;
+}
+
+static int skel_load(const struct probes_opts *o, bool fentry, bool kmulti, bool tp_btf,
 		     struct smblat_bpf **ret)
 {
 	struct smblat_bpf *skel = smblat_bpf__open();
@@ -79,6 +114,7 @@ static int skel_load(const struct probes_opts *o, bool fentry, bool kmulti,
 		bpf_program__set_autoload(skel->progs.kmulti_entry, false);
 		bpf_program__set_autoload(skel->progs.kmulti_exit, false);
 	}
+	tracepoints_autoload(skel, o, tp_btf);
 	r = smblat_bpf__load(skel);
 	if (r < 0) {
 		smblat_bpf__destroy(skel);
@@ -107,6 +143,7 @@ int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs
 	struct probes *p = calloc(1, sizeof(*p));
 	bool fentry = o->choice == CHOICE_AUTO || o->choice == CHOICE_FENTRY;
 	bool kmulti = o->choice == CHOICE_AUTO || o->choice == CHOICE_KPROBE_MULTI;
+	bool tp_btf = o->block || o->syscalls;
 	int r;
 
 	if (!p)
@@ -115,16 +152,31 @@ int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs
 	p->btfs = btfs;
 	p->choice = o->choice;
 	/* Each optional program type is a feature probe: drop what the kernel refuses. */
-	r = skel_load(o, fentry, kmulti, &p->skel);
+	r = skel_load(o, fentry, kmulti, tp_btf, &p->skel);
 	if (r < 0 && fentry) {
 		p->fentry_why = errdup("fentry programs refused", r);
 		fentry = false;
-		r = skel_load(o, fentry, kmulti, &p->skel);
+		r = skel_load(o, fentry, kmulti, tp_btf, &p->skel);
 	}
 	if (r < 0 && kmulti) {
 		p->kmulti_why = errdup("kprobe.multi programs refused", r);
 		kmulti = false;
-		r = skel_load(o, fentry, kmulti, &p->skel);
+		r = skel_load(o, fentry, kmulti, tp_btf, &p->skel);
+	}
+	if (r < 0 && tp_btf) {
+		p->tp_btf_why = errdup("tp_btf programs refused", r);
+		tp_btf = false;
+		r = skel_load(o, fentry, kmulti, tp_btf, &p->skel);
+	}
+	if (r < 0 && (o->block || o->syscalls)) {
+		/* The other layers need not go down with the tracepoint ones. */
+		struct probes_opts bare = *o;
+
+		bare.block = NULL;
+		bare.syscalls = false;
+		free(p->tp_btf_why);
+		p->tp_btf_why = errdup("block and syscall programs refused", r);
+		r = skel_load(&bare, fentry, kmulti, false, &p->skel);
 	}
 	if (r < 0) {
 		fprintf(stderr, "smblat: cannot load BPF programs: %s\n", strerror(-r));
@@ -133,6 +185,7 @@ int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs
 	}
 	p->fentry = fentry && fentry_works(p);
 	p->kmulti = kmulti;
+	p->tp_btf = tp_btf;
 	p->kprobe = access("/sys/bus/event_source/devices/kprobe/type", F_OK) == 0;
 	if (!p->kprobe)
 		p->kprobe_why = strdup("kernel has no kprobes (no kprobe event source)");
@@ -157,6 +210,9 @@ void probes_close(struct probes *p)
 {
 	if (!p)
 		return;
+	for (uint32_t i = p->n_tp; i > 0; i--)
+		bpf_link__destroy(p->tp[i - 1]);
+	free(p->tp);
 	for (uint32_t i = p->n_multi; i > 0; i--)
 		bpf_link__destroy(p->multi[i - 1]);
 	free(p->multi);
@@ -171,6 +227,7 @@ void probes_close(struct probes *p)
 	free(p->fentry_why);
 	free(p->kmulti_why);
 	free(p->kprobe_why);
+	free(p->tp_btf_why);
 	free(p->why);
 	free(p);
 }
@@ -483,6 +540,85 @@ void probes_detach(struct probes *p, uint32_t id)
 	for (uint32_t i = 0; i < p->n_att; i++)
 		if (p->att[i].id == id)
 			attachment_release(&p->att[i]);
+}
+
+static struct bpf_program *tracepoint_prog(struct probes *p, const char *tp, bool btf)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		const char *name;
+		bool b;
+
+		name = prog_tracepoint(prog, &b);
+		if (name && b == btf && strcmp(name, tp) == 0 && bpf_program__autoload(prog))
+			return prog;
+	}
+	return NULL;
+}
+
+static int tracepoint_link_keep(struct probes *p, struct bpf_link *l)
+{
+	struct bpf_link **v = realloc(p->tp, (p->n_tp + 1) * sizeof(*v));
+
+	if (!v) {
+		bpf_link__destroy(l);
+		return -ENOMEM;
+	}
+	p->tp = v;
+	v[p->n_tp++] = l;
+	return 0;
+}
+
+int probes_attach_tracepoint(struct probes *p, const char *tp)
+{
+	struct bpf_program *prog = p->tp_btf ? tracepoint_prog(p, tp, true) : NULL;
+	struct bpf_link *l;
+	int r;
+
+	/* Loading is not enough: some kernels refuse tracing links at attach time. */
+	if (prog) {
+		l = bpf_program__attach_trace(prog);
+		if (l) {
+			r = tracepoint_link_keep(p, l);
+			return r < 0 ? r : BACKEND_TP_BTF;
+		}
+		free(p->tp_btf_why);
+		p->tp_btf_why = errdup("tp_btf attach refused", -errno);
+		p->tp_btf = false;
+	}
+	prog = tracepoint_prog(p, tp, false);
+	if (!prog)
+		return -ENOENT;
+	l = bpf_program__attach_raw_tracepoint(prog, tp);
+	if (!l)
+		return -errno;
+	r = tracepoint_link_keep(p, l);
+	return r < 0 ? r : BACKEND_RAW_TP;
+}
+
+const char *probes_tp_btf_why(const struct probes *p)
+{
+	return p->tp_btf ? NULL : p->tp_btf_why;
+}
+
+static int id_set(struct bpf_map *m, uint32_t key, int id)
+{
+	uint32_t v = id < 0 ? 0 : (uint32_t)id + 1;
+
+	if (bpf_map__update_elem(m, &key, sizeof(key), &v, sizeof(v), BPF_ANY) < 0)
+		return -errno;
+	return 0;
+}
+
+int probes_set_block_id(struct probes *p, uint32_t op, int id)
+{
+	return id_set(p->skel->maps.blk_ids, op, id);
+}
+
+int probes_set_syscall_id(struct probes *p, uint32_t nr, int id)
+{
+	return id_set(p->skel->maps.sys_ids, nr, id);
 }
 
 int probes_ringbuf_fd(const struct probes *p)

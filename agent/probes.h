@@ -19,6 +19,9 @@ struct probes_opts {
 	uint64_t cgroup_id;
 	uint64_t ringbuf_bytes;
 	uint32_t func_capacity;     /* ids the histogram map must hold */
+	/* tracepoint layers: their programs load only when asked for */
+	const struct block_cfg *block;  /* NULL: block layer off */
+	bool syscalls;              /* [probe] sections with syscall: targets */
 };
 
 /*
@@ -47,6 +50,17 @@ int probes_attach_uprobe(struct probes *p, struct func *f, const char *binary,
 
 /* Detaches f's probes (module going away); the id stays. */
 void probes_detach(struct probes *p, uint32_t id);
+
+/*
+ * Attaches the program of tracepoint tp: tp_btf when the kernel takes it,
+ * raw_tp otherwise. Returns the backend used, or negative errno.
+ */
+int probes_attach_tracepoint(struct probes *p, const char *tp);
+/* Why tp_btf is not used, or NULL. */
+const char *probes_tp_btf_why(const struct probes *p);
+/* Routes enum block_op op, or syscall number nr, to func id (negative: none). */
+int probes_set_block_id(struct probes *p, uint32_t op, int id);
+int probes_set_syscall_id(struct probes *p, uint32_t nr, int id);
 
 int probes_ringbuf_fd(const struct probes *p);
 int probes_stats_fd(const struct probes *p);

@@ -25,4 +25,12 @@ struct record {
 	uint64_t args[SMBLAT_MAX_ARGS];
 	char *stack;                /* symbolized frames, innermost first, '\n' separated; or NULL */
 	char *stack_folded;         /* outer;...;inner, or NULL */
+	/* block layer */
+	bool has_block;
+	bool has_queue;
+	char disk[BLOCK_DISK_LEN + 1];
+	char op[16];                /* WRITE, READ, ... or the kernel's number */
+	uint64_t bytes;
+	uint64_t sector;
+	uint64_t queue_ns;          /* insert to issue, when has_queue */
 };

@@ -139,6 +139,16 @@ static void print_stack(FILE *out, const char *stack)
 	}
 }
 
+/* block layer: " loop0 sector 2048 65536 bytes [queued 0.012 ms]" */
+static void block_print(FILE *out, const struct record *r)
+{
+	fprintf(out, " %s sector %" PRIu64 " %" PRIu64 " bytes", r->disk[0] ? r->disk : "?",
+		r->sector, r->bytes);
+	if (r->has_queue)
+		fprintf(out, " queued %" PRIu64 ".%03" PRIu64 " ms", r->queue_ns / 1000000,
+			r->queue_ns / 1000 % 1000);
+}
+
 static void print_text(FILE *out, const struct term_opts *o, const struct record *r)
 {
 	char task[TASK_MAX], endtime[16] = "??:??:??", ret[32];
@@ -160,6 +170,8 @@ static void print_text(FILE *out, const struct term_opts *o, const struct record
 		fputc(' ', out);
 		args_print(out, r);
 	}
+	if (r->has_block)
+		block_print(out, r);
 	fputc('\n', out);
 	if (o->show_stack)
 		print_stack(out, r->stack);

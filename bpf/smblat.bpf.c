@@ -423,3 +423,7 @@ int kmulti_exit(struct pt_regs *regs)
 {
 	return on_exit(regs, bpf_get_attach_cookie(regs), PT_REGS_RC(regs));
 }
+
+/* Tracepoint layers, sharing the maps and accounting above. */
+#include "block.bpf.h"
+#include "syscall.bpf.h"

@@ -14,6 +14,7 @@ typedef __s64 int64_t;
 #else
 #include <stdint.h>
 #endif
+#include "block.h"
 
 #define SMBLAT_MAX_FUNCS 1024     /* function ids, across all layers */
 #define SMBLAT_MAX_ARGS 6
@@ -100,6 +101,9 @@ enum event_flags {
 	EF_HAS_DEV = 1u << 0,
 	EF_HAS_NAME = 1u << 1,
 	EF_HAS_RET = 1u << 2,
+	/* block layer */
+	EF_BLOCK = 1u << 3,         /* the blk_* fields are set */
+	EF_BLOCK_QUEUE = 1u << 4,   /* blk_queue_ns measured from block_rq_insert */
 };
 
 /* One slow call, as sent through the ring buffer. */
@@ -118,6 +122,12 @@ struct event {
 	int32_t ustack_sz;
 	char comm[SMBLAT_COMM_LEN];
 	char name[SMBLAT_NAME_LEN];
+	/* block layer: the request, as issued */
+	uint64_t blk_sector;
+	uint64_t blk_queue_ns;      /* insert to issue */
+	uint32_t blk_bytes;
+	uint32_t blk_op;            /* cmd_flags & REQ_OP_MASK, the kernel's numbering */
+	char blk_disk[BLOCK_DISK_LEN];
 	uint64_t kstack[SMBLAT_STACK_DEPTH];
 	uint64_t ustack[SMBLAT_STACK_DEPTH];
 };

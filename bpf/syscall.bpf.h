@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Syscall targets of [probe NAME]: raw tracepoints sys_enter/sys_exit feed
+ * on_entry()/on_exit() like any other probe, the function id looked up by
+ * syscall number. Included by smblat.bpf.c.
+ */
+
+#define SYSCALL_MAX_NR 1024
+
+/* Syscall number -> func id + 1; 0: not traced. Set by the agent. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SYSCALL_MAX_NR);
+	__type(key, __u32);
+	__type(value, __u32);
+} sys_ids SEC(".maps");
+
+static __always_inline __u32 sys_id(long nr)
+{
+	__u32 key = (__u32)nr, *v;
+
+	if (nr < 0 || nr >= SYSCALL_MAX_NR)
+		return 0;
+	v = bpf_map_lookup_elem(&sys_ids, &key);
+	return v ? *v : 0;
+}
+
+static __always_inline int sys_enter(struct pt_regs *regs, long nr)
+{
+	__u64 args[SMBLAT_MAX_ARGS] = {};
+	__u32 id = sys_id(nr);
+
+	if (!id)
+		return 0;
+	args[0] = PT_REGS_PARM1_CORE_SYSCALL(regs);
+	args[1] = PT_REGS_PARM2_CORE_SYSCALL(regs);
+	args[2] = PT_REGS_PARM3_CORE_SYSCALL(regs);
+	args[3] = PT_REGS_PARM4_CORE_SYSCALL(regs);
+	args[4] = PT_REGS_PARM5_CORE_SYSCALL(regs);
+#ifdef __TARGET_ARCH_x86
+	args[5] = BPF_CORE_READ(regs, r9);
+#endif
+	return on_entry(id - 1, args);
+}
+
+/* sys_exit passes the return value only; the number is in the saved registers. */
+static __always_inline long sys_exit_nr(struct pt_regs *regs)
+{
+#if defined(__TARGET_ARCH_x86)
+	return BPF_CORE_READ(regs, orig_ax);
+#elif defined(__TARGET_ARCH_arm64)
+	return BPF_CORE_READ((struct user_pt_regs *)regs, syscallno);
+#else
+	return -1;
+#endif
+}
+
+static __always_inline int sys_exit(void *ctx, struct pt_regs *regs, long ret)
+{
+	__u32 id = sys_id(sys_exit_nr(regs));
+
+	if (!id)
+		return 0;
+	return on_exit(ctx, id - 1, (__u64)ret);
+}
+
+SEC("tp_btf/sys_enter")
+int sys_enter_btf(__u64 *ctx)
+{
+	return sys_enter((struct pt_regs *)ctx[0], (long)ctx[1]);
+}
+
+SEC("tp_btf/sys_exit")
+int sys_exit_btf(__u64 *ctx)
+{
+	return sys_exit(ctx, (struct pt_regs *)ctx[0], (long)ctx[1]);
+}
+
+SEC("raw_tp/sys_enter")
+int sys_enter_raw(__u64 *ctx)
+{
+	return sys_enter((struct pt_regs *)ctx[0], (long)ctx[1]);
+}
+
+SEC("raw_tp/sys_exit")
+int sys_exit_raw(__u64 *ctx)
+{
+	return sys_exit(ctx, (struct pt_regs *)ctx[0], (long)ctx[1]);
+}
