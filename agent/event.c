@@ -175,6 +175,7 @@ static void block_record(const struct event *e, const struct func *fn, struct re
 		snprintf(r->op, sizeof(r->op), "%s", fn->name + 6);
 	r->bytes = e->blk_bytes;
 	r->sector = e->blk_sector;
+	r->has_sector = e->blk_sector != UINT64_MAX;
 	r->has_queue = e->flags & EF_BLOCK_QUEUE;
 	r->queue_ns = e->blk_queue_ns;
 }

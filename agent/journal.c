@@ -343,7 +343,8 @@ static void fields_add_block(struct fields *f, const struct record *r)
 		fields_adds(f, "DISK", r->disk);
 	fields_adds(f, "OP", r->op);
 	fields_addf(f, "BYTES", "%" PRIu64, r->bytes);
-	fields_addf(f, "SECTOR", "%" PRIu64, r->sector);
+	if (r->has_sector)
+		fields_addf(f, "SECTOR", "%" PRIu64, r->sector);
 	if (r->has_queue)
 		fields_addf(f, "QUEUE_US", "%" PRIu64, r->queue_ns / 1000);
 }
@@ -361,10 +362,14 @@ static void fields_add_message(struct fields *f, const struct record *r, const c
 		snprintf(err, sizeof(err), " (error %d)", r->err);
 
 	if (r->has_block) {
-		/* "BLOCK_WRITE took 1.204 ms: dd[4242] on loop0 sector 2048, 65536 bytes" */
-		fields_addf(f, "MESSAGE", "%s took %" PRIu64 ".%03" PRIu64 " ms: %s[%" PRIu32 "] on %s "
-			    "sector %" PRIu64 ", %" PRIu64 " bytes", r->func->name, us / 1000, us % 1000,
-			    comm, r->pid, r->disk[0] ? r->disk : "?", r->sector, r->bytes);
+		/* "BLOCK_WRITE took 1.204 ms: dd[4242] on loop0, 65536 bytes at sector 2048" */
+		char at[40] = "";
+
+		if (r->has_sector)
+			snprintf(at, sizeof(at), " at sector %" PRIu64, r->sector);
+		fields_addf(f, "MESSAGE", "%s took %" PRIu64 ".%03" PRIu64 " ms: %s[%" PRIu32 "] on %s, "
+			    "%" PRIu64 " bytes%s", r->func->name, us / 1000, us % 1000,
+			    comm, r->pid, r->disk[0] ? r->disk : "?", r->bytes, at);
 		return;
 	}
 	fields_addf(f, "MESSAGE", "%s took %" PRIu64 ".%03" PRIu64 " ms: %s[%" PRIu32 "]%s%s%s%s%s",

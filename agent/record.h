@@ -28,6 +28,7 @@ struct record {
 	/* block layer */
 	bool has_block;
 	bool has_queue;
+	bool has_sector;            /* flushes have none */
 	char disk[BLOCK_DISK_LEN + 1];
 	char op[16];                /* WRITE, READ, ... or the kernel's number */
 	uint64_t bytes;

@@ -139,11 +139,12 @@ static void print_stack(FILE *out, const char *stack)
 	}
 }
 
-/* block layer: " loop0 sector 2048 65536 bytes [queued 0.012 ms]" */
+/* block layer: " loop0 65536 bytes sector 2048 [queued 0.012 ms]" */
 static void block_print(FILE *out, const struct record *r)
 {
-	fprintf(out, " %s sector %" PRIu64 " %" PRIu64 " bytes", r->disk[0] ? r->disk : "?",
-		r->sector, r->bytes);
+	fprintf(out, " %s %" PRIu64 " bytes", r->disk[0] ? r->disk : "?", r->bytes);
+	if (r->has_sector)
+		fprintf(out, " sector %" PRIu64, r->sector);
 	if (r->has_queue)
 		fprintf(out, " queued %" PRIu64 ".%03" PRIu64 " ms", r->queue_ns / 1000000,
 			r->queue_ns / 1000 % 1000);

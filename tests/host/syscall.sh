@@ -1,0 +1,94 @@
+#!/bin/bash
+# syscall:NAME targets on this kernel: nanosleep(2) timed from sys_enter to
+# sys_exit, a failed openat(2) reported with errors = yes below the
+# threshold, and pid = keeping other processes' syscalls out.
+. "$SOURCE_ROOT/tests/lib-host.sh"
+
+journald_ensure
+prog="$TMP/sysprog-$$"
+cp "$BUILD_ROOT/tests/sysprog" "$prog"
+comm=$(basename "$prog" | cut -c1-15)
+sleep_label="SLEEP_$$"
+open_label="OPEN_$$"
+conf() {
+	cat <<CONF
+[agent]
+threshold = 20ms
+user =
+$1
+[smb]
+enabled = no
+[probe $sleep_label]
+target = syscall:nanosleep
+args = 2
+[probe $open_label]
+target = syscall:openat
+errors = yes
+CONF
+}
+
+# entries LABEL: "LATENCY_US ERRNO_NAME RETVAL PID COMM LAYER ARGS" of slow-call entries
+entries() {
+	journal_json "FUNCTION=$1" "MESSAGE_ID=a48f35af155e4887a8d221f2a9c1c250" | python3 -c '
+import json, sys
+for line in sys.stdin:
+    e = json.loads(line)
+    print(e["LATENCY_US"], e.get("ERRNO_NAME", "-"), e.get("RETVAL", "-"), e["PID"], e["COMM"],
+          e["LAYER"], e.get("ARGS", "-").split(" ")[0] != "0x0", e.get("TARGET", "-"))
+' | sort -n
+}
+
+# Unknown syscall names stop the agent at the configuration, with a hint.
+printf '[probe X]\ntarget = syscall:nanoslep\n' >"$TMP/bad.conf"
+rc=0
+"$SMBLAT" -c "$TMP/bad.conf" --check-config >/dev/null 2>"$TMP/bad.err" || rc=$?
+cat "$TMP/bad.err"
+[ "$rc" -eq 78 ] || fail "unknown syscall: exit $rc, expected 78"
+grep -q "bad.conf:2: .*syscall:nanoslep.*did you mean \"syscall:nanosleep\"" "$TMP/bad.err" ||
+	fail "unknown syscall: no FILE:LINE message with a suggestion"
+
+# 1. every process
+conf "" >"$TMP/smblat.conf"
+agent_start -c "$TMP/smblat.conf"
+grep -q "$sleep_label .*tp_btf\|$sleep_label .*raw_tp" <("$SMBLAT" -c "$TMP/smblat.conf" --list-probes 2>/dev/null) ||
+	fail "--list-probes does not show $sleep_label with a tracepoint backend"
+"$prog" s:30 s:5 s:45 o:/nonexistent-$$ o:/ >"$TMP/measured"
+agent_stop
+cat "$TMP/measured"
+s=$(entries "$sleep_label" | grep " $comm ")
+echo "$s"
+[ "$(echo "$s" | grep -c .)" -eq 2 ] || fail "expected 2 slow nanosleep entries (30 and 45 ms), got: $s"
+set -- $(echo "$s" | sed -n 1p)
+[ "$1" -ge 30000 ] && [ "$1" -lt 45000 ] || fail "30 ms nanosleep: LATENCY_US=$1"
+[ "$2" = - ] && [ "$3" = 0 ] || fail "nanosleep: ERRNO_NAME=$2 RETVAL=$3, expected success 0"
+[ "$6" = func ] || fail "LAYER=$6"
+[ "$7" = True ] || fail "nanosleep ARGS: first argument (the timespec pointer) is 0"
+[ "$8" = syscall:nanosleep ] || fail "TARGET=$8"
+set -- $(echo "$s" | sed -n 2p)
+[ "$1" -ge 45000 ] || fail "45 ms nanosleep: LATENCY_US=$1"
+o=$(entries "$open_label" | grep " $comm ")
+echo "$o"
+[ "$(echo "$o" | grep -c .)" -eq 1 ] || fail "expected the one failed openat (fast, errors = yes), got: $o"
+set -- $o
+[ "$1" -lt 20000 ] || fail "failed openat took $1 us, not below the threshold: the test proves nothing"
+[ "$2" = ENOENT ] && [ "$3" = -2 ] || fail "openat: ERRNO_NAME=$2 RETVAL=$3, expected ENOENT -2"
+
+# 2. pid = one process: another running the same calls at the same time stays out
+rm -f "$TMP/go"
+mkfifo "$TMP/go"
+"$prog" w s:35 <"$TMP/go" >/dev/null &
+traced=$!
+conf "pid = $traced" >"$TMP/smblat.conf"
+agent_start -c "$TMP/smblat.conf"
+"$prog" s:40 o:/nonexistent-$$ >/dev/null &
+other=$!
+echo go >"$TMP/go"
+wait "$traced" "$other"
+agent_stop
+s=$( (entries "$sleep_label"; entries "$open_label") | grep " $comm " | tail -n +1)
+echo "$s"
+n_traced=$(echo "$s" | awk -v p="$traced" '$4 == p && $1 >= 35000' | grep -c . || true)
+n_other=$(echo "$s" | awk -v p="$other" '$4 == p' | grep -c . || true)
+[ "$n_traced" -eq 1 ] || fail "pid = $traced: its 35 ms nanosleep logged $n_traced times"
+[ "$n_other" -eq 0 ] || fail "pid = $traced: process $other was logged $n_other times"
+echo ok
