@@ -1,0 +1,113 @@
+#!/bin/bash
+# The block layer on this kernel: O_DIRECT reads and writes of known sizes on
+# a loop device, each request a journal entry with DISK, OP, BYTES, SECTOR;
+# a second loop device left out by disks =; a flush; queue time through an
+# I/O scheduler; a summary counting every request.
+. "$SOURCE_ROOT/tests/lib-host.sh"
+
+LOOPS=()
+block_cleanup() {
+	for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null || true; done
+	cleanup
+}
+trap block_cleanup EXIT
+
+loop_new() {
+	truncate -s 16M "$TMP/$1.img"
+	local dev
+	dev=$(losetup -f --show "$TMP/$1.img") || fail "losetup: cannot create a loop device"
+	LOOPS+=("$dev")
+	echo "$dev"
+}
+
+journald_ensure
+traced=$(loop_new a)
+other=$(loop_new b)
+tname=$(basename "$traced")
+oname=$(basename "$other")
+echo "traced $traced, filtered out $other"
+
+conf() {
+	cat <<CONF
+[agent]
+threshold = 1s
+user =
+[smb]
+enabled = no
+[block]
+enabled = yes
+threshold = 0
+disks = $tname
+$1
+CONF
+}
+
+# entries: "FUNCTION DISK OP BYTES SECTOR LATENCY_US QUEUE_US COMM" of slow-call entries
+entries() {
+	journal_json "LAYER=block" "MESSAGE_ID=a48f35af155e4887a8d221f2a9c1c250" --since "@$since" | python3 -c '
+import json, sys
+for line in sys.stdin:
+    e = json.loads(line)
+    print(e["FUNCTION"], e.get("DISK", "-"), e["OP"], e["BYTES"], e.get("SECTOR", "-"),
+          e["LATENCY_US"], e.get("QUEUE_US", "-"), e["COMM"])
+'
+}
+
+since=$(date +%s)
+sleep 1
+conf "" >"$TMP/smblat.conf"
+agent_start -c "$TMP/smblat.conf"
+"$SMBLAT" -c "$TMP/smblat.conf" --list-probes 2>/dev/null | tee "$TMP/list" | grep BLOCK_WRITE
+grep -Eq "^BLOCK_WRITE +block +block_rq_issue..block_rq_complete +(tp_btf|raw_tp) +attached" "$TMP/list" ||
+	fail "--list-probes: BLOCK_WRITE not attached through a tracepoint"
+# 4 writes of 64 KiB at sectors 0, 128, 256, 384; 3 reads of 4 KiB at 80, 88, 96.
+dd if=/dev/urandom of="$traced" bs=64k count=4 oflag=direct status=none
+dd if="$traced" of=/dev/null bs=4k count=3 skip=10 iflag=direct status=none
+dd if=/dev/urandom of="$other" bs=64k count=2 oflag=direct status=none
+dd if="$other" of=/dev/null bs=4k count=2 iflag=direct status=none
+python3 -c 'import os, sys; fd = os.open(sys.argv[1], os.O_WRONLY); os.fsync(fd)' "$traced"
+sleep 0.5
+agent_stop
+e=$(entries)
+echo "$e"
+
+w=$(echo "$e" | awk -v d="$tname" '$1 == "BLOCK_WRITE" && $2 == d {print $5, $4}' | sort -n | tr '\n' ' ')
+[ "$w" = "0 65536 128 65536 256 65536 384 65536 " ] ||
+	fail "BLOCK_WRITE on $tname: sector/bytes \"$w\", expected the 4 writes of dd"
+r=$(echo "$e" | awk -v d="$tname" '$1 == "BLOCK_READ" && $2 == d {print $5, $4}' | sort -n | tr '\n' ' ')
+for x in "80 4096" "88 4096" "96 4096"; do
+	case " $r" in *" $x "*) ;; *) fail "BLOCK_READ on $tname: no read at sector/bytes $x in \"$r\"" ;; esac
+done
+echo "$e" | awk '$1 == "BLOCK_WRITE" || $1 == "BLOCK_READ"' | awk '$3 != substr($1, 7) {exit 1}' ||
+	fail "OP does not match FUNCTION"
+echo "$e" | awk -v d="$tname" '$1 == "BLOCK_WRITE" && $2 == d && $8 == "dd"' | grep -q . ||
+	fail "no write attributed to the issuing dd"
+echo "$e" | awk -v d="$oname" '$2 == d' | grep -q . && fail "disks = $tname, yet $oname was logged"
+echo "$e" | awk '$7 != "-"' | grep -q . && fail "QUEUE_US without queue_time = yes"
+if grep -q "write back" "/sys/block/$tname/queue/write_cache"; then
+	echo "$e" | awk -v d="$tname" '$1 == "BLOCK_FLUSH" && $2 == d && $3 == "FLUSH"' | grep -q . ||
+		fail "fsync on $tname (write back cache) logged no BLOCK_FLUSH"
+fi
+
+s=$(journal_json "FUNCTION=BLOCK_WRITE" "MESSAGE_ID=ab8331e2b4474579a55840c9d3a77bac" --since "@$since" |
+	python3 -c 'import json, sys; print(sum(int(json.loads(l)["COUNT"]) for l in sys.stdin))')
+echo "BLOCK_WRITE summary COUNT=$s"
+[ "$s" -ge 4 ] || fail "BLOCK_WRITE summary COUNT=$s, expected at least the 4 writes"
+
+# queue_time = yes: with a scheduler, requests wait between insert and issue.
+if grep -q mq-deadline "/sys/block/$tname/queue/scheduler"; then
+	echo mq-deadline >"/sys/block/$tname/queue/scheduler"
+	since=$(date +%s)
+	sleep 1
+	conf "queue_time = yes" >"$TMP/smblat.conf"
+	agent_start -c "$TMP/smblat.conf"
+	dd if=/dev/urandom of="$traced" bs=64k count=2 seek=8 oflag=direct status=none
+	agent_stop
+	e=$(entries)
+	echo "$e"
+	q=$(echo "$e" | awk -v d="$tname" '$1 == "BLOCK_WRITE" && $2 == d && ($5 == 1024 || $5 == 1152)')
+	[ "$(echo "$q" | grep -c .)" -eq 2 ] || fail "queue_time: expected the 2 writes at sectors 1024 and 1152"
+	echo "$q" | awk '$7 == "-" || $7 > $6 {exit 1}' ||
+		fail "queue_time: QUEUE_US missing or above LATENCY_US"
+fi
+echo ok
