@@ -139,8 +139,8 @@ enum section_kind {
 	SECTION_HISTOGRAM,
 	SECTION_SMB,                /* a layer with groups= */
 	SECTION_LAYER,
-	SECTION_PROBE,
 	SECTION_BLOCK,              /* a layer with disks= and queue_time= */
+	SECTION_PROBE,
 	_SECTION_MAX,
 };
 
@@ -655,8 +655,8 @@ static const char *key_homes(const char *name, char *buf, size_t size) {
 		[SECTION_HISTOGRAM] = "[histogram]",
 		[SECTION_SMB] = "[smb]",
 		[SECTION_LAYER] = "[smb2], [smbd]",
-		[SECTION_PROBE] = "[probe NAME]",
 		[SECTION_BLOCK] = "[block]",
+		[SECTION_PROBE] = "[probe NAME]",
 	};
 	unsigned sections = 0;
 	size_t n = 0;

@@ -19,8 +19,15 @@ static __always_inline __u32 sys_id(long nr)
 {
 	__u32 key = (__u32)nr, *v;
 
+	/* x32 numbers have bit 30 set, out of range here too */
 	if (nr < 0 || nr >= SYSCALL_MAX_NR)
 		return 0;
+#ifdef __TARGET_ARCH_x86
+	/* 32-bit tasks number their syscalls differently: TS_COMPAT, arch/x86 */
+	if (bpf_core_field_exists(((struct thread_info *)0)->status) &&
+	    (BPF_CORE_READ(bpf_get_current_task_btf(), thread_info.status) & 0x0002))
+		return 0;
+#endif
 	v = bpf_map_lookup_elem(&sys_ids, &key);
 	return v ? *v : 0;
 }

@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <syslog.h>
 #include <unistd.h>
 
 #include "config.h"
+#include "syscalls.h"
 
 static unsigned failures;
 
@@ -418,7 +420,7 @@ static void test_errors(void) {
 		    "t.conf:2: unknown key \"groups\" in [smb2], it belongs in [smb]\n");
 	CHECK_ERROR("threshold = 1\n",
 		    "t.conf:1: key \"threshold\" comes before any section, it belongs in [agent], [smb], "
-		    "[smb2], [block], [smbd], [probe NAME]\n");
+		    "[smb2], [smbd], [block], [probe NAME]\n");
 	CHECK_ERROR("[agent]\ngarbage\n",
 		    "t.conf:2: syntax error, expected [section] or key = value\n");
 	CHECK_ERROR("[agent\n", "t.conf:1: syntax error, expected [section] or key = value\n");
@@ -747,6 +749,46 @@ static void test_files(void) {
 
 /* ---- dump ---- */
 
+/* [block] disks= and queue_time=, syscall:NAME targets */
+static void test_block_syscall(void) {
+	struct config c;
+
+	LOAD_OK(&c, "[block]\ndisks = sda, nvme0n1\n  cciss!c0d0 sda\nqueue_time = yes\n");
+	CHECK(c.block_disks && c.block_disks[0] && c.block_disks[1] && c.block_disks[2] &&
+	      !c.block_disks[3]);
+	CHECK_STR(c.block_disks[0], "sda");
+	CHECK_STR(c.block_disks[2], "cciss!c0d0");
+	CHECK(c.block_queue_time);
+	config_free(&c);
+	LOAD_OK(&c, "[block]\ndisks = sda\ndisks =\n");
+	CHECK(!c.block_disks);
+	CHECK(!c.block_queue_time);
+	config_free(&c);
+	CHECK_ERROR("[smb2]\ndisks = sda\n",
+		    "t.conf:2: unknown key \"disks\" in [smb2], it belongs in [block]\n");
+	CHECK_ERROR("[block]\ngroups = inode\n",
+		    "t.conf:2: unknown key \"groups\" in [block], it belongs in [smb]\n");
+	CHECK_ERROR("[block]\ndisks = sda ../sdb\n",
+		    "t.conf:2: invalid disk name \"../sdb\" in disks, expected a name of "
+		    "/sys/class/block such as sda or nvme0n1\n");
+	CHECK_ERROR("[block]\ndisks = a b c d e f g h i j k l m n o p q\n",
+		    "t.conf:2: disks lists more than 16 disks\n");
+	CHECK_ERROR("[block]\nqueue_time = maybe\n",
+		    "t.conf:2: invalid boolean \"maybe\" for queue_time, use yes/no, true/false, on/off or 1/0\n");
+
+	LOAD_OK(&c, "[probe A]\ntarget = syscall:openat\n[probe B]\ntarget = syscall:nanosleep\n");
+	config_free(&c);
+	CHECK(syscalls_nr("openat") >= 0);
+	CHECK(syscalls_nr("read") == SYS_read);
+	CHECK(syscalls_nr("nanosleep") == SYS_nanosleep);
+	CHECK(syscalls_nr("no_such_call") == -ENOENT);
+	CHECK_ERROR("[probe A]\ntarget = syscall:nanoslep\n",
+		    "t.conf:2: target \"syscall:nanoslep\": no syscall \"nanoslep\" on this architecture, "
+		    "did you mean \"syscall:nanosleep\"?\n");
+	CHECK_ERROR("[probe A]\n\ntarget = syscall:zzzzzzzzzzzz\n",
+		    "t.conf:3: target \"syscall:zzzzzzzzzzzz\": no syscall \"zzzzzzzzzzzz\" on this architecture\n");
+}
+
 static void test_dump(void) {
 	static const char rich[] =
 		"[agent]\nthreshold = 1.5s\npid = 12\ncomm = Web Content\ncgroup = /a/b\n"
@@ -756,7 +798,7 @@ static void test_dump(void) {
 		"[histogram]\ninterval = 1h\n"
 		"[smb]\nthreshold = 250us\ninclude = A B\nexclude = C\ngroups = adspace\n"
 		"[smb2]\nenabled = yes\nthreshold = 0\n"
-		"[block]\nenabled = yes\nthreshold = 1ns\n"
+		"[block]\nenabled = yes\nthreshold = 1ns\ndisks = sda nvme0n1\nqueue_time = yes\n"
 		"[smbd]\nenabled = yes\nexclude = X\n"
 		"[probe F1]\ntarget = /usr/lib/libc.so.6:malloc\nthreshold = 2us\nargs = 6\nerrors = yes\n"
 		"[probe F2]\ntarget = syscall:fsync\nkernel_stack = yes\n";
@@ -775,6 +817,8 @@ static void test_dump(void) {
 	CHECK(strstr(da, "\n[probe F2]\ntarget = syscall:fsync\nthreshold =\n"));
 	CHECK(strstr(da, "\ncomm = Web Content\n"));
 	CHECK(strstr(da, "\ngroups = adspace\n"));
+	CHECK(strstr(da, "\n[block]\nenabled = yes\nthreshold = 1ns\ninclude =\nexclude =\n"
+			 "disks = sda nvme0n1\nqueue_time = yes\n"));
 	CHECK(b.layer[LAYER_SMB2].threshold_set && b.layer[LAYER_SMB2].threshold_ns == 0);
 	free(da);
 	free(db);
@@ -988,6 +1032,7 @@ int main(int argc, char **argv) {
 	test_probes();
 	test_files();
 	test_dump();
+	test_block_syscall();
 	if (root)
 		test_installed_default(root);
 	else {
