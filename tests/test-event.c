@@ -424,6 +424,64 @@ static void test_clock(void) {
 	      (long long)b);
 }
 
+/* Block requests: no frame, no stack; the request's own fields instead. */
+static void test_block(struct fixture *f) {
+	int write_id = add(&f->funcs, LAYER_BLOCK, GROUP_NONE, "BLOCK_WRITE", NULL, NULL, RK_VOID);
+	int flush_id = add(&f->funcs, LAYER_BLOCK, GROUP_NONE, "BLOCK_FLUSH", NULL, NULL, RK_VOID);
+	int other_id = add(&f->funcs, LAYER_BLOCK, GROUP_NONE, "BLOCK_OTHER", NULL, NULL, RK_VOID);
+	struct event e;
+	struct record r;
+	int ret;
+
+	memset(&e, 0, sizeof(e));
+	e.func_id = write_id;
+	e.latency_ns = 1500000;
+	e.pid = e.tid = 77;
+	memcpy(e.comm, "dd", 3);
+	e.flags = EF_BLOCK | EF_BLOCK_QUEUE;
+	e.blk_sector = 2048;
+	e.blk_bytes = 65536;
+	e.blk_queue_ns = 250000;
+	e.blk_op = 1;
+	memcpy(e.blk_disk, "nvme0n1", 8);
+	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	check(ret == 0, "decode = %d", ret);
+	check(r.has_block && r.has_queue && r.has_sector, "block %d queue %d sector %d",
+	      r.has_block, r.has_queue, r.has_sector);
+	check_str(r.disk, "nvme0n1");
+	check_str(r.op, "WRITE");
+	check(r.bytes == 65536 && r.sector == 2048 && r.queue_ns == 250000,
+	      "bytes %llu sector %llu queue %llu", (unsigned long long)r.bytes,
+	      (unsigned long long)r.sector, (unsigned long long)r.queue_ns);
+	check(!r.has_ret && !r.err && !r.stack && !r.share && !r.file, "non-block fields set");
+	event_record_clear(&r);
+
+	/* a flush has no sector (-1 in the request); without queue_time no queue */
+	e.func_id = flush_id;
+	e.flags = EF_BLOCK;
+	e.blk_sector = UINT64_MAX;
+	e.blk_bytes = 0;
+	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	check(ret == 0, "decode = %d", ret);
+	check(!r.has_sector && !r.has_queue, "flush: sector %d queue %d", r.has_sector, r.has_queue);
+	check_str(r.op, "FLUSH");
+	event_record_clear(&r);
+
+	/* ops without a name keep the kernel's number */
+	e.func_id = other_id;
+	e.blk_op = 44;
+	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	check(ret == 0, "decode = %d", ret);
+	check_str(r.op, "44");
+	event_record_clear(&r);
+
+	/* other layers' events carry no block fields */
+	e = unlink_event(f);
+	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	check(ret == 0 && !r.has_block, "smb event decoded as block");
+	event_record_clear(&r);
+}
+
 int main(void) {
 	struct fixture f;
 
@@ -433,6 +491,7 @@ int main(void) {
 	test_returns(&f);
 	test_stacks(&f);
 	test_invalid(&f);
+	test_block(&f);
 	test_clock();
 	fixture_done(&f);
 

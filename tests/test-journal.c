@@ -235,6 +235,68 @@ static void test_event_errors(void)
 	entry_free(&e);
 }
 
+static void test_event_block(void)
+{
+	struct func fn = { .layer = LAYER_BLOCK, .name = "BLOCK_WRITE", .backend = BACKEND_TP_BTF };
+	struct record r = {
+		.func = &fn, .latency_ns = 1204000, .threshold_ns = 0, .pid = 4242, .tid = 4242,
+		.comm = "dd", .has_block = true, .has_sector = true, .disk = "loop0", .op = "WRITE",
+		.bytes = 65536, .sector = 2048,
+	};
+	struct entry e = {};
+
+	e.n = journal_event_fields(&r, &e.v);
+	CHECK(e.n > 0, "journal_event_fields: %d", e.n);
+	if (e.n <= 0)
+		return;
+	check_names_valid(&e);
+	check_field(&e, "MESSAGE", "BLOCK_WRITE took 1.204 ms: dd[4242] on loop0, 65536 bytes at sector 2048");
+	check_field(&e, "LAYER", "block");
+	check_field(&e, "DISK", "loop0");
+	check_field(&e, "OP", "WRITE");
+	check_field(&e, "BYTES", "65536");
+	check_field(&e, "SECTOR", "2048");
+	check_field(&e, "QUEUE_US", NULL);
+	check_field(&e, "KERNEL_FUNCTION", NULL);
+	check_field(&e, "TARGET", NULL);
+	check_field(&e, "RETVAL", NULL);
+	entry_free(&e);
+
+	fn.name = "BLOCK_FLUSH";
+	r = (struct record) {
+		.func = &fn, .latency_ns = 3000000, .pid = 10, .comm = "kworker/0:1H",
+		.has_block = true, .has_queue = true, .queue_ns = 1500000, .disk = "sda", .op = "FLUSH",
+	};
+	e.n = journal_event_fields(&r, &e.v);
+	CHECK(e.n > 0, "journal_event_fields: %d", e.n);
+	if (e.n <= 0)
+		return;
+	check_field(&e, "MESSAGE", "BLOCK_FLUSH took 3.000 ms: kworker/0:1H[10] on sda, 0 bytes");
+	check_field(&e, "SECTOR", NULL);
+	check_field(&e, "BYTES", "0");
+	check_field(&e, "QUEUE_US", "1500");
+	entry_free(&e);
+
+	/* not a block record: none of the block fields */
+	struct func sfn = {
+		.layer = LAYER_FUNC, .name = "OPENAT", .symbol = "syscall:openat",
+		.backend = BACKEND_RAW_TP, .cfg = { .ret_kind = RK_LONG },
+	};
+	r = (struct record) { .func = &sfn, .pid = 1, .comm = "cat", .has_ret = true, .ret = -2, .err = 2 };
+	e.n = journal_event_fields(&r, &e.v);
+	CHECK(e.n > 0, "journal_event_fields: %d", e.n);
+	if (e.n <= 0)
+		return;
+	check_field(&e, "DISK", NULL);
+	check_field(&e, "OP", NULL);
+	check_field(&e, "BYTES", NULL);
+	check_field(&e, "TARGET", "syscall:openat");
+	check_field(&e, "KERNEL_FUNCTION", NULL);
+	check_field(&e, "ERRNO_NAME", "ENOENT");
+	check_field(&e, "RETVAL", "-2");
+	entry_free(&e);
+}
+
 static void test_event_targets(void)
 {
 	struct func kfn = {
@@ -634,6 +696,7 @@ int main(void)
 	test_event_minimal();
 	test_event_errors();
 	test_event_targets();
+	test_event_block();
 	test_stack_cap();
 	test_stack_small();
 	test_summary_fields();

@@ -158,6 +158,25 @@ static void test_folded(void)
 		     "a_b;INODE_OP_UNLINK 16351\n");
 }
 
+static void test_block(void)
+{
+	struct term_opts o = { .format = TERM_TEXT };
+	struct func fn = { .layer = LAYER_BLOCK, .name = "BLOCK_WRITE" };
+	struct record r = {
+		.func = &fn, .end_realtime_us = 1700000000123456, .latency_ns = 1204000,
+		.pid = 4242, .comm = "dd", .has_block = true, .has_sector = true, .disk = "loop0",
+		.op = "WRITE", .bytes = 65536, .sector = 2048,
+	};
+
+	check_output("block row", term_print_event, &o, &r,
+		     "22:13:20 dd               4242    BLOCK_WRITE                    1.204 loop0 65536 bytes sector 2048\n");
+	r.has_sector = false;
+	r.has_queue = true;
+	r.queue_ns = 12345;
+	check_output("queued block row", term_print_event, &o, &r,
+		     "22:13:20 dd               4242    BLOCK_WRITE                    1.204 loop0 65536 bytes queued 0.012 ms\n");
+}
+
 int main(void)
 {
 	/* ENDTIME is local time; pin the zone so the rows are predictable */
@@ -168,6 +187,7 @@ int main(void)
 	test_text_extras();
 	test_csv();
 	test_folded();
+	test_block();
 
 	if (failures) {
 		fprintf(stderr, "%d check(s) failed\n", failures);
