@@ -8,6 +8,7 @@
 
 #include "agent.h"
 #include "config.h"
+#include "syscalls.h"
 #include "smblat-config.h"
 
 #define EX_USAGE_ 2
@@ -69,7 +70,8 @@ static void usage(FILE *f)
 		"      --backend NAME    auto, fentry, kprobe-multi or kprobe\n"
 		"      --hist[=SECS]     with --stdout: latency tables every SECS (default 5)\n"
 		"  -f, --function TARGET trace TARGET (kernel function, module:function,\n"
-		"                        /path/binary:symbol); repeatable; implies --layers func\n"
+		"                        /path/binary:symbol, syscall:NAME); repeatable;\n"
+		"                        implies --layers func\n"
 		"  -a, --args N          with -f: log the first N arguments\n"
 		"  -K, --kernel-stack    capture kernel stacks (default on)\n"
 		"  -U, --user-stack      capture user stacks\n"
@@ -246,7 +248,18 @@ static int add_function_probes(struct config *c, const struct cli *cli)
 		return -ENOMEM;
 	c->probes = v;
 	for (unsigned int i = 0; i < cli->n_funcs; i++) {
-		struct probe_config *p = &v[c->n_probes++];
+		const char *t = cli->funcs[i];
+		struct probe_config *p;
+
+		if (strncmp(t, "syscall:", 8) == 0 && syscalls_nr(t + 8) < 0) {
+			const char *hint = syscalls_suggest(t + 8);
+
+			fprintf(stderr, "smblat: -f %s: no syscall \"%s\" on this architecture%s%s%s\n",
+				t, t + 8, hint ? ", did you mean \"syscall:" : "", hint ? hint : "",
+				hint ? "\"?" : "");
+			return -EX_USAGE_;
+		}
+		p = &v[c->n_probes++];
 
 		*p = (struct probe_config) {
 			.label = strdup(cli->funcs[i]),

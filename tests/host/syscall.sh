@@ -47,6 +47,15 @@ cat "$TMP/bad.err"
 grep -q "bad.conf:2: .*syscall:nanoslep.*did you mean \"syscall:nanosleep\"" "$TMP/bad.err" ||
 	fail "unknown syscall: no FILE:LINE message with a suggestion"
 
+rc=0
+"$SMBLAT" -c "$TMP/bad.conf" -f syscall:opnat --check-config >/dev/null 2>"$TMP/bad.err" || rc=$?
+[ "$rc" -eq 78 ] || fail "config error must still win over the command line: exit $rc"
+rc=0
+"$SMBLAT" -c /dev/null -f syscall:opnat --check-config >/dev/null 2>"$TMP/bad.err" || rc=$?
+cat "$TMP/bad.err"
+[ "$rc" -eq 2 ] && grep -q 'did you mean "syscall:openat"' "$TMP/bad.err" ||
+	fail "-f syscall:opnat: exit $rc, expected 2 with a suggestion"
+
 # 1. every process
 conf "" >"$TMP/smblat.conf"
 agent_start -c "$TMP/smblat.conf"
