@@ -30,6 +30,9 @@ PY
 
 # agent_start ARGS...: runs the agent, waits for its ready line.
 agent_start() {
+	# emptied here, not by the redirection: the child may open it after the
+	# first grep, which would then find the ready line of an earlier start
+	: >"$TMP/agent.err"
 	"$SMBLAT" "$@" >"$TMP/agent.out" 2>"$TMP/agent.err" &
 	AGENT_PID=$!
 	for _ in $(seq 300); do
