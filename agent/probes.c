@@ -597,6 +597,11 @@ int probes_attach_tracepoint(struct probes *p, const char *tp)
 	return r < 0 ? r : BACKEND_RAW_TP;
 }
 
+uint32_t probes_attached_tracepoints(const struct probes *p)
+{
+	return p->n_tp;
+}
+
 const char *probes_tp_btf_why(const struct probes *p)
 {
 	return p->tp_btf ? NULL : p->tp_btf_why;

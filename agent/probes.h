@@ -56,6 +56,8 @@ void probes_detach(struct probes *p, uint32_t id);
  * raw_tp otherwise. Returns the backend used, or negative errno.
  */
 int probes_attach_tracepoint(struct probes *p, const char *tp);
+/* Tracepoint links of ours. */
+uint32_t probes_attached_tracepoints(const struct probes *p);
 /* Why tp_btf is not used, or NULL. */
 const char *probes_tp_btf_why(const struct probes *p);
 /* Routes enum block_op op, or syscall number nr, to func id (negative: none). */

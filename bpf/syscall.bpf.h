@@ -15,6 +15,7 @@ struct {
 	__type(value, __u32);
 } sys_ids SEC(".maps");
 
+/* Runs for every syscall of every task: the common case, not traced, must be cheap. */
 static __always_inline __u32 sys_id(long nr)
 {
 	__u32 key = (__u32)nr, *v;
@@ -22,32 +23,47 @@ static __always_inline __u32 sys_id(long nr)
 	/* x32 numbers have bit 30 set, out of range here too */
 	if (nr < 0 || nr >= SYSCALL_MAX_NR)
 		return 0;
+	v = bpf_map_lookup_elem(&sys_ids, &key);
+	if (!v || !*v)
+		return 0;
 #ifdef __TARGET_ARCH_x86
 	/* 32-bit tasks number their syscalls differently: TS_COMPAT, arch/x86 */
 	if (bpf_core_field_exists(((struct thread_info *)0)->status) &&
 	    (BPF_CORE_READ(bpf_get_current_task_btf(), thread_info.status) & 0x0002))
 		return 0;
 #endif
-	v = bpf_map_lookup_elem(&sys_ids, &key);
-	return v ? *v : 0;
+	return *v;
 }
 
 static __always_inline int sys_enter(struct pt_regs *regs, long nr)
 {
 	__u64 args[SMBLAT_MAX_ARGS] = {};
-	__u32 id = sys_id(nr);
+	__u32 id = sys_id(nr), n;
+	struct func_cfg *fc;
 
 	if (!id)
 		return 0;
-	args[0] = PT_REGS_PARM1_CORE_SYSCALL(regs);
-	args[1] = PT_REGS_PARM2_CORE_SYSCALL(regs);
-	args[2] = PT_REGS_PARM3_CORE_SYSCALL(regs);
-	args[3] = PT_REGS_PARM4_CORE_SYSCALL(regs);
-	args[4] = PT_REGS_PARM5_CORE_SYSCALL(regs);
+	id--;
+	fc = bpf_map_lookup_elem(&funcs, &id);
+	if (!fc)
+		return 0;
+	/* each argument is a read of the saved registers: only those logged */
+	n = fc->nargs;
+	if (n > 0)
+		args[0] = PT_REGS_PARM1_CORE_SYSCALL(regs);
+	if (n > 1)
+		args[1] = PT_REGS_PARM2_CORE_SYSCALL(regs);
+	if (n > 2)
+		args[2] = PT_REGS_PARM3_CORE_SYSCALL(regs);
+	if (n > 3)
+		args[3] = PT_REGS_PARM4_CORE_SYSCALL(regs);
+	if (n > 4)
+		args[4] = PT_REGS_PARM5_CORE_SYSCALL(regs);
 #ifdef __TARGET_ARCH_x86
-	args[5] = BPF_CORE_READ(regs, r9);
+	if (n > 5)
+		args[5] = BPF_CORE_READ(regs, r9);
 #endif
-	return on_entry(id - 1, args);
+	return on_entry(id, args);
 }
 
 /* sys_exit passes the return value only; the number is in the saved registers. */
