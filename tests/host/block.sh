@@ -80,8 +80,6 @@ for x in "80 4096" "88 4096" "96 4096"; do
 done
 echo "$e" | awk '$1 == "BLOCK_WRITE" || $1 == "BLOCK_READ"' | awk '$3 != substr($1, 7) {exit 1}' ||
 	fail "OP does not match FUNCTION"
-echo "$e" | awk -v d="$tname" '$1 == "BLOCK_WRITE" && $2 == d && $8 == "dd"' | grep -q . ||
-	fail "no write attributed to the issuing dd"
 echo "$e" | awk -v d="$oname" '$2 == d' | grep -q . && fail "disks = $tname, yet $oname was logged"
 echo "$e" | awk '$7 != "-"' | grep -q . && fail "QUEUE_US without queue_time = yes"
 if grep -q "write back" "/sys/block/$tname/queue/write_cache"; then
@@ -109,5 +107,7 @@ if grep -q mq-deadline "/sys/block/$tname/queue/scheduler"; then
 	[ "$(echo "$q" | grep -c .)" -eq 2 ] || fail "queue_time: expected the 2 writes at sectors 1024 and 1152"
 	echo "$q" | awk '$7 == "-" || $7 > $6 {exit 1}' ||
 		fail "queue_time: QUEUE_US missing or above LATENCY_US"
+	# queued by dd itself, whichever task issued them later (kworkers do, on 6.1)
+	echo "$q" | awk '$8 != "dd" {exit 1}' || fail "queue_time: requests not attributed to dd, which queued them"
 fi
 echo ok
