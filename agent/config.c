@@ -107,6 +107,7 @@ static void probe_done(struct probe_config *p) {
 void config_free(struct config *c) {
 	free(c->comm);
 	free(c->cgroup);
+	free(c->smbd_binary);
 	user_set(c, NULL);
 	for (size_t i = 0; i < _LAYER_MAX; i++) {
 		values_strv_free(c->layer[i].include);
@@ -474,6 +475,20 @@ static int layer_exclude(struct loader *l, const char *v, bool append) {
 	return set_functions(l, v, append, &loader_layer(l)->exclude);
 }
 
+/* [smbd] binary=: the smbd whose libraries are probed. */
+static int smbd_binary(struct loader *l, const char *v, bool append) {
+	if (l->layer != LAYER_SMBD)
+		return loader_fail(l, -EINVAL, "binary is a key of [smbd] only");
+	if (!*v) {          /* back to the default: smbd found on PATH */
+		free(l->c->smbd_binary);
+		l->c->smbd_binary = NULL;
+		return 0;
+	}
+	if (v[0] != '/' || values_has_control(v))
+		return loader_fail(l, -EINVAL, "binary = %s must be an absolute path", v);
+	return set_string(l, v, &l->c->smbd_binary);
+}
+
 static int smb_groups(struct loader *l, const char *v, bool append) {
 	bool group[ELEMENTSOF(l->c->group)];
 	char buf[32];
@@ -573,6 +588,7 @@ static const struct key {
 	{ "include", S(SECTION_SMB) | S(SECTION_LAYER), true, layer_include },
 	{ "exclude", S(SECTION_SMB) | S(SECTION_LAYER), true, layer_exclude },
 	{ "groups", S(SECTION_SMB), true, smb_groups },
+	{ "binary", S(SECTION_LAYER), false, smbd_binary },
 	{ "target", S(SECTION_PROBE), false, probe_target },
 	{ "threshold", S(SECTION_PROBE), false, probe_threshold },
 	{ "kernel_stack", S(SECTION_PROBE), false, probe_kernel_stack },
@@ -1157,6 +1173,8 @@ void config_dump(const struct config *c, FILE *f) {
 					fprintf(f, " %s", group_names[g]);
 			fputc('\n', f);
 		}
+		if (i == LAYER_SMBD)
+			dump_string(f, "binary", c->smbd_binary);
 	}
 
 	for (unsigned i = 0; i < c->n_probes; i++) {

@@ -60,6 +60,8 @@ struct config {
 	/* [smb] [smb2] [block] [smbd] */
 	struct layer_config layer[_LAYER_MAX];
 	bool group[5];              /* enum op_group enabled for [smb] groups=, all by default */
+	/* [smbd] */
+	char *smbd_binary;          /* smbd executable, NULL: found on PATH */
 	/* [probe NAME] ... */
 	struct probe_config *probes;
 	unsigned int n_probes;

@@ -522,3 +522,117 @@ uint32_t probes_attached(const struct probes *p)
 			n++;
 	return n;
 }
+
+/* Entry and exit programs on one place of binary, a cookie naming f; exit first. */
+static int attach_pair(struct probes *p, struct func *f, enum backend be,
+		       struct bpf_link *(*attach)(struct probes *p, struct func *f, bool exit,
+						  const void *where),
+		       const void *where)
+{
+	struct attachment *a = attachment_new(p, f->id);
+	const char *what = backend_name(be);
+	int r;
+
+	if (!a)
+		return -ENOMEM;
+	a->link[1] = attach(p, f, true, where);
+	if (!a->link[1])
+		goto fail;
+	a->link[0] = attach(p, f, false, where);
+	if (!a->link[0])
+		goto fail;
+	f->backend = be;
+	free(f->missing);
+	f->missing = NULL;
+	return 0;
+fail:
+	r = -errno;
+	attachment_release(a);
+	p->n_att--;
+	set_missing(f, what, r);
+	return r;
+}
+
+struct uprobe_place {
+	const char *binary;
+	uint64_t offset;
+	int pid;
+};
+
+static struct bpf_link *uprobe_at(struct probes *p, struct func *f, bool exit, const void *where)
+{
+	const struct uprobe_place *w = where;
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = f->id, .retprobe = exit);
+
+	return bpf_program__attach_uprobe_opts(exit ? p->skel->progs.kprobe_exit :
+					       p->skel->progs.kprobe_entry,
+					       w->pid, w->binary, w->offset, &o);
+}
+
+int probes_attach_uprobe_at(struct probes *p, struct func *f, const char *binary,
+			    uint64_t offset, int pid)
+{
+	struct uprobe_place w = { binary, offset, pid };
+
+	return attach_pair(p, f, BACKEND_UPROBE, uprobe_at, &w);
+}
+
+struct usdt_place {
+	const char *binary, *provider, *start, *end;
+	int pid;
+};
+
+static struct bpf_link *usdt_at(struct probes *p, struct func *f, bool exit, const void *where)
+{
+	const struct usdt_place *w = where;
+	LIBBPF_OPTS(bpf_usdt_opts, o, .usdt_cookie = f->id);
+
+	return bpf_program__attach_usdt(exit ? p->skel->progs.usdt_exit : p->skel->progs.usdt_entry,
+					w->pid, w->binary, w->provider, exit ? w->end : w->start, &o);
+}
+
+int probes_attach_usdt(struct probes *p, struct func *f, const char *binary,
+		       const char *provider, const char *start, const char *end, int pid)
+{
+	struct usdt_place w = { binary, provider, start, end, pid };
+
+	return attach_pair(p, f, BACKEND_USDT, usdt_at, &w);
+}
+
+int probes_attach_smb2_begin(struct probes *p, struct func *f, const char *binary,
+			     uint64_t offset)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = f->id);
+	struct attachment *a = attachment_new(p, f->id);
+	int r;
+
+	if (!a)
+		return -ENOMEM;
+	a->link[0] = bpf_program__attach_uprobe_opts(p->skel->progs.smb2_begin, -1, binary,
+						     offset, &o);
+	if (!a->link[0]) {
+		r = -errno;
+		p->n_att--;
+		set_missing(f, "uprobe", r);
+		return r;
+	}
+	f->backend = BACKEND_UPROBE;
+	free(f->missing);
+	f->missing = NULL;
+	return 0;
+}
+
+int probes_attach_smb2_end(struct probes *p, const char *binary, uint64_t offset)
+{
+	struct attachment *a = attachment_new(p, UINT32_MAX);
+
+	if (!a)
+		return -ENOMEM;
+	a->link[0] = bpf_program__attach_uprobe_opts(p->skel->progs.smb2_end, -1, binary,
+						     offset, NULL);
+	if (!a->link[0]) {
+		p->n_att--;
+		return -errno;
+	}
+	return 0;
+}
