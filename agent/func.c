@@ -21,6 +21,7 @@ static const char *const backend_names[_BACKEND_MAX] = {
 	[BACKEND_UPROBE] = "uprobe",
 	[BACKEND_USDT] = "usdt",
 	[BACKEND_TRACEPOINT] = "tracepoint",
+	[BACKEND_UPROBE_MULTI] = "uprobe-multi",
 };
 
 static const char *const group_names[] = {

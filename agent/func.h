@@ -24,6 +24,7 @@ enum backend {
 	BACKEND_UPROBE,
 	BACKEND_USDT,
 	BACKEND_TRACEPOINT,
+	BACKEND_UPROBE_MULTI,   /* smbd layer: uprobe.multi links */
 	_BACKEND_MAX,
 };
 

@@ -72,3 +72,15 @@ int probes_attach_usdt(struct probes *p, struct func *f, const char *binary,
 int probes_attach_smb2_begin(struct probes *p, struct func *f, const char *binary,
 			     uint64_t offset);
 int probes_attach_smb2_end(struct probes *p, const char *binary, uint64_t offset);
+
+/*
+ * uprobe/uretprobe on many functions of one file for every process: fv[i]
+ * at offsets[i]. Two uprobe.multi links when the kernel has them, else one
+ * pair per function. Returns the count attached.
+ */
+int probes_attach_uprobes(struct probes *p, struct func **fv, const uint64_t *offsets,
+			  uint32_t n, const char *binary);
+
+/* The same for smbd's SMB2 requests: fv[i] begins at begins[i], all end at ends[]. */
+int probes_attach_smb2(struct probes *p, struct func **fv, const uint64_t *begins, uint32_t n,
+		       const uint64_t *ends, uint32_t n_ends, const char *binary);

@@ -37,8 +37,10 @@ struct smbd_ctx {
 	const char *lib;
 	const char *prefix;         /* FUNCTION prefix: SMBD_VFS_, SMBD_SMB2_ */
 	bool smb2;
-	unsigned int attached, failed;
-	int first_error;
+	/* what is to be attached in one batch */
+	struct func *fv[SMBLAT_MAX_FUNCS];
+	uint64_t offsets[SMBLAT_MAX_FUNCS];
+	uint32_t n;
 };
 
 static bool name_in(char **list, const char *name)
@@ -80,6 +82,8 @@ static int add_one(const char *symbol, uint64_t offset, void *userdata)
 	struct func *f;
 	int id, r;
 
+	if (c->n >= SMBLAT_MAX_FUNCS)
+		return -ENOSPC;
 	if (!*op || snprintf(name, sizeof(name), "%s%s", c->prefix, op) >= (int)sizeof(name))
 		return 0;
 	for (char *s = name; *s; s++)
@@ -100,79 +104,105 @@ static int add_one(const char *symbol, uint64_t offset, void *userdata)
 	 * SMB2 requests end with an NTSTATUS, shown in hex.
 	 */
 	f->cfg.ret_kind = c->smb2 ? RK_PTR : RK_VOID;
-	probes_update(c->a->probes, f);
-	r = c->smb2 ? probes_attach_smb2_begin(c->a->probes, f, c->lib, offset) :
-		      probes_attach_uprobe_at(c->a->probes, f, c->lib, offset, -1);
-	if (r < 0) {
-		if (!c->first_error)
-			c->first_error = r;
-		c->failed++;
-	} else {
-		c->attached++;
-	}
+	r = probes_update(c->a->probes, f);
+	if (r < 0)
+		return r;
+	c->fv[c->n] = f;
+	c->offsets[c->n++] = offset;
 	return 0;
 }
 
-/* The request handlers only count with both completions probed. */
+static int count_wanted(const char *symbol, uint64_t offset, void *userdata)
+{
+	struct smbd_ctx *c = userdata;
+	const struct layer_config *l = &c->a->cfg->layer[LAYER_SMBD];
+	char name[SMBLAT_NAME_LEN];
+
+	snprintf(name, sizeof(name), "SMBD_SMB2_%s", symbol + strlen(SMB2_PREFIX));
+	for (char *s = name; *s; s++)
+		*s = (char)toupper((unsigned char)*s);
+	return (l->include && l->include[0] && !name_in(l->include, name)) ||
+	       name_in(l->exclude, name) ? 0 : -EEXIST;
+}
+
+/*
+ * The request handlers only count with both completions probed; none are
+ * attached when include/exclude leave no SMB2 command (each uprobe costs a
+ * kernel grace period when it is detached).
+ */
 static int smb2_attach(struct smbd_ctx *c)
 {
 	uint64_t offset[2];
 	int r;
 
+	if (usyms_functions(c->a->us, c->lib, SMB2_PREFIX, count_wanted, c) != -EEXIST)
+		return 0;
 	for (size_t i = 0; i < 2; i++) {
 		r = usyms_resolve(c->a->us, c->lib, smb2_ends[i], &offset[i]);
 		if (r < 0) {
 			agent_status(c->a, LOG_NOTICE, "smbd: %s: no %s (%s): SMB2 requests not traced",
 				     c->lib, smb2_ends[i], strerror(-r));
-			return r;
-		}
-	}
-	for (size_t i = 0; i < 2; i++) {
-		r = probes_attach_smb2_end(c->a->probes, c->lib, offset[i]);
-		if (r < 0) {
-			agent_status(c->a, LOG_WARNING, "smbd: cannot attach to %s: %s",
-				     smb2_ends[i], strerror(-r));
-			return r;
+			return 0;
 		}
 	}
 	c->smb2 = true;
 	c->prefix = "SMBD_SMB2_";
-	return usyms_functions(c->a->us, c->lib, SMB2_PREFIX, add_one, c);
+	c->n = 0;
+	r = usyms_functions(c->a->us, c->lib, SMB2_PREFIX, add_one, c);
+	if (r < 0)
+		return r;
+	return probes_attach_smb2(c->a->probes, c->fv, c->offsets, c->n, offset, 2, c->lib);
+}
+
+static void report(struct smbd_ctx *c, const char *what, int attached)
+{
+	if (attached < 0)
+		agent_status(c->a, LOG_WARNING, "smbd: %s of %s not attached: %s", what, c->lib,
+			     strerror(-attached));
+	else if ((uint32_t)attached < c->n)
+		agent_status(c->a, LOG_WARNING, "smbd: %u of %u %s of %s not attached (see --list-probes)",
+			     c->n - attached, c->n, what, c->lib);
 }
 
 int smbd_attach(struct agent *a)
 {
-	struct smbd_ctx c = { .a = a, .prefix = "SMBD_VFS_" };
+	struct smbd_ctx *c = calloc(1, sizeof(*c));
 	char *binary = a->cfg->smbd_binary ? strdup(a->cfg->smbd_binary) : smbd_find();
-	char *lib = NULL;
-	unsigned int vfs;
 	uint64_t t0 = agent_now_ns();
-	int r;
+	char *lib = NULL;
+	int vfs = 0, smb2 = 0, r;
 
+	if (!c) {
+		free(binary);
+		return -ENOMEM;
+	}
+	*c = (struct smbd_ctx) { .a = a, .prefix = "SMBD_VFS_" };
 	if (!binary) {
 		agent_status(a, LOG_WARNING, "smbd: no smbd found on PATH or in /usr/sbin; "
 			     "set [smbd] binary=");
+		free(c);
 		return -ENOENT;
 	}
 	r = usyms_provider(a->us, binary, ANCHOR, &lib);
 	if (r < 0) {
 		agent_status(a, LOG_WARNING, "smbd: neither %s nor its libraries define %s: %s",
 			     binary, ANCHOR, strerror(-r));
-		free(binary);
-		return r;
+		goto out;
 	}
-	c.lib = lib;
-	r = usyms_functions(a->us, lib, VFS_PREFIX, add_one, &c);
-	vfs = c.attached;
-	if (r >= 0)
-		(void)smb2_attach(&c);
-	if (c.failed)
-		agent_status(a, LOG_WARNING, "smbd: %u probes on %s not attached: %s", c.failed, lib,
-			     strerror(-c.first_error));
-	agent_status(a, LOG_INFO, "smbd: %u VFS operations and %u SMB2 commands of %s (%s) "
-		     "attached in %.1f ms", vfs, c.attached - vfs, lib, binary,
+	c->lib = lib;
+	r = usyms_functions(a->us, lib, VFS_PREFIX, add_one, c);
+	if (r >= 0) {
+		vfs = probes_attach_uprobes(a->probes, c->fv, c->offsets, c->n, lib);
+		report(c, "VFS operations", vfs);
+		smb2 = smb2_attach(c);
+		report(c, "SMB2 commands", smb2);
+	}
+	agent_status(a, LOG_INFO, "smbd: %d VFS operations and %d SMB2 commands of %s (%s) "
+		     "attached in %.1f ms", vfs < 0 ? 0 : vfs, smb2 < 0 ? 0 : smb2, lib, binary,
 		     (agent_now_ns() - t0) / 1e6);
+out:
 	free(lib);
 	free(binary);
+	free(c);
 	return r < 0 ? r : 0;
 }

@@ -479,8 +479,7 @@ struct {
 } smb2_reqs SEC(".maps");
 
 /* smbd_smb2_request_process_<cmd>(req): the id of SMBD_SMB2_<CMD> in the cookie. */
-SEC("uprobe")
-int smb2_begin(struct pt_regs *regs)
+static __always_inline int smb2_request_begin(struct pt_regs *regs)
 {
 	struct smb2_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .req = PT_REGS_PARM1(regs) };
 	struct smb2_start s = { .func_id = (__u32)bpf_get_attach_cookie(regs) };
@@ -497,8 +496,7 @@ int smb2_begin(struct pt_regs *regs)
 }
 
 /* smbd_smb2_request_done_ex / _error_ex(req, NTSTATUS status, ...): the reply goes out. */
-SEC("uprobe")
-int smb2_end(struct pt_regs *regs)
+static __always_inline int smb2_request_end(struct pt_regs *regs)
 {
 	struct smb2_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .req = PT_REGS_PARM1(regs) };
 	__u64 now = bpf_ktime_get_ns(), status = PT_REGS_PARM2(regs) & 0xffffffffu, lat;
@@ -534,4 +532,48 @@ int smb2_end(struct pt_regs *regs)
 	fill_event(regs, e, fc, &f, f.func_id, now, status);
 	bpf_ringbuf_submit(e, 0);
 	return 0;
+}
+
+SEC("uprobe")
+int smb2_begin(struct pt_regs *regs)
+{
+	return smb2_request_begin(regs);
+}
+
+SEC("uprobe")
+int smb2_end(struct pt_regs *regs)
+{
+	return smb2_request_end(regs);
+}
+
+/*
+ * uprobe.multi: the agent loads these with expected_attach_type
+ * BPF_TRACE_UPROBE_MULTI (libbpf 1.1 has no section name for it) and links
+ * many offsets of one file at once.
+ */
+SEC("kprobe.multi")
+int umulti_entry(struct pt_regs *regs)
+{
+	__u64 args[SMBLAT_MAX_ARGS] = {};
+
+	regs_args(regs, args);
+	return on_entry(bpf_get_attach_cookie(regs), args);
+}
+
+SEC("kprobe.multi")
+int umulti_exit(struct pt_regs *regs)
+{
+	return on_exit(regs, bpf_get_attach_cookie(regs), PT_REGS_RC(regs));
+}
+
+SEC("kprobe.multi")
+int umulti_smb2_begin(struct pt_regs *regs)
+{
+	return smb2_request_begin(regs);
+}
+
+SEC("kprobe.multi")
+int umulti_smb2_end(struct pt_regs *regs)
+{
+	return smb2_request_end(regs);
 }
