@@ -30,6 +30,10 @@ PY
 
 # agent_start ARGS...: runs the agent, waits for its ready line.
 agent_start() {
+	# emptied here, not by the child's redirection: the wait below could
+	# otherwise still see the "ready:" of an earlier agent of the same test
+	: >"$TMP/agent.out"
+	: >"$TMP/agent.err"
 	"$SMBLAT" "$@" >"$TMP/agent.out" 2>"$TMP/agent.err" &
 	AGENT_PID=$!
 	for _ in $(seq 300); do
