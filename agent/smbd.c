@@ -198,8 +198,9 @@ int smbd_attach(struct agent *a)
 		report(c, "SMB2 commands", smb2);
 	}
 	agent_status(a, LOG_INFO, "smbd: %d VFS operations and %d SMB2 commands of %s (%s) "
-		     "attached in %.1f ms", vfs < 0 ? 0 : vfs, smb2 < 0 ? 0 : smb2, lib, binary,
-		     (agent_now_ns() - t0) / 1e6);
+		     "attached in %.1f ms (%s)", vfs < 0 ? 0 : vfs, smb2 < 0 ? 0 : smb2, lib, binary,
+		     (agent_now_ns() - t0) / 1e6,
+		     c->n ? backend_name(c->fv[0]->backend) : "nothing wanted");
 out:
 	free(lib);
 	free(binary);
