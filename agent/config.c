@@ -138,6 +138,7 @@ enum section_kind {
 	SECTION_HISTOGRAM,
 	SECTION_SMB,                /* a layer with groups= */
 	SECTION_LAYER,
+	SECTION_SMBD,               /* a layer with binary= */
 	SECTION_PROBE,
 	_SECTION_MAX,
 };
@@ -477,8 +478,6 @@ static int layer_exclude(struct loader *l, const char *v, bool append) {
 
 /* [smbd] binary=: the smbd whose libraries are probed. */
 static int smbd_binary(struct loader *l, const char *v, bool append) {
-	if (l->layer != LAYER_SMBD)
-		return loader_fail(l, -EINVAL, "binary is a key of [smbd] only");
 	if (!*v) {          /* back to the default: smbd found on PATH */
 		free(l->c->smbd_binary);
 		l->c->smbd_binary = NULL;
@@ -583,12 +582,12 @@ static const struct key {
 	{ "priority_summary", S(SECTION_JOURNAL), false, journal_priority_summary },
 	{ "lost_interval", S(SECTION_JOURNAL), false, journal_lost_interval },
 	{ "interval", S(SECTION_HISTOGRAM), false, histogram_interval },
-	{ "enabled", S(SECTION_SMB) | S(SECTION_LAYER), false, layer_enabled },
-	{ "threshold", S(SECTION_SMB) | S(SECTION_LAYER), false, layer_threshold },
-	{ "include", S(SECTION_SMB) | S(SECTION_LAYER), true, layer_include },
-	{ "exclude", S(SECTION_SMB) | S(SECTION_LAYER), true, layer_exclude },
+	{ "enabled", S(SECTION_SMB) | S(SECTION_LAYER) | S(SECTION_SMBD), false, layer_enabled },
+	{ "threshold", S(SECTION_SMB) | S(SECTION_LAYER) | S(SECTION_SMBD), false, layer_threshold },
+	{ "include", S(SECTION_SMB) | S(SECTION_LAYER) | S(SECTION_SMBD), true, layer_include },
+	{ "exclude", S(SECTION_SMB) | S(SECTION_LAYER) | S(SECTION_SMBD), true, layer_exclude },
 	{ "groups", S(SECTION_SMB), true, smb_groups },
-	{ "binary", S(SECTION_LAYER), false, smbd_binary },
+	{ "binary", S(SECTION_SMBD), false, smbd_binary },
 	{ "target", S(SECTION_PROBE), false, probe_target },
 	{ "threshold", S(SECTION_PROBE), false, probe_threshold },
 	{ "kernel_stack", S(SECTION_PROBE), false, probe_kernel_stack },
@@ -611,7 +610,8 @@ static const char *key_homes(const char *name, char *buf, size_t size) {
 		[SECTION_JOURNAL] = "[journal]",
 		[SECTION_HISTOGRAM] = "[histogram]",
 		[SECTION_SMB] = "[smb]",
-		[SECTION_LAYER] = "[smb2], [block], [smbd]",
+		[SECTION_LAYER] = "[smb2], [block]",
+		[SECTION_SMBD] = "[smbd]",
 		[SECTION_PROBE] = "[probe NAME]",
 	};
 	unsigned sections = 0;
@@ -781,7 +781,7 @@ static int section_enter(struct loader *l, char *name) {
 		l->kind = SECTION_HISTOGRAM;
 	else if ((i = values_name_index(name, layer_sections, ELEMENTSOF(layer_sections))) >= 0) {
 		l->layer = (enum layer) i;
-		l->kind = i == LAYER_SMB ? SECTION_SMB : SECTION_LAYER;
+		l->kind = i == LAYER_SMB ? SECTION_SMB : i == LAYER_SMBD ? SECTION_SMBD : SECTION_LAYER;
 	} else {
 		n = strcspn(name, WHITESPACE);
 		if (name[n]) {
