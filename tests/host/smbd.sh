@@ -145,4 +145,17 @@ for f in SMBD_VFS_OPENAT SMBD_SMB2_CREATE; do
 	echo "$f: summary COUNT $c, entries $e"
 	[ "$c" -ge "$e" ] && [ "$c" -ge 1 ] || fail "$f summary COUNT=$c, entries $e"
 done
+
+# 5. from the command line; include= narrows; a wrong binary= is one clear line
+"$SMBLAT" -c "$TMP/smblat.conf" --layers smbd --list-probes >"$TMP/list.out" 2>"$TMP/list.err" ||
+	fail "--layers smbd --list-probes: $(cat "$TMP/list.err")"
+grep -qE "^SMBD_VFS_OPENAT +smbd .*libsmbd.*:smb_vfs_call_openat +uprobe(-multi)? +attached$" "$TMP/list.out" ||
+	fail "SMBD_VFS_OPENAT not listed as attached: $(grep OPENAT "$TMP/list.out")"
+printf '[agent]\nuser =\n[smb]\nenabled = no\n[smbd]\nenabled = yes\ninclude = SMBD_VFS_UNLINKAT SMBD_SMB2_CLOSE\n' >"$TMP/inc.conf"
+"$SMBLAT" -c "$TMP/inc.conf" --list-probes >"$TMP/list.out" 2>"$TMP/list.err" || fail "include=: $(cat "$TMP/list.err")"
+[ "$(grep -c '^SMBD_' "$TMP/list.out")" -eq 2 ] || fail "include= of two: $(grep '^SMBD_' "$TMP/list.out")"
+printf '[agent]\nuser =\n[smb]\nenabled = no\n[smbd]\nenabled = yes\nbinary = /nonexistent/smbd\n' >"$TMP/bad.conf"
+"$SMBLAT" -c "$TMP/bad.conf" --list-probes >"$TMP/list.out" 2>"$TMP/list.err" || true
+grep -q "smbd: neither /nonexistent/smbd nor its libraries define smb_vfs_call_openat: No such file or directory" \
+	"$TMP/list.err" || fail "wrong binary=: $(cat "$TMP/list.err")"
 echo "ok"
