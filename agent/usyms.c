@@ -553,12 +553,13 @@ int usyms_functions(struct usyms *u, const char *binary, const char *prefix,
 	return r < 0 ? r : elf_file_functions(f, prefix, cb, userdata);
 }
 
-static int found_one(const char *name, uint64_t offset, void *userdata) {
-	return -EEXIST;
+static int found_it(const char *name, uint64_t offset, void *userdata) {
+	return strcmp(name, userdata) == 0 ? -EEXIST : 0;
 }
 
+/* Exported, not merely present: a local copy is not what the program calls. */
 static bool defines(struct usyms *u, const char *path, const char *symbol) {
-	return usyms_functions(u, path, symbol, found_one, NULL) == -EEXIST;
+	return usyms_functions(u, path, symbol, found_it, (void *)symbol) == -EEXIST;
 }
 
 /* Debian's multiarch directory of this architecture. */
