@@ -3,8 +3,8 @@
  * USDT targets of [probe NAME]: usdt:PATH:PROVIDER:START,END. A single USDT
  * probe marks a point in time, not an operation, so it has no latency: a
  * target names two probes, the one that starts the operation and the one
- * that ends it on the same thread (as Samba's smb2:request_start and
- * smb2:request_end, or a program's own DTRACE_PROBE pairs).
+ * that ends it on the same thread (a request's start and end probes, a
+ * program's own DTRACE_PROBE pairs).
  */
 #include <errno.h>
 #include <stdlib.h>
