@@ -61,3 +61,9 @@ int smb_attach(struct agent *a);
 
 /* report.c: reads the BPF counters; writes summaries and/or loss reports. */
 void report_now(struct agent *a, bool summaries, bool losses);
+
+/* smbd.c: uprobes on Samba's smbd VFS and SMB2 request handlers, every process. */
+int smbd_attach(struct agent *a);
+
+/* usdt.c: [probe NAME] target = usdt:PATH:PROVIDER:START,END. */
+int usdt_probe_add(struct agent *a, const struct probe_config *pc);

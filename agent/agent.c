@@ -20,6 +20,7 @@
 
 #define CIFS_WATCH_USEC (2 * 1000000ULL)
 #define FUNC_SLACK 256          /* ids kept free for cifs.ko loaded after start */
+#define SMBD_FUNCS 256          /* smb_vfs_call_* and SMB2 commands: ~120 in Samba 4.17 */
 
 static uint32_t attached_count(const struct agent *a)
 {
@@ -56,11 +57,8 @@ static int func_probe_add(struct agent *a, const struct probe_config *pc)
 
 	if (strncmp(target, "syscall:", 8) == 0)
 		return syscalls_probe_add(a, pc);
-	if (strncmp(target, "usdt:", 5) == 0) {
-		agent_status(a, LOG_WARNING, "probe %s: target kind of \"%s\" is not supported yet",
-		       pc->label, target);
-		return 0;
-	}
+	if (strncmp(target, "usdt:", 5) == 0)
+		return usdt_probe_add(a, pc);
 	id = func_table_add(&a->funcs, LAYER_FUNC, GROUP_NONE, pc->label, target, NULL);
 	if (id < 0)
 		return id;
@@ -330,7 +328,8 @@ static int setup_probes(struct agent *a)
 		.tgid = a->cfg->pid,
 		.comm = a->cfg->comm,
 		.ringbuf_bytes = a->cfg->ringbuf_bytes,
-		.func_capacity = FUNC_SLACK + a->cfg->n_probes + _BLOCK_OP_MAX,
+		.func_capacity = FUNC_SLACK + a->cfg->n_probes + _BLOCK_OP_MAX +
+				 (a->cfg->layer[LAYER_SMBD].enabled ? SMBD_FUNCS : 0),
 	};
 	struct block_cfg bc;
 	int r;
@@ -374,8 +373,10 @@ static void layers_attach(struct agent *a)
 		func_probe_add(a, &a->cfg->probes[i]);
 	if (a->cfg->layer[LAYER_BLOCK].enabled)
 		block_attach(a);
+	if (a->cfg->layer[LAYER_SMBD].enabled)
+		(void)smbd_attach(a);
 	for (int l = LAYER_SMB2; l < _LAYER_MAX; l++)
-		if (l != LAYER_FUNC && l != LAYER_BLOCK && a->cfg->layer[l].enabled)
+		if (l != LAYER_FUNC && l != LAYER_BLOCK && l != LAYER_SMBD && a->cfg->layer[l].enabled)
 			agent_status(a, LOG_WARNING, "%s: layer not available in this version", layer_name(l));
 }
 

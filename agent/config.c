@@ -108,6 +108,7 @@ static void probe_done(struct probe_config *p) {
 void config_free(struct config *c) {
 	free(c->comm);
 	free(c->cgroup);
+	free(c->smbd_binary);
 	user_set(c, NULL);
 	for (size_t i = 0; i < _LAYER_MAX; i++) {
 		values_strv_free(c->layer[i].include);
@@ -140,6 +141,7 @@ enum section_kind {
 	SECTION_SMB,                /* a layer with groups= */
 	SECTION_LAYER,
 	SECTION_BLOCK,              /* a layer with disks= and queue_time= */
+	SECTION_SMBD,               /* a layer with binary= */
 	SECTION_PROBE,
 	_SECTION_MAX,
 };
@@ -524,6 +526,18 @@ static int block_queue_time(struct loader *l, const char *v, bool append) {
 	return set_bool(l, v, &l->c->block_queue_time);
 }
 
+/* [smbd] binary=: the smbd whose libraries are probed. */
+static int smbd_binary(struct loader *l, const char *v, bool append) {
+	if (!*v) {          /* back to the default: smbd found on PATH */
+		free(l->c->smbd_binary);
+		l->c->smbd_binary = NULL;
+		return 0;
+	}
+	if (v[0] != '/' || values_has_control(v))
+		return loader_fail(l, -EINVAL, "binary = %s must be an absolute path", v);
+	return set_string(l, v, &l->c->smbd_binary);
+}
+
 static int smb_groups(struct loader *l, const char *v, bool append) {
 	bool group[ELEMENTSOF(l->c->group)];
 	char buf[32];
@@ -625,13 +639,14 @@ static const struct key {
 	{ "priority_summary", S(SECTION_JOURNAL), false, journal_priority_summary },
 	{ "lost_interval", S(SECTION_JOURNAL), false, journal_lost_interval },
 	{ "interval", S(SECTION_HISTOGRAM), false, histogram_interval },
-	{ "enabled", S(SECTION_SMB) | S(SECTION_LAYER) | S(SECTION_BLOCK), false, layer_enabled },
-	{ "threshold", S(SECTION_SMB) | S(SECTION_LAYER) | S(SECTION_BLOCK), false, layer_threshold },
-	{ "include", S(SECTION_SMB) | S(SECTION_LAYER) | S(SECTION_BLOCK), true, layer_include },
-	{ "exclude", S(SECTION_SMB) | S(SECTION_LAYER) | S(SECTION_BLOCK), true, layer_exclude },
+	{ "enabled", S(SECTION_SMB) | S(SECTION_LAYER) | S(SECTION_BLOCK) | S(SECTION_SMBD), false, layer_enabled },
+	{ "threshold", S(SECTION_SMB) | S(SECTION_LAYER) | S(SECTION_BLOCK) | S(SECTION_SMBD), false, layer_threshold },
+	{ "include", S(SECTION_SMB) | S(SECTION_LAYER) | S(SECTION_BLOCK) | S(SECTION_SMBD), true, layer_include },
+	{ "exclude", S(SECTION_SMB) | S(SECTION_LAYER) | S(SECTION_BLOCK) | S(SECTION_SMBD), true, layer_exclude },
 	{ "groups", S(SECTION_SMB), true, smb_groups },
 	{ "disks", S(SECTION_BLOCK), true, block_disks },
 	{ "queue_time", S(SECTION_BLOCK), false, block_queue_time },
+	{ "binary", S(SECTION_SMBD), false, smbd_binary },
 	{ "target", S(SECTION_PROBE), false, probe_target },
 	{ "threshold", S(SECTION_PROBE), false, probe_threshold },
 	{ "kernel_stack", S(SECTION_PROBE), false, probe_kernel_stack },
@@ -654,8 +669,9 @@ static const char *key_homes(const char *name, char *buf, size_t size) {
 		[SECTION_JOURNAL] = "[journal]",
 		[SECTION_HISTOGRAM] = "[histogram]",
 		[SECTION_SMB] = "[smb]",
-		[SECTION_LAYER] = "[smb2], [smbd]",
+		[SECTION_LAYER] = "[smb2]",
 		[SECTION_BLOCK] = "[block]",
+		[SECTION_SMBD] = "[smbd]",
 		[SECTION_PROBE] = "[probe NAME]",
 	};
 	unsigned sections = 0;
@@ -825,7 +841,8 @@ static int section_enter(struct loader *l, char *name) {
 		l->kind = SECTION_HISTOGRAM;
 	else if ((i = values_name_index(name, layer_sections, ELEMENTSOF(layer_sections))) >= 0) {
 		l->layer = (enum layer) i;
-		l->kind = i == LAYER_SMB ? SECTION_SMB : i == LAYER_BLOCK ? SECTION_BLOCK : SECTION_LAYER;
+		l->kind = i == LAYER_SMB ? SECTION_SMB : i == LAYER_BLOCK ? SECTION_BLOCK :
+			  i == LAYER_SMBD ? SECTION_SMBD : SECTION_LAYER;
 	} else {
 		n = strcspn(name, WHITESPACE);
 		if (name[n]) {
@@ -1221,6 +1238,8 @@ void config_dump(const struct config *c, FILE *f) {
 			dump_list(f, "disks", c->block_disks);
 			dump_bool(f, "queue_time", c->block_queue_time);
 		}
+		if (i == LAYER_SMBD)
+			dump_string(f, "binary", c->smbd_binary);
 	}
 
 	for (unsigned i = 0; i < c->n_probes; i++) {

@@ -63,6 +63,8 @@ struct config {
 	/* [block] */
 	char **block_disks;         /* NULL-terminated disk names, NULL: every disk */
 	bool block_queue_time;      /* time from block_rq_insert, default no */
+	/* [smbd] */
+	char *smbd_binary;          /* smbd executable, NULL: found on PATH */
 	/* [probe NAME] ... */
 	struct probe_config *probes;
 	unsigned int n_probes;

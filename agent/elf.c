@@ -360,3 +360,100 @@ int elf_file_resolve(const struct elf_file *f, const char *symbol, uint64_t *ret
 		return -ENOENT;
 	return elf_file_offset(f, s->addr, ret);
 }
+
+int elf_file_functions(const struct elf_file *f, const char *prefix,
+		       int (*cb)(const char *name, uint64_t offset, void *userdata), void *userdata) {
+	size_t plen = strlen(prefix);
+	int n = 0, r;
+
+	for (size_t i = 0; i < f->n_syms; i++) {
+		const struct elf_sym *s = &f->syms[i];
+		const char *name = f->pool + s->name;
+		uint64_t offset;
+
+		/* Only what the dynamic linker binds: a local twin is not the API. */
+		if ((s->rank & (RANK_LOCAL | RANK_HIDDEN)) || strncmp(name, prefix, plen) != 0)
+			continue;
+		if (elf_file_offset(f, s->addr, &offset) < 0)
+			continue;
+		r = cb(name, offset, userdata);
+		if (r < 0)
+			return r;
+		n++;
+	}
+	return n;
+}
+
+static void strv_free(char **v) {
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int strv_push(char ***v, size_t *n, const char *s) {
+	char **nv = realloc(*v, (*n + 2) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	nv[*n] = strdup(s);
+	if (!nv[*n])
+		return -ENOMEM;
+	nv[++*n] = NULL;
+	return 0;
+}
+
+int elf_file_needed(int fd, char ***ret_needed, char **ret_runpath) {
+	char **needed = NULL, *runpath = NULL, *rpath = NULL;
+	Elf_Scn *scn = NULL;
+	size_t n = 0;
+	int r = 0;
+	Elf *e;
+
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		elf_end(e);
+		return -ENOEXEC;
+	}
+	while (r == 0 && (scn = elf_nextscn(e, scn))) {
+		Elf_Data *data;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || sh.sh_entsize == 0 ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; r == 0 && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn d;
+			const char *s;
+
+			if (!gelf_getdyn(data, i, &d) || d.d_tag == DT_NULL)
+				break;
+			if (d.d_tag != DT_NEEDED && d.d_tag != DT_RUNPATH && d.d_tag != DT_RPATH)
+				continue;
+			s = elf_strptr(e, sh.sh_link, d.d_un.d_val);
+			if (!s)
+				continue;
+			if (d.d_tag == DT_NEEDED)
+				r = strv_push(&needed, &n, s);
+			else if (d.d_tag == DT_RUNPATH && !runpath && !(runpath = strdup(s)))
+				r = -ENOMEM;
+			else if (d.d_tag == DT_RPATH && !rpath && !(rpath = strdup(s)))
+				r = -ENOMEM;
+		}
+	}
+	elf_end(e);
+	if (r < 0) {
+		strv_free(needed);
+		free(runpath);
+		free(rpath);
+		return r;
+	}
+	/* The dynamic linker ignores DT_RPATH when DT_RUNPATH is there. */
+	if (runpath)
+		free(rpath);
+	else
+		runpath = rpath;
+	*ret_needed = needed;
+	*ret_runpath = runpath;
+	return 0;
+}

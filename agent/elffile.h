@@ -40,3 +40,18 @@ int elf_file_find(const struct elf_file *f, uint64_t vaddr, const char **ret_nam
  * -ENOENT when there is none.
  */
 int elf_file_resolve(const struct elf_file *f, const char *symbol, uint64_t *ret);
+
+/*
+ * Calls cb for each exported function (not local, default version) whose
+ * name starts with prefix, in address order, with its file offset. Stops at
+ * the first negative cb return and returns it; else the count of calls.
+ */
+int elf_file_functions(const struct elf_file *f, const char *prefix,
+		       int (*cb)(const char *name, uint64_t offset, void *userdata), void *userdata);
+
+/*
+ * The DT_NEEDED names (NULL-terminated, NULL when none) and the search path
+ * (DT_RUNPATH, else DT_RPATH; NULL when none) of the ELF file open at fd.
+ * Both are malloc'd. -ENOEXEC when fd is no ELF file.
+ */
+int elf_file_needed(int fd, char ***ret_needed, char **ret_runpath);

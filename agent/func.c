@@ -23,6 +23,7 @@ static const char *const backend_names[_BACKEND_MAX] = {
 	[BACKEND_TRACEPOINT] = "tracepoint",
 	[BACKEND_TP_BTF] = "tp_btf",
 	[BACKEND_RAW_TP] = "raw_tp",
+	[BACKEND_UPROBE_MULTI] = "uprobe-multi",
 };
 
 static const char *const group_names[] = {

@@ -26,6 +26,7 @@ enum backend {
 	BACKEND_TRACEPOINT,
 	BACKEND_TP_BTF,         /* block, syscall: BTF-typed raw tracepoint */
 	BACKEND_RAW_TP,
+	BACKEND_UPROBE_MULTI,   /* smbd layer: uprobe.multi links */
 	_BACKEND_MAX,
 };
 

@@ -46,6 +46,9 @@ static const struct option options[] = {
 	{ "args", required_argument, NULL, 'a' },
 	{ "folded", no_argument, NULL, OPT_FOLDED },
 	{ "function", required_argument, NULL, 'f' },
+	{ "errors", no_argument, NULL, 'e' },
+	{ "min-ms", required_argument, NULL, 'm' },
+	{ "min-us", required_argument, NULL, 'u' },
 	{ "list-probes", no_argument, NULL, OPT_LIST },
 	{ "check-config", no_argument, NULL, OPT_CHECK },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -70,9 +73,14 @@ static void usage(FILE *f)
 		"      --backend NAME    auto, fentry, kprobe-multi or kprobe\n"
 		"      --hist[=SECS]     with --stdout: latency tables every SECS (default 5)\n"
 		"  -f, --function TARGET trace TARGET (kernel function, module:function,\n"
-		"                        /path/binary:symbol, syscall:NAME); repeatable;\n"
-		"                        implies --layers func\n"
+		"                        /path/binary:symbol, usdt:PATH:PROVIDER:START,END,\n"
+		"                        syscall:NAME); repeatable; implies --layers func;\n"
+		"                        with --stdout funcslower columns\n"
+		"                        TIME COMM PID LAT(ms) RVAL FUNC ARGS\n"
 		"  -a, --args N          with -f: log the first N arguments\n"
+		"  -e, --errors          with -f: also log failed calls, whatever their latency\n"
+		"  -m, --min-ms MS       threshold in milliseconds (as MIN_MS)\n"
+		"  -u, --min-us US       threshold in microseconds\n"
 		"  -K, --kernel-stack    capture kernel stacks (default on)\n"
 		"  -U, --user-stack      capture user stacks\n"
 		"      --folded          with --stdout: folded stacks for flame graphs\n"
@@ -91,10 +99,12 @@ struct cli {
 	char **funcs;
 	unsigned int n_funcs;
 	unsigned int args;
+	bool errors;
 	bool kstack, ustack;
 	const char *backend;
 	const char *pid;
 	const char *min_ms;
+	char *min_us;               /* -u, as "<N>us" */
 };
 
 static int fail_usage(const char *fmt, const char *arg)
@@ -122,7 +132,7 @@ static int parse_args(int argc, char **argv, struct cli *cli, struct run_opts *o
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:jp:d:KUa:f:vh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:jp:d:KUa:f:em:u:vh", options, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			cli->config = optarg;
@@ -159,6 +169,19 @@ static int parse_args(int argc, char **argv, struct cli *cli, struct run_opts *o
 			break;
 		case 'K':
 			cli->kstack = true;
+			o->term.show_stack = true;
+			break;
+		case 'e':
+			cli->errors = true;
+			break;
+		case 'm':
+			cli->min_ms = optarg;
+			break;
+		case 'u':
+			free(cli->min_us);
+			if (asprintf(&cli->min_us, "%sus", optarg) < 0)
+				return -ENOMEM;
+			cli->min_ms = cli->min_us;
 			break;
 		case 'U':
 			cli->ustack = true;
@@ -206,8 +229,14 @@ static int parse_args(int argc, char **argv, struct cli *cli, struct run_opts *o
 			return -EX_USAGE_;
 		}
 	}
-	if (optind < argc)
+	if (optind < argc) {
+		if (cli->min_ms)
+			return fail_usage("threshold given twice (MIN_MS and -m/-u): \"%s\"", argv[optind]);
 		cli->min_ms = argv[optind++];
+	}
+	/* one command traces functions as funcslower does, in its columns */
+	if (cli->n_funcs && o->term.format == TERM_TEXT)
+		o->term.format = TERM_FUNCSLOWER;
 	if (optind < argc)
 		return fail_usage("unexpected argument \"%s\"", argv[optind]);
 	if (o->hist_only && !o->to_stdout)
@@ -267,6 +296,7 @@ static int add_function_probes(struct config *c, const struct cli *cli)
 			.kernel_stack = c->kernel_stack,
 			.user_stack = c->user_stack,
 			.args = cli->args,
+			.errors = cli->errors,
 		};
 		if (!p->label || !p->target)
 			return -ENOMEM;
@@ -291,7 +321,9 @@ static int apply_cli(struct config *c, const struct cli *cli)
 	}
 	if (cli->min_ms) {
 		if (parse_duration_ns(cli->min_ms, &c->threshold_ns) < 0)
-			return fail_usage("invalid threshold \"%s\": milliseconds expected", cli->min_ms);
+			return fail_usage(cli->min_ms == cli->min_us ?
+					  "invalid threshold \"%s\": microseconds expected" :
+					  "invalid threshold \"%s\": milliseconds expected", cli->min_ms);
 		for (int l = 0; l < _LAYER_MAX; l++)
 			c->layer[l].threshold_set = false;
 		for (unsigned int i = 0; i < c->n_probes; i++)
@@ -333,6 +365,7 @@ int main(int argc, char **argv)
 		return EX_CONFIG_;
 	r = apply_cli(&c, &cli);
 	free(cli.funcs);
+	free(cli.min_us);
 	if (r < 0) {
 		config_free(&c);
 		return r == -EX_USAGE_ ? EX_USAGE_ : 1;

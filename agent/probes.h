@@ -72,3 +72,31 @@ int probes_totals_fd(const struct probes *p);
 uint64_t probes_epoch_bump(struct probes *p);
 /* Programs and links of ours, for --list-probes and tests. */
 uint32_t probes_attached(const struct probes *p);
+
+/* uprobe/uretprobe at a file offset already resolved (no ELF parse per call). */
+int probes_attach_uprobe_at(struct probes *p, struct func *f, const char *binary,
+			    uint64_t offset, int pid);
+
+/* USDT probes START (entry) and END (exit) of PROVIDER in binary, for every process or one. */
+int probes_attach_usdt(struct probes *p, struct func *f, const char *binary,
+		       const char *provider, const char *start, const char *end, int pid);
+
+/*
+ * smbd's SMB2 requests: begin at smbd_smb2_request_process_<cmd>(req) for
+ * f, end at whichever completion function offset is (done_ex, error_ex).
+ */
+int probes_attach_smb2_begin(struct probes *p, struct func *f, const char *binary,
+			     uint64_t offset);
+int probes_attach_smb2_end(struct probes *p, const char *binary, uint64_t offset);
+
+/*
+ * uprobe/uretprobe on many functions of one file for every process: fv[i]
+ * at offsets[i]. Two uprobe.multi links when the kernel has them, else one
+ * pair per function. Returns the count attached.
+ */
+int probes_attach_uprobes(struct probes *p, struct func **fv, const uint64_t *offsets,
+			  uint32_t n, const char *binary);
+
+/* The same for smbd's SMB2 requests: fv[i] begins at begins[i], all end at ends[]. */
+int probes_attach_smb2(struct probes *p, struct func **fv, const uint64_t *begins, uint32_t n,
+		       const uint64_t *ends, uint32_t n_ends, const char *binary);

@@ -32,6 +32,8 @@ static void emit_summaries(struct agent *a, double interval_s)
 {
 	bool *done = calloc(a->funcs.n ? a->funcs.n : 1, 1);
 	bool header = false;
+	/* --folded output is flame graph input: the tables go beside it */
+	FILE *table = a->opt->term.folded ? stderr : stdout;
 
 	if (!done)
 		return;
@@ -52,13 +54,13 @@ static void emit_summaries(struct agent *a, double interval_s)
 			journal_write_summary(a->journal, &a->funcs.v[i], &s, interval_s);
 		} else {
 			if (!header)
-				hist_print_table_header(stdout);
+				hist_print_table_header(table);
 			header = true;
-			hist_print_table_row(stdout, &a->funcs.v[i], &s);
+			hist_print_table_row(table, &a->funcs.v[i], &s);
 		}
 	}
 	if (header)
-		fflush(stdout);
+		fflush(table);
 	for (uint32_t i = 0; i < a->funcs.n; i++)
 		hist_init(&a->acc[i]);
 	free(done);

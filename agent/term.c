@@ -74,10 +74,57 @@ static void args_print(FILE *out, const struct record *r)
 		fprintf(out, "%s0x%" PRIx64, i ? " " : "", r->args[i]);
 }
 
+/* funcslower's columns: the function last, where a long PATH:symbol fits. */
+#define FS_RVAL_WIDTH 16
+
+static void header_funcslower(FILE *out, const struct term_opts *o)
+{
+	fprintf(out, "%-8s %-16s %-7s %10s %*s %s", "TIME", "COMM", "PID", "LAT(ms)",
+		FS_RVAL_WIDTH, "RVAL", "FUNC");
+	if (o->show_args)
+		fputs(" ARGS", out);
+	fputc('\n', out);
+}
+
+static void end_time(const struct record *r, char buf[static 16])
+{
+	time_t t = (time_t) (r->end_realtime_us / 1000000);
+	struct tm tm;
+
+	strcpy(buf, "??:??:??");
+	if (localtime_r(&t, &tm))
+		strftime(buf, 16, "%H:%M:%S", &tm);
+}
+
+static void print_stack(FILE *out, const char *stack);
+
+static void print_funcslower(FILE *out, const struct term_opts *o, const struct record *r)
+{
+	char task[TASK_MAX], endtime[16], ret[32];
+	uint64_t us = r->latency_ns / 1000;
+
+	end_time(r, endtime);
+	ret_format(r, ret, sizeof(ret));
+	fprintf(out, "%-8s %-16s %-7" PRIu32 " %6" PRIu64 ".%03" PRIu64 " %*s %s", endtime,
+		task_escape(r->comm, false, task), r->pid, us / 1000, us % 1000, FS_RVAL_WIDTH,
+		ret, r->func->name);
+	if (o->show_args && r->nargs > 0) {
+		fputc(' ', out);
+		args_print(out, r);
+	}
+	fputc('\n', out);
+	if (o->show_stack)
+		print_stack(out, r->stack);
+}
+
 void term_print_header(FILE *out, const struct term_opts *o)
 {
 	if (o->folded)
 		return;         /* flame graph input has no header */
+	if (o->format == TERM_FUNCSLOWER) {
+		header_funcslower(out, o);
+		return;
+	}
 	if (o->format == TERM_CSV) {
 		fputs("ENDTIME_us,TASK,PID,FUNCTION,LATENCY_us", out);
 		if (o->show_ret)
@@ -184,6 +231,8 @@ void term_print_event(FILE *out, const struct term_opts *o, const struct record 
 		print_folded(out, r);
 	else if (o->format == TERM_CSV)
 		print_csv(out, o, r);
+	else if (o->format == TERM_FUNCSLOWER)
+		print_funcslower(out, o, r);
 	else
 		print_text(out, o, r);
 }

@@ -10,6 +10,7 @@
 enum term_format {
 	TERM_TEXT,      /* ENDTIME  TASK  PID  FUNCTION  LATENCY(ms) */
 	TERM_CSV,       /* ENDTIME_us,TASK,PID,FUNCTION,LATENCY_us */
+	TERM_FUNCSLOWER, /* TIME COMM PID LAT(ms) RVAL FUNC [ARGS], as funcslower (-f) */
 };
 
 struct term_opts {

@@ -521,7 +521,8 @@ int usyms_format(struct usyms *u, uint32_t pid, uint64_t addr, char *buf, size_t
 	return r;
 }
 
-int usyms_resolve(struct usyms *u, const char *binary, const char *symbol, uint64_t *offset) {
+
+static int usyms_file(struct usyms *u, const char *binary, const struct elf_file **ret) {
 	__attribute__((cleanup(closep))) int fd = -1;
 	struct elf_entry *e;
 	struct stat st;
@@ -531,7 +532,6 @@ int usyms_resolve(struct usyms *u, const char *binary, const char *symbol, uint6
 		return -errno;
 	if (fstat(fd, &st) < 0)
 		return -errno;
-
 	e = elfs_lookup(u, st.st_dev, st.st_ino);
 	if (!e) {
 		e = elf_entry_new(st.st_dev, st.st_ino, fd, "");
@@ -541,5 +541,100 @@ int usyms_resolve(struct usyms *u, const char *binary, const char *symbol, uint6
 	}
 	if (e->error < 0)
 		return e->error;
-	return elf_file_resolve(e->file, symbol, offset);
+	*ret = e->file;
+	return 0;
+}
+
+int usyms_functions(struct usyms *u, const char *binary, const char *prefix,
+		    int (*cb)(const char *name, uint64_t offset, void *userdata), void *userdata) {
+	const struct elf_file *f = NULL;
+	int r = usyms_file(u, binary, &f);
+
+	return r < 0 ? r : elf_file_functions(f, prefix, cb, userdata);
+}
+
+static int found_it(const char *name, uint64_t offset, void *userdata) {
+	return strcmp(name, userdata) == 0 ? -EEXIST : 0;
+}
+
+/* Exported, not merely present: a local copy is not what the program calls. */
+static bool defines(struct usyms *u, const char *path, const char *symbol) {
+	return usyms_functions(u, path, symbol, found_it, (void *)symbol) == -EEXIST;
+}
+
+/* Debian's multiarch directory of this architecture. */
+#if defined(__x86_64__)
+#define MULTIARCH "x86_64-linux-gnu"
+#elif defined(__aarch64__)
+#define MULTIARCH "aarch64-linux-gnu"
+#elif defined(__i386__)
+#define MULTIARCH "i386-linux-gnu"
+#else
+#define MULTIARCH "."
+#endif
+
+/* Where the dynamic linker looks after the file's own search path. */
+static const char *const default_dirs[] = {
+	"/lib/" MULTIARCH, "/usr/lib/" MULTIARCH, "/lib64", "/usr/lib64", "/lib", "/usr/lib",
+	"/usr/local/lib",
+};
+
+/* One directory of a search path, "$ORIGIN" being the binary's own directory. */
+static bool provider_in(struct usyms *u, const char *dir, size_t dlen, const char *origin,
+			const char *lib, const char *symbol, char **ret) {
+	char path[PATH_MAX];
+
+	if (dlen >= 7 && strncmp(dir, "$ORIGIN", 7) == 0)
+		snprintf(path, sizeof(path), "%s%.*s/%s", origin, (int)(dlen - 7), dir + 7, lib);
+	else
+		snprintf(path, sizeof(path), "%.*s/%s", (int)dlen, dir, lib);
+	if (access(path, R_OK) < 0 || !defines(u, path, symbol))
+		return false;
+	*ret = strdup(path);
+	return true;
+}
+
+int usyms_provider(struct usyms *u, const char *binary, const char *symbol, char **ret) {
+	__attribute__((cleanup(closep))) int fd = -1;
+	char **needed = NULL, *runpath = NULL, origin[PATH_MAX];
+	const char *slash = strrchr(binary, '/');
+	bool found = false;
+	int r;
+
+	if (defines(u, binary, symbol)) {
+		*ret = strdup(binary);
+		return *ret ? 0 : -ENOMEM;
+	}
+	fd = open(binary, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = elf_file_needed(fd, &needed, &runpath);
+	if (r < 0)
+		return r;
+	snprintf(origin, sizeof(origin), "%.*s", slash ? (int)(slash - binary) : 1,
+		 slash ? binary : ".");
+	*ret = NULL;
+	for (size_t i = 0; !found && needed && needed[i]; i++) {
+		const char *lib = needed[i];
+
+		for (const char *p = runpath; !found && p && *p; p += strcspn(p, ":"), p += *p == ':')
+			found = provider_in(u, p, strcspn(p, ":"), origin, lib, symbol, ret);
+		for (size_t d = 0; !found && d < sizeof(default_dirs) / sizeof(*default_dirs); d++)
+			found = provider_in(u, default_dirs[d], strlen(default_dirs[d]), origin, lib,
+					    symbol, ret);
+	}
+	for (size_t i = 0; needed && needed[i]; i++)
+		free(needed[i]);
+	free(needed);
+	free(runpath);
+	if (!found)
+		return -ENOENT;
+	return *ret ? 0 : -ENOMEM;
+}
+
+int usyms_resolve(struct usyms *u, const char *binary, const char *symbol, uint64_t *offset) {
+	const struct elf_file *f = NULL;
+	int r = usyms_file(u, binary, &f);
+
+	return r < 0 ? r : elf_file_resolve(f, symbol, offset);
 }

@@ -48,3 +48,18 @@ int usyms_resolve(struct usyms *u, const char *binary, const char *symbol, uint6
 
 /* Drops what is cached about pid, on process exit. */
 void usyms_forget(struct usyms *u, uint32_t pid);
+
+/*
+ * Calls cb for each exported function of binary whose name starts with
+ * prefix (see elf_file_functions()); returns the count or cb's error.
+ */
+int usyms_functions(struct usyms *u, const char *binary, const char *prefix,
+		    int (*cb)(const char *name, uint64_t offset, void *userdata), void *userdata);
+
+/*
+ * The file defining the exported function symbol for binary: binary itself,
+ * else the first of its DT_NEEDED libraries, looked up like the dynamic
+ * linker does (DT_RUNPATH with $ORIGIN, then the default directories), that
+ * does. *ret is malloc'd. -ENOENT when none does.
+ */
+int usyms_provider(struct usyms *u, const char *binary, const char *symbol, char **ret);

@@ -427,3 +427,156 @@ int kmulti_exit(struct pt_regs *regs)
 /* Tracepoint layers, sharing the maps and accounting above. */
 #include "block.bpf.h"
 #include "syscall.bpf.h"
+/* ---- usdt layer: [probe NAME] target = usdt:PATH:PROVIDER:START,END ---- */
+
+#include <bpf/usdt.bpf.h>
+
+/* START pushes a frame like a function entry, with the probe's arguments. */
+SEC("usdt")
+int usdt_entry(struct pt_regs *regs)
+{
+	__u64 args[SMBLAT_MAX_ARGS] = {};
+	int n = bpf_usdt_arg_cnt(regs);
+	long v;
+
+	for (int i = 0; i < SMBLAT_MAX_ARGS; i++) {
+		if (i >= n || bpf_usdt_arg(regs, i, &v) < 0)
+			break;
+		args[i] = v;
+	}
+	return on_entry((__u32)bpf_usdt_cookie(regs), args);
+}
+
+/* END pops it on the same thread: the probes have no return value. */
+SEC("usdt")
+int usdt_exit(struct pt_regs *regs)
+{
+	return on_exit(regs, (__u32)bpf_usdt_cookie(regs), 0);
+}
+
+/* ---- smbd layer: SMB2 requests of Samba's smbd, by request pointer ---- */
+
+/*
+ * An SMB2 request may complete on a later turn of smbd's event loop (async
+ * I/O, blocking locks, change notify), so the start cannot live on the task's
+ * frame stack: it is keyed by process and request. LRU: requests whose
+ * connection dies never complete, and must not pin entries for ever.
+ */
+struct smb2_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 req;
+};
+
+struct smb2_start {
+	__u64 start_ns;
+	__u32 func_id;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct smb2_key);
+	__type(value, struct smb2_start);
+} smb2_reqs SEC(".maps");
+
+/* smbd_smb2_request_process_<cmd>(req): the id of SMBD_SMB2_<CMD> in the cookie. */
+static __always_inline int smb2_request_begin(struct pt_regs *regs)
+{
+	struct smb2_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .req = PT_REGS_PARM1(regs) };
+	struct smb2_start s = { .func_id = (__u32)bpf_get_attach_cookie(regs) };
+	struct func_cfg *fc;
+
+	if (!task_wanted())
+		return 0;
+	fc = bpf_map_lookup_elem(&funcs, &s.func_id);
+	if (!fc || !(fc->flags & FF_ENABLED))
+		return 0;
+	s.start_ns = bpf_ktime_get_ns();
+	bpf_map_update_elem(&smb2_reqs, &k, &s, BPF_ANY);
+	return 0;
+}
+
+/* smbd_smb2_request_done_ex / _error_ex(req, NTSTATUS status, ...): the reply goes out. */
+static __always_inline int smb2_request_end(struct pt_regs *regs)
+{
+	struct smb2_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .req = PT_REGS_PARM1(regs) };
+	__u64 now = bpf_ktime_get_ns(), status = PT_REGS_PARM2(regs) & 0xffffffffu, lat;
+	struct frame f = {};
+	struct func_stats *st;
+	struct smb2_start *s;
+	struct func_cfg *fc;
+	struct event *e;
+	bool slow;
+
+	s = bpf_map_lookup_elem(&smb2_reqs, &k);
+	if (!s)
+		return 0;
+	f.start_ns = s->start_ns;
+	f.func_id = s->func_id;
+	bpf_map_delete_elem(&smb2_reqs, &k);
+	fc = bpf_map_lookup_elem(&funcs, &f.func_id);
+	if (!fc)
+		return 0;
+	lat = now - f.start_ns;
+	slow = lat >= fc->threshold_ns;
+	account(f.func_id, lat, slow);
+	/* NTSTATUS: severity "error" is the top two bits */
+	if (!slow && !((fc->flags & FF_ERRORS) && (status >> 30) == 3))
+		return 0;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		st = bpf_map_lookup_elem(&stats, &f.func_id);
+		if (st)
+			__sync_fetch_and_add(&st->lost, 1);
+		return 0;
+	}
+	fill_event(regs, e, fc, &f, f.func_id, now, status);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+SEC("uprobe")
+int smb2_begin(struct pt_regs *regs)
+{
+	return smb2_request_begin(regs);
+}
+
+SEC("uprobe")
+int smb2_end(struct pt_regs *regs)
+{
+	return smb2_request_end(regs);
+}
+
+/*
+ * uprobe.multi: the agent loads these with expected_attach_type
+ * BPF_TRACE_UPROBE_MULTI (libbpf 1.1 has no section name for it) and links
+ * many offsets of one file at once.
+ */
+SEC("kprobe.multi")
+int umulti_entry(struct pt_regs *regs)
+{
+	__u64 args[SMBLAT_MAX_ARGS] = {};
+
+	regs_args(regs, args);
+	return on_entry(bpf_get_attach_cookie(regs), args);
+}
+
+SEC("kprobe.multi")
+int umulti_exit(struct pt_regs *regs)
+{
+	return on_exit(regs, bpf_get_attach_cookie(regs), PT_REGS_RC(regs));
+}
+
+SEC("kprobe.multi")
+int umulti_smb2_begin(struct pt_regs *regs)
+{
+	return smb2_request_begin(regs);
+}
+
+SEC("kprobe.multi")
+int umulti_smb2_end(struct pt_regs *regs)
+{
+	return smb2_request_end(regs);
+}

@@ -30,8 +30,9 @@ PY
 
 # agent_start ARGS...: runs the agent, waits for its ready line.
 agent_start() {
-	# emptied here, not by the redirection: the child may open it after the
-	# first grep, which would then find the ready line of an earlier start
+	# emptied here, not by the child's redirection: the wait below could
+	# otherwise still see the "ready:" of an earlier agent of the same test
+	: >"$TMP/agent.out"
 	: >"$TMP/agent.err"
 	"$SMBLAT" "$@" >"$TMP/agent.out" 2>"$TMP/agent.err" &
 	AGENT_PID=$!

@@ -344,7 +344,8 @@ static void test_every_section(void) {
 		"include = BLOCK_RQ\n"
 		"[smbd]\n"
 		"enabled = true\n"
-		"exclude = SMBD_VFS_FSYNC\n");
+		"exclude = SMBD_VFS_FSYNC\n"
+		"binary = /opt/samba/sbin/smbd\n");
 	CHECK(c.threshold_ns == 500000);
 	CHECK(c.pid == 4242);
 	CHECK_STR(c.comm, "smbd");
@@ -368,11 +369,12 @@ static void test_every_section(void) {
 	      !c.layer[LAYER_BLOCK].include[1]);
 	CHECK(c.layer[LAYER_SMBD].enabled && c.layer[LAYER_SMBD].exclude &&
 	      !strcmp(c.layer[LAYER_SMBD].exclude[0], "SMBD_VFS_FSYNC"));
+	CHECK_STR(c.smbd_binary, "/opt/samba/sbin/smbd");
 	config_free(&c);
 
 	/* empty strings unset; "user =" keeps root */
-	LOAD_OK(&c, "[agent]\ncomm = smbd\ncomm =\nuser =\ncgroup=\n");
-	CHECK(!c.comm && !c.user && !c.cgroup);
+	LOAD_OK(&c, "[agent]\ncomm = smbd\ncomm =\nuser =\ncgroup=\n[smbd]\nbinary = /x/smbd\nbinary =\n");
+	CHECK(!c.comm && !c.user && !c.cgroup && !c.smbd_binary);
 	config_free(&c);
 }
 
@@ -416,6 +418,9 @@ static void test_errors(void) {
 		    "t.conf:2: unknown key \"priority_slow\" in [agent], it belongs in [journal]\n");
 	CHECK_ERROR("[agent]\ngroups = inode\n",
 		    "t.conf:2: unknown key \"groups\" in [agent], it belongs in [smb]\n");
+	CHECK_ERROR("[smb2]\nbinary = /usr/sbin/smbd\n",
+		    "t.conf:2: unknown key \"binary\" in [smb2], it belongs in [smbd]\n");
+	CHECK_ERROR_AT("[smbd]\nbinary = sbin/smbd\n", 2, "must be an absolute path");
 	CHECK_ERROR("[smb2]\ngroups = inode\n",
 		    "t.conf:2: unknown key \"groups\" in [smb2], it belongs in [smb]\n");
 	CHECK_ERROR("threshold = 1\n",

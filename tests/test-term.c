@@ -177,6 +177,34 @@ static void test_block(void)
 		     "22:13:20 dd               4242    BLOCK_WRITE                    1.204 loop0 65536 bytes queued 0.012 ms\n");
 }
 
+/* -f: funcslower's columns, the function last */
+static void test_funcslower(void)
+{
+	struct term_opts o = { .format = TERM_FUNCSLOWER, .show_args = true };
+	struct record r = sample();
+
+	check_output("funcslower header", header_adapter, &o, NULL,
+		     "TIME     COMM             PID        LAT(ms)             RVAL FUNC ARGS\n");
+	check_output("funcslower row", term_print_event, &o, &r,
+		     "22:13:20 rm               48782       16.351               -2 INODE_OP_UNLINK "
+		     "0xffff888012345678 0x1\n");
+	o.show_args = false;
+	o.show_stack = true;
+	r.func = &fn_lookup;
+	r.ret = (int64_t) 0xffff888000001000ull;
+	r.latency_ns = 1234567890123;
+	check_output("funcslower header without args", header_adapter, &o, NULL,
+		     "TIME     COMM             PID        LAT(ms)             RVAL FUNC\n");
+	check_output("funcslower pointer, long latency, stack", term_print_event, &o, &r,
+		     "22:13:20 rm               48782   1234567.890 0xffff888000001000 D_LOOKUP\n"
+		     "    cifs_unlink+0x0/0x3a0 [cifs]\n"
+		     "    vfs_unlink+0x118/0x2e0\n");
+	r.has_ret = false;
+	o.show_stack = false;
+	check_output("funcslower no return value", term_print_event, &o, &r,
+		     "22:13:20 rm               48782   1234567.890                - D_LOOKUP\n");
+}
+
 int main(void)
 {
 	/* ENDTIME is local time; pin the zone so the rows are predictable */
@@ -188,6 +216,7 @@ int main(void)
 	test_csv();
 	test_folded();
 	test_block();
+	test_funcslower();
 
 	if (failures) {
 		fprintf(stderr, "%d check(s) failed\n", failures);

@@ -195,6 +195,63 @@ static void test_resolve(struct usyms *u) {
 	}
 }
 
+struct seen {
+	int n;
+	uint64_t target_offset;
+};
+
+static int seen_one(const char *name, uint64_t offset, void *userdata) {
+	struct seen *s = userdata;
+
+	check(starts_with(name, "usyms_test_"), "function %s outside the prefix", name);
+	if (strcmp(name, "usyms_test_target") == 0)
+		s->target_offset = offset;
+	s->n++;
+	return 0;
+}
+
+static int stop_at_first(const char *name, uint64_t offset, void *userdata) {
+	return -ECANCELED;
+}
+
+/* Which file defines a function for a program: itself, else a DT_NEEDED library. */
+static void test_provider(struct usyms *u) {
+	void *getpid_fn = dlsym(RTLD_NEXT, "getpid");
+	uint64_t offset = 0, start, pgoff;
+	char libc[PATH_MAX], *path = NULL;
+	struct seen seen = {};
+	struct stat a, b;
+	int r;
+
+	r = usyms_provider(u, self_exe, "usyms_test_target", &path);
+	check(r == 0 && path && strcmp(path, self_exe) == 0, "provider of a function of the program: %d %s",
+	      r, path ? path : "-");
+	free(path);
+	path = NULL;
+
+	if (getpid_fn && self_mapping((uintptr_t)getpid_fn, &start, &pgoff, libc, sizeof(libc)) == 0) {
+		r = usyms_provider(u, self_exe, "getpid", &path);
+		check(r == 0, "provider of getpid: %s", strerror(-r));
+		/* the file the dynamic linker mapped, whatever symlinks lead there */
+		check(r == 0 && stat(path, &a) == 0 && stat(libc, &b) == 0 && a.st_dev == b.st_dev &&
+		      a.st_ino == b.st_ino, "provider of getpid %s, mapped %s", path ? path : "-", libc);
+		free(path);
+		path = NULL;
+	}
+	r = usyms_provider(u, self_exe, "no_such_function_anywhere", &path);
+	check(r == -ENOENT && !path, "provider of a missing function: %d", r);
+	r = usyms_provider(u, "/nonexistent/binary", "main", &path);
+	check(r == -ENOENT, "provider in a missing file: %d", r);
+
+	r = usyms_functions(u, self_exe, "usyms_test_", seen_one, &seen);
+	check(r == seen.n && r >= 1, "functions by prefix: %d, seen %d", r, seen.n);
+	r = usyms_resolve(u, self_exe, "usyms_test_target", &offset);
+	check(r == 0 && seen.target_offset == offset, "prefix offset 0x%llx, resolved 0x%llx",
+	      (unsigned long long)seen.target_offset, (unsigned long long)offset);
+	r = usyms_functions(u, self_exe, "usyms_test_", stop_at_first, NULL);
+	check(r == -ECANCELED, "a callback error stops the walk: %d", r);
+}
+
 /* Another process: the same file, its own layout; and after exec, another program. */
 static void test_child(struct usyms *u) {
 	int go[2];
@@ -305,6 +362,7 @@ int main(void) {
 	test_libc(u);
 	test_unknown(u);
 	test_resolve(u);
+	test_provider(u);
 	test_child(u);
 	test_short_lived(u);
 	test_speed(u);

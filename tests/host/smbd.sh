@@ -1,0 +1,161 @@
+#!/bin/bash
+# The smbd layer without a VM: a real smbd on loopback, started AFTER the
+# agent (the probes are on the library file, so new processes are covered),
+# driven by smbclient; its VFS calls and SMB2 requests must reach the journal.
+. "$SOURCE_ROOT/tests/lib-host.sh"
+
+command -v smbclient >/dev/null || fail "smbclient not installed"
+SMBD=$(command -v smbd || echo /usr/sbin/smbd)
+[ -x "$SMBD" ] || fail "smbd not installed"
+
+SMBD_PID=
+CLIENT_PID=
+smbd_cleanup() {
+	[ -n "$CLIENT_PID" ] && kill "$CLIENT_PID" 2>/dev/null || true
+	# smbd's children follow their parent's SIGTERM
+	[ -n "$SMBD_PID" ] && kill "$SMBD_PID" 2>/dev/null || true
+	[ -n "$SMBD_PID" ] && for _ in $(seq 50); do kill -0 "$SMBD_PID" 2>/dev/null || break; sleep 0.1; done
+	cleanup
+}
+trap smbd_cleanup EXIT
+
+journald_ensure
+port=$((20000 + $$ % 20000))
+S="$TMP/samba"
+mkdir -p "$S"/{share,run,lock,state,cache,private,log}
+cat >"$S/smb.conf" <<CONF
+[global]
+server role = standalone server
+interfaces = lo
+bind interfaces only = yes
+smb ports = $port
+pid directory = $S/run
+lock directory = $S/lock
+state directory = $S/state
+cache directory = $S/cache
+private dir = $S/private
+ncalrpc dir = $S/run/ncalrpc
+log file = $S/log/log.%m
+passdb backend = tdbsam:$S/private/passdb.tdb
+map to guest = Bad User
+guest account = nobody
+load printers = no
+disable spoolss = yes
+printcap name = /dev/null
+rpc start on demand helpers = no
+[share]
+path = $S/share
+guest ok = yes
+read only = no
+force user = root
+CONF
+
+cat >"$TMP/smblat.conf" <<CONF
+[agent]
+threshold = 0
+user =
+[smb]
+enabled = no
+[smbd]
+enabled = yes
+threshold = 0
+CONF
+
+# 1. the agent first
+agent_start -c "$TMP/smblat.conf"
+grep -E "smbd: [0-9]+ VFS operations and [0-9]+ SMB2 commands" "$TMP/agent.err" ||
+	fail "no smbd attach line: $(cat "$TMP/agent.err")"
+n_vfs=$(sed -n 's/.*smbd: \([0-9]*\) VFS operations.*/\1/p' "$TMP/agent.err")
+[ "$n_vfs" -ge 50 ] || fail "only $n_vfs smb_vfs_call_* attached"
+
+# 2. then smbd
+# its own session: smbd signals its process group when it stops
+setsid "$SMBD" -F --no-process-group -s "$S/smb.conf" --debug-stdout >"$S/smbd.out" 2>&1 &
+SMBD_PID=$!
+for _ in $(seq 100); do
+	timeout 5 smbclient "//127.0.0.1/share" -p "$port" -N -c "ls" >/dev/null 2>&1 && break
+	kill -0 "$SMBD_PID" 2>/dev/null || { cat "$S/smbd.out" >&2; fail "smbd exited"; }
+	sleep 0.2
+done
+
+# 3. one client session, held open (a get into a FIFO nobody reads yet) until
+#    the smbd child serving it is known
+head -c 100000 /dev/urandom >"$TMP/in.bin"
+mkfifo "$TMP/hold"
+before=$(pgrep -P "$SMBD_PID" | sort)
+timeout 60 smbclient "//127.0.0.1/share" -p "$port" -N -c "put $TMP/in.bin file-$$.bin; \
+get file-$$.bin $TMP/out.bin; mkdir dir-$$; get file-$$.bin $TMP/hold; rm file-$$.bin; \
+get missing-$$.bin $TMP/missing.bin" >"$TMP/client.out" 2>&1 &
+CLIENT_PID=$!
+children=
+for _ in $(seq 150); do
+	children=$(comm -13 <(echo "$before") <(pgrep -P "$SMBD_PID" | sort) | tr '\n' ' ')
+	[ -n "$children" ] && break
+	sleep 0.2
+done
+[ -n "$children" ] || fail "no smbd child for the session"
+echo "smbd $SMBD_PID, session child: $children"
+timeout 30 cat "$TMP/hold" >/dev/null || fail "smbclient never wrote the held file"
+wait "$CLIENT_PID" || true
+CLIENT_PID=
+grep -q "OBJECT_NAME_NOT_FOUND.*missing-$$" "$TMP/client.out" ||
+	fail "smbclient did not finish: $(cat "$TMP/client.out")"
+cmp -s "$TMP/in.bin" "$TMP/out.bin" || fail "get returned other bytes than put"
+[ -d "$S/share/dir-$$" ] || fail "mkdir did not reach the share"
+[ ! -e "$S/share/file-$$.bin" ] || fail "rm did not reach the share"
+agent_pid=$AGENT_PID
+agent_stop
+
+# 4. the journal: what this agent wrote (_PID) about these smbd processes (PID)
+j=$(journal_json LAYER=smbd _PID="$agent_pid" | python3 -c '
+import json, sys
+smbd_pids = set(sys.argv[1].split()) | {sys.argv[2]}
+for line in sys.stdin:
+    e = json.loads(line)
+    if "PID" in e and e["PID"] not in smbd_pids:
+        continue
+    print(e.get("MESSAGE_ID"), e.get("FUNCTION"), e.get("PID"), e.get("COMM"),
+          e.get("LATENCY_US", "-"), e.get("RETVAL", "-"), e.get("COUNT", "-"))
+' "$children" "$SMBD_PID")
+slow=a48f35af155e4887a8d221f2a9c1c250
+summary=ab8331e2b4474579a55840c9d3a77bac
+count() { printf '%s\n' "$j" | awk -v m="$1" -v f="$2" '$1 == m && $2 == f' | wc -l; }
+for f in SMBD_VFS_OPENAT SMBD_VFS_UNLINKAT SMBD_VFS_MKDIRAT SMBD_VFS_FSTAT SMBD_SMB2_CREATE \
+	 SMBD_SMB2_WRITE SMBD_SMB2_READ SMBD_SMB2_CLOSE; do
+	n=$(count $slow $f)
+	echo "$f: $n entries"
+	[ "$n" -ge 1 ] || fail "no $f entry from an smbd process ($SMBD_PID $children)"
+done
+# every entry is an smbd process's, with its command name
+bad=$(printf '%s\n' "$j" | awk -v m=$slow '$1 == m && $4 !~ /^smbd/' | head -3)
+[ -z "$bad" ] || fail "entries with another COMM: $bad"
+# a served child, not only the parent, did the file work
+printf '%s\n' "$j" | awk -v m=$slow '$1 == m && $2 == "SMBD_VFS_UNLINKAT" {print $3}' |
+	grep -qxF -f <(tr ' ' '\n' <<<"$children" | grep .) ||
+	fail "SMBD_VFS_UNLINKAT not from the child serving the session ($children)"
+# SMB2 requests end with their NTSTATUS: success, and the missing file's OBJECT_NAME_NOT_FOUND
+printf '%s\n' "$j" | awk -v m=$slow '$1 == m && $2 == "SMBD_SMB2_CREATE" && $6 == "0x0"' | grep -q . ||
+	fail "no successful SMBD_SMB2_CREATE (RETVAL 0x0)"
+printf '%s\n' "$j" | awk -v m=$slow '$1 == m && $2 == "SMBD_SMB2_CREATE" && $6 == "0xc0000034"' | grep -q . ||
+	fail "no SMBD_SMB2_CREATE with RETVAL 0xc0000034 for the missing file"
+# summaries at stop count the same calls
+for f in SMBD_VFS_OPENAT SMBD_SMB2_CREATE; do
+	c=$(printf '%s\n' "$j" | awk -v m=$summary -v f=$f '$1 == m && $2 == f {s += $7} END {print s + 0}')
+	e=$(count $slow $f)
+	echo "$f: summary COUNT $c, entries $e"
+	[ "$c" -ge "$e" ] && [ "$c" -ge 1 ] || fail "$f summary COUNT=$c, entries $e"
+done
+
+# 5. from the command line; include= narrows; a wrong binary= is one clear line
+"$SMBLAT" -c "$TMP/smblat.conf" --layers smbd --list-probes >"$TMP/list.out" 2>"$TMP/list.err" ||
+	fail "--layers smbd --list-probes: $(cat "$TMP/list.err")"
+grep -qE "^SMBD_VFS_OPENAT +smbd .*libsmbd.*:smb_vfs_call_openat +uprobe(-multi)? +attached$" "$TMP/list.out" ||
+	fail "SMBD_VFS_OPENAT not listed as attached: $(grep OPENAT "$TMP/list.out")"
+printf '[agent]\nuser =\n[smb]\nenabled = no\n[smbd]\nenabled = yes\ninclude = SMBD_VFS_UNLINKAT SMBD_SMB2_CLOSE\n' >"$TMP/inc.conf"
+"$SMBLAT" -c "$TMP/inc.conf" --list-probes >"$TMP/list.out" 2>"$TMP/list.err" || fail "include=: $(cat "$TMP/list.err")"
+[ "$(grep -c '^SMBD_' "$TMP/list.out")" -eq 2 ] || fail "include= of two: $(grep '^SMBD_' "$TMP/list.out")"
+printf '[agent]\nuser =\n[smb]\nenabled = no\n[smbd]\nenabled = yes\nbinary = /nonexistent/smbd\n' >"$TMP/bad.conf"
+"$SMBLAT" -c "$TMP/bad.conf" --list-probes >"$TMP/list.out" 2>"$TMP/list.err" || true
+grep -q "smbd: neither /nonexistent/smbd nor its libraries define smb_vfs_call_openat: No such file or directory" \
+	"$TMP/list.err" || fail "wrong binary=: $(cat "$TMP/list.err")"
+echo "ok"
