@@ -425,7 +425,7 @@ static void test_errors(void) {
 		    "t.conf:2: unknown key \"groups\" in [smb2], it belongs in [smb]\n");
 	CHECK_ERROR("threshold = 1\n",
 		    "t.conf:1: key \"threshold\" comes before any section, it belongs in [agent], [smb], "
-		    "[smb2], [smbd], [block], [probe NAME]\n");
+		    "[smb2], [block], [smbd], [probe NAME]\n");
 	CHECK_ERROR("[agent]\ngarbage\n",
 		    "t.conf:2: syntax error, expected [section] or key = value\n");
 	CHECK_ERROR("[agent\n", "t.conf:1: syntax error, expected [section] or key = value\n");
