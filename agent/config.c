@@ -474,6 +474,12 @@ static int layer_exclude(struct loader *l, const char *v, bool append) {
 	return set_functions(l, v, append, &loader_layer(l)->exclude);
 }
 
+static int layer_errors(struct loader *l, const char *v, bool append) {
+	if (l->layer != LAYER_SMB2)
+		return loader_fail(l, -EINVAL, "errors = is a key of [smb2] only");
+	return set_bool(l, v, &loader_layer(l)->errors);
+}
+
 static int smb_groups(struct loader *l, const char *v, bool append) {
 	bool group[ELEMENTSOF(l->c->group)];
 	char buf[32];
@@ -572,6 +578,7 @@ static const struct key {
 	{ "threshold", S(SECTION_SMB) | S(SECTION_LAYER), false, layer_threshold },
 	{ "include", S(SECTION_SMB) | S(SECTION_LAYER), true, layer_include },
 	{ "exclude", S(SECTION_SMB) | S(SECTION_LAYER), true, layer_exclude },
+	{ "errors", S(SECTION_LAYER), false, layer_errors },
 	{ "groups", S(SECTION_SMB), true, smb_groups },
 	{ "target", S(SECTION_PROBE), false, probe_target },
 	{ "threshold", S(SECTION_PROBE), false, probe_threshold },
@@ -1150,6 +1157,8 @@ void config_dump(const struct config *c, FILE *f) {
 		dump_threshold(f, lc->threshold_set, lc->threshold_ns);
 		dump_list(f, "include", lc->include);
 		dump_list(f, "exclude", lc->exclude);
+		if (i == LAYER_SMB2)
+			dump_bool(f, "errors", lc->errors);
 		if (i == LAYER_SMB) {
 			fputs("groups =", f);
 			for (size_t g = GROUP_NONE + 1; g < ELEMENTSOF(group_names); g++)

@@ -513,6 +513,14 @@ uint64_t probes_epoch_bump(struct probes *p)
 	return old;
 }
 
+void probes_smb2_set(struct probes *p, const struct smb2_ctl *ctl)
+{
+	/* Off first, so no probe sees ids of one setting and arguments of another. */
+	__atomic_store_n(&p->skel->data->smb2.on, 0, __ATOMIC_SEQ_CST);
+	memcpy(&p->skel->data->smb2, ctl, sizeof(*ctl));
+	__atomic_store_n(&p->skel->data->smb2.on, ctl->on, __ATOMIC_SEQ_CST);
+}
+
 uint32_t probes_attached(const struct probes *p)
 {
 	uint32_t n = 0;

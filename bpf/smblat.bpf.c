@@ -24,6 +24,11 @@ struct frame {
 	__u64 args[SMBLAT_MAX_ARGS];
 	__u32 func_id;
 	__u32 pad;
+	/* smb2 layer: the SMB2 requests this call waited on */
+	__u32 wire_n;
+	__u32 pad2;
+	__u64 wire_ns;
+	struct wire_req wire[SMBLAT_WIRE_MAX];
 };
 
 struct frames {
@@ -173,6 +178,8 @@ static __always_inline bool sb_is_smb(struct super_block *sb)
 	return magic == SMB_SUPER_MAGIC_CIFS || magic == SMB_SUPER_MAGIC_SMB2;
 }
 
+#include "smb2.bpf.h"
+
 static __always_inline int on_entry(__u32 id, const __u64 *args)
 {
 	struct global_stats *gs;
@@ -180,6 +187,8 @@ static __always_inline int on_entry(__u32 id, const __u64 *args)
 	struct frames *fr;
 	__u32 d;
 
+	if (smb2_hook_entry(id, args))
+		return 0;
 	if (!task_wanted())
 		return 0;
 	fc = bpf_map_lookup_elem(&funcs, &id);
@@ -208,6 +217,7 @@ static __always_inline int on_entry(__u32 id, const __u64 *args)
 	fr->f[d].func_id = id;
 	for (int i = 0; i < SMBLAT_MAX_ARGS; i++)
 		fr->f[d].args[i] = args[i];
+	smb2_frame_init(&fr->f[d]);
 	fr->f[d].start_ns = bpf_ktime_get_ns();
 	fr->depth = d + 1;
 	return 0;
@@ -298,6 +308,7 @@ static __always_inline void fill_event(void *ctx, struct event *e, struct func_c
 		bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), 0) : 0;
 	e->ustack_sz = (fc->flags & FF_USTACK) ?
 		bpf_get_stack(ctx, e->ustack, sizeof(e->ustack), BPF_F_USER_STACK) : 0;
+	smb2_fill_links(e, f);
 }
 
 static __always_inline int on_exit(void *ctx, __u32 id, __u64 ret)
@@ -331,7 +342,7 @@ static __always_inline int on_exit(void *ctx, __u32 id, __u64 ret)
 		}
 	}
 	if (!f) {
-		if (!task_wanted())
+		if (!task_wanted() || smb2_hook_exit(id, fr, NULL, 0))
 			return 0;
 		st = bpf_map_lookup_elem(&stats, &id);
 		if (st && d)
@@ -340,6 +351,8 @@ static __always_inline int on_exit(void *ctx, __u32 id, __u64 ret)
 	}
 	fc = bpf_map_lookup_elem(&funcs, &id);
 	if (!fc)
+		return 0;
+	if (smb2_hook_exit(id, fr, f, ret))
 		return 0;
 	lat = now - f->start_ns;
 	slow = lat >= fc->threshold_ns;

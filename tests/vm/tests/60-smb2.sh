@@ -1,0 +1,93 @@
+#!/bin/bash
+# The smb2 layer: SMB2 requests of the cifs client timed from mid allocation
+# to release, one FUNCTION per command, with the sender's PID/COMM (not
+# cifsd's), SMB_MID, SMB_SERVER, SMB_STATUS of failed responses, and the
+# requests a slow VFS call waited on listed in its own entry.
+. "$VM_DIR/lib.sh"
+
+cat >conf <<CONF
+[agent]
+threshold = 30ms
+user =
+[histogram]
+interval = 0
+[smb2]
+enabled = yes
+threshold = 30ms
+errors = yes
+CONF
+d=$SMB_MNT/smb2.$$
+mkdir -p "$d"
+echo x >"$d/victim"
+
+# Which functions serve the mids here, and how they are attached.
+cat >conf-list <<CONF
+[agent]
+user =
+[smb]
+enabled = no
+[smb2]
+enabled = yes
+CONF
+"$SMBLAT" -c conf-list --list-probes >probes.txt 2>&1 || fail "--list-probes: $(cat probes.txt)"
+cp probes.txt "$LOG_DIR/"
+grep -E '^MID_ALLOC +smb2 +smb2_mid_entry_alloc \[cifs\] +(fentry|kprobe-multi|kprobe) +attached' probes.txt ||
+	fail "no attached MID_ALLOC hook in --list-probes"
+grep -E '^MID_FREE +smb2 +\S+ \[cifs\] +\S+ +attached' probes.txt || fail "no attached MID_FREE hook"
+grep -E '^SMB2_CREATE +smb2 ' probes.txt | grep -q attached || fail "SMB2_CREATE not listed as attached"
+
+agent_start -c conf
+grep -q 'smb2: 19 SMB2 commands timed' "$AGENT_LOG" || fail "agent did not report the smb2 layer: $(grep smb2 "$AGENT_LOG")"
+journal_mark
+
+netem_on 20
+touch "$d/new" & touch_pid=$!
+wait $touch_pid
+rm "$d/victim" & rm_pid=$!
+wait $rm_pid
+cat "$d/missing" 2>/dev/null & cat_pid=$!
+wait $cat_pid || true
+netem_off
+
+e=$(journal_wait FUNCTION=SMB2_CREATE COMM=touch | head -1)
+log "touch create: $e"
+assert_ge "$(journal_field "$e" LATENCY_US)" 40000 "SMB2_CREATE LATENCY_US (netem round trip)"
+assert_eq "$(journal_field "$e" LAYER)" smb2 "LAYER"
+assert_eq "$(journal_field "$e" PID)" "$touch_pid" "PID of the sender, not of cifsd"
+[[ $(journal_field "$e" SMB_MID) =~ ^[0-9]+$ ]] || fail "SMB_MID not numeric: $(journal_field "$e" SMB_MID)"
+assert_eq "$(journal_field "$e" SMB_SERVER)" 127.0.0.1 "SMB_SERVER"
+[[ $(journal_field "$e" SMB_COMPOUND) =~ ^[01]$ ]] || fail "SMB_COMPOUND: $(journal_field "$e" SMB_COMPOUND)"
+
+# The unlink: its wire requests carry rm's identity, and its own entry lists them.
+e=$(journal_wait FUNCTION=INODE_OP_UNLINK COMM=rm | head -1)
+log "unlink: $e"
+reqs=$(journal_field "$e" SMB2_REQUESTS)
+[[ $reqs =~ ^SMB2_[A-Z_]+:[0-9]+\.[0-9]ms(,SMB2_[A-Z_]+:[0-9]+\.[0-9]ms)*$ ]] || fail "SMB2_REQUESTS: '$reqs'"
+[[ $reqs == *SMB2_CREATE:* ]] || fail "SMB2_REQUESTS of the unlink lacks SMB2_CREATE: $reqs"
+n=$(journal_field "$e" SMB2_REQUEST_COUNT)
+assert_ge "$n" 1 "SMB2_REQUEST_COUNT"
+wire=$(journal_field "$e" SMB2_WIRE_US)
+assert_ge "$wire" 40000 "SMB2_WIRE_US of the unlink"
+assert_ge "$(journal_field "$e" LATENCY_US)" "$wire" "unlink LATENCY_US >= its wire time"
+for r in ${reqs//,/ }; do
+	c=${r%%:*}
+	s=$(journal_wait FUNCTION="$c" COMM=rm | head -1)
+	assert_eq "$(journal_field "$s" PID)" "$rm_pid" "PID of rm's $c"
+	assert_eq "$(journal_field "$s" SMB_SHARE)" '\\127.0.0.1\share' "SMB_SHARE of rm's $c"
+	assert_eq "$(journal_field "$s" FILE)" victim "FILE of rm's $c"
+done
+
+# The failed open: the server's status, named.
+e=$(journal_wait FUNCTION=SMB2_CREATE COMM=cat SMB_STATUS=STATUS_OBJECT_NAME_NOT_FOUND | head -1)
+log "failed create: $e"
+assert_eq "$(journal_field "$e" PID)" "$cat_pid" "PID of the cat"
+
+# errors = yes: a failed request is logged however fast; a fast success is not.
+journal_mark
+cat "$d/missing2" 2>/dev/null || true
+stat "$d/new" >/dev/null
+e=$(journal_wait FUNCTION=SMB2_CREATE COMM=cat SMB_STATUS=STATUS_OBJECT_NAME_NOT_FOUND | head -1)
+log "fast failed create: $e"
+
+agent_stop
+rm -rf "$d"
