@@ -98,7 +98,7 @@ static __always_inline void smb2_read_status(struct mid_q_entry *mid, struct smb
 	r->flags |= EF_SMB2_STATUS;
 }
 
-/* Share and file of the traced call (if any) the request is made for. */
+/* Share and file of the innermost traced call on an SMB superblock the request is made for. */
 static __always_inline void smb2_req_origin(struct frames *fr, struct smb2_req *r)
 {
 	struct func_cfg *pfc;
@@ -106,25 +106,28 @@ static __always_inline void smb2_req_origin(struct frames *fr, struct smb2_req *
 	struct dentry *de;
 	const unsigned char *name;
 	struct frame *pf;
-	__u32 d = fr->depth, pid;
+	__u32 d = fr->depth, fid;
 
-	if (!d || d > SMBLAT_NEST)
-		return;
-	pf = &fr->f[(d - 1) & (SMBLAT_NEST - 1)];
-	pid = pf->func_id;
-	pfc = bpf_map_lookup_elem(&funcs, &pid);
-	if (!pfc)
-		return;
-	sb = arg_sb(pfc->sb_kind, arg_at(pf->args, pfc->sb_arg));
-	if (sb_is_smb(sb)) {
+	for (__u32 i = 0; i < SMBLAT_NEST; i++) {
+		if (i >= d)
+			break;
+		pf = &fr->f[(d - 1 - i) & (SMBLAT_NEST - 1)];
+		fid = pf->func_id;
+		pfc = bpf_map_lookup_elem(&funcs, &fid);
+		if (!pfc)
+			continue;
+		sb = arg_sb(pfc->sb_kind, arg_at(pf->args, pfc->sb_arg));
+		if (!sb_is_smb(sb))
+			continue;
 		r->dev = BPF_CORE_READ(sb, s_dev);
 		r->flags |= EF_HAS_DEV;
-	}
-	de = arg_dentry(pfc->name_kind, arg_at(pf->args, pfc->name_arg));
-	if (de) {
-		name = BPF_CORE_READ(de, d_name.name);
-		if (name && bpf_probe_read_kernel_str(r->name, sizeof(r->name), name) > 0)
-			r->flags |= EF_HAS_NAME;
+		de = arg_dentry(pfc->name_kind, arg_at(pf->args, pfc->name_arg));
+		if (de) {
+			name = BPF_CORE_READ(de, d_name.name);
+			if (name && bpf_probe_read_kernel_str(r->name, sizeof(r->name), name) > 0)
+				r->flags |= EF_HAS_NAME;
+		}
+		return;
 	}
 }
 
