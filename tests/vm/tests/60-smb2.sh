@@ -86,12 +86,26 @@ e=$(journal_wait FUNCTION=SMB2_CREATE COMM=cat SMB_STATUS=STATUS_OBJECT_NAME_NOT
 log "failed create: $e"
 assert_eq "$(journal_field "$e" PID)" "$cat_pid" "PID of the cat"
 
-# errors = yes: a failed request is logged however fast; a fast success is not.
+# errors = yes: with a threshold no request reaches, a failed request is
+# still logged, a successful one is not.
+sed -i 's/^threshold = 30ms$/threshold = 100s/' conf
+grep -c '^threshold = 100s' conf | grep -qx 2 || fail "conf not rewritten"
+kill -HUP "$AGENT_PID"
+waited=0
+until grep -q 'reload: thresholds updated' "$AGENT_LOG"; do
+	((waited++ < 60)) || fail "no reload in the agent log"
+	sleep 1
+done
 journal_mark
-cat "$d/missing2" 2>/dev/null || true
+cat "$d/missing2" 2>/dev/null & cat_pid=$!
+wait $cat_pid || true
 stat "$d/new" >/dev/null
-e=$(journal_wait FUNCTION=SMB2_CREATE COMM=cat SMB_STATUS=STATUS_OBJECT_NAME_NOT_FOUND | head -1)
-log "fast failed create: $e"
+e=$(journal_wait FUNCTION=SMB2_CREATE FILE=missing2 | head -1)
+log "failed create below the threshold: $e"
+assert_eq "$(journal_field "$e" SMB_STATUS)" STATUS_OBJECT_NAME_NOT_FOUND "SMB_STATUS below the threshold"
+assert_eq "$(journal_field "$e" PID)" "$cat_pid" "PID of the second cat"
+assert_eq "$(journal_field "$e" THRESHOLD_US)" 100000000 "THRESHOLD_US after the reload"
 
 agent_stop
+assert_eq "$(journal_count LAYER=smb2 FILE=new)" 0 "successful requests logged below the threshold"
 rm -rf "$d"
