@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "event.h"
 #include "journal.h"
 #include "smb2proto.h"
@@ -162,9 +163,41 @@ static void test_links(void)
 	free(e);
 }
 
+/* [smb2] errors = is parsed, dumped, and refused elsewhere. */
+static void test_config(void)
+{
+	struct config c;
+	char *dump = NULL;
+	size_t len = 0;
+	FILE *f;
+	int r;
+
+	config_init(&c);
+	check(!c.layer[LAYER_SMB2].enabled && !c.layer[LAYER_SMB2].errors, "defaults: off");
+	r = config_load_string(&c, "t.conf", "[smb2]\nenabled = yes\nerrors = yes\ninclude = SMB2_CREATE SMB2_CLOSE\n");
+	check(r == 0, "load: %d", r);
+	check(c.layer[LAYER_SMB2].enabled && c.layer[LAYER_SMB2].errors, "enabled, errors");
+	check(c.layer[LAYER_SMB2].include && c.layer[LAYER_SMB2].include[1] &&
+	      strcmp(c.layer[LAYER_SMB2].include[1], "SMB2_CLOSE") == 0, "include list");
+	f = open_memstream(&dump, &len);
+	config_dump(&c, f);
+	fclose(f);
+	check(dump && strstr(dump, "[smb2]\nenabled = yes\n") && strstr(dump, "errors = yes\n"),
+	      "dump: %s", dump);
+	free(dump);
+	config_free(&c);
+
+	config_init(&c);
+	fflush(stderr);
+	r = config_load_string(&c, "t.conf", "[block]\nerrors = yes\n");
+	check(r < 0, "errors = in [block] accepted");
+	config_free(&c);
+}
+
 int main(void)
 {
 	test_names();
+	test_config();
 	test_request();
 	test_links();
 	if (failures) {

@@ -106,6 +106,14 @@ assert_eq "$(journal_field "$e" SMB_STATUS)" STATUS_OBJECT_NAME_NOT_FOUND "SMB_S
 assert_eq "$(journal_field "$e" PID)" "$cat_pid" "PID of the second cat"
 assert_eq "$(journal_field "$e" THRESHOLD_US)" 100000000 "THRESHOLD_US after the reload"
 
+# Every request is counted under its command, fast ones too.
+journal_mark
+kill -USR1 "$AGENT_PID"
+e=$(journal_wait FUNCTION=SMB2_CREATE MESSAGE_ID=ab8331e2b4474579a55840c9d3a77bac | head -1)
+log "summary: $e"
+assert_eq "$(journal_field "$e" LAYER)" smb2 "LAYER of the summary"
+assert_ge "$(journal_field "$e" COUNT)" 4 "SMB2_CREATE summary COUNT"
+
 agent_stop
 assert_eq "$(journal_count LAYER=smb2 FILE=new)" 0 "successful requests logged below the threshold"
 rm -rf "$d"
