@@ -63,6 +63,29 @@ struct {
 	__type(value, struct smb2_req);
 } smb2_reqs SEC(".maps");
 
+/*
+ * Requests of a thread that another one released (cifsd, after an async
+ * read or write callback), by sending thread: the last SMBLAT_WIRE_MAX. A
+ * call of that thread picks those it started while it ran.
+ */
+struct smb2_async {
+	__u32 n;
+	__u32 pad;
+	struct {
+		__u64 start_ns;
+		__u32 lat_us;
+		__u16 cmd;
+		__u16 pad;
+	} req[SMBLAT_WIRE_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct smb2_async);
+} smb2_async SEC(".maps");
+
 static __always_inline void smb2_frame_init(struct frame *f)
 {
 	f->wire_n = 0;
@@ -197,6 +220,25 @@ static __always_inline void smb2_link(__u16 cmd, __u64 lat)
 	}
 }
 
+static __always_inline void smb2_link_async(struct smb2_req *r, __u64 lat)
+{
+	struct smb2_async *a, zero = {};
+	__u32 tid = r->tid, i;
+
+	a = bpf_map_lookup_elem(&smb2_async, &tid);
+	if (!a) {
+		bpf_map_update_elem(&smb2_async, &tid, &zero, BPF_NOEXIST);
+		a = bpf_map_lookup_elem(&smb2_async, &tid);
+		if (!a)
+			return;
+	}
+	/* Two callbacks racing for one slot lose one request of the list, no more. */
+	i = a->n++ & (SMBLAT_WIRE_MAX - 1);
+	a->req[i].lat_us = lat / 1000;
+	a->req[i].cmd = r->cmd;
+	a->req[i].start_ns = r->start_ns;
+}
+
 static __always_inline bool smb2_status_failed(__u32 status)
 {
 	return (status >> 30) == 3;     /* severity "error" */
@@ -258,6 +300,8 @@ static __always_inline void smb2_finish(struct mid_q_entry *mid, struct smb2_req
 		id = smb2.cmd_id[cmd];
 	if (r->tid == (__u32)bpf_get_current_pid_tgid())
 		smb2_link(r->cmd, lat);
+	else
+		smb2_link_async(r, lat);
 	fc = bpf_map_lookup_elem(&funcs, &id);
 	if (fc && (fc->flags & FF_ENABLED)) {
 		slow = lat >= fc->threshold_ns;
@@ -312,6 +356,32 @@ static __always_inline bool smb2_hook_exit(__u32 id, struct frames *fr, struct f
 	       id == smb2.hook_id[SMB2_HOOK_FREE];
 }
 
+/* Requests this thread sent during the call and another thread released. */
+static __always_inline void smb2_fill_async(struct event *e, struct frame *f)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct smb2_async *a = bpf_map_lookup_elem(&smb2_async, &tid);
+	__u64 start;
+	__u32 n;
+
+	if (!a)
+		return;
+	for (int i = 0; i < SMBLAT_WIRE_MAX; i++) {
+		start = a->req[i].start_ns;
+		if (!start || start < f->start_ns)
+			continue;
+		n = e->wire_n;
+		if (n >= 0xffff)
+			break;
+		if (n < SMBLAT_WIRE_MAX) {
+			e->wire[n].cmd = a->req[i].cmd;
+			e->wire[n].lat_us = a->req[i].lat_us;
+		}
+		e->wire_n = n + 1;
+		e->wire_ns += (__u64)a->req[i].lat_us * 1000;
+	}
+}
+
 /* The SMB2 requests the call of frame f waited on. */
 static __always_inline void smb2_fill_links(struct event *e, struct frame *f)
 {
@@ -325,6 +395,7 @@ static __always_inline void smb2_fill_links(struct event *e, struct frame *f)
 	e->wire_ns = f->wire_ns;
 	for (int i = 0; i < SMBLAT_WIRE_MAX; i++)
 		e->wire[i] = f->wire[i];
-	if (n)
+	smb2_fill_async(e, f);
+	if (e->wire_n)
 		e->flags |= EF_WIRE;
 }

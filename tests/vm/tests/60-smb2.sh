@@ -19,6 +19,7 @@ CONF
 d=$SMB_MNT/smb2.$$
 mkdir -p "$d"
 echo x >"$d/victim"
+head -c 65536 /dev/urandom >"$d/data"
 
 # Which functions serve the mids here, and how they are attached.
 cat >conf-list <<CONF
@@ -47,6 +48,8 @@ rm "$d/victim" & rm_pid=$!
 wait $rm_pid
 cat "$d/missing" 2>/dev/null & cat_pid=$!
 wait $cat_pid || true
+# Reads bypassing the page cache: the SMB2_READ may complete in cifsd.
+dd if="$d/data" of=/dev/null bs=64k iflag=direct 2>/dev/null
 netem_off
 
 e=$(journal_wait FUNCTION=SMB2_CREATE COMM=touch | head -1)
@@ -80,6 +83,14 @@ for r in ${reqs//,/ }; do
 	assert_eq "$(journal_field "$s" PID)" "$rm_pid" "PID of rm's $c"
 	assert_eq "$(journal_field "$s" SMB_SHARE)" '\\127.0.0.1\share' "SMB_SHARE of rm's $c"
 done
+
+# The read: its SMB2_READ is listed whichever thread released it.
+e=$(journal_wait FUNCTION=FILE_READ_ITER COMM=dd | head -1)
+log "read: $e"
+reqs=$(journal_field "$e" SMB2_REQUESTS)
+[[ $reqs == *SMB2_READ:* ]] || fail "SMB2_REQUESTS of the direct read lacks SMB2_READ: '$reqs'"
+e=$(journal_wait FUNCTION=SMB2_READ COMM=dd | head -1)
+assert_ge "$(journal_field "$e" LATENCY_US)" 40000 "SMB2_READ LATENCY_US"
 
 # The failed open: the server's status, named.
 e=$(journal_wait FUNCTION=SMB2_CREATE COMM=cat SMB_STATUS=STATUS_OBJECT_NAME_NOT_FOUND | head -1)
