@@ -59,6 +59,9 @@ void agent_status(struct agent *a, int prio, const char *fmt, ...)
 /* smb.c: resolves the cifs ops of the running kernel and attaches them; -ENOENT: cifs not loaded. */
 int smb_attach(struct agent *a);
 
+/* smb2.c: finds the mid hooks of this kernel's cifs and attaches them (the smb2 layer). */
+int smb2_attach(struct agent *a);
+
 /* report.c: reads the BPF counters; writes summaries and/or loss reports. */
 void report_now(struct agent *a, bool summaries, bool losses);
 

@@ -371,13 +371,12 @@ static void layers_attach(struct agent *a)
 	}
 	for (unsigned int i = 0; i < a->cfg->n_probes; i++)
 		func_probe_add(a, &a->cfg->probes[i]);
+	if (a->cfg->layer[LAYER_SMB2].enabled)
+		smb2_attach(a);
 	if (a->cfg->layer[LAYER_BLOCK].enabled)
 		block_attach(a);
 	if (a->cfg->layer[LAYER_SMBD].enabled)
 		(void)smbd_attach(a);
-	for (int l = LAYER_SMB2; l < _LAYER_MAX; l++)
-		if (l != LAYER_FUNC && l != LAYER_BLOCK && l != LAYER_SMBD && a->cfg->layer[l].enabled)
-			agent_status(a, LOG_WARNING, "%s: layer not available in this version", layer_name(l));
 }
 
 static void list_probes(struct agent *a)

@@ -538,6 +538,12 @@ static int smbd_binary(struct loader *l, const char *v, bool append) {
 	return set_string(l, v, &l->c->smbd_binary);
 }
 
+static int layer_errors(struct loader *l, const char *v, bool append) {
+	if (l->layer != LAYER_SMB2)
+		return loader_fail(l, -EINVAL, "errors = is a key of [smb2] only");
+	return set_bool(l, v, &loader_layer(l)->errors);
+}
+
 static int smb_groups(struct loader *l, const char *v, bool append) {
 	bool group[ELEMENTSOF(l->c->group)];
 	char buf[32];
@@ -643,6 +649,7 @@ static const struct key {
 	{ "threshold", S(SECTION_SMB) | S(SECTION_LAYER) | S(SECTION_BLOCK) | S(SECTION_SMBD), false, layer_threshold },
 	{ "include", S(SECTION_SMB) | S(SECTION_LAYER) | S(SECTION_BLOCK) | S(SECTION_SMBD), true, layer_include },
 	{ "exclude", S(SECTION_SMB) | S(SECTION_LAYER) | S(SECTION_BLOCK) | S(SECTION_SMBD), true, layer_exclude },
+	{ "errors", S(SECTION_LAYER), false, layer_errors },
 	{ "groups", S(SECTION_SMB), true, smb_groups },
 	{ "disks", S(SECTION_BLOCK), true, block_disks },
 	{ "queue_time", S(SECTION_BLOCK), false, block_queue_time },
@@ -1227,6 +1234,8 @@ void config_dump(const struct config *c, FILE *f) {
 		dump_threshold(f, lc->threshold_set, lc->threshold_ns);
 		dump_list(f, "include", lc->include);
 		dump_list(f, "exclude", lc->exclude);
+		if (i == LAYER_SMB2)
+			dump_bool(f, "errors", lc->errors);
 		if (i == LAYER_SMB) {
 			fputs("groups =", f);
 			for (size_t g = GROUP_NONE + 1; g < ELEMENTSOF(group_names); g++)

@@ -18,6 +18,7 @@ struct layer_config {
 	uint64_t threshold_ns;
 	char **include;             /* NULL-terminated FUNCTION names, NULL = all */
 	char **exclude;             /* NULL-terminated FUNCTION names */
+	bool errors;                /* [smb2]: log failed requests whatever their latency */
 };
 
 /* [probe NAME]: one function probe of the "func" layer (funcslower). */

@@ -180,6 +180,26 @@ static void block_record(const struct event *e, const struct func *fn, struct re
 	r->queue_ns = e->blk_queue_ns;
 }
 
+/* smb2 layer */
+static void event_decode_smb2(const struct event *e, struct record *r)
+{
+	if (e->flags & EF_SMB2) {
+		r->smb2 = true;
+		r->smb_compound = e->flags & EF_SMB2_COMPOUND;
+		r->smb_has_status = e->flags & EF_SMB2_STATUS;
+		r->smb_cmd = e->smb_cmd;
+		r->smb_status = e->smb_status;
+		r->smb_mid = e->smb_mid;
+		memcpy(r->smb_server, e->smb_server, SMBLAT_NAME_LEN);
+		r->smb_server[SMBLAT_NAME_LEN] = '\0';
+	}
+	if (e->flags & EF_WIRE) {
+		r->wire_n = e->wire_n;
+		r->wire_ns = e->wire_ns;
+		memcpy(r->wire, e->wire, sizeof(r->wire));
+	}
+}
+
 int event_decode(const struct decoder *d, const void *data, size_t size, struct record *r)
 {
 	const struct event *e = data;
@@ -210,6 +230,7 @@ int event_decode(const struct decoder *d, const void *data, size_t size, struct 
 	}
 	if (e->flags & EF_BLOCK)
 		block_record(e, fn, r);
+	event_decode_smb2(e, r);
 	r->nargs = fn->cfg.nargs > SMBLAT_MAX_ARGS ? SMBLAT_MAX_ARGS : fn->cfg.nargs;
 	memcpy(r->args, e->args, sizeof(r->args));
 	return stacks(d, e, fn, r);

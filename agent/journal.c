@@ -16,6 +16,7 @@
 #include <systemd/sd-journal.h>
 
 #include "journal.h"
+#include "smb2proto.h"
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 #define FIELD_NAME_MAX 64
@@ -349,6 +350,35 @@ static void fields_add_block(struct fields *f, const struct record *r)
 		fields_addf(f, "QUEUE_US", "%" PRIu64, r->queue_ns / 1000);
 }
 
+/* smb2 layer: the request itself, or the requests a call waited on. */
+static void fields_add_smb2(struct fields *f, const struct record *r)
+{
+	char buf[16], list[SMBLAT_WIRE_MAX * 40 + 8], *p = list;
+	unsigned int n = r->wire_n < SMBLAT_WIRE_MAX ? r->wire_n : SMBLAT_WIRE_MAX;
+
+	if (r->smb2) {
+		fields_addf(f, "SMB_MID", "%" PRIu64, r->smb_mid);
+		fields_adds(f, "SMB_COMPOUND", r->smb_compound ? "1" : "0");
+		if (r->smb_server[0])
+			fields_adds(f, "SMB_SERVER", r->smb_server);
+		if (r->smb_has_status && r->smb_status != 0)
+			fields_adds(f, "SMB_STATUS", smb2_status_name(r->smb_status, buf, sizeof(buf)));
+	}
+	if (!r->wire_n)
+		return;
+	for (unsigned int i = 0; i < n; i++) {
+		const char *name = smb2_command_name(r->wire[i].cmd);
+
+		p += sprintf(p, "%s%s:%" PRIu32 ".%01" PRIu32 "ms", i ? "," : "", name ? name : "SMB2_?",
+			     r->wire[i].lat_us / 1000, r->wire[i].lat_us % 1000 / 100);
+	}
+	if (r->wire_n > n)
+		p += sprintf(p, ",...");
+	fields_adds(f, "SMB2_REQUESTS", list);
+	fields_addf(f, "SMB2_REQUEST_COUNT", "%" PRIu32, r->wire_n);
+	fields_addf(f, "SMB2_WIRE_US", "%" PRIu64, r->wire_ns / 1000);
+}
+
 /* "INODE_OP_UNLINK took 16.351 ms: rm[48782] on \\srv\share file a.txt (error ENOENT)" */
 static void fields_add_message(struct fields *f, const struct record *r, const char *comm)
 {
@@ -414,6 +444,7 @@ static int event_fields(const struct record *r, int priority, struct fields *f)
 			fields_adds(f, "ERRNO_NAME", ename);
 	}
 	fields_add_block(f, r);
+	fields_add_smb2(f, r);
 	fields_add_ret(f, r);
 	fields_add_args(f, r);
 	fields_add_stack(f, "STACK", r->stack, '\n', false);

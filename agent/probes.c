@@ -98,7 +98,7 @@ static void umulti_setup(struct smblat_bpf *skel, bool umulti)
 {
 	struct bpf_program *progs[] = {
 		skel->progs.umulti_entry, skel->progs.umulti_exit,
-		skel->progs.umulti_smb2_begin, skel->progs.umulti_smb2_end,
+		skel->progs.umulti_smbd_begin, skel->progs.umulti_smbd_end,
 	};
 
 	for (size_t i = 0; i < sizeof(progs) / sizeof(*progs); i++) {
@@ -680,6 +680,14 @@ uint64_t probes_epoch_bump(struct probes *p)
 	return old;
 }
 
+void probes_smb2_set(struct probes *p, const struct smb2_ctl *ctl)
+{
+	/* Off first, so no probe sees ids of one setting and arguments of another. */
+	__atomic_store_n(&p->skel->data->smb2.on, 0, __ATOMIC_SEQ_CST);
+	memcpy(&p->skel->data->smb2, ctl, sizeof(*ctl));
+	__atomic_store_n(&p->skel->data->smb2.on, ctl->on, __ATOMIC_SEQ_CST);
+}
+
 uint32_t probes_attached(const struct probes *p)
 {
 	uint32_t n = 0;
@@ -775,7 +783,7 @@ int probes_attach_smb2_begin(struct probes *p, struct func *f, const char *binar
 
 	if (!a)
 		return -ENOMEM;
-	a->link[0] = bpf_program__attach_uprobe_opts(p->skel->progs.smb2_begin, -1, binary,
+	a->link[0] = bpf_program__attach_uprobe_opts(p->skel->progs.smbd_req_begin, -1, binary,
 						     offset, &o);
 	if (!a->link[0]) {
 		r = -errno;
@@ -795,7 +803,7 @@ int probes_attach_smb2_end(struct probes *p, const char *binary, uint64_t offset
 
 	if (!a)
 		return -ENOMEM;
-	a->link[0] = bpf_program__attach_uprobe_opts(p->skel->progs.smb2_end, -1, binary,
+	a->link[0] = bpf_program__attach_uprobe_opts(p->skel->progs.smbd_req_end, -1, binary,
 						     offset, NULL);
 	if (!a->link[0]) {
 		p->n_att--;
@@ -913,8 +921,8 @@ int probes_attach_uprobes(struct probes *p, struct func **fv, const uint64_t *of
 int probes_attach_smb2(struct probes *p, struct func **fv, const uint64_t *begins, uint32_t n,
 		       const uint64_t *ends, uint32_t n_ends, const char *binary)
 {
-	struct bpf_program *bprog[2] = { p->skel->progs.umulti_smb2_begin, NULL };
-	struct bpf_program *eprog[2] = { p->skel->progs.umulti_smb2_end, NULL };
+	struct bpf_program *bprog[2] = { p->skel->progs.umulti_smbd_begin, NULL };
+	struct bpf_program *eprog[2] = { p->skel->progs.umulti_smbd_end, NULL };
 	uint64_t *cookies = cookies_of(fv, n);
 	int r, attached = 0;
 

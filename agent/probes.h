@@ -70,6 +70,8 @@ int probes_hist_fd(const struct probes *p);
 int probes_totals_fd(const struct probes *p);
 /* Starts a new min/max interval; returns the epoch that ended. */
 uint64_t probes_epoch_bump(struct probes *p);
+/* smb2 layer: which hooks are the mid hooks, and the func id of each command. */
+void probes_smb2_set(struct probes *p, const struct smb2_ctl *ctl);
 /* Programs and links of ours, for --list-probes and tests. */
 uint32_t probes_attached(const struct probes *p);
 

@@ -34,4 +34,15 @@ struct record {
 	uint64_t bytes;
 	uint64_t sector;
 	uint64_t queue_ns;          /* insert to issue, when has_queue */
+	/* smb2 layer: the request of an SMB2_* event, the requests a call waited on */
+	bool smb2;                  /* smb_* below are set */
+	bool smb_compound;
+	bool smb_has_status;
+	uint16_t smb_cmd;
+	uint32_t smb_status;
+	uint64_t smb_mid;
+	char smb_server[SMBLAT_NAME_LEN + 1];
+	uint32_t wire_n;            /* requests waited on; wire[] holds the first ones */
+	uint64_t wire_ns;
+	struct wire_req wire[SMBLAT_WIRE_MAX];
 };

@@ -130,7 +130,7 @@ static int count_wanted(const char *symbol, uint64_t offset, void *userdata)
  * attached when include/exclude leave no SMB2 command (each uprobe costs a
  * kernel grace period when it is detached).
  */
-static int smb2_attach(struct smbd_ctx *c)
+static int requests_attach(struct smbd_ctx *c)
 {
 	uint64_t offset[2];
 	int r;
@@ -194,7 +194,7 @@ int smbd_attach(struct agent *a)
 	if (r >= 0) {
 		vfs = probes_attach_uprobes(a->probes, c->fv, c->offsets, c->n, lib);
 		report(c, "VFS operations", vfs);
-		smb2 = smb2_attach(c);
+		smb2 = requests_attach(c);
 		report(c, "SMB2 commands", smb2);
 	}
 	agent_status(a, LOG_INFO, "smbd: %d VFS operations and %d SMB2 commands of %s (%s) "

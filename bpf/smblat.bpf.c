@@ -24,6 +24,11 @@ struct frame {
 	__u64 args[SMBLAT_MAX_ARGS];
 	__u32 func_id;
 	__u32 pad;
+	/* smb2 layer: the SMB2 requests this call waited on */
+	__u32 wire_n;
+	__u32 pad2;
+	__u64 wire_ns;
+	struct wire_req wire[SMBLAT_WIRE_MAX];
 };
 
 struct frames {
@@ -173,6 +178,8 @@ static __always_inline bool sb_is_smb(struct super_block *sb)
 	return magic == SMB_SUPER_MAGIC_CIFS || magic == SMB_SUPER_MAGIC_SMB2;
 }
 
+#include "smb2.bpf.h"
+
 static __always_inline int on_entry(__u32 id, const __u64 *args)
 {
 	struct global_stats *gs;
@@ -180,6 +187,8 @@ static __always_inline int on_entry(__u32 id, const __u64 *args)
 	struct frames *fr;
 	__u32 d;
 
+	if (smb2_hook_entry(id, args))
+		return 0;
 	if (!task_wanted())
 		return 0;
 	fc = bpf_map_lookup_elem(&funcs, &id);
@@ -208,6 +217,7 @@ static __always_inline int on_entry(__u32 id, const __u64 *args)
 	fr->f[d].func_id = id;
 	for (int i = 0; i < SMBLAT_MAX_ARGS; i++)
 		fr->f[d].args[i] = args[i];
+	smb2_frame_init(&fr->f[d]);
 	fr->f[d].start_ns = bpf_ktime_get_ns();
 	fr->depth = d + 1;
 	return 0;
@@ -298,6 +308,7 @@ static __always_inline void fill_event(void *ctx, struct event *e, struct func_c
 		bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), 0) : 0;
 	e->ustack_sz = (fc->flags & FF_USTACK) ?
 		bpf_get_stack(ctx, e->ustack, sizeof(e->ustack), BPF_F_USER_STACK) : 0;
+	smb2_fill_links(e, f);
 }
 
 static __always_inline int on_exit(void *ctx, __u32 id, __u64 ret)
@@ -331,7 +342,7 @@ static __always_inline int on_exit(void *ctx, __u32 id, __u64 ret)
 		}
 	}
 	if (!f) {
-		if (!task_wanted())
+		if (!task_wanted() || smb2_hook_exit(id, fr, NULL, 0))
 			return 0;
 		st = bpf_map_lookup_elem(&stats, &id);
 		if (st && d)
@@ -340,6 +351,8 @@ static __always_inline int on_exit(void *ctx, __u32 id, __u64 ret)
 	}
 	fc = bpf_map_lookup_elem(&funcs, &id);
 	if (!fc)
+		return 0;
+	if (smb2_hook_exit(id, fr, f, ret))
 		return 0;
 	lat = now - f->start_ns;
 	slow = lat >= fc->threshold_ns;
@@ -462,13 +475,13 @@ int usdt_exit(struct pt_regs *regs)
  * frame stack: it is keyed by process and request. LRU: requests whose
  * connection dies never complete, and must not pin entries for ever.
  */
-struct smb2_key {
+struct smbd_req_key {
 	__u32 tgid;
 	__u32 pad;
 	__u64 req;
 };
 
-struct smb2_start {
+struct smbd_req_start {
 	__u64 start_ns;
 	__u32 func_id;
 	__u32 pad;
@@ -477,15 +490,15 @@ struct smb2_start {
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
-	__type(key, struct smb2_key);
-	__type(value, struct smb2_start);
-} smb2_reqs SEC(".maps");
+	__type(key, struct smbd_req_key);
+	__type(value, struct smbd_req_start);
+} smbd_reqs SEC(".maps");
 
 /* smbd_smb2_request_process_<cmd>(req): the id of SMBD_SMB2_<CMD> in the cookie. */
-static __always_inline int smb2_request_begin(struct pt_regs *regs)
+static __always_inline int smbd_request_begin(struct pt_regs *regs)
 {
-	struct smb2_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .req = PT_REGS_PARM1(regs) };
-	struct smb2_start s = { .func_id = (__u32)bpf_get_attach_cookie(regs) };
+	struct smbd_req_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .req = PT_REGS_PARM1(regs) };
+	struct smbd_req_start s = { .func_id = (__u32)bpf_get_attach_cookie(regs) };
 	struct func_cfg *fc;
 
 	if (!task_wanted())
@@ -494,28 +507,28 @@ static __always_inline int smb2_request_begin(struct pt_regs *regs)
 	if (!fc || !(fc->flags & FF_ENABLED))
 		return 0;
 	s.start_ns = bpf_ktime_get_ns();
-	bpf_map_update_elem(&smb2_reqs, &k, &s, BPF_ANY);
+	bpf_map_update_elem(&smbd_reqs, &k, &s, BPF_ANY);
 	return 0;
 }
 
 /* smbd_smb2_request_done_ex / _error_ex(req, NTSTATUS status, ...): the reply goes out. */
-static __always_inline int smb2_request_end(struct pt_regs *regs)
+static __always_inline int smbd_request_end(struct pt_regs *regs)
 {
-	struct smb2_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .req = PT_REGS_PARM1(regs) };
+	struct smbd_req_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .req = PT_REGS_PARM1(regs) };
 	__u64 now = bpf_ktime_get_ns(), status = PT_REGS_PARM2(regs) & 0xffffffffu, lat;
 	struct frame f = {};
 	struct func_stats *st;
-	struct smb2_start *s;
+	struct smbd_req_start *s;
 	struct func_cfg *fc;
 	struct event *e;
 	bool slow;
 
-	s = bpf_map_lookup_elem(&smb2_reqs, &k);
+	s = bpf_map_lookup_elem(&smbd_reqs, &k);
 	if (!s)
 		return 0;
 	f.start_ns = s->start_ns;
 	f.func_id = s->func_id;
-	bpf_map_delete_elem(&smb2_reqs, &k);
+	bpf_map_delete_elem(&smbd_reqs, &k);
 	fc = bpf_map_lookup_elem(&funcs, &f.func_id);
 	if (!fc)
 		return 0;
@@ -538,15 +551,15 @@ static __always_inline int smb2_request_end(struct pt_regs *regs)
 }
 
 SEC("uprobe")
-int smb2_begin(struct pt_regs *regs)
+int smbd_req_begin(struct pt_regs *regs)
 {
-	return smb2_request_begin(regs);
+	return smbd_request_begin(regs);
 }
 
 SEC("uprobe")
-int smb2_end(struct pt_regs *regs)
+int smbd_req_end(struct pt_regs *regs)
 {
-	return smb2_request_end(regs);
+	return smbd_request_end(regs);
 }
 
 /*
@@ -570,13 +583,13 @@ int umulti_exit(struct pt_regs *regs)
 }
 
 SEC("kprobe.multi")
-int umulti_smb2_begin(struct pt_regs *regs)
+int umulti_smbd_begin(struct pt_regs *regs)
 {
-	return smb2_request_begin(regs);
+	return smbd_request_begin(regs);
 }
 
 SEC("kprobe.multi")
-int umulti_smb2_end(struct pt_regs *regs)
+int umulti_smbd_end(struct pt_regs *regs)
 {
-	return smb2_request_end(regs);
+	return smbd_request_end(regs);
 }

@@ -104,6 +104,19 @@ enum event_flags {
 	/* block layer */
 	EF_BLOCK = 1u << 3,         /* the blk_* fields are set */
 	EF_BLOCK_QUEUE = 1u << 4,   /* blk_queue_ns measured from block_rq_insert */
+	/* smb2 layer */
+	EF_SMB2 = 1u << 6,          /* an SMB2 request: smb_* fields are set */
+	EF_SMB2_COMPOUND = 1u << 7, /* the request was part of a compound chain */
+	EF_SMB2_STATUS = 1u << 8,   /* smb_status came from the response header */
+	EF_WIRE = 1u << 9,          /* wire_* list the SMB2 requests the call waited on */
+};
+
+/* smb2 layer: one SMB2 request a traced call waited on. */
+#define SMBLAT_WIRE_MAX 8
+struct wire_req {
+	uint32_t lat_us;
+	uint16_t cmd;             /* SMB2 command code */
+	uint16_t pad;
 };
 
 /* One slow call, as sent through the ring buffer. */
@@ -130,6 +143,14 @@ struct event {
 	char blk_disk[BLOCK_DISK_LEN];
 	uint64_t kstack[SMBLAT_STACK_DEPTH];
 	uint64_t ustack[SMBLAT_STACK_DEPTH];
+	/* smb2 layer: the request (EF_SMB2) and the requests a call waited on (EF_WIRE) */
+	uint64_t smb_mid;
+	uint32_t smb_status;      /* NT status of the response */
+	uint16_t smb_cmd;
+	uint16_t wire_n;          /* requests waited on, also those past wire[] */
+	uint64_t wire_ns;         /* their total latency */
+	struct wire_req wire[SMBLAT_WIRE_MAX];
+	char smb_server[SMBLAT_NAME_LEN];
 };
 
 /* The read-only configuration, set between __open() and __load(). */
@@ -139,6 +160,8 @@ struct smblat_cfg {
 	uint64_t cgroup_id;       /* 0: every cgroup */
 	char comm[SMBLAT_COMM_LEN];
 };
+
+#include "smb2.h"
 
 #define SMB_SUPER_MAGIC_CIFS 0xFF534D42u
 #define SMB_SUPER_MAGIC_SMB2 0xFE534D42u

@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * smb2 layer: every SMB2 request of the cifs client, timed from the
+ * allocation of its mid (struct mid_q_entry) to its release, accounted under
+ * the func id of its command (SMB2_CREATE, ...). Included by smblat.bpf.c
+ * after the frame, map and event helpers it uses.
+ *
+ * The mid hooks are ordinary kernel function probes (any backend) whose ids
+ * the agent writes to smb2_ctl: on_entry()/on_exit() hand them over here
+ * instead of timing them as calls.
+ *
+ * cifs.ko types: only the fields read here, relocated against the module's
+ * BTF; each read is guarded so a kernel without the field still loads.
+ */
+
+static __always_inline void account(__u32 id, __u64 lat, bool slow);
+
+struct TCP_Server_Info {
+	char *hostname;
+} __attribute__((preserve_access_index));
+
+struct mid_q_entry {
+	__u64 mid;
+	__u16 command;
+	struct TCP_Server_Info *server;
+	void *resp_buf;
+	struct kref refcount;
+} __attribute__((preserve_access_index));
+
+/* SMB2 header (MS-SMB2 2.2.1): wire offsets, the same on every kernel. */
+#define SMB2_PROTO_ID 0x424d53feu      /* "\xfeSMB" read as little endian */
+#define SMB2_HDR_STATUS 8
+#define SMB2_HDR_COMMAND 12
+#define SMB2_HDR_FLAGS 16
+#define SMB2_HDR_NEXT 20
+#define SMB2_HDR_MID 24
+#define SMB2_FLAGS_RELATED 0x4u
+
+struct smb2_ctl smb2 = {
+	.hook_id = { SMB2_NO_HOOK, SMB2_NO_HOOK, SMB2_NO_HOOK, SMB2_NO_HOOK },
+};
+
+/* A request in flight, from its mid's allocation on. */
+struct smb2_req {
+	__u64 start_ns;
+	__u64 mid;
+	__u32 pid;
+	__u32 tid;
+	__u32 uid;
+	__u32 dev;
+	__u32 status;
+	__u16 cmd;
+	__u16 flags;            /* EF_* of the event */
+	char comm[SMBLAT_COMM_LEN];
+	char name[SMBLAT_NAME_LEN];
+};
+
+/* Keyed by mid pointer; LRU so mids freed where no hook sees them cannot fill it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u64);
+	__type(value, struct smb2_req);
+} smb2_reqs SEC(".maps");
+
+/*
+ * Requests of a thread that another one released (cifsd, after an async
+ * read or write callback), by sending thread: the last SMBLAT_WIRE_MAX. A
+ * call of that thread picks those it started while it ran.
+ */
+struct smb2_async {
+	__u32 n;
+	__u32 pad;
+	struct {
+		__u64 start_ns;
+		__u32 lat_us;
+		__u16 cmd;
+		__u16 pad;
+	} req[SMBLAT_WIRE_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct smb2_async);
+} smb2_async SEC(".maps");
+
+static __always_inline void smb2_frame_init(struct frame *f)
+{
+	f->wire_n = 0;
+	f->wire_ns = 0;
+}
+
+static __always_inline struct mid_q_entry *smb2_mid(enum smb2_hook h, const __u64 *args)
+{
+	__u64 p = arg_at(args, smb2.hook_arg[h & 3]);
+
+	if (!p)
+		return NULL;
+	if (smb2.hook_kref[h & 3]) {
+		if (!bpf_core_field_exists(struct mid_q_entry, refcount))
+			return NULL;
+		p -= bpf_core_field_offset(struct mid_q_entry, refcount);
+	}
+	return (struct mid_q_entry *)p;
+}
+
+/* The NT status of the response still attached to the mid, if any. */
+static __always_inline void smb2_read_status(struct mid_q_entry *mid, struct smb2_req *r)
+{
+	__u32 hdr[3] = {};
+	void *buf = NULL;
+
+	if (r->flags & EF_SMB2_STATUS || !bpf_core_field_exists(mid->resp_buf))
+		return;
+	buf = BPF_CORE_READ(mid, resp_buf);
+	if (!buf || bpf_probe_read_kernel(hdr, sizeof(hdr), buf) < 0 || hdr[0] != SMB2_PROTO_ID)
+		return;
+	r->status = hdr[SMB2_HDR_STATUS / 4];
+	r->flags |= EF_SMB2_STATUS;
+}
+
+/* Share and file of the innermost traced call on an SMB superblock the request is made for. */
+static __always_inline void smb2_req_origin(struct frames *fr, struct smb2_req *r)
+{
+	struct func_cfg *pfc;
+	struct super_block *sb;
+	struct dentry *de;
+	const unsigned char *name;
+	struct frame *pf;
+	__u32 d = fr->depth, fid;
+
+	for (__u32 i = 0; i < SMBLAT_NEST; i++) {
+		if (i >= d)
+			break;
+		pf = &fr->f[(d - 1 - i) & (SMBLAT_NEST - 1)];
+		fid = pf->func_id;
+		pfc = bpf_map_lookup_elem(&funcs, &fid);
+		if (!pfc)
+			continue;
+		sb = arg_sb(pfc->sb_kind, arg_at(pf->args, pfc->sb_arg));
+		if (!sb_is_smb(sb))
+			continue;
+		r->dev = BPF_CORE_READ(sb, s_dev);
+		r->flags |= EF_HAS_DEV;
+		de = arg_dentry(pfc->name_kind, arg_at(pf->args, pfc->name_arg));
+		if (de) {
+			name = BPF_CORE_READ(de, d_name.name);
+			if (name && bpf_probe_read_kernel_str(r->name, sizeof(r->name), name) > 0)
+				r->flags |= EF_HAS_NAME;
+		}
+		return;
+	}
+}
+
+/* Exit of the allocation: the mid exists now, made by the current task. */
+static __always_inline void smb2_on_alloc(struct frames *fr, struct frame *f, __u64 ret)
+{
+	struct mid_q_entry *mid = (struct mid_q_entry *)ret;
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), key = ret;
+	__u32 hdr[8] = {}, cmd, id;
+	struct smb2_req r = {};
+	struct func_stats *st;
+	void *shdr;
+
+	if (!mid || ret >= (__u64)-4095)
+		return;
+	shdr = (void *)arg_at(f->args, smb2.hook_arg[SMB2_HOOK_ALLOC]);
+	if (!shdr || bpf_probe_read_kernel(hdr, sizeof(hdr), shdr) < 0 || hdr[0] != SMB2_PROTO_ID)
+		return;
+	cmd = hdr[SMB2_HDR_COMMAND / 4] & 0xffff;
+	if (bpf_core_field_exists(mid->command))
+		cmd = BPF_CORE_READ(mid, command);
+	if (cmd >= SMB2_NCMD)
+		return;
+	r.cmd = cmd;
+	r.mid = hdr[SMB2_HDR_MID / 4] | (__u64)hdr[SMB2_HDR_MID / 4 + 1] << 32;
+	if (bpf_core_field_exists(mid->mid))
+		r.mid = BPF_CORE_READ(mid, mid);
+	r.flags = EF_SMB2;
+	if (hdr[SMB2_HDR_NEXT / 4] || (hdr[SMB2_HDR_FLAGS / 4] & SMB2_FLAGS_RELATED))
+		r.flags |= EF_SMB2_COMPOUND;
+	r.pid = pid_tgid >> 32;
+	r.tid = (__u32)pid_tgid;
+	r.uid = (__u32)bpf_get_current_uid_gid();
+	bpf_get_current_comm(r.comm, sizeof(r.comm));
+	smb2_req_origin(fr, &r);
+	r.start_ns = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&smb2_reqs, &key, &r, BPF_ANY) < 0) {
+		/* Untimed, and it might have been slow. */
+		id = smb2.cmd_id[cmd];
+		st = bpf_map_lookup_elem(&stats, &id);
+		if (st)
+			__sync_fetch_and_add(&st->lost, 1);
+	}
+}
+
+/* The request's latency goes into every call of this task still waiting. */
+static __always_inline void smb2_link(__u16 cmd, __u64 lat)
+{
+	struct frames *fr = bpf_task_storage_get(&frames, bpf_get_current_task_btf(), 0, 0);
+	struct frame *f;
+	__u32 d, n;
+
+	if (!fr)
+		return;
+	d = fr->depth;
+	for (__u32 i = 0; i < SMBLAT_NEST; i++) {
+		if (i >= d)
+			break;
+		f = &fr->f[i];
+		n = f->wire_n;
+		if (n < SMBLAT_WIRE_MAX) {
+			f->wire[n].cmd = cmd;
+			f->wire[n].lat_us = lat / 1000;
+		}
+		f->wire_n = n + 1;
+		f->wire_ns += lat;
+	}
+}
+
+static __always_inline void smb2_link_async(struct smb2_req *r, __u64 lat)
+{
+	struct smb2_async *a, zero = {};
+	__u32 tid = r->tid, i;
+
+	a = bpf_map_lookup_elem(&smb2_async, &tid);
+	if (!a) {
+		bpf_map_update_elem(&smb2_async, &tid, &zero, BPF_NOEXIST);
+		a = bpf_map_lookup_elem(&smb2_async, &tid);
+		if (!a)
+			return;
+	}
+	/* Two callbacks racing for one slot lose one request of the list, no more. */
+	i = a->n++ & (SMBLAT_WIRE_MAX - 1);
+	a->req[i].lat_us = lat / 1000;
+	a->req[i].cmd = r->cmd;
+	a->req[i].start_ns = r->start_ns;
+}
+
+static __always_inline bool smb2_status_failed(__u32 status)
+{
+	return (status >> 30) == 3;     /* severity "error" */
+}
+
+static __always_inline void smb2_emit(struct mid_q_entry *mid, struct smb2_req *r,
+				      struct func_cfg *fc, __u32 id, __u64 lat)
+{
+	struct func_stats *st;
+	struct event *e;
+	char *host;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		st = bpf_map_lookup_elem(&stats, &id);
+		if (st)
+			__sync_fetch_and_add(&st->lost, 1);
+		return;
+	}
+	e->end_ns = bpf_ktime_get_boot_ns();
+	e->latency_ns = lat;
+	e->ret = 0;
+	e->func_id = id;
+	e->pid = r->pid;
+	e->tid = r->tid;
+	e->uid = r->uid;
+	e->dev = r->dev;
+	e->flags = r->flags;
+	e->kstack_sz = 0;
+	e->ustack_sz = 0;
+	for (int i = 0; i < SMBLAT_MAX_ARGS; i++)
+		e->args[i] = 0;
+	__builtin_memcpy(e->comm, r->comm, sizeof(e->comm));
+	__builtin_memcpy(e->name, r->name, sizeof(e->name));
+	e->smb_mid = r->mid;
+	e->smb_status = r->status;
+	e->smb_cmd = r->cmd;
+	e->wire_n = 0;
+	e->wire_ns = 0;
+	e->smb_server[0] = 0;
+	if (bpf_core_field_exists(mid->server) &&
+	    bpf_core_field_exists(struct TCP_Server_Info, hostname)) {
+		host = BPF_CORE_READ(mid, server, hostname);
+		if (host)
+			bpf_probe_read_kernel_str(e->smb_server, sizeof(e->smb_server), host);
+	}
+	bpf_ringbuf_submit(e, 0);
+}
+
+/* The request is over: account it under its command, link it, report it if slow. */
+static __always_inline void smb2_finish(struct mid_q_entry *mid, struct smb2_req *r, __u64 key)
+{
+	__u64 lat = bpf_ktime_get_ns() - r->start_ns;
+	__u32 cmd = r->cmd, id = SMB2_NO_HOOK;
+	struct func_cfg *fc;
+	bool slow;
+
+	if (cmd < SMB2_NCMD)
+		id = smb2.cmd_id[cmd];
+	if (r->tid == (__u32)bpf_get_current_pid_tgid())
+		smb2_link(r->cmd, lat);
+	else
+		smb2_link_async(r, lat);
+	fc = bpf_map_lookup_elem(&funcs, &id);
+	if (fc && (fc->flags & FF_ENABLED)) {
+		slow = lat >= fc->threshold_ns;
+		account(id, lat, slow);
+		if (slow || ((fc->flags & FF_ERRORS) && (r->flags & EF_SMB2_STATUS) &&
+			     smb2_status_failed(r->status)))
+			smb2_emit(mid, r, fc, id, lat);
+	}
+	bpf_map_delete_elem(&smb2_reqs, &key);
+}
+
+/* Entry of a hook that sees a mid go by; false when id is no such hook. */
+static __always_inline bool smb2_hook_entry(__u32 id, const __u64 *args)
+{
+	struct mid_q_entry *mid;
+	struct smb2_req *r;
+	enum smb2_hook h;
+	__u64 key;
+
+	if (!smb2.on || id == SMB2_NO_HOOK)
+		return false;
+	if (id == smb2.hook_id[SMB2_HOOK_RESPONSE])
+		h = SMB2_HOOK_RESPONSE;
+	else if (id == smb2.hook_id[SMB2_HOOK_DONE])
+		h = SMB2_HOOK_DONE;
+	else if (id == smb2.hook_id[SMB2_HOOK_FREE])
+		h = SMB2_HOOK_FREE;
+	else
+		return false;
+	mid = smb2_mid(h, args);
+	key = (__u64)mid;
+	r = mid ? bpf_map_lookup_elem(&smb2_reqs, &key) : NULL;
+	if (!r)
+		return true;
+	smb2_read_status(mid, r);
+	if (h != SMB2_HOOK_RESPONSE)
+		smb2_finish(mid, r, key);
+	return true;
+}
+
+/* Exit of a hook: true when id is the allocation hook (or another one). */
+static __always_inline bool smb2_hook_exit(__u32 id, struct frames *fr, struct frame *f, __u64 ret)
+{
+	if (!smb2.on || id == SMB2_NO_HOOK)
+		return false;
+	if (id == smb2.hook_id[SMB2_HOOK_ALLOC]) {
+		if (f)
+			smb2_on_alloc(fr, f, ret);
+		return true;
+	}
+	return id == smb2.hook_id[SMB2_HOOK_RESPONSE] || id == smb2.hook_id[SMB2_HOOK_DONE] ||
+	       id == smb2.hook_id[SMB2_HOOK_FREE];
+}
+
+/* Requests this thread sent during the call and another thread released. */
+static __always_inline void smb2_fill_async(struct event *e, struct frame *f)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct smb2_async *a = bpf_map_lookup_elem(&smb2_async, &tid);
+	__u64 start;
+	__u32 n;
+
+	if (!a)
+		return;
+	for (int i = 0; i < SMBLAT_WIRE_MAX; i++) {
+		start = a->req[i].start_ns;
+		if (!start || start < f->start_ns)
+			continue;
+		n = e->wire_n;
+		if (n >= 0xffff)
+			break;
+		if (n < SMBLAT_WIRE_MAX) {
+			e->wire[n].cmd = a->req[i].cmd;
+			e->wire[n].lat_us = a->req[i].lat_us;
+		}
+		e->wire_n = n + 1;
+		e->wire_ns += (__u64)a->req[i].lat_us * 1000;
+	}
+}
+
+/* The SMB2 requests the call of frame f waited on. */
+static __always_inline void smb2_fill_links(struct event *e, struct frame *f)
+{
+	__u32 n = f->wire_n;
+
+	e->smb_mid = 0;
+	e->smb_status = 0;
+	e->smb_cmd = 0;
+	e->smb_server[0] = 0;
+	e->wire_n = n > 0xffff ? 0xffff : n;
+	e->wire_ns = f->wire_ns;
+	for (int i = 0; i < SMBLAT_WIRE_MAX; i++)
+		e->wire[i] = f->wire[i];
+	smb2_fill_async(e, f);
+	if (e->wire_n)
+		e->flags |= EF_WIRE;
+}

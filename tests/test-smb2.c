@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The smb2 layer's user-space half: command and NT status names, the
+ * decoding of SMB2 events and of the requests a call waited on, and the
+ * journal fields made of them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "event.h"
+#include "journal.h"
+#include "smb2proto.h"
+
+#include "check.h"
+
+static const char *field(char **v, int n, const char *name)
+{
+	size_t len = strlen(name);
+	const char *found = NULL;
+
+	for (int i = 0; i < n; i++)
+		if (strncmp(v[i], name, len) == 0 && v[i][len] == '=') {
+			check(!found, "%s twice", name);
+			found = v[i] + len + 1;
+		}
+	return found;
+}
+
+static void check_field(char **v, int n, const char *name, const char *want)
+{
+	const char *got = field(v, n, name);
+
+	if (!want) {
+		check(!got, "%s should be absent, is \"%s\"", name, got);
+		return;
+	}
+	check(got && strcmp(got, want) == 0, "%s=\"%s\", want \"%s\"", name, got ? got : "(absent)",
+	      want);
+}
+
+static void fields_free(char **v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void test_names(void)
+{
+	char buf[16];
+
+	check(strcmp(smb2_command_name(0x00), "SMB2_NEGOTIATE") == 0, "0x00");
+	check(strcmp(smb2_command_name(0x05), "SMB2_CREATE") == 0, "0x05");
+	check(strcmp(smb2_command_name(0x11), "SMB2_SET_INFO") == 0, "0x11");
+	check(strcmp(smb2_command_name(0x12), "SMB2_OPLOCK_BREAK") == 0, "0x12");
+	check(smb2_command_name(0x13) == NULL, "0x13 is no SMB2 command");
+	check(strcmp(smb2_status_name(0xC0000034, buf, sizeof(buf)), "STATUS_OBJECT_NAME_NOT_FOUND") == 0,
+	      "name not found");
+	check(strcmp(smb2_status_name(0x80000006, buf, sizeof(buf)), "STATUS_NO_MORE_FILES") == 0,
+	      "no more files");
+	check(strcmp(smb2_status_name(0xC0009898, buf, sizeof(buf)), "0xC0009898") == 0,
+	      "unknown status in hex: %s", buf);
+}
+
+/* An SMB2 request as the BPF side sends it, through the decoder and the journal sink. */
+static void test_request(void)
+{
+	struct func fn = { .id = 0, .layer = LAYER_SMB2, .name = "SMB2_CREATE", .module = "cifs" };
+	struct func_table t = { .v = &fn, .n = 1, .cap = 1 };
+	struct decoder d = { .funcs = &t };
+	struct event *e = calloc(1, sizeof(*e));
+	struct record r;
+	char **v = NULL;
+	int n;
+
+	e->func_id = 0;
+	e->latency_ns = 41234567;
+	e->pid = 300;
+	e->tid = 301;
+	strcpy(e->comm, "cat");
+	e->flags = EF_SMB2 | EF_SMB2_COMPOUND | EF_SMB2_STATUS;
+	e->smb_mid = 77;
+	e->smb_cmd = 5;
+	e->smb_status = 0xC0000034;
+	strcpy(e->smb_server, "fs1.example.com");
+	check(event_decode(&d, e, sizeof(*e), &r) == 0, "decode");
+	n = journal_event_fields(&r, &v);
+	check(n > 0, "fields: %d", n);
+	check_field(v, n, "FUNCTION", "SMB2_CREATE");
+	check_field(v, n, "LAYER", "smb2");
+	check_field(v, n, "KERNEL_FUNCTION", NULL);
+	check_field(v, n, "LATENCY_US", "41234");
+	check_field(v, n, "SMB_MID", "77");
+	check_field(v, n, "SMB_COMPOUND", "1");
+	check_field(v, n, "SMB_SERVER", "fs1.example.com");
+	check_field(v, n, "SMB_STATUS", "STATUS_OBJECT_NAME_NOT_FOUND");
+	check_field(v, n, "SMB2_REQUESTS", NULL);
+	check_field(v, n, "RETVAL", NULL);
+	fields_free(v, n);
+	event_record_clear(&r);
+
+	/* success: no SMB_STATUS; alone: SMB_COMPOUND=0 */
+	e->flags = EF_SMB2 | EF_SMB2_STATUS;
+	e->smb_status = 0;
+	check(event_decode(&d, e, sizeof(*e), &r) == 0, "decode");
+	n = journal_event_fields(&r, &v);
+	check_field(v, n, "SMB_STATUS", NULL);
+	check_field(v, n, "SMB_COMPOUND", "0");
+	fields_free(v, n);
+	event_record_clear(&r);
+	free(e);
+}
+
+/* A VFS call that waited on SMB2 requests lists them, the first SMBLAT_WIRE_MAX by name. */
+static void test_links(void)
+{
+	struct func fn = { .id = 0, .layer = LAYER_SMB, .name = "INODE_OP_UNLINK", .symbol = "cifs_unlink",
+			   .module = "cifs" };
+	struct func_table t = { .v = &fn, .n = 1, .cap = 1 };
+	struct decoder d = { .funcs = &t };
+	struct event *e = calloc(1, sizeof(*e));
+	struct record r;
+	char **v = NULL;
+	int n;
+
+	e->latency_ns = 70000000;
+	e->flags = EF_WIRE;
+	e->wire_n = 3;
+	e->wire_ns = 60700000;
+	e->wire[0] = (struct wire_req) { .cmd = 5, .lat_us = 20412 };
+	e->wire[1] = (struct wire_req) { .cmd = 0x11, .lat_us = 20250 };
+	e->wire[2] = (struct wire_req) { .cmd = 6, .lat_us = 20038 };
+	check(event_decode(&d, e, sizeof(*e), &r) == 0, "decode");
+	n = journal_event_fields(&r, &v);
+	check_field(v, n, "SMB2_REQUESTS", "SMB2_CREATE:20.4ms,SMB2_SET_INFO:20.2ms,SMB2_CLOSE:20.0ms");
+	check_field(v, n, "SMB2_REQUEST_COUNT", "3");
+	check_field(v, n, "SMB2_WIRE_US", "60700");
+	check_field(v, n, "SMB_MID", NULL);
+	fields_free(v, n);
+	event_record_clear(&r);
+
+	e->wire_n = SMBLAT_WIRE_MAX + 2;
+	for (int i = 0; i < SMBLAT_WIRE_MAX; i++)
+		e->wire[i] = (struct wire_req) { .cmd = 8, .lat_us = 1000 * i };
+	check(event_decode(&d, e, sizeof(*e), &r) == 0, "decode");
+	n = journal_event_fields(&r, &v);
+	check_field(v, n, "SMB2_REQUESTS", "SMB2_READ:0.0ms,SMB2_READ:1.0ms,SMB2_READ:2.0ms,"
+		    "SMB2_READ:3.0ms,SMB2_READ:4.0ms,SMB2_READ:5.0ms,SMB2_READ:6.0ms,SMB2_READ:7.0ms,...");
+	check_field(v, n, "SMB2_REQUEST_COUNT", "10");
+	fields_free(v, n);
+	event_record_clear(&r);
+
+	/* without EF_WIRE, whatever the buffer holds is not a list */
+	e->flags = 0;
+	check(event_decode(&d, e, sizeof(*e), &r) == 0, "decode");
+	n = journal_event_fields(&r, &v);
+	check_field(v, n, "SMB2_REQUESTS", NULL);
+	check_field(v, n, "SMB2_REQUEST_COUNT", NULL);
+	fields_free(v, n);
+	event_record_clear(&r);
+	free(e);
+}
+
+/* [smb2] errors = is parsed, dumped, and refused elsewhere. */
+static void test_config(void)
+{
+	struct config c;
+	char *dump = NULL;
+	size_t len = 0;
+	FILE *f;
+	int r;
+
+	config_init(&c);
+	check(!c.layer[LAYER_SMB2].enabled && !c.layer[LAYER_SMB2].errors, "defaults: off");
+	r = config_load_string(&c, "t.conf", "[smb2]\nenabled = yes\nerrors = yes\ninclude = SMB2_CREATE SMB2_CLOSE\n");
+	check(r == 0, "load: %d", r);
+	check(c.layer[LAYER_SMB2].enabled && c.layer[LAYER_SMB2].errors, "enabled, errors");
+	check(c.layer[LAYER_SMB2].include && c.layer[LAYER_SMB2].include[1] &&
+	      strcmp(c.layer[LAYER_SMB2].include[1], "SMB2_CLOSE") == 0, "include list");
+	f = open_memstream(&dump, &len);
+	config_dump(&c, f);
+	fclose(f);
+	check(dump && strstr(dump, "[smb2]\nenabled = yes\n") && strstr(dump, "errors = yes\n"),
+	      "dump: %s", dump);
+	free(dump);
+	config_free(&c);
+
+	config_init(&c);
+	fflush(stderr);
+	r = config_load_string(&c, "t.conf", "[block]\nerrors = yes\n");
+	check(r < 0, "errors = in [block] accepted");
+	config_free(&c);
+}
+
+int main(void)
+{
+	test_names();
+	test_config();
+	test_request();
+	test_links();
+	if (failures) {
+		fprintf(stderr, "%d check(s) failed\n", failures);
+		return EXIT_FAILURE;
+	}
+	printf("all smb2 checks passed\n");
+	return EXIT_SUCCESS;
+}
