@@ -42,6 +42,9 @@ struct agent {
 	uint64_t hist_interval_ns;
 	uint64_t last_summary_ns;
 	uint64_t last_loss_ns;
+	/* reliability: the journal writer thread (writer.c), and its last reported error */
+	struct writer *writer;
+	int writer_error;
 };
 
 static inline uint64_t agent_now_ns(void)
@@ -61,3 +64,12 @@ int smb_attach(struct agent *a);
 
 /* report.c: reads the BPF counters; writes summaries and/or loss reports. */
 void report_now(struct agent *a, bool summaries, bool losses);
+/* report.c: entries written and failed since start, wherever they were counted. */
+void report_counts(struct agent *a, uint64_t *written, uint64_t *failed);
+/* report.c: says on stderr when journal writes start or stop failing. */
+void report_writer_health(struct agent *a);
+/*
+ * report.c: at exit, after the last loss report: stops the writer and says
+ * on stderr what it could not deliver (the journal is what failed).
+ */
+void report_writer_stop(struct agent *a);

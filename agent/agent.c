@@ -15,6 +15,7 @@
 #include "agent-int.h"
 #include "cifsops.h"
 #include "privs.h"
+#include "writer.h"
 
 #define CIFS_WATCH_USEC (2 * 1000000ULL)
 #define FUNC_SLACK 256          /* ids kept free for cifs.ko loaded after start */
@@ -97,6 +98,12 @@ static int func_probe_add(struct agent *a, const struct probe_config *pc)
 
 /* ---- events ---- */
 
+/* rate_burst = 0 means as many as rate_limit, one second's worth. */
+static double rate_burst(const struct config *c)
+{
+	return c->rate_burst ? c->rate_burst : c->rate_limit;
+}
+
 static bool rate_allows(struct agent *a)
 {
 	uint64_t now;
@@ -105,8 +112,8 @@ static bool rate_allows(struct agent *a)
 		return true;
 	now = agent_now_ns();
 	a->tokens += (now - a->tokens_at_ns) / 1e9 * a->cfg->rate_limit;
-	if (a->tokens > a->cfg->rate_burst)
-		a->tokens = a->cfg->rate_burst;
+	if (a->tokens > rate_burst(a->cfg))
+		a->tokens = rate_burst(a->cfg);
 	a->tokens_at_ns = now;
 	if (a->tokens < 1)
 		return false;
@@ -169,12 +176,15 @@ static int on_summary_timer(sd_event_source *s, uint64_t usec, void *ctx)
 static int on_loss_timer(sd_event_source *s, uint64_t usec, void *ctx)
 {
 	struct agent *a = ctx;
+	uint64_t written, failed;
 
 	ring_buffer__consume(a->rb);
 	report_now(a, false, true);
-	sd_notifyf(false, "STATUS=%u functions attached, %llu events written, %llu failed",
-		   attached_count(a), (unsigned long long)a->written,
-		   (unsigned long long)a->failed);
+	report_writer_health(a);
+	report_counts(a, &written, &failed);
+	sd_notifyf(false, "STATUS=%u functions attached, %llu entries written, %llu failed",
+		   attached_count(a), (unsigned long long)written,
+		   (unsigned long long)failed);
 	return rearm(s, usec + a->cfg->lost_interval_ns / 1000);
 }
 
@@ -456,11 +466,32 @@ static int setup_loop(struct agent *a)
 	return sd_event_set_watchdog(a->loop, true);
 }
 
+/*
+ * reliability: journal writes move to a thread of their own (writer.c says
+ * why). Started after the privilege drop: threads keep the credentials they
+ * were created with, and privs_drop() wants to be the only thread.
+ */
+static int writer_setup(struct agent *a)
+{
+	int r;
+
+	if (!a->journal)
+		return 0;
+	r = writer_new(&a->writer);
+	if (r == 0)
+		r = writer_start(a->writer);
+	if (r < 0)
+		return r;
+	journal_set_writer(a->journal, a->writer);
+	return 0;
+}
+
 static void teardown(struct agent *a)
 {
 	sd_event_unref(a->loop);
 	ring_buffer__free(a->rb);
 	probes_close(a->probes);
+	writer_free(a->writer);
 	journal_free(a->journal);
 	stats_free(a->stats);
 	mounts_free(a->mounts);
@@ -486,6 +517,7 @@ static void ready(struct agent *a)
 int agent_run(struct config *c, const struct run_opts *o)
 {
 	struct agent a = { .cfg = c, .opt = o };
+	uint64_t written, failed;
 	int r;
 
 	libbpf_set_print(o->verbose ? libbpf_verbose : libbpf_quiet);
@@ -519,15 +551,22 @@ int agent_run(struct config *c, const struct run_opts *o)
 		r = setup_loop(&a);
 	if (r < 0)
 		goto out;
-	a.tokens = c->rate_burst;
+	a.tokens = rate_burst(c);
 	a.tokens_at_ns = a.last_summary_ns = a.last_loss_ns = agent_now_ns();
+	r = writer_setup(&a);
+	if (r < 0)
+		goto out;
 	ready(&a);
 	r = sd_event_loop(a.loop);
 	sd_notify(false, "STOPPING=1");
 	ring_buffer__consume(a.rb);
+	if (a.writer)
+		writer_drain(a.writer, 3000);   /* so that the last loss report has its failures */
 	report_now(&a, a.hist_interval_ns != 0, true);
-	agent_status(&a, LOG_INFO, "stopped: %llu events written, %llu failed",
-	       (unsigned long long)a.written, (unsigned long long)a.failed);
+	report_counts(&a, &written, &failed);
+	agent_status(&a, LOG_INFO, "stopped: %llu entries written, %llu failed",
+	       (unsigned long long)written, (unsigned long long)failed);
+	report_writer_stop(&a);
 out:
 	if (r < 0 && r != -ECANCELED)
 		fprintf(stderr, "smblat: cannot start: %s\n", strerror(-r));
