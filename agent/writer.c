@@ -184,10 +184,8 @@ int writer_push(struct writer *w, char **fields, size_t n, int32_t id,
 	}
 	pthread_mutex_lock(&w->lock);
 	if (!it || w->queued >= max || w->stopping) {
-		struct item tmp = { .fields = fields, .n = n, .id = id };
-
-		/* The caller still holds the loss counts: only the entry is counted. */
-		item_count_failed(w, &tmp);
+		/* Refused here: the caller counts it per function (see writer.h). */
+		w->failed++;
 		w->last_error = it ? EAGAIN : ENOMEM;
 		r = it ? -EAGAIN : -ENOMEM;
 	} else {

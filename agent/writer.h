@@ -25,7 +25,8 @@ int writer_start(struct writer *w);
  * Hands over one entry (fields "NAME=value", malloc'd, taken over whatever the
  * result). id: the function of an event entry, or -1. carry/n_carry: the loss
  * counts a loss entry reports, given back through writer_take() if it fails.
- * Returns -EAGAIN when the queue is full (the entry is dropped).
+ * Returns -EAGAIN when the queue is full: the entry is dropped and, unlike
+ * failures after the push, left to the caller to count per function.
  */
 int writer_push(struct writer *w, char **fields, size_t n, int32_t id,
 		const struct loss *carry, unsigned int n_carry);
