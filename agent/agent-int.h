@@ -45,6 +45,8 @@ struct agent {
 	/* reliability: the journal writer thread (writer.c), and its last reported error */
 	struct writer *writer;
 	int writer_error;
+	/* reliability: what SIGHUP compares with (reload.c) */
+	struct reload *reload;
 };
 
 static inline uint64_t agent_now_ns(void)
@@ -58,6 +60,17 @@ static inline uint64_t agent_now_ns(void)
 /* One line on stderr, and a status entry in the journal when that is the sink. */
 void agent_status(struct agent *a, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* agent.c: attaches one [probe] section (func layer); 0 even when it could not attach. */
+int func_probe_add(struct agent *a, const struct probe_config *pc);
+
+/* reload.c: SIGHUP. Applies the file again; a broken one changes nothing. */
+int reload_init(struct agent *a);
+int reload_config(struct agent *a);
+void reload_free(struct agent *a);
+
+/* smb.c: whether [smb] include/exclude/groups select f. */
+bool smb_func_wanted(const struct config *c, const struct func *f);
 
 /* smb.c: resolves the cifs ops of the running kernel and attaches them; -ENOENT: cifs not loaded. */
 int smb_attach(struct agent *a);

@@ -46,7 +46,7 @@ void agent_status(struct agent *a, int prio, const char *fmt, ...)
 	free(msg);
 }
 
-static int func_probe_add(struct agent *a, const struct probe_config *pc)
+int func_probe_add(struct agent *a, const struct probe_config *pc)
 {
 	const char *target = pc->target, *colon = strrchr(target, ':');
 	char *binary = NULL;
@@ -200,11 +200,8 @@ static int on_cifs_watch(sd_event_source *s, uint64_t usec, void *ctx)
 		if (smb_attach(a) == 0)
 			sd_notifyf(false, "STATUS=cifs loaded: %u functions attached",
 				   attached_count(a));
-		if (a->dropped) {
-			privs_lower();
-			if (a->smb_attached)
-				privs_forget();     /* no attach can come any more */
-		}
+		if (a->dropped)
+			privs_lower();      /* kept for reloads: see drop_privileges() */
 	}
 	return rearm(s, usec + CIFS_WATCH_USEC);
 }
@@ -231,32 +228,10 @@ static int on_usr1(sd_event_source *s, const struct signalfd_siginfo *si, void *
 static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *ctx)
 {
 	struct agent *a = ctx;
-	struct config next;
 
 	sd_notify(false, "RELOADING=1");
-	config_init(&next);
-	if (config_load(&next, a->opt->config_path, !a->opt->config_explicit) < 0) {
-		agent_status(a, LOG_ERR, "reload: configuration has errors, keeping the running one");
-		config_free(&next);
-		sd_notify(false, "READY=1");
-		return 0;
-	}
-	/* Thresholds apply live; counters and histograms carry on. */
-	for (uint32_t i = 0; i < a->funcs.n; i++) {
-		struct func *f = &a->funcs.v[i];
-
-		if (f->layer != LAYER_FUNC) {
-			f->cfg.threshold_ns = config_layer_threshold_ns(&next, f->layer);
-			probes_update(a->probes, f);
-		}
-	}
-	a->cfg->threshold_ns = next.threshold_ns;
-	for (int l = 0; l < _LAYER_MAX; l++) {
-		a->cfg->layer[l].threshold_ns = next.layer[l].threshold_ns;
-		a->cfg->layer[l].threshold_set = next.layer[l].threshold_set;
-	}
-	config_free(&next);
-	agent_status(a, LOG_INFO, "reload: thresholds updated");
+	ring_buffer__consume(a->rb);    /* events of removed functions still have their names */
+	(void)reload_config(a);
 	sd_notify(false, "READY=1");
 	return 0;
 }
@@ -412,8 +387,11 @@ static int drop_privileges(struct agent *a)
 {
 	int r;
 
-	/* Attach rights stay (permitted, not effective) only while cifs may still load. */
-	bool late = a->cfg->layer[LAYER_SMB].enabled && !a->smb_attached;
+	/*
+	 * Attach rights stay permitted, never effective but around an attach:
+	 * cifs may load later, and SIGHUP may add probes (smblat(8), PRIVILEGES).
+	 */
+	bool late = true;
 
 	if (geteuid() != 0 || !a->cfg->user || !*a->cfg->user)
 		return 0;
@@ -493,6 +471,7 @@ static void teardown(struct agent *a)
 	probes_close(a->probes);
 	writer_free(a->writer);
 	journal_free(a->journal);
+	reload_free(a);
 	stats_free(a->stats);
 	mounts_free(a->mounts);
 	usyms_free(a->us);
@@ -554,6 +533,8 @@ int agent_run(struct config *c, const struct run_opts *o)
 	a.tokens = rate_burst(c);
 	a.tokens_at_ns = a.last_summary_ns = a.last_loss_ns = agent_now_ns();
 	r = writer_setup(&a);
+	if (r == 0)
+		r = reload_init(&a);
 	if (r < 0)
 		goto out;
 	ready(&a);
