@@ -93,4 +93,21 @@ print(sum(int(json.loads(l)["COUNT"]) for l in sys.stdin))'
 echo "summary COUNT: $la $(count "$la") (2 before the first reload, 5 after), $lb $(count "$lb")"
 [ "$(count "$la")" -eq 7 ] || fail "summary COUNT of $la is $(count "$la"), expected 7: counts lost across a reload"
 [ "$(count "$lb")" -eq 3 ] || fail "summary COUNT of $lb is $(count "$lb"), expected 3"
+
+# After the privilege drop: a reload still attaches (capabilities raised
+# for the moment only), and nothing is left effective afterwards.
+if id nobody >/dev/null 2>&1; then
+	chmod 755 "$TMP"
+	conf 0
+	sed -i 's/^user =$/user = nobody/' "$TMP/smblat.conf"
+	agent_start -c "$TMP/smblat.conf"
+	links_one=$(links)
+	conf 0 with-b
+	sed -i 's/^user =$/user = nobody/' "$TMP/smblat.conf"
+	hup "reload: applied: 1 probes added"
+	[ "$(links)" -gt "$links_one" ] || fail "as user nobody: no new link after adding a probe"
+	eff=$(awk '/^CapEff:/ {print $2}' /proc/"$AGENT_PID"/status)
+	[ "$eff" = 0000000000000000 ] || fail "effective capabilities $eff after a reload as user nobody"
+	agent_stop
+fi
 echo ok
