@@ -189,12 +189,19 @@ static bool func_active(const struct func *f)
 	return f->backend != BACKEND_NONE && !f->missing;
 }
 
+/*
+ * A kprobe.multi batch cannot give up one of its functions: such a function
+ * stays attached but disabled in its func_cfg (the entry probe then ignores
+ * it), and is enabled again in place rather than attached twice.
+ */
 static void func_detach(struct agent *a, struct func *f, const char *why)
 {
 	f->cfg.flags &= ~FF_ENABLED;
 	probes_update(a->probes, f);
-	probes_detach(a->probes, f->id);
-	f->backend = BACKEND_NONE;
+	if (f->backend != BACKEND_KPROBE_MULTI) {
+		probes_detach(a->probes, f->id);
+		f->backend = BACKEND_NONE;
+	}
 	free(f->missing);
 	f->missing = strdup(why);
 }
@@ -254,13 +261,19 @@ static void smb_apply(struct agent *a, const struct config *old, unsigned int *a
 	for (uint32_t i = 0; i < a->funcs.n; i++) {
 		struct func *f = &a->funcs.v[i];
 
-		if (f->layer == LAYER_SMB && f->backend == BACKEND_NONE && f->missing &&
+		if (f->layer == LAYER_SMB && f->missing &&
 		    strcmp(f->missing, "disabled by reload") == 0 && smb_func_wanted(a->cfg, f)) {
 			f->cfg.threshold_ns = config_layer_threshold_ns(a->cfg, LAYER_SMB);
 			f->cfg.flags = (f->cfg.flags & ~(FF_KSTACK | FF_USTACK)) | FF_ENABLED |
 				       stack_flags(a->cfg);
 			probes_update(a->probes, f);
-			again[n++] = f;
+			if (f->backend == BACKEND_KPROBE_MULTI) {
+				free(f->missing);
+				f->missing = NULL;
+				(*attached)++;
+			} else {
+				again[n++] = f;
+			}
 		}
 	}
 	attach_begin(a);
