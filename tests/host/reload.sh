@@ -1,7 +1,8 @@
 #!/bin/bash
 # SIGHUP applies a changed configuration: a [probe] added and one's
 # threshold changed, counts of before the reload kept; a broken file is
-# reported with FILE:LINE and changes nothing; a removed [probe] is detached.
+# reported with FILE:LINE and changes nothing; a removed [probe] is detached;
+# a BPF-compiled filter (comm) is reported as needing a restart.
 . "$SOURCE_ROOT/tests/lib-host.sh"
 
 journald_ensure
@@ -82,6 +83,16 @@ hup "reload: applied: 0 probes added, 1 removed, 1 kept"
 sleep 0.5
 [ "$(entries "$lb")" -eq 3 ] || fail "removed probe still writes entries"
 [ "$(entries "$la")" -eq 5 ] || fail "$(entries "$la") entries for $la, expected 5"
+
+# A filter compiled into the BPF object: said to need a restart, not applied.
+conf 2ms
+sed -i 's/^user =$/user =\ncomm = nosuchcomm/' "$TMP/smblat.conf"
+hup "reload: comm changed: takes effect at the next start"
+journal_json "MESSAGE_ID=$STATUS_ID" | grep -q "reload: comm changed: takes effect at the next start" ||
+	fail "the restart-needed warning is not in the journal"
+"$prog_a" 5 >/dev/null
+sleep 0.5
+[ "$(entries "$la")" -eq 6 ] || fail "comm = nosuchcomm applied by a reload: $(entries "$la") entries, expected 6"
 agent_stop
 
 # The summary at exit counts every call since start, across the reloads.
@@ -90,8 +101,8 @@ count() {
 import json, sys
 print(sum(int(json.loads(l)["COUNT"]) for l in sys.stdin))'
 }
-echo "summary COUNT: $la $(count "$la") (2 before the first reload, 5 after), $lb $(count "$lb")"
-[ "$(count "$la")" -eq 7 ] || fail "summary COUNT of $la is $(count "$la"), expected 7: counts lost across a reload"
+echo "summary COUNT: $la $(count "$la") (2 before the first reload, 6 after), $lb $(count "$lb")"
+[ "$(count "$la")" -eq 8 ] || fail "summary COUNT of $la is $(count "$la"), expected 8: counts lost across a reload"
 [ "$(count "$lb")" -eq 3 ] || fail "summary COUNT of $lb is $(count "$lb"), expected 3"
 
 # After the privilege drop: a reload still attaches (capabilities raised
