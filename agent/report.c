@@ -198,6 +198,10 @@ void report_writer_stop(struct agent *a)
 
 		l.func = &a->funcs.v[i];
 		l.write_failed += wl[i].write_failed;
+		/* a last loss entry the queue refused gave its counts back */
+		l.ringbuf += a->loss[i].ringbuf;
+		l.suppressed += a->loss[i].suppressed;
+		l.write_failed += a->loss[i].write_failed;
 		if (l.ringbuf || l.suppressed || l.write_failed)
 			loss_print(stderr, &l);
 	}
