@@ -447,7 +447,8 @@ static int setup_loop(struct agent *a)
 /*
  * reliability: journal writes move to a thread of their own (writer.c says
  * why). Started after the privilege drop: threads keep the credentials they
- * were created with, and privs_drop() wants to be the only thread.
+ * were created with, and privs_drop() wants to be the only thread; and after
+ * setup_loop(), so that it inherits the mask that leaves signals to signalfd.
  */
 static int writer_setup(struct agent *a)
 {
