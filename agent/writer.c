@@ -273,19 +273,18 @@ uint64_t writer_stop(struct writer *w, unsigned int timeout_ms)
 	uint64_t left = 0;
 	bool drained;
 
-	if (!w->started)
-		return 0;
 	pthread_mutex_lock(&w->lock);
-	drained = wait_idle(w, timeout_ms);
+	drained = !w->started || wait_idle(w, timeout_ms);
 	w->stopping = true;
 	pthread_cond_signal(&w->wake);
 	pthread_mutex_unlock(&w->lock);
-	if (!drained) {
+	if (w->started) {
 		/* Blocked in sendmsg() on a stalled journald: a cancellation point. */
-		pthread_cancel(w->thread);
+		if (!drained)
+			pthread_cancel(w->thread);
+		pthread_join(w->thread, NULL);
+		w->started = false;
 	}
-	pthread_join(w->thread, NULL);
-	w->started = false;
 	/* A cancelled thread leaves its item in flight: unsent, like the queue. */
 	pthread_mutex_lock(&w->lock);
 	if (w->inflight) {
