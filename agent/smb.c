@@ -155,6 +155,8 @@ int smb_attach(struct agent *a)
 	r = smb_resolve(a, added, &n);
 	if (r < 0)
 		goto out;
+	if (n == 0 && a->smb_attached)
+		goto out;       /* a reload that selects no op the table lacks */
 	for (uint32_t i = 0; i < n; i++) {
 		probes_update(a->probes, added[i]);
 		if (added[i]->cfg.flags & FF_ENABLED)
