@@ -522,3 +522,9 @@ uint32_t probes_attached(const struct probes *p)
 			n++;
 	return n;
 }
+
+/* reliability: ids the histogram map was sized for; a reload cannot add more. */
+uint32_t probes_func_capacity(const struct probes *p)
+{
+	return bpf_map__max_entries(p->skel->maps.hist) / SMBLAT_NBUCKETS;
+}

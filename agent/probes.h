@@ -56,3 +56,5 @@ int probes_totals_fd(const struct probes *p);
 uint64_t probes_epoch_bump(struct probes *p);
 /* Programs and links of ours, for --list-probes and tests. */
 uint32_t probes_attached(const struct probes *p);
+/* Function ids the histogram map holds (probes_opts.func_capacity). */
+uint32_t probes_func_capacity(const struct probes *p);

@@ -350,6 +350,11 @@ static void probes_apply(struct agent *a, const struct config *old, unsigned int
 		if (f) {
 			probe_cfg_apply(a, f, pc);
 			(*changed)++;
+		} else if (a->funcs.n >= probes_func_capacity(a->probes)) {
+			/* Ids are never reused; the histogram map was sized at start. */
+			agent_status(a, LOG_WARNING, "reload: [probe %s]: no function id left "
+				     "for it (ids are not reused): takes effect at the next start",
+				     pc->label);
 		} else if (func_probe_add(a, pc) == 0) {
 			(*added)++;
 		}
