@@ -42,6 +42,11 @@ struct agent {
 	uint64_t hist_interval_ns;
 	uint64_t last_summary_ns;
 	uint64_t last_loss_ns;
+	/* reliability: the journal writer thread (writer.c), and its last reported error */
+	struct writer *writer;
+	int writer_error;
+	/* reliability: what SIGHUP compares with (reload.c) */
+	struct reload *reload;
 };
 
 static inline uint64_t agent_now_ns(void)
@@ -55,6 +60,17 @@ static inline uint64_t agent_now_ns(void)
 /* One line on stderr, and a status entry in the journal when that is the sink. */
 void agent_status(struct agent *a, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* agent.c: attaches one [probe] section (func layer); 0 even when it could not attach. */
+int func_probe_add(struct agent *a, const struct probe_config *pc);
+
+/* reload.c: SIGHUP. Applies the file again; a broken one changes nothing. */
+int reload_init(struct agent *a);
+int reload_config(struct agent *a);
+void reload_free(struct agent *a);
+
+/* smb.c: whether [smb] include/exclude/groups select f. */
+bool smb_func_wanted(const struct config *c, const struct func *f);
 
 /* smb.c: resolves the cifs ops of the running kernel and attaches them; -ENOENT: cifs not loaded. */
 int smb_attach(struct agent *a);
@@ -70,3 +86,12 @@ int smbd_attach(struct agent *a);
 
 /* usdt.c: [probe NAME] target = usdt:PATH:PROVIDER:START,END. */
 int usdt_probe_add(struct agent *a, const struct probe_config *pc);
+/* report.c: entries written and failed since start, wherever they were counted. */
+void report_counts(struct agent *a, uint64_t *written, uint64_t *failed);
+/* report.c: says on stderr when journal writes start or stop failing. */
+void report_writer_health(struct agent *a);
+/*
+ * report.c: at exit, after the last loss report: stops the writer and says
+ * on stderr what it could not deliver (the journal is what failed).
+ */
+void report_writer_stop(struct agent *a);

@@ -17,6 +17,7 @@
 #include "cifsops.h"
 #include "privs.h"
 #include "syscalls.h"
+#include "writer.h"
 
 #define CIFS_WATCH_USEC (2 * 1000000ULL)
 #define FUNC_SLACK 256          /* ids kept free for cifs.ko loaded after start */
@@ -48,7 +49,7 @@ void agent_status(struct agent *a, int prio, const char *fmt, ...)
 	free(msg);
 }
 
-static int func_probe_add(struct agent *a, const struct probe_config *pc)
+int func_probe_add(struct agent *a, const struct probe_config *pc)
 {
 	const char *target = pc->target, *colon = strrchr(target, ':');
 	char *binary = NULL;
@@ -99,6 +100,12 @@ static int func_probe_add(struct agent *a, const struct probe_config *pc)
 
 /* ---- events ---- */
 
+/* rate_burst = 0 means as many as rate_limit, one second's worth. */
+static double rate_burst(const struct config *c)
+{
+	return c->rate_burst ? c->rate_burst : c->rate_limit;
+}
+
 static bool rate_allows(struct agent *a)
 {
 	uint64_t now;
@@ -107,8 +114,8 @@ static bool rate_allows(struct agent *a)
 		return true;
 	now = agent_now_ns();
 	a->tokens += (now - a->tokens_at_ns) / 1e9 * a->cfg->rate_limit;
-	if (a->tokens > a->cfg->rate_burst)
-		a->tokens = a->cfg->rate_burst;
+	if (a->tokens > rate_burst(a->cfg))
+		a->tokens = rate_burst(a->cfg);
 	a->tokens_at_ns = now;
 	if (a->tokens < 1)
 		return false;
@@ -171,12 +178,15 @@ static int on_summary_timer(sd_event_source *s, uint64_t usec, void *ctx)
 static int on_loss_timer(sd_event_source *s, uint64_t usec, void *ctx)
 {
 	struct agent *a = ctx;
+	uint64_t written, failed;
 
 	ring_buffer__consume(a->rb);
 	report_now(a, false, true);
-	sd_notifyf(false, "STATUS=%u functions attached, %llu events written, %llu failed",
-		   attached_count(a), (unsigned long long)a->written,
-		   (unsigned long long)a->failed);
+	report_writer_health(a);
+	report_counts(a, &written, &failed);
+	sd_notifyf(false, "STATUS=%u functions attached, %llu entries written, %llu failed",
+		   attached_count(a), (unsigned long long)written,
+		   (unsigned long long)failed);
 	return rearm(s, usec + a->cfg->lost_interval_ns / 1000);
 }
 
@@ -192,11 +202,8 @@ static int on_cifs_watch(sd_event_source *s, uint64_t usec, void *ctx)
 		if (smb_attach(a) == 0)
 			sd_notifyf(false, "STATUS=cifs loaded: %u functions attached",
 				   attached_count(a));
-		if (a->dropped) {
-			privs_lower();
-			if (a->smb_attached)
-				privs_forget();     /* no attach can come any more */
-		}
+		if (a->dropped)
+			privs_lower();      /* kept for reloads: see drop_privileges() */
 	}
 	return rearm(s, usec + CIFS_WATCH_USEC);
 }
@@ -223,32 +230,10 @@ static int on_usr1(sd_event_source *s, const struct signalfd_siginfo *si, void *
 static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *ctx)
 {
 	struct agent *a = ctx;
-	struct config next;
 
 	sd_notify(false, "RELOADING=1");
-	config_init(&next);
-	if (config_load(&next, a->opt->config_path, !a->opt->config_explicit) < 0) {
-		agent_status(a, LOG_ERR, "reload: configuration has errors, keeping the running one");
-		config_free(&next);
-		sd_notify(false, "READY=1");
-		return 0;
-	}
-	/* Thresholds apply live; counters and histograms carry on. */
-	for (uint32_t i = 0; i < a->funcs.n; i++) {
-		struct func *f = &a->funcs.v[i];
-
-		if (f->layer != LAYER_FUNC) {
-			f->cfg.threshold_ns = config_layer_threshold_ns(&next, f->layer);
-			probes_update(a->probes, f);
-		}
-	}
-	a->cfg->threshold_ns = next.threshold_ns;
-	for (int l = 0; l < _LAYER_MAX; l++) {
-		a->cfg->layer[l].threshold_ns = next.layer[l].threshold_ns;
-		a->cfg->layer[l].threshold_set = next.layer[l].threshold_set;
-	}
-	config_free(&next);
-	agent_status(a, LOG_INFO, "reload: thresholds updated");
+	ring_buffer__consume(a->rb);    /* events of removed functions still have their names */
+	(void)reload_config(a);
 	sd_notify(false, "READY=1");
 	return 0;
 }
@@ -425,8 +410,11 @@ static int drop_privileges(struct agent *a)
 {
 	int r;
 
-	/* Attach rights stay (permitted, not effective) only while cifs may still load. */
-	bool late = a->cfg->layer[LAYER_SMB].enabled && !a->smb_attached;
+	/*
+	 * Attach rights stay permitted, never effective but around an attach:
+	 * cifs may load later, and SIGHUP may add probes (smblat(8), PRIVILEGES).
+	 */
+	bool late = true;
 
 	if (geteuid() != 0 || !a->cfg->user || !*a->cfg->user)
 		return 0;
@@ -479,12 +467,35 @@ static int setup_loop(struct agent *a)
 	return sd_event_set_watchdog(a->loop, true);
 }
 
+/*
+ * reliability: journal writes move to a thread of their own (writer.c says
+ * why). Started after the privilege drop: threads keep the credentials they
+ * were created with, and privs_drop() wants to be the only thread; and after
+ * setup_loop(), so that it inherits the mask that leaves signals to signalfd.
+ */
+static int writer_setup(struct agent *a)
+{
+	int r;
+
+	if (!a->journal)
+		return 0;
+	r = writer_new(&a->writer);
+	if (r == 0)
+		r = writer_start(a->writer);
+	if (r < 0)
+		return r;
+	journal_set_writer(a->journal, a->writer);
+	return 0;
+}
+
 static void teardown(struct agent *a)
 {
 	sd_event_unref(a->loop);
 	ring_buffer__free(a->rb);
 	probes_close(a->probes);
+	writer_free(a->writer);
 	journal_free(a->journal);
+	reload_free(a);
 	stats_free(a->stats);
 	mounts_free(a->mounts);
 	usyms_free(a->us);
@@ -509,6 +520,7 @@ static void ready(struct agent *a)
 int agent_run(struct config *c, const struct run_opts *o)
 {
 	struct agent a = { .cfg = c, .opt = o };
+	uint64_t written, failed;
 	int r;
 
 	libbpf_set_print(o->verbose ? libbpf_verbose : libbpf_quiet);
@@ -542,15 +554,24 @@ int agent_run(struct config *c, const struct run_opts *o)
 		r = setup_loop(&a);
 	if (r < 0)
 		goto out;
-	a.tokens = c->rate_burst;
+	a.tokens = rate_burst(c);
 	a.tokens_at_ns = a.last_summary_ns = a.last_loss_ns = agent_now_ns();
+	r = writer_setup(&a);
+	if (r == 0)
+		r = reload_init(&a);
+	if (r < 0)
+		goto out;
 	ready(&a);
 	r = sd_event_loop(a.loop);
 	sd_notify(false, "STOPPING=1");
 	ring_buffer__consume(a.rb);
+	if (a.writer)
+		writer_drain(a.writer, 3000);   /* so that the last loss report has its failures */
 	report_now(&a, a.hist_interval_ns != 0, true);
-	agent_status(&a, LOG_INFO, "stopped: %llu events written, %llu failed",
-	       (unsigned long long)a.written, (unsigned long long)a.failed);
+	report_counts(&a, &written, &failed);
+	agent_status(&a, LOG_INFO, "stopped: %llu entries written, %llu failed",
+	       (unsigned long long)written, (unsigned long long)failed);
+	report_writer_stop(&a);
 out:
 	if (r < 0 && r != -ECANCELED)
 		fprintf(stderr, "smblat: cannot start: %s\n", strerror(-r));

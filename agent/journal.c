@@ -17,6 +17,7 @@
 
 #include "journal.h"
 #include "smb2proto.h"
+#include "writer.h"
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 #define FIELD_NAME_MAX 64
@@ -27,6 +28,7 @@
 struct journal {
 	struct journal_opts opts;
 	uint64_t failed;
+	struct writer *writer;      /* reliability: entries go through its thread once set */
 };
 
 /* "NAME=value" strings of one entry, built up field by field. */
@@ -123,11 +125,16 @@ static int fields_steal(struct fields *f, char ***ret)
 	return n;
 }
 
-static int fields_send(struct journal *j, const struct fields *f)
+static int fields_queue(struct journal *j, struct fields *f, int32_t id,
+			const struct loss *carry, unsigned int n_carry);
+
+static int fields_send(struct journal *j, struct fields *f)
 {
 	_cleanup_free_ struct iovec *iov = NULL;
 	int r;
 
+	if (j->writer && !f->error)
+		return fields_queue(j, f, -1, NULL, 0);
 	if (f->error) {
 		j->failed++;
 		return f->error;
@@ -143,6 +150,31 @@ static int fields_send(struct journal *j, const struct fields *f)
 	if (r < 0)
 		j->failed++;
 	return r;
+}
+
+/* Through the writer thread when there is one; the strings are handed over. */
+static int fields_queue(struct journal *j, struct fields *f, int32_t id,
+			const struct loss *carry, unsigned int n_carry)
+{
+	struct writer *w = j->writer;
+	char **v = f->v;
+	size_t n = f->n;
+
+	if (!w || f->error) {
+		int r;
+
+		j->writer = NULL;
+		r = fields_send(j, f);
+		j->writer = w;
+		return r;
+	}
+	*f = (struct fields) {};
+	return writer_push(w, v, n, id, carry, n_carry);
+}
+
+void journal_set_writer(struct journal *j, struct writer *w)
+{
+	j->writer = w;
 }
 
 bool journal_field_name_valid(const char *name)
@@ -473,7 +505,7 @@ int journal_write_event(struct journal *j, const struct record *r)
 		j->failed++;
 		return k;
 	}
-	return fields_send(j, &f);
+	return fields_queue(j, &f, (int32_t) r->func->id, NULL, 0);
 }
 
 /* Intervals are whole seconds in practice; keep them readable then. */
@@ -647,7 +679,7 @@ int journal_write_loss(struct journal *j, const struct loss *l, unsigned int n,
 		j->failed++;
 		return k;
 	}
-	return fields_send(j, &f);
+	return fields_queue(j, &f, -1, l, n);
 }
 
 int journal_write_status(struct journal *j, int priority, const char *message)

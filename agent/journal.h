@@ -51,6 +51,14 @@ int journal_write_loss(struct journal *j, const struct loss *l, unsigned int n,
 /* Free-form status entries (MESSAGE_ID=SMBLAT_MID_STATUS), e.g. start-up and degraded layers. */
 int journal_write_status(struct journal *j, int priority, const char *message);
 
+/*
+ * reliability: from now on entries are queued to w's thread (see writer.c)
+ * instead of sent by the caller; a queued entry returns 0, a full queue
+ * -EAGAIN. Loss entries that fail later give their counts back to w.
+ */
+struct writer;
+void journal_set_writer(struct journal *j, struct writer *w);
+
 /* Entries that sd_journal_sendv() refused, since start. */
 uint64_t journal_failed(const struct journal *j);
 

@@ -26,7 +26,9 @@
  * on Debian 12. It is also what turns a compromised agent from a reader of
  * kernel memory into a writer of process memory (bpf_probe_write_user), so
  * keep it no longer than a late attach can come: privs_drop(user, false)
- * when none can, privs_forget() after the last one.
+ * when none can, privs_forget() after the last one. The agent keeps them
+ * for its lifetime, since a SIGHUP reload may attach new probes at any time
+ * (reload.c, smblat(8) PRIVILEGES).
  */
 #define PRIVS_ATTACH_CAPS \
 	((UINT64_C(1) << CAP_BPF) | (UINT64_C(1) << CAP_PERFMON) | \

@@ -954,3 +954,9 @@ out:
 	free(cookies);
 	return attached;
 }
+
+/* reliability: ids the histogram map was sized for; a reload cannot add more. */
+uint32_t probes_func_capacity(const struct probes *p)
+{
+	return bpf_map__max_entries(p->skel->maps.hist) / SMBLAT_NBUCKETS;
+}

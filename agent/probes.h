@@ -102,3 +102,5 @@ int probes_attach_uprobes(struct probes *p, struct func **fv, const uint64_t *of
 /* The same for smbd's SMB2 requests: fv[i] begins at begins[i], all end at ends[]. */
 int probes_attach_smb2(struct probes *p, struct func **fv, const uint64_t *begins, uint32_t n,
 		       const uint64_t *ends, uint32_t n_ends, const char *binary);
+/* Function ids the histogram map holds (probes_opts.func_capacity). */
+uint32_t probes_func_capacity(const struct probes *p);

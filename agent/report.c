@@ -4,10 +4,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "agent-int.h"
+#include "writer.h"
 
 /* ---- summaries and loss reports ---- */
+
+/* What the writer thread could not deliver joins the counts of the next loss report. */
+static void collect_writer(struct agent *a)
+{
+	struct writer_losses *wl;
+
+	if (!a->writer)
+		return;
+	wl = calloc(SMBLAT_MAX_FUNCS, sizeof(*wl));
+	if (!wl)
+		return;         /* stays in the writer until the next collect */
+	writer_take(a->writer, wl, SMBLAT_MAX_FUNCS);
+	for (uint32_t i = 0; i < a->funcs.n; i++) {
+		a->loss[i].write_failed += wl[i].write_failed + wl[i].carried.write_failed;
+		a->loss[i].ringbuf += wl[i].carried.ringbuf;
+		a->loss[i].suppressed += wl[i].carried.suppressed;
+	}
+	free(wl);
+}
 
 static int collect(struct agent *a)
 {
@@ -25,6 +46,7 @@ static int collect(struct agent *a)
 		a->loss[i].ringbuf += iv[i].lost;
 	}
 	free(iv);
+	collect_writer(a);
 	return r;
 }
 
@@ -66,6 +88,24 @@ static void emit_summaries(struct agent *a, double interval_s)
 	free(done);
 }
 
+static void loss_give_back(struct agent *a, const struct loss *v, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		struct loss *l = &a->loss[v[i].func->id];
+
+		l->ringbuf += v[i].ringbuf;
+		l->suppressed += v[i].suppressed;
+		l->write_failed += v[i].write_failed;
+	}
+}
+
+static void loss_print(FILE *f, const struct loss *l)
+{
+	fprintf(f, "smblat: lost %s: %llu ring buffer, %llu rate limited, %llu not written\n",
+		l->func->name, (unsigned long long)l->ringbuf, (unsigned long long)l->suppressed,
+		(unsigned long long)l->write_failed);
+}
+
 static void emit_losses(struct agent *a, double interval_s)
 {
 	struct loss *v = calloc(a->funcs.n ? a->funcs.n : 1, sizeof(*v));
@@ -82,13 +122,11 @@ static void emit_losses(struct agent *a, double interval_s)
 		v[n++].func = &a->funcs.v[i];
 		*l = (struct loss) {};
 	}
-	if (n && a->journal)
-		journal_write_loss(a->journal, v, n, interval_s);
-	else if (n)
+	if (n && a->journal && journal_write_loss(a->journal, v, n, interval_s) < 0)
+		loss_give_back(a, v, n);        /* reported again next time */
+	else if (n && !a->journal)
 		for (unsigned int i = 0; i < n; i++)
-			fprintf(stderr, "smblat: lost %s: %llu ring buffer, %llu rate limited\n",
-				v[i].func->name, (unsigned long long)v[i].ringbuf,
-				(unsigned long long)v[i].suppressed);
+			loss_print(stderr, &v[i]);
 	free(v);
 }
 
@@ -106,4 +144,68 @@ void report_now(struct agent *a, bool summary, bool losses)
 		emit_losses(a, (now - a->last_loss_ns) / 1e9);
 		a->last_loss_ns = now;
 	}
+}
+
+void report_counts(struct agent *a, uint64_t *written, uint64_t *failed)
+{
+	int err;
+
+	*written = a->written;
+	*failed = a->failed;
+	if (a->writer) {
+		uint64_t w, f;
+
+		writer_counts(a->writer, &w, &f, &err);
+		*written = w;       /* the writer counts refused pushes too */
+		*failed = f;
+	}
+}
+
+void report_writer_health(struct agent *a)
+{
+	uint64_t w, f;
+	int err;
+
+	if (!a->writer)
+		return;
+	writer_counts(a->writer, &w, &f, &err);
+	if (err == a->writer_error)
+		return;
+	if (err)
+		fprintf(stderr, "smblat: journal writes failing: %s; counting what is not written\n",
+			err == EAGAIN ? "journald is not keeping up, queue full" : strerror(err));
+	else
+		agent_status(a, LOG_NOTICE, "journal writes resumed after failures (%s)",
+			     strerror(a->writer_error));
+	a->writer_error = err;
+}
+
+void report_writer_stop(struct agent *a)
+{
+	struct writer_losses *wl;
+	uint64_t left;
+
+	if (!a->writer)
+		return;
+	left = writer_stop(a->writer, 5000);
+	wl = calloc(SMBLAT_MAX_FUNCS, sizeof(*wl));
+	if (!wl)
+		return;
+	writer_take(a->writer, wl, SMBLAT_MAX_FUNCS);
+	if (left)
+		fprintf(stderr, "smblat: journald did not take %llu queued entries at exit\n",
+			(unsigned long long)left);
+	for (uint32_t i = 0; i < a->funcs.n; i++) {
+		struct loss l = wl[i].carried;
+
+		l.func = &a->funcs.v[i];
+		l.write_failed += wl[i].write_failed;
+		/* a last loss entry the queue refused gave its counts back */
+		l.ringbuf += a->loss[i].ringbuf;
+		l.suppressed += a->loss[i].suppressed;
+		l.write_failed += a->loss[i].write_failed;
+		if (l.ringbuf || l.suppressed || l.write_failed)
+			loss_print(stderr, &l);
+	}
+	free(wl);
 }

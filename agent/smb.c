@@ -31,6 +31,29 @@ static bool smb_op_wanted(const struct config *c, const struct cifs_op *op)
 	return !name_in(l->exclude, op->name);
 }
 
+/* The same choice for a function in the table (a reload re-decides it). */
+bool smb_func_wanted(const struct config *c, const struct func *f)
+{
+	const struct layer_config *l = &c->layer[LAYER_SMB];
+
+	if (f->group <= GROUP_SUPER && !c->group[f->group])
+		return false;
+	if (l->include && l->include[0] && !name_in(l->include, f->name))
+		return false;
+	return !name_in(l->exclude, f->name);
+}
+
+/* Already in the table: a reload attaches only ops it did not have. */
+static bool smb_known(const struct agent *a, const struct cifs_op *op)
+{
+	for (uint32_t i = 0; i < a->funcs.n; i++)
+		if (a->funcs.v[i].layer == LAYER_SMB && a->funcs.v[i].symbol &&
+		    strcmp(a->funcs.v[i].symbol, op->symbol) == 0 &&
+		    strcmp(a->funcs.v[i].name, op->name) == 0)
+			return true;
+	return false;
+}
+
 static uint32_t base_flags(const struct config *c)
 {
 	return FF_ENABLED | (c->kernel_stack ? FF_KSTACK : 0) | (c->user_stack ? FF_USTACK : 0);
@@ -63,7 +86,7 @@ static int smb_resolve(struct agent *a, struct func **added, uint32_t *n_added)
 		struct func *f;
 		int id;
 
-		if (!smb_op_wanted(a->cfg, &ops[i]))
+		if (!smb_op_wanted(a->cfg, &ops[i]) || smb_known(a, &ops[i]))
 			continue;
 		id = func_table_add(&a->funcs, LAYER_SMB, ops[i].group, ops[i].name, ops[i].symbol,
 				    ops[i].module);
@@ -132,6 +155,8 @@ int smb_attach(struct agent *a)
 	r = smb_resolve(a, added, &n);
 	if (r < 0)
 		goto out;
+	if (n == 0 && a->smb_attached)
+		goto out;       /* a reload that selects no op the table lacks */
 	for (uint32_t i = 0; i < n; i++) {
 		probes_update(a->probes, added[i]);
 		if (added[i]->cfg.flags & FF_ENABLED)

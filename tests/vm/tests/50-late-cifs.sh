@@ -1,7 +1,8 @@
 #!/bin/bash
 # Started before cifs.ko is loaded, the agent attaches once it is and a
 # share is mounted, running as an unprivileged user: it keeps only the attach
-# capabilities, not effective, until that late attach, and none after it.
+# capabilities, permitted and never effective outside an attach (a reload
+# may attach more later, see smblat(8) PRIVILEGES).
 . "$VM_DIR/lib.sh"
 
 umount "$SMB_MNT"
@@ -27,11 +28,8 @@ for _ in $(seq 100); do
 done
 grep -q "cifs operations attached" "$AGENT_LOG" || fail "agent did not attach after cifs loaded"
 grep -qE "smb: [1-9][0-9]* of [0-9]+ cifs operations attached" "$AGENT_LOG" || fail "late attach attached nothing: $(grep 'smb:' "$AGENT_LOG")"
-for _ in $(seq 20); do   # forgotten right after the attach line is printed
-	[ "$(awk '/^CapPrm:/ {print $2}' $st)" = 0000000000000000 ] && break
-	sleep 0.1
-done
-assert_eq "$(awk '/^CapPrm:/ {print $2}' $st)" 0000000000000000 "permitted capabilities after the late attach"
+sleep 0.5      # lowered right after the attach line is printed
+[ "$(awk '/^CapPrm:/ {print $2}' $st)" != 0000000000000000 ] || fail "attach capabilities forgotten: a reload could not attach"
 assert_eq "$(awk '/^CapEff:/ {print $2}' $st)" 0000000000000000 "effective capabilities after the late attach"
 journal_mark
 echo x >"$SMB_MNT/late.$$"

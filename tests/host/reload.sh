@@ -1,0 +1,124 @@
+#!/bin/bash
+# SIGHUP applies a changed configuration: a [probe] added and one's
+# threshold changed, counts of before the reload kept; a broken file is
+# reported with FILE:LINE and changes nothing; a removed [probe] is detached;
+# a BPF-compiled filter (comm) is reported as needing a restart.
+. "$SOURCE_ROOT/tests/lib-host.sh"
+
+journald_ensure
+SLOW_ID=a48f35af155e4887a8d221f2a9c1c250
+SUM_ID=ab8331e2b4474579a55840c9d3a77bac
+STATUS_ID=7106711428c445b698f0b7f8871465e2
+prog_a="$TMP/rlA$$"
+prog_b="$TMP/rlB$$"
+cp "$BUILD_ROOT/tests/slowprog" "$prog_a"
+cp "$BUILD_ROOT/tests/slowprog" "$prog_b"
+la="RELOADA_$$"
+lb="RELOADB_$$"
+
+# conf THRESHOLD_A [B]: probe A on prog_a with that threshold, and B on prog_b.
+conf() {
+	{
+		printf '[agent]\nuser =\n[smb]\nenabled = no\n[histogram]\ninterval = 1h\n'
+		printf '[probe %s]\ntarget = %s:slow_call\nthreshold = %s\n' "$la" "$prog_a" "$1"
+		[ -z "${2:-}" ] || printf '[probe %s]\ntarget = %s:slow_call\nthreshold = 0\n' "$lb" "$prog_b"
+	} >"$TMP/smblat.conf"
+}
+
+entries() {     # entries LABEL: slow-call entries of that FUNCTION
+	journal_json "FUNCTION=$1" "MESSAGE_ID=$SLOW_ID" | grep -c . || true
+}
+
+links() {       # BPF links the agent holds
+	grep -h '^link_id:' /proc/"$AGENT_PID"/fdinfo/* 2>/dev/null | wc -l
+}
+
+# hup PATTERN: SIGHUP, then wait for the agent's line matching PATTERN.
+hup() {
+	local before
+	before=$(grep -c "reload:" "$TMP/agent.err" || true)
+	kill -HUP "$AGENT_PID"
+	for _ in $(seq 100); do
+		[ "$(grep -c "reload:" "$TMP/agent.err" || true)" -gt "$before" ] &&
+			grep "reload:" "$TMP/agent.err" | tail -n +$((before + 1)) | grep -qE -- "$1" && return 0
+		sleep 0.1
+	done
+	cat "$TMP/agent.err"
+	fail "no line matching /$1/ after SIGHUP"
+}
+
+conf 1s
+agent_start -c "$TMP/smblat.conf"
+"$prog_a" 5 5 >/dev/null                 # counted, not slow
+links_one=$(links)
+[ "$(entries "$la")" -eq 0 ] || fail "entries under a 1 s threshold"
+
+conf 2ms with-b
+hup "reload: applied: 1 probes added, 0 removed, 1 kept"
+[ "$(links)" -gt "$links_one" ] || fail "no new link after adding a probe: $(links) links, $links_one before"
+"$prog_a" 5 5 5 >/dev/null
+"$prog_b" 1 1 >/dev/null
+sleep 0.5
+[ "$(entries "$la")" -eq 3 ] || fail "threshold 2ms after reload: $(entries "$la") entries for $la, expected 3"
+[ "$(entries "$lb")" -eq 2 ] || fail "added probe: $(entries "$lb") entries for $lb, expected 2"
+
+# A broken file: FILE:LINE on stderr and in the journal; nothing changes.
+cp "$TMP/smblat.conf" "$TMP/good.conf"
+printf '[agent]\nuser =\nthreshold = 1 fortnight\n' >"$TMP/smblat.conf"
+hup "reload: $TMP/smblat.conf:3: .*; keeping the running configuration"
+journal_json "MESSAGE_ID=$STATUS_ID" | grep -F "reload: $TMP/smblat.conf:3:" >/dev/null ||
+	fail "the reload error with FILE:LINE is not in the journal"
+"$prog_a" 5 >/dev/null
+"$prog_b" 1 >/dev/null
+sleep 0.5
+[ "$(entries "$la")" -eq 4 ] || fail "after a broken reload: $(entries "$la") entries for $la, expected 4"
+[ "$(entries "$lb")" -eq 3 ] || fail "after a broken reload: $(entries "$lb") entries for $lb, expected 3"
+
+# B removed: detached, its calls no longer seen.
+conf 2ms
+hup "reload: applied: 0 probes added, 1 removed, 1 kept"
+[ "$(links)" -eq "$links_one" ] || fail "$(links) links after removing a probe, $links_one with one probe"
+"$prog_b" 1 >/dev/null
+"$prog_a" 5 >/dev/null
+sleep 0.5
+[ "$(entries "$lb")" -eq 3 ] || fail "removed probe still writes entries"
+[ "$(entries "$la")" -eq 5 ] || fail "$(entries "$la") entries for $la, expected 5"
+
+# A filter compiled into the BPF object: said to need a restart, not applied.
+conf 2ms
+sed -i 's/^user =$/user =\ncomm = nosuchcomm/' "$TMP/smblat.conf"
+hup "reload: comm changed: takes effect at the next start"
+journal_json "MESSAGE_ID=$STATUS_ID" | grep -q "reload: comm changed: takes effect at the next start" ||
+	fail "the restart-needed warning is not in the journal"
+"$prog_a" 5 >/dev/null
+sleep 0.5
+[ "$(entries "$la")" -eq 6 ] || fail "comm = nosuchcomm applied by a reload: $(entries "$la") entries, expected 6"
+agent_stop
+
+# The summary at exit counts every call since start, across the reloads.
+count() {
+	journal_json "FUNCTION=$1" "MESSAGE_ID=$SUM_ID" | python3 -c '
+import json, sys
+print(sum(int(json.loads(l)["COUNT"]) for l in sys.stdin))'
+}
+echo "summary COUNT: $la $(count "$la") (2 before the first reload, 6 after), $lb $(count "$lb")"
+[ "$(count "$la")" -eq 8 ] || fail "summary COUNT of $la is $(count "$la"), expected 8: counts lost across a reload"
+[ "$(count "$lb")" -eq 3 ] || fail "summary COUNT of $lb is $(count "$lb"), expected 3"
+
+# After the privilege drop: a reload still attaches (capabilities raised
+# for the moment only), and nothing is left effective afterwards.
+if id nobody >/dev/null 2>&1; then
+	chmod 755 "$TMP"
+	conf 0
+	sed -i 's/^user =$/user = nobody/' "$TMP/smblat.conf"
+	agent_start -c "$TMP/smblat.conf"
+	links_one=$(links)
+	conf 0 with-b
+	sed -i 's/^user =$/user = nobody/' "$TMP/smblat.conf"
+	hup "reload: applied: 1 probes added"
+	[ "$(links)" -gt "$links_one" ] || fail "as user nobody: no new link after adding a probe"
+	eff=$(awk '/^CapEff:/ {print $2}' /proc/"$AGENT_PID"/status)
+	[ "$eff" = 0000000000000000 ] || fail "effective capabilities $eff after a reload as user nobody"
+	agent_stop
+fi
+echo ok

@@ -1,0 +1,68 @@
+#!/bin/bash
+# SIGHUP on the smb layer: an op excluded by a reload is detached (its calls
+# no longer seen), included again it is attached again, the layer disabled
+# detaches everything; counts of before the reloads stay in the summary.
+. "$VM_DIR/lib.sh"
+
+# conf SMB_EXTRA: [smb] with threshold 0 plus SMB_EXTRA lines.
+conf() {
+	printf '[agent]\nthreshold = 20ms\nuser =\n[histogram]\ninterval = 1h\n[smb]\nthreshold = 0\n%s\n' "$1" >conf
+}
+
+# hup PATTERN: SIGHUP, then wait for a reload line matching PATTERN.
+hup() {
+	local before
+	before=$(grep -c "reload:" "$AGENT_LOG" || true)
+	kill -HUP "$AGENT_PID"
+	for _ in $(seq 300); do
+		if [ "$(grep -c "reload:" "$AGENT_LOG" || true)" -gt "$before" ] &&
+			grep "reload:" "$AGENT_LOG" | tail -n +$((before + 1)) | grep -qE -- "$1"; then
+			log "$(grep "reload:" "$AGENT_LOG" | tail -1)"
+			return 0
+		fi
+		sleep 0.2
+	done
+	fail "no reload line matching /$1/"
+}
+
+links() { bpftool link show | grep -cE '^[0-9]+: ' || true; }
+
+d=$SMB_MNT/reload.$$
+mkdir -p "$d"
+conf ""
+agent_start -c conf
+journal_mark
+ls "$d" >/dev/null
+journal_wait FUNCTION=FILE_READDIR COMM=ls >/dev/null
+links_all=$(links)
+
+conf "exclude = FILE_READDIR"
+hup "reload: applied: .* [1-9][0-9]* layer functions detached"
+assert_eq "$(links)" "$((links_all - 2))" "BPF links after excluding one op (entry and exit)"
+journal_mark
+ls "$d" >/dev/null
+echo x >"$d/marker"     # a call still traced, to know the agent has caught up
+journal_wait FUNCTION=FILE_WRITE_ITER >/dev/null
+assert_eq "$(journal_count FUNCTION=FILE_READDIR)" 0 "FILE_READDIR entries while excluded"
+
+conf ""
+hup "reload: applied: .* [1-9][0-9]* attached"
+assert_eq "$(links)" "$links_all" "BPF links after including the op again"
+journal_mark
+ls "$d" >/dev/null
+journal_wait FUNCTION=FILE_READDIR COMM=ls >/dev/null
+
+conf "enabled = no"
+hup "reload: applied: .* [1-9][0-9]* layer functions detached"
+left=$(links)
+[ "$left" -lt 4 ] || fail "$left BPF links left with the smb layer disabled (of $links_all)"
+conf ""
+hup "reload: applied: .* [1-9][0-9]* attached"
+assert_eq "$(links)" "$links_all" "BPF links after enabling the layer again"
+agent_stop
+rm -rf "$d"
+# Readdir calls before and after the reloads add up in the exit summary.
+s=$(journalctl -t smblat -o json --cursor "$JOURNAL_CURSOR" FUNCTION=FILE_READDIR \
+	MESSAGE_ID=ab8331e2b4474579a55840c9d3a77bac | tail -1)
+[ -n "$s" ] || fail "no FILE_READDIR summary at exit"
+assert_ge "$(journal_field "$s" COUNT)" 2 "FILE_READDIR COUNT across reloads"
