@@ -42,6 +42,8 @@ struct agent {
 	uint64_t hist_interval_ns;
 	uint64_t last_summary_ns;
 	uint64_t last_loss_ns;
+	/* smb.c: the cifs module attached to (its /sys/module inode), 0 for none */
+	uint64_t smb_module_ino;
 };
 
 static inline uint64_t agent_now_ns(void)
@@ -58,6 +60,13 @@ void agent_status(struct agent *a, int prio, const char *fmt, ...)
 
 /* smb.c: resolves the cifs ops of the running kernel and attaches them; -ENOENT: cifs not loaded. */
 int smb_attach(struct agent *a);
+/*
+ * smb.c, every few seconds: attaches when cifs is loaded, detaches when it
+ * is unloaded (or unloaded and loaded again), with privileges raised as needed.
+ */
+void smb_watch(struct agent *a);
+/* smb.c, on SIGHUP: [smb] enabled = no detaches the layer, yes attaches it again. */
+void smb_reload(struct agent *a, struct config *next);
 
 /* report.c: reads the BPF counters; writes summaries and/or loss reports. */
 void report_now(struct agent *a, bool summaries, bool losses);
