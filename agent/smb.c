@@ -249,8 +249,11 @@ void smb_watch(struct agent *a)
 	ino = smb_module_ino();
 	if (a->smb_attached && a->smb_module_ino && ino != a->smb_module_ino) {
 		n = smb_detach(a, "cifs module unloaded");
-		agent_status(a, LOG_NOTICE, "smb: cifs module %s: %u probes detached; attaching "
-			     "again when it is loaded", ino ? "reloaded" : "unloaded", n);
+		/* dropped privileges: the first attach gave up the attach capabilities */
+		agent_status(a, LOG_NOTICE, "smb: cifs module %s: %u probes detached; %s",
+			     ino ? "reloaded" : "unloaded", n,
+			     a->dropped ? "restart smblat to trace it again" :
+			     "attaching again when it is loaded");
 	}
 	if (!a->smb_attached && ino)
 		smb_attach_privileged(a);
