@@ -47,6 +47,8 @@ struct agent {
 	int writer_error;
 	/* reliability: what SIGHUP compares with (reload.c) */
 	struct reload *reload;
+	/* smb.c: the cifs module attached to (its /sys/module inode), 0 for none */
+	uint64_t smb_module_ino;
 };
 
 static inline uint64_t agent_now_ns(void)
@@ -74,6 +76,15 @@ bool smb_func_wanted(const struct config *c, const struct func *f);
 
 /* smb.c: resolves the cifs ops of the running kernel and attaches them; -ENOENT: cifs not loaded. */
 int smb_attach(struct agent *a);
+/*
+ * smb.c, every few seconds: attaches when cifs is loaded, detaches when it
+ * is unloaded (or unloaded and loaded again), with privileges raised as needed.
+ */
+void smb_watch(struct agent *a);
+/* smb.c: detaches every cifs probe (also whole kprobe.multi links); the ids stay. */
+#define SMB_UNLOADED "cifs module unloaded"
+#define SMB_DISABLED "smb layer disabled"
+unsigned int smb_detach(struct agent *a, const char *why);
 
 /* smb2.c: finds the mid hooks of this kernel's cifs and attaches them (the smb2 layer). */
 int smb2_attach(struct agent *a);

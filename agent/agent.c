@@ -192,19 +192,7 @@ static int on_loss_timer(sd_event_source *s, uint64_t usec, void *ctx)
 
 static int on_cifs_watch(sd_event_source *s, uint64_t usec, void *ctx)
 {
-	struct agent *a = ctx;
-
-	if (a->smb_attached)
-		return sd_event_source_set_enabled(s, SD_EVENT_OFF);
-	if (access("/sys/module/cifs", F_OK) == 0) {
-		if (a->dropped && privs_raise() < 0)
-			agent_status(a, LOG_WARNING, "smb: cannot raise attach capabilities: %m");
-		if (smb_attach(a) == 0)
-			sd_notifyf(false, "STATUS=cifs loaded: %u functions attached",
-				   attached_count(a));
-		if (a->dropped)
-			privs_lower();      /* kept for reloads: see drop_privileges() */
-	}
+	smb_watch(ctx);
 	return rearm(s, usec + CIFS_WATCH_USEC);
 }
 
@@ -458,9 +446,9 @@ static int setup_loop(struct agent *a)
 	if (a->cfg->lost_interval_ns)
 		sd_event_add_time(a->loop, NULL, CLOCK_MONOTONIC,
 				  now + a->cfg->lost_interval_ns / 1000, 0, on_loss_timer, a);
-	if (a->cfg->layer[LAYER_SMB].enabled && !a->smb_attached)
-		sd_event_add_time(a->loop, NULL, CLOCK_MONOTONIC, now + CIFS_WATCH_USEC, 0,
-				  on_cifs_watch, a);
+	/* always: cifs may load late, unload, or the smb layer be enabled by a reload */
+	sd_event_add_time(a->loop, NULL, CLOCK_MONOTONIC, now + CIFS_WATCH_USEC, 0,
+			  on_cifs_watch, a);
 	if (a->opt->duration_ns)
 		sd_event_add_time(a->loop, NULL, CLOCK_MONOTONIC, now + a->opt->duration_ns / 1000,
 				  0, on_duration, a);

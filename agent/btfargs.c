@@ -68,6 +68,17 @@ struct btf *btfs_get(struct btfs *b, const char *module)
 	return btf;
 }
 
+void btfs_forget(struct btfs *b, const char *module)
+{
+	for (unsigned int i = 0; i < b->n; i++)
+		if (strcmp(b->mod[i].module, module) == 0) {
+			btf__free(b->mod[i].btf);
+			free(b->mod[i].module);
+			b->mod[i] = b->mod[--b->n];
+			return;
+		}
+}
+
 int btfs_module_fd(struct btfs *b, const char *module)
 {
 	uint32_t id = 0;

@@ -13,6 +13,8 @@ int btfs_new(struct btfs **ret);
 void btfs_free(struct btfs *b);
 /* NULL module: vmlinux. NULL when the kernel has no BTF for it. */
 struct btf *btfs_get(struct btfs *b, const char *module);
+/* Drops module's cached BTF, for a module unloaded and maybe loaded again. */
+void btfs_forget(struct btfs *b, const char *module);
 /* A file descriptor of the kernel's BTF object for module (for fentry attach), or -errno. */
 int btfs_module_fd(struct btfs *b, const char *module);
 

@@ -210,7 +210,8 @@ int event_decode(const struct decoder *d, const void *data, size_t size, struct 
 		return -EINVAL;
 	fn = &d->funcs->v[e->func_id];
 	r->func = fn;
-	r->end_realtime_us = ((int64_t)e->end_ns + d->boot_to_realtime_ns) / 1000;
+	/* unsigned: a garbled end_ns must wrap, not overflow */
+	r->end_realtime_us = (e->end_ns + (uint64_t)d->boot_to_realtime_ns) / 1000;
 	r->latency_ns = e->latency_ns;
 	r->threshold_ns = fn->cfg.threshold_ns;
 	r->pid = e->pid;

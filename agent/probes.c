@@ -21,6 +21,13 @@ struct attachment {
 	struct bpf_link *link[2];   /* kprobe/uprobe links */
 };
 
+/* One kprobe.multi entry/exit pair and the ids it serves that are still wanted. */
+struct multi {
+	struct bpf_link *link[2];
+	uint32_t *ids;
+	uint32_t n_ids;
+};
+
 struct probes {
 	struct smblat_bpf *skel;
 	const struct ksyms *ks;
@@ -36,7 +43,7 @@ struct probes {
 	char *kmulti_why;
 	struct attachment *att;
 	uint32_t n_att;
-	struct bpf_link **multi;    /* kprobe.multi batches, entry/exit pairs */
+	struct multi *multi;        /* kprobe.multi batches */
 	uint32_t n_multi;
 	struct {
 		char *module;
@@ -239,8 +246,11 @@ void probes_close(struct probes *p)
 	for (uint32_t i = p->n_tp; i > 0; i--)
 		bpf_link__destroy(p->tp[i - 1]);
 	free(p->tp);
-	for (uint32_t i = p->n_multi; i > 0; i--)
-		bpf_link__destroy(p->multi[i - 1]);
+	for (uint32_t i = p->n_multi; i > 0; i--) {
+		bpf_link__destroy(p->multi[i - 1].link[0]);
+		bpf_link__destroy(p->multi[i - 1].link[1]);
+		free(p->multi[i - 1].ids);
+	}
 	free(p->multi);
 	for (uint32_t i = p->n_att; i > 0; i--)
 		attachment_release(&p->att[i - 1]);
@@ -412,7 +422,7 @@ static int attach_kmulti(struct probes *p, struct func **fv, uint32_t n, bool *d
 	unsigned long *addrs = calloc(n, sizeof(*addrs));
 	__u64 *cookies = calloc(n, sizeof(*cookies));
 	struct bpf_link *l[2] = {};
-	struct bpf_link **v;
+	struct multi *v;
 	uint32_t cnt = 0;
 	int r = 0;
 
@@ -444,7 +454,7 @@ static int attach_kmulti(struct probes *p, struct func **fv, uint32_t n, bool *d
 		bpf_link__destroy(l[1]);
 		goto out;
 	}
-	v = realloc(p->multi, (p->n_multi + 2) * sizeof(*v));
+	v = realloc(p->multi, (p->n_multi + 1) * sizeof(*v));
 	if (!v) {
 		bpf_link__destroy(l[0]);
 		bpf_link__destroy(l[1]);
@@ -452,8 +462,14 @@ static int attach_kmulti(struct probes *p, struct func **fv, uint32_t n, bool *d
 		goto out;
 	}
 	p->multi = v;
-	v[p->n_multi++] = l[1];
-	v[p->n_multi++] = l[0];
+	/* the batch keeps its ids (the cookies) to know when it serves none */
+	v[p->n_multi] = (struct multi) { .link = { l[0], l[1] }, .ids = calloc(cnt, sizeof(uint32_t)),
+					 .n_ids = cnt };
+	if (!v[p->n_multi].ids)
+		v[p->n_multi].n_ids = 0;    /* then it stays until the end */
+	for (uint32_t i = 0; i < v[p->n_multi].n_ids; i++)
+		v[p->n_multi].ids[i] = (uint32_t)cookies[i];
+	p->n_multi++;
 	for (uint32_t i = 0; i < n; i++)
 		if (!done[i] && ksyms_lookup(p->ks, fv[i]->symbol, fv[i]->module)) {
 			done[i] = true;
@@ -561,11 +577,42 @@ fail:
 	return r;
 }
 
+/*
+ * A kprobe.multi link cannot drop one of its addresses: the id leaves the
+ * batch, and the links go once no id is left.
+ */
+static void multi_detach(struct multi *m, uint32_t id)
+{
+	for (uint32_t i = 0; i < m->n_ids; i++)
+		if (m->ids[i] == id)
+			m->ids[i--] = m->ids[--m->n_ids];
+	if (m->n_ids == 0) {
+		bpf_link__destroy(m->link[0]);
+		bpf_link__destroy(m->link[1]);
+		m->link[0] = m->link[1] = NULL;
+	}
+}
+
 void probes_detach(struct probes *p, uint32_t id)
 {
 	for (uint32_t i = 0; i < p->n_att; i++)
 		if (p->att[i].id == id)
 			attachment_release(&p->att[i]);
+	for (uint32_t i = 0; i < p->n_multi; i++)
+		if (p->multi[i].n_ids)
+			multi_detach(&p->multi[i], id);
+}
+
+void probes_forget_module(struct probes *p, const char *module)
+{
+	for (uint32_t i = 0; i < p->n_btf_fds; i++)
+		if (strcmp(p->btf_fds[i].module, module) == 0) {
+			close(p->btf_fds[i].fd);
+			free(p->btf_fds[i].module);
+			p->btf_fds[i] = p->btf_fds[--p->n_btf_fds];
+			break;
+		}
+	btfs_forget(p->btfs, module);
 }
 
 static struct bpf_program *tracepoint_prog(struct probes *p, const char *tp, bool btf)

@@ -50,6 +50,8 @@ int probes_attach_uprobe(struct probes *p, struct func *f, const char *binary,
 
 /* Detaches f's probes (module going away); the id stays. */
 void probes_detach(struct probes *p, uint32_t id);
+/* Drops what is cached about module (its BTF): after a reload it is a new object. */
+void probes_forget_module(struct probes *p, const char *module);
 
 /*
  * Attaches the program of tracepoint tp: tp_btf when the kernel takes it,

@@ -214,6 +214,16 @@ static uint32_t stack_flags(const struct config *c)
 /* Layers other than func: threshold and stacks, or detached when not wanted any more. */
 static void layer_funcs_apply(struct agent *a, const struct config *old, unsigned int *detached)
 {
+	/*
+	 * The whole smb layer goes with its kprobe.multi links too, so that
+	 * nothing of ours pins cifs.ko any more (rmmod works after this).
+	 */
+	if (old->layer[LAYER_SMB].enabled && !a->cfg->layer[LAYER_SMB].enabled) {
+		unsigned int n = smb_detach(a, SMB_DISABLED);
+
+		agent_status(a, LOG_NOTICE, "smb: layer disabled by reload: %u probes detached", n);
+		*detached += n;
+	}
 	for (uint32_t i = 0; i < a->funcs.n; i++) {
 		struct func *f = &a->funcs.v[i];
 		bool wanted;
@@ -247,6 +257,15 @@ static bool smb_selection_changed(const struct config *old, const struct config 
 
 	return o->enabled != n->enabled || lists_differ(o->include, n->include) ||
 	       lists_differ(o->exclude, n->exclude) || memcmp(old->group, now->group, sizeof(old->group));
+}
+
+static uint32_t smb_active(const struct agent *a)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < a->funcs.n; i++)
+		n += a->funcs.v[i].layer == LAYER_SMB && func_active(&a->funcs.v[i]);
+	return n;
 }
 
 /* smb functions detached by an earlier reload and wanted again, and ops not resolved yet. */
@@ -283,7 +302,10 @@ static void smb_apply(struct agent *a, const struct config *old, unsigned int *a
 	}
 	/* Newly included ops, or the layer enabled now: smb_attach() adds what is not in the table. */
 	if (smb_selection_changed(old, a->cfg)) {
+		uint32_t before = smb_active(a);
+
 		r = smb_attach(a);
+		*attached += smb_active(a) - before;
 		/* The watch for a late cifs.ko runs only when the layer was enabled at start. */
 		if (r == -ENOENT)
 			agent_status(a, LOG_NOTICE, "reload: smb: cifs module not loaded%s",

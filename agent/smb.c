@@ -5,12 +5,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
+#include <systemd/sd-daemon.h>
 
 #include "agent-int.h"
 #include "cifsops.h"
 #include "peek.h"
+#include "privs.h"
+
+#define CIFS_SYSFS "/sys/module/cifs"
+
+/* Changes when cifs is unloaded and loaded again: sysfs gives a new directory a new inode. */
+static uint64_t smb_module_ino(void)
+{
+	struct stat st;
+
+	return stat(CIFS_SYSFS, &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
 
 static bool name_in(char **list, const char *name)
 {
@@ -43,20 +56,49 @@ bool smb_func_wanted(const struct config *c, const struct func *f)
 	return !name_in(l->exclude, f->name);
 }
 
-/* Already in the table: a reload attaches only ops it did not have. */
+/*
+ * Already in the table and attached (or given up on for good): a reload
+ * attaches only ops it did not have. Ops detached with the whole layer
+ * (module unloaded, layer disabled) are resolved again: their addresses
+ * may have changed.
+ */
 static bool smb_known(const struct agent *a, const struct cifs_op *op)
 {
-	for (uint32_t i = 0; i < a->funcs.n; i++)
-		if (a->funcs.v[i].layer == LAYER_SMB && a->funcs.v[i].symbol &&
-		    strcmp(a->funcs.v[i].symbol, op->symbol) == 0 &&
-		    strcmp(a->funcs.v[i].name, op->name) == 0)
-			return true;
+	for (uint32_t i = 0; i < a->funcs.n; i++) {
+		const struct func *f = &a->funcs.v[i];
+
+		if (f->layer != LAYER_SMB || !f->symbol || strcmp(f->symbol, op->symbol) != 0 ||
+		    strcmp(f->name, op->name) != 0)
+			continue;
+		return f->backend != BACKEND_NONE || !f->missing ||
+		       (strcmp(f->missing, SMB_UNLOADED) != 0 && strcmp(f->missing, SMB_DISABLED) != 0);
+	}
 	return false;
 }
 
 static uint32_t base_flags(const struct config *c)
 {
 	return FF_ENABLED | (c->kernel_stack ? FF_KSTACK : 0) | (c->user_stack ? FF_USTACK : 0);
+}
+
+/*
+ * The id the op had before cifs was unloaded, else a new one: ids are never
+ * reused for another function. Names repeat (three FILE_WRITE_ITER), symbols do not.
+ */
+static int smb_func_id(struct agent *a, const struct cifs_op *op)
+{
+	for (uint32_t i = 0; i < a->funcs.n; i++) {
+		struct func *f = &a->funcs.v[i];
+
+		if (f->layer == LAYER_SMB && strcmp(f->name, op->name) == 0 && f->symbol &&
+		    strcmp(f->symbol, op->symbol) == 0 &&
+		    strcmp(f->module ? f->module : "", op->module ? op->module : "") == 0) {
+			f->group = op->group;
+			f->cfg = (struct func_cfg) {};
+			return (int)i;
+		}
+	}
+	return func_table_add(&a->funcs, LAYER_SMB, op->group, op->name, op->symbol, op->module);
 }
 
 /* Resolves the cifs ops on this kernel into functions; -ENOENT: cifs not loaded. */
@@ -88,8 +130,7 @@ static int smb_resolve(struct agent *a, struct func **added, uint32_t *n_added)
 
 		if (!smb_op_wanted(a->cfg, &ops[i]) || smb_known(a, &ops[i]))
 			continue;
-		id = func_table_add(&a->funcs, LAYER_SMB, ops[i].group, ops[i].name, ops[i].symbol,
-				    ops[i].module);
+		id = smb_func_id(a, &ops[i]);
 		if (id < 0)
 			break;
 		f = &a->funcs.v[id];
@@ -157,6 +198,7 @@ int smb_attach(struct agent *a)
 		goto out;
 	if (n == 0 && a->smb_attached)
 		goto out;       /* a reload that selects no op the table lacks */
+	a->smb_module_ino = smb_module_ino();
 	for (uint32_t i = 0; i < n; i++) {
 		probes_update(a->probes, added[i]);
 		if (added[i]->cfg.flags & FF_ENABLED)
@@ -181,4 +223,63 @@ int smb_attach(struct agent *a)
 out:
 	free(added);
 	return r;
+}
+
+/* Detaches every cifs probe; the ids stay for a later attach. Returns how many. */
+unsigned int smb_detach(struct agent *a, const char *why)
+{
+	unsigned int n = 0;
+
+	for (uint32_t i = 0; i < a->funcs.n; i++) {
+		struct func *f = &a->funcs.v[i];
+
+		if (f->layer != LAYER_SMB)
+			continue;
+		f->cfg.flags &= ~FF_ENABLED;
+		(void)probes_update(a->probes, f);
+		if (f->backend != BACKEND_NONE) {
+			probes_detach(a->probes, f->id);
+			n++;
+		}
+		f->backend = BACKEND_NONE;
+		free(f->missing);
+		f->missing = strdup(why);
+	}
+	/* the next cifs is a new module with new BTF */
+	probes_forget_module(a->probes, "cifs");
+	a->smb_attached = false;
+	a->smb_module_ino = 0;
+	return n;
+}
+
+/* Attaching needs the capabilities privs_drop() kept permitted (see drop_privileges()). */
+static void smb_attach_privileged(struct agent *a)
+{
+	if (a->dropped && privs_raise() < 0) {
+		agent_status(a, LOG_WARNING, "smb: cifs is loaded but the attach capabilities are "
+			     "gone: %m; restart smblat to trace it");
+		a->smb_attached = true;     /* nothing more to try */
+		return;
+	}
+	if (smb_attach(a) == 0)
+		sd_notifyf(false, "STATUS=cifs loaded: smb layer attached");
+	if (a->dropped)
+		privs_lower();
+}
+
+void smb_watch(struct agent *a)
+{
+	uint64_t ino;
+	unsigned int n;
+
+	if (!a->cfg->layer[LAYER_SMB].enabled)
+		return;
+	ino = smb_module_ino();
+	if (a->smb_attached && a->smb_module_ino && ino != a->smb_module_ino) {
+		n = smb_detach(a, SMB_UNLOADED);
+		agent_status(a, LOG_NOTICE, "smb: cifs module %s: %u probes detached; "
+			     "attaching again when it is loaded", ino ? "reloaded" : "unloaded", n);
+	}
+	if (!a->smb_attached && ino)
+		smb_attach_privileged(a);
 }

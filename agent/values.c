@@ -332,6 +332,8 @@ const char *values_suggest(const char *word, const char *const *names, size_t n)
 const char *values_target_problem(const char *t) {
 	const char *colon;
 
+	if (!t[0])
+		return "is empty";
 	if (strpbrk(t, WHITESPACE) || values_has_control(t))
 		return "contains blanks or control characters";
 	if (t[0] == ':' || t[strlen(t) - 1] == ':' || strstr(t, "::"))

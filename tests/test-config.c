@@ -479,6 +479,8 @@ static void test_errors(void) {
 	CHECK_ERROR_AT("[probe a/b]\n", 1, "invalid probe name");
 	CHECK_ERROR_AT("[probe X]\ntarget =\n", 2, "target is empty");
 	CHECK_ERROR_AT("[probe X]\ntarget = vfs read\n", 2, "blanks");
+	/* config.c refuses an empty target first; the parser alone must not read before it */
+	CHECK(values_target_problem("") != NULL);
 	CHECK_ERROR_AT("[probe X]\ntarget = cifs:\n", 2, "empty part");
 	CHECK_ERROR_AT("[probe X]\ntarget = usdt:/bin/x:prov\n", 2, "usdt:PATH:PROVIDER:START,END");
 	CHECK_ERROR_AT("[probe X]\ntarget = usdt:/bin/x:prov:start\n", 2, "entry and return");

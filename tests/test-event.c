@@ -402,6 +402,14 @@ static void test_invalid(struct fixture *f) {
 	check(ret == -EINVAL, "func_id %u: %d", e.func_id, ret);
 	event_record_clear(&r);
 
+	/* A garbled end time wraps rather than overflowing (found by fuzz-event). */
+	e = unlink_event(f);
+	e.end_ns = 0x7300000000000000ull;
+	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	check(ret == 0 && r.end_realtime_us == (0x7300000000000000ull + 1700000000000000000ull) / 1000,
+	      "end_ns near INT64_MAX: %d, %llu", ret, (unsigned long long)r.end_realtime_us);
+	event_record_clear(&r);
+
 	/* A longer buffer (a future event with more fields) still decodes. */
 	{
 		char big[sizeof(struct event) + 64];

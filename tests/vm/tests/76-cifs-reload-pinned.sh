@@ -1,0 +1,85 @@
+#!/bin/bash
+# fentry links pin cifs.ko (each BPF trampoline holds a module reference),
+# and so do kprobe.multi links on 6.12 (6.1 has no kprobe.multi): rmmod fails
+# while they are attached. The way out: reload the agent with
+# [smb] enabled = no, which detaches the layer and drops the references;
+# then cifs unloads, and a reload with enabled = yes attaches to the new module.
+. "$VM_DIR/lib.sh"
+
+conf() {
+	printf '[agent]\nthreshold = 20ms\nuser =\nbackend = %s\n[histogram]\ninterval = 0\n[smb]\nenabled = %s\ninclude = INODE_OP_UNLINK INODE_OP_CREATE\n' "$1" "$2" >conf
+}
+
+wait_log() {
+	for _ in $(seq 150); do
+		[ "$(grep -cE "$1" "$AGENT_LOG" || true)" -ge "$2" ] && return 0
+		sleep 0.2
+	done
+	fail "agent did not log '$1' ($2 times): $(grep 'smb:' "$AGENT_LOG" | tail -3)"
+}
+
+unlink_slow() {
+	journal_mark
+	echo x >"$SMB_MNT/reload.$$"
+	netem_on 20
+	rm "$SMB_MNT/reload.$$"
+	netem_off
+	e=$(journal_wait FUNCTION=INODE_OP_UNLINK | head -1)
+	assert_ge "$(journal_field "$e" LATENCY_US)" 20000 "LATENCY_US $1"
+}
+
+# BACKEND (as in smblat.conf) NAME (as in the attach line)
+pinned() {
+	local refcnt0 refcnt1
+	# wait_log counts lines: each backend starts on an empty log, kept aside
+	[ ! -s "$AGENT_LOG" ] || cat "$AGENT_LOG" >>"$LOG_DIR/agent-earlier.log"
+	: >"$AGENT_LOG"
+	conf "$1" yes
+	refcnt0=$(cat /sys/module/cifs/refcnt)
+	agent_start -c conf
+	if grep -q "smb: layer unavailable" "$AGENT_LOG"; then
+		log "$2: not available on this kernel: $(grep 'smb:' "$AGENT_LOG" | tail -1)"
+		agent_stop
+		unavailable=$2
+		return 0
+	fi
+	grep -qE "smb: [1-9][0-9]* of [0-9]+ cifs operations attached \($2\)" "$AGENT_LOG" ||
+		fail "no $2 attach: $(grep 'smb:' "$AGENT_LOG")"
+	refcnt1=$(cat /sys/module/cifs/refcnt)
+	log "$2: cifs refcnt $refcnt0 before the agent, $refcnt1 attached"
+	assert_ge "$refcnt1" $((refcnt0 + 1)) "module references held by $2 links"
+	unlink_slow "$2 before the reload"
+
+	umount "$SMB_MNT"
+	for _ in $(seq 10); do    # let the SMB session go, so only our references remain
+		[ "$(cat /sys/module/cifs/refcnt)" -le $((refcnt1 - refcnt0)) ] && break
+		sleep 0.3
+	done
+	! rmmod cifs 2>rmmod.err || fail "rmmod cifs succeeded with $2 attached"
+	log "$2: rmmod while attached: $(cat rmmod.err)"
+
+	conf "$1" no
+	kill -HUP "$AGENT_PID"
+	wait_log "smb: layer disabled by reload: [1-9][0-9]* probes detached" 1
+	for _ in $(seq 50); do
+		rmmod cifs 2>rmmod.err && break
+		sleep 0.2
+	done
+	[ ! -e /sys/module/cifs ] ||
+		fail "$2: rmmod cifs after the detach: $(cat rmmod.err) (refcnt $(cat /sys/module/cifs/refcnt))"
+
+	modprobe cifs
+	mount -t cifs //127.0.0.1/share "$SMB_MNT" -o guest,vers=3.0
+	conf "$1" yes
+	kill -HUP "$AGENT_PID"
+	wait_log "smb: [1-9][0-9]* of [0-9]+ cifs operations attached \($2\)" 2
+	unlink_slow "$2 after the reload"
+	agent_stop
+}
+
+unavailable=
+pinned fentry fentry
+[ -z "$unavailable" ] || fail "fentry not available"
+pinned kprobe-multi kprobe-multi
+# Debian's 6.1 refuses kprobe.multi programs (EOPNOTSUPP); 6.12 has them.
+[ -z "$unavailable" ] || [ "$KSERIES" != 6.12 ] || fail "kprobe.multi not available on 6.12"
