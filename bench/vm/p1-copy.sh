@@ -27,19 +27,18 @@ for ((r = 0; r < rounds; r++)); do
 	for ((k = 0; k < 3; k++)); do
 		# rotate the order so no mode always runs first after a stop
 		mode=${modes[(r + k) % 3]}
-		pid=
+		prog_ids_before
 		case $mode in
-		smblat) agent_start -c conf; pid=$AGENT_PID ;;
-		bpftrace) bt_start trace.bt; pid=$TRACER_PID ;;
+		smblat) agent_start -c conf ;;
+		bpftrace) bt_start trace.bt ;;
 		esac
+		prog_ids_new >ids
 		sync
-		s0="0 0 0"
-		[ -z "$pid" ] || s0=$(prog_stats "$pid")
+		s0=$(prog_stats ids)
 		t0=${EPOCHREALTIME/[.,]/}
 		cp -r src "$SMB_MNT/dst"
 		t1=${EPOCHREALTIME/[.,]/}
-		s1="0 0 0"
-		[ -z "$pid" ] || s1=$(prog_stats "$pid")
+		s1=$(prog_stats ids)
 		read -r rt0 rc0 _ <<<"$s0"
 		read -r rt1 rc1 np <<<"$s1"
 		wall_us=$((t1 - t0))
