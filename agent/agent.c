@@ -97,6 +97,12 @@ static int func_probe_add(struct agent *a, const struct probe_config *pc)
 
 /* ---- events ---- */
 
+/* rate_burst = 0 means a burst of rate_limit (smblat.conf(5)). */
+static double rate_burst(const struct config *c)
+{
+	return c->rate_burst ? c->rate_burst : c->rate_limit;
+}
+
 static bool rate_allows(struct agent *a)
 {
 	uint64_t now;
@@ -105,8 +111,8 @@ static bool rate_allows(struct agent *a)
 		return true;
 	now = agent_now_ns();
 	a->tokens += (now - a->tokens_at_ns) / 1e9 * a->cfg->rate_limit;
-	if (a->tokens > a->cfg->rate_burst)
-		a->tokens = a->cfg->rate_burst;
+	if (a->tokens > rate_burst(a->cfg))
+		a->tokens = rate_burst(a->cfg);
 	a->tokens_at_ns = now;
 	if (a->tokens < 1)
 		return false;
@@ -519,7 +525,7 @@ int agent_run(struct config *c, const struct run_opts *o)
 		r = setup_loop(&a);
 	if (r < 0)
 		goto out;
-	a.tokens = c->rate_burst;
+	a.tokens = rate_burst(c);
 	a.tokens_at_ns = a.last_summary_ns = a.last_loss_ns = agent_now_ns();
 	ready(&a);
 	r = sd_event_loop(a.loop);
