@@ -2,8 +2,12 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Turns the raw lines of bench/run into the markdown table.
 
-usage: report.py RAW                  print the table
-       report.py --readme README RAW  replace the table between the markers
+usage: report.py RAW...                  print the table
+       report.py --readme README RAW...  replace the table between the markers
+
+RAW is the raw output of bench/run or a results file (its "## raw" part).
+With several, a figure measured in a later one replaces the earlier rows of
+that figure (e.g. a full run, then "bench/run --only p5" again).
 """
 import statistics
 import sys
@@ -24,9 +28,16 @@ def f(x, fmt="%.1f", none="n/a"):
     return none if x is None else fmt % x
 
 
-def load(path):
+def figure(row):
+    return row[1][:2] if len(row) > 1 else ""
+
+
+def load_one(path):
     meta, rows = {}, []
-    for line in open(path):
+    lines = open(path).read().splitlines()
+    if "## raw" in lines:
+        lines = lines[lines.index("## raw") + 1:]
+    for line in lines:
         w = line.split()
         if not w:
             continue
@@ -35,6 +46,17 @@ def load(path):
         else:
             rows.append(w)
     return meta, rows
+
+
+def load(paths):
+    metas, rows = [], []
+    for path in paths:
+        meta, new = load_one(path)
+        figs = {figure(r) for r in new}
+        rows = [r for r in rows if figure(r) not in figs] + new
+        meta["figures"] = " ".join(sorted(f.upper() for f in figs if f.startswith("p")))
+        metas.append(meta)
+    return metas, rows
 
 
 def p1(rows, out):
@@ -131,18 +153,21 @@ def p5(rows, out):
             ready = kv(w[w.index("ready") + 1:w.index("after")])
             out.append("| P5 | VmRSS at ready ; VmRSS / VmHWM after %s min threshold-0 flood (host) | %.1f MiB ; %.1f / %.1f MiB |"
                        % (mins, int(ready["VmRSS:"]) / 1024, int(after["VmRSS:"]) / 1024, int(after["VmHWM:"]) / 1024))
-        elif r[:4] == ["host", "p5", "idle"]:
-            d = kv(r[5:])
+        elif r[:3] == ["host", "p5", "idle"]:
+            d = kv(r[4:])
             out.append("| P5 | idle wake-ups (context switches/s over %s s, host), %s config | %.2f /s |"
-                       % (d["seconds"], r[4], int(d["ctxt_switches"]) / int(d["seconds"])))
+                       % (d["seconds"], r[3], int(d["ctxt_switches"]) / int(d["seconds"])))
 
 
-def table(meta, rows):
-    out = ["Run %s, %s mode, host kernel %s, %s CPUs, load %s, commit %s, took %s s."
-           % (meta.get("date", "?"), meta.get("mode", "?"), meta.get("host_kernel", "?"),
-              meta.get("cpus", "?"), meta.get("loadavg", "?"), meta.get("commit", "?"),
-              meta.get("seconds", "?")),
-           "", "| | figure | value |", "| --- | --- | --- |"]
+def table(metas, rows):
+    out = []
+    for meta in metas:
+        out.append("%s: run %s, %s mode, host kernel %s, %s CPUs, load %s, commit %s, took %s s."
+                   % (meta.get("figures", "?"), meta.get("date", "?"), meta.get("mode", "?"),
+                      meta.get("host_kernel", "?"), meta.get("cpus", "?"), meta.get("loadavg", "?"),
+                      meta.get("commit", "?"), meta.get("seconds", "?")))
+        out.append("")
+    out += ["| | figure | value |", "| --- | --- | --- |"]
     for fn in (p1, p2, p3, p4, p5):
         fn(rows, out)
     errs = [" ".join(r) for r in rows if len(r) > 1 and r[1] == "error"]
@@ -157,9 +182,9 @@ def main():
     readme = None
     if args[:1] == ["--readme"]:
         readme, args = args[1], args[2:]
-    if len(args) != 1:
+    if not args:
         sys.exit(__doc__)
-    text = table(*load(args[0]))
+    text = table(*load(args))
     if readme is None:
         print(text)
         return
