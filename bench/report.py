@@ -153,6 +153,10 @@ def p5(rows, out):
             ready = kv(w[w.index("ready") + 1:w.index("after")])
             out.append("| P5 | VmRSS at ready ; VmRSS / VmHWM after %s min threshold-0 flood (host) | %.1f MiB ; %.1f / %.1f MiB |"
                        % (mins, int(ready["VmRSS:"]) / 1024, int(after["VmRSS:"]) / 1024, int(after["VmHWM:"]) / 1024))
+        elif r[:3] == ["host", "p5", "flood_events"]:
+            d = kv(r[3:])
+            out.append("| P5 | events in that flood: probe hits / written (rate_limit 100/s) + ring buffer lost + suppressed | %s / %s + %s + %s |"
+                       % (d.get("calls"), d.get("written"), d.get("lost_ringbuf"), d.get("suppressed")))
         elif r[:3] == ["host", "p5", "idle"]:
             d = kv(r[4:])
             out.append("| P5 | idle wake-ups (context switches/s over %s s, host), %s config | %.2f /s |"
