@@ -13,7 +13,6 @@ printf '[agent]\nthreshold = 10ms\nuser =\n[histogram]\ninterval = 0\n' >conf
 smb_targets conf >targets
 nf=$(wc -l <targets)
 assert_ge "$nf" 10 "smb functions attached"
-kind=kfunc
 bt_script kfunc targets >trace.bt
 cp trace.bt "$LOG_DIR/trace.bt"
 result p1_files "$files"

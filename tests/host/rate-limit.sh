@@ -22,7 +22,8 @@ target = $prog:slow_call
 CONF
 
 agent_start -c "$TMP/smblat.conf"
-"$prog" $(printf '0 %.0s' $(seq 20)) >/dev/null
+mapfile -t zeros < <(printf '0\n%.0s' $(seq 20))
+"$prog" "${zeros[@]}" >/dev/null
 agent_stop
 
 written=$(journal_json "FUNCTION=$label" MESSAGE_ID=a48f35af155e4887a8d221f2a9c1c250 | wc -l)
