@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Turns the raw lines of bench/run into the markdown table.
+
+usage: report.py RAW...                  print the table
+       report.py --readme README RAW...  replace the table between the markers
+
+RAW is the raw output of bench/run or a results file (its "## raw" part).
+With several, a figure measured in a later one replaces the earlier rows of
+that figure (e.g. a full run, then "bench/run --only p5" again).
+"""
+import statistics
+import sys
+
+BEGIN, END = "<!-- bench-table-begin -->", "<!-- bench-table-end -->"
+
+
+def kv(words):
+    """'a 1 b 2' -> {'a': '1', 'b': '2'}"""
+    return {words[i]: words[i + 1] for i in range(0, len(words) - 1, 2)}
+
+
+def med(v):
+    return statistics.median(v) if v else None
+
+
+def f(x, fmt="%.1f", none="n/a"):
+    return none if x is None else fmt % x
+
+
+def figure(row):
+    return row[1][:2] if len(row) > 1 else ""
+
+
+def load_one(path):
+    meta, rows = {}, []
+    lines = open(path).read().splitlines()
+    if "## raw" in lines:
+        lines = lines[lines.index("## raw") + 1:]
+    for line in lines:
+        w = line.split()
+        if not w:
+            continue
+        if w[0] == "meta":
+            meta[w[1]] = " ".join(w[2:])
+        else:
+            rows.append(w)
+    return meta, rows
+
+
+def load(paths):
+    metas, rows = [], []
+    for path in paths:
+        meta, new = load_one(path)
+        figs = {figure(r) for r in new}
+        rows = [r for r in rows if figure(r) not in figs] + new
+        meta["figures"] = " ".join(sorted(f.upper() for f in figs if f.startswith("p")))
+        metas.append(meta)
+    return metas, rows
+
+
+def p1(rows, out):
+    runs = [r for r in rows if len(r) > 2 and r[1] == "p1_run"]
+    if not runs:
+        return
+    where = runs[0][0]
+    files = next((r[2] for r in rows if r[1:2] == ["p1_files"]), "?")
+    nfun = next((r[2] for r in rows if r[1:2] == ["p1_functions"]), "?")
+    wall, share, percall = {}, {}, {}
+    for r in runs:
+        mode, d = r[3], kv(r[4:])
+        w = int(d["wall_us"])
+        wall.setdefault(mode, []).append(w / 1e6)
+        if mode != "none":
+            share.setdefault(mode, []).append(100.0 * int(d["bpf_ns"]) / (w * 1000))
+            if int(d["bpf_cnt"]) >= 2:
+                percall.setdefault(mode, []).append(int(d["bpf_ns"]) / (int(d["bpf_cnt"]) / 2))
+    n = len(wall.get("none", []))
+    base = med(wall.get("none"))
+    out.append("| P1 | copy %s files (10 KiB, %d dirs) to SMB, VM %s, %s functions, median of %d: wall time none / smblat / bpftrace | %s / %s / %s s |"
+               % (files, (int(files) + 9) // 10 if files.isdigit() else 0, where, nfun, n,
+                  f(base, "%.2f"), f(med(wall.get("smblat")), "%.2f"), f(med(wall.get("bpftrace")), "%.2f")))
+    for mode in ("smblat", "bpftrace"):
+        m = med(wall.get(mode))
+        over = None if m is None or not base else 100.0 * (m - base) / base
+        out.append("| P1 | %s: BPF run time / copy wall time ; wall time vs none ; BPF ns per traced call | %s %% ; %s %% ; %s ns |"
+                   % (mode, f(med(share.get(mode)), "%.2f"), f(over, "%+.1f"), f(med(percall.get(mode)), "%.0f")))
+
+
+def p2(rows, out):
+    cost = {}
+    for r in rows:
+        if len(r) > 4 and r[1] == "p2":
+            where = "host" if r[0] == "host" else "VM " + r[0]
+            hook, who, d = r[2], r[3], kv(r[4:])
+            if r[0] != "host":  # guest lines: "6.12 p2 vm BACKEND WHO ..."
+                hook, who, d = r[3], r[4], kv(r[5:])
+            cnt, rt = int(d["run_cnt"]), int(d["run_time_ns"])
+            # entry and exit program per call: cost of the pair
+            cost[(where, hook, who)] = (rt / (cnt / 2) if cnt >= 2 else None, cnt // 2)
+    hooks = []
+    for (where, hook, _who) in cost:
+        if (where, hook) not in hooks:
+            hooks.append((where, hook))
+    for where, hook in hooks:
+        s, sc = cost.get((where, hook, "smblat"), (None, 0))
+        e, ec = cost.get((where, hook, "empty"), (None, 0))
+        out.append("| P2 | %s %s: ns per call (entry+exit programs) smblat / empty pair | %s / %s ns (%s / %s calls) |"
+                   % (where, hook, f(s, "%.0f"), f(e, "%.0f"), sc or "-", ec or "-"))
+
+
+def p3(rows, out):
+    a = next((kv(r[3:]) for r in rows if r[:3] == ["host", "p3", "agent"]), None)
+    raw = next((kv(r[3:]) for r in rows if r[:3] == ["host", "p3", "raw"]), None)
+    if not a or not raw:
+        return
+    ar = int(a["journal"]) / (int(a["total_us"]) / 1e6)
+    rr = int(raw["journal"]) / (int(raw["total_us"]) / 1e6)
+    out.append("| P3 | threshold 0 uprobe flood (%.0f s, host): entries/s in the journal, smblat / raw sd_journal_sendv loop | %.0f / %.0f (%.0f %%) |"
+               % (int(a["flood_us"]) / 1e6, ar, rr, 100.0 * ar / rr if rr else 0))
+    calls = int(a["calls"])
+    acc = [a.get(k, "?") for k in ("written", "lost_ringbuf", "suppressed", "write_failed")]
+    try:
+        total = sum(int(x) for x in acc)
+    except ValueError:
+        total = None
+    out.append("| P3 | loss accounting: calls / written + ring buffer lost + suppressed + write failed (sum) / in journal | %d / %s + %s + %s + %s (%s) / %s |"
+               % (calls, *acc, total if total is not None else "?", a["journal"]))
+
+
+def p4(rows, out):
+    runs, used = {}, {}
+    for r in rows:
+        if len(r) > 2 and r[1] == "p4_run":
+            d = kv(r[3:])
+            if d.get("rc") != "0":
+                continue
+            runs.setdefault((r[0], r[2]), []).append((int(d["ready_ms"]), int(d["stop_ms"])))
+        elif len(r) > 2 and r[1] == "p4_backend":
+            used[(r[0], r[2])] = r[3] if len(r) > 3 else "?"
+    for (k, be), v in sorted(runs.items()):
+        out.append("| P4 | VM %s backend=%s (%s), median of %d: exec to READY=1 ; SIGTERM to exit | %.1f s ; %.1f s |"
+                   % (k, be, used.get((k, be), "?"), len(v),
+                      med([x[0] for x in v]) / 1000, med([x[1] for x in v]) / 1000))
+
+
+def p5(rows, out):
+    for r in rows:
+        if r[:4] == ["host", "p5", "flood", "minutes"]:
+            w = r[4:]
+            mins = w[0]
+            after = kv(w[w.index("after") + 1:])
+            ready = kv(w[w.index("ready") + 1:w.index("after")])
+            out.append("| P5 | VmRSS at ready ; VmRSS / VmHWM after %s min threshold-0 flood (host) | %.1f MiB ; %.1f / %.1f MiB |"
+                       % (mins, int(ready["VmRSS:"]) / 1024, int(after["VmRSS:"]) / 1024, int(after["VmHWM:"]) / 1024))
+        elif r[:3] == ["host", "p5", "flood_events"]:
+            d = kv(r[3:])
+            out.append("| P5 | events in that flood: probe hits / written (rate_limit 100/s) + ring buffer lost + suppressed | %s / %s + %s + %s |"
+                       % (d.get("calls"), d.get("written"), d.get("lost_ringbuf"), d.get("suppressed")))
+        elif r[:3] == ["host", "p5", "idle"]:
+            d = kv(r[4:])
+            out.append("| P5 | idle wake-ups (context switches/s over %s s, host), %s config | %.2f /s |"
+                       % (d["seconds"], r[3], int(d["ctxt_switches"]) / int(d["seconds"])))
+
+
+def table(metas, rows):
+    out = []
+    for meta in metas:
+        out.append("%s: run %s, %s mode, host kernel %s, %s CPUs, load %s, commit %s, took %s s."
+                   % (meta.get("figures", "?"), meta.get("date", "?"), meta.get("mode", "?"),
+                      meta.get("host_kernel", "?"), meta.get("cpus", "?"), meta.get("loadavg", "?"),
+                      meta.get("commit", "?"), meta.get("seconds", "?")))
+        out.append("")
+    out += ["| | figure | value |", "| --- | --- | --- |"]
+    for fn in (p1, p2, p3, p4, p5):
+        fn(rows, out)
+    errs = [" ".join(r) for r in rows if len(r) > 1 and r[1] == "error"]
+    if errs:
+        out.append("")
+        out.extend("Failed: " + e for e in errs)
+    return "\n".join(out)
+
+
+def main():
+    args = sys.argv[1:]
+    readme = None
+    if args[:1] == ["--readme"]:
+        readme, args = args[1], args[2:]
+    if not args:
+        sys.exit(__doc__)
+    text = table(*load(args))
+    if readme is None:
+        print(text)
+        return
+    doc = open(readme).read()
+    if BEGIN not in doc or END not in doc:
+        sys.exit("report.py: %s has no %s ... %s markers" % (readme, BEGIN, END))
+    head, rest = doc.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    open(readme, "w").write(head + BEGIN + "\n" + text + "\n" + END + tail)
+
+
+main()

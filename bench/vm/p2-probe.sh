@@ -1,0 +1,44 @@
+#!/bin/bash
+# P2 (guest): BPF run time per call of smblat's programs vs empty bpftrace
+# programs on the same hooks (every smb operation), fentry and kprobe, under
+# the same small-file workload. The threshold is out of reach, so this is the
+# path every call takes (timing, counters, histogram); the slow-call path
+# (ring buffer, stack) shows in P1 and P3.
+. "$BENCH_DIR/vm/bench-lib.sh"
+
+files=${BENCH_P2_FILES:-200}
+sysctl -qw kernel.bpf_stats_enabled=1
+make_tree src "$files"
+
+# workload WHO BACKEND: copy the tree to the share and remove it while
+# the programs in the file ids are attached; one result line with their run time/count.
+workload() {
+	local s0 s1 rt0 rc0 rt1 rc1 np
+	s0=$(prog_stats ids)
+	cp -r src "$SMB_MNT/p2"
+	rm -rf "$SMB_MNT/p2"
+	s1=$(prog_stats ids)
+	read -r rt0 rc0 _ <<<"$s0"
+	read -r rt1 rc1 np <<<"$s1"
+	result "p2 vm $2 $1 run_time_ns $((rt1 - rt0)) run_cnt $((rc1 - rc0)) progs $np"
+	prog_stats_by_name ids | while read -r name rt cnt; do
+		result "p2_prog vm $2 $1 $name $rt $cnt"
+	done
+}
+
+for be in fentry kprobe; do
+	printf '[agent]\nthreshold = 1h\nuser =\nbackend = %s\n[histogram]\ninterval = 0\n' "$be" >conf
+	smb_targets conf >targets
+	prog_ids_before
+	agent_start -c conf
+	prog_ids_new >ids
+	workload smblat "$be"
+	agent_stop
+	if [ "$be" = fentry ]; then kind=kfunc; else kind=kprobe; fi
+	bt_script "$kind" targets empty >empty.bt
+	prog_ids_before
+	bt_start empty.bt
+	prog_ids_new >ids
+	workload empty "$be"
+	bt_stop
+done

@@ -1,0 +1,45 @@
+#!/bin/bash
+# rate_limit without rate_burst allows a burst of rate_limit (smblat.conf(5)):
+# 20 slow calls at once with rate_limit = 5 write about 5 entries, and every
+# other call is counted as suppressed in the LOST entry at exit.
+. "$SOURCE_ROOT/tests/lib-host.sh"
+
+journald_ensure
+prog="$TMP/slowprog-$$"
+cp "$BUILD_ROOT/tests/slowprog" "$prog"
+label="RATE_$$"
+cat >"$TMP/smblat.conf" <<CONF
+[agent]
+threshold = 0
+user =
+rate_limit = 5
+[smb]
+enabled = no
+[histogram]
+interval = 0
+[probe $label]
+target = $prog:slow_call
+CONF
+
+agent_start -c "$TMP/smblat.conf"
+mapfile -t zeros < <(printf '0\n%.0s' $(seq 20))
+"$prog" "${zeros[@]}" >/dev/null
+agent_stop
+
+written=$(journal_json "FUNCTION=$label" MESSAGE_ID=a48f35af155e4887a8d221f2a9c1c250 | wc -l)
+suppressed=$(journal_json MESSAGE_ID=007f72e0507d4b96b52049ce539ad083 | python3 -c '
+import json, sys
+n = 0
+for line in sys.stdin:
+    e = json.loads(line)
+    for item in e.get("LOST_FUNCTIONS", "").split():
+        name, _, counts = item.rpartition(":")
+        if name == sys.argv[1]:
+            n += int(counts.split("/")[1])
+print(n)
+' "$label")
+echo "written $written suppressed $suppressed"
+[ "$written" -ge 5 ] || fail "rate_limit = 5 with the default burst wrote $written entries, expected at least 5"
+[ "$written" -lt 20 ] || fail "rate_limit = 5 wrote all $written entries"
+[ $((written + suppressed)) -eq 20 ] || fail "written $written + suppressed $suppressed != 20 calls"
+echo ok
