@@ -53,6 +53,14 @@ for line in sys.stdin:
 '
 }
 
+# A disk that does not exist stops the agent with one line naming it.
+conf "" | sed "s/^disks = .*/disks = $tname nosuchdisk$$/" >"$TMP/bad.conf"
+rc=0
+"$SMBLAT" -c "$TMP/bad.conf" --list-probes >/dev/null 2>"$TMP/bad.err" || rc=$?
+cat "$TMP/bad.err"
+[ "$rc" -ne 0 ] && grep -q "disks = nosuchdisk$$: no such block device" "$TMP/bad.err" ||
+	fail "disks = nosuchdisk$$: exit $rc, no clear message"
+
 since=$(date +%s)
 sleep 1
 conf "" >"$TMP/smblat.conf"
