@@ -184,6 +184,15 @@ int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs
 	p->choice = o->choice;
 	/* Each optional program type is a feature probe: drop what the kernel refuses. */
 	r = skel_load(o, fentry, kmulti, tp_btf, umulti, &p->skel);
+	/*
+	 * tp_btf first: a refusal it did not cause costs only the raw_tp
+	 * fallback, which does the same, while fentry would fall back to kprobes.
+	 */
+	if (r < 0 && tp_btf) {
+		p->tp_btf_why = errdup("tp_btf programs refused", r);
+		tp_btf = false;
+		r = skel_load(o, fentry, kmulti, tp_btf, umulti, &p->skel);
+	}
 	if (r < 0 && fentry) {
 		p->fentry_why = errdup("fentry programs refused", r);
 		fentry = false;
@@ -193,11 +202,6 @@ int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs
 		if (kmulti)
 			p->kmulti_why = errdup("kprobe.multi programs refused", r);
 		kmulti = umulti = false;
-		r = skel_load(o, fentry, kmulti, tp_btf, umulti, &p->skel);
-	}
-	if (r < 0 && tp_btf) {
-		p->tp_btf_why = errdup("tp_btf programs refused", r);
-		tp_btf = false;
 		r = skel_load(o, fentry, kmulti, tp_btf, umulti, &p->skel);
 	}
 	if (r < 0 && (o->block || o->syscalls)) {

@@ -12,17 +12,19 @@ block_cleanup() {
 }
 trap block_cleanup EXIT
 
+# loop_new NAME: a 16 MiB loop device in $LOOP; not in $(...), whose subshell
+# would keep LOOPS from the cleanup.
 loop_new() {
 	truncate -s 16M "$TMP/$1.img"
-	local dev
-	dev=$(losetup -f --show "$TMP/$1.img") || fail "losetup: cannot create a loop device"
-	LOOPS+=("$dev")
-	echo "$dev"
+	LOOP=$(losetup -f --show "$TMP/$1.img") || fail "losetup: cannot create a loop device"
+	LOOPS+=("$LOOP")
 }
 
 journald_ensure
-traced=$(loop_new a)
-other=$(loop_new b)
+loop_new a
+traced=$LOOP
+loop_new b
+other=$LOOP
 tname=$(basename "$traced")
 oname=$(basename "$other")
 echo "traced $traced, filtered out $other"
@@ -52,6 +54,14 @@ for line in sys.stdin:
           e["LATENCY_US"], e.get("QUEUE_US", "-"), e["COMM"])
 '
 }
+
+# A disk that does not exist stops the agent with one line naming it.
+conf "" | sed "s/^disks = .*/disks = $tname nosuchdisk$$/" >"$TMP/bad.conf"
+rc=0
+"$SMBLAT" -c "$TMP/bad.conf" --list-probes >/dev/null 2>"$TMP/bad.err" || rc=$?
+cat "$TMP/bad.err"
+[ "$rc" -ne 0 ] && grep -q "disks = nosuchdisk$$: no such block device" "$TMP/bad.err" ||
+	fail "disks = nosuchdisk$$: exit $rc, no clear message"
 
 since=$(date +%s)
 sleep 1
