@@ -105,6 +105,7 @@ struct cli {
 	const char *pid;
 	const char *min_ms;
 	char *min_us;               /* -u, as "<N>us" */
+	const char *min_arg;        /* the threshold as given, for messages */
 };
 
 static int fail_usage(const char *fmt, const char *arg)
@@ -175,13 +176,14 @@ static int parse_args(int argc, char **argv, struct cli *cli, struct run_opts *o
 			cli->errors = true;
 			break;
 		case 'm':
-			cli->min_ms = optarg;
+			cli->min_ms = cli->min_arg = optarg;
 			break;
 		case 'u':
 			free(cli->min_us);
 			if (asprintf(&cli->min_us, "%sus", optarg) < 0)
 				return -ENOMEM;
 			cli->min_ms = cli->min_us;
+			cli->min_arg = optarg;
 			break;
 		case 'U':
 			cli->ustack = true;
@@ -232,7 +234,7 @@ static int parse_args(int argc, char **argv, struct cli *cli, struct run_opts *o
 	if (optind < argc) {
 		if (cli->min_ms)
 			return fail_usage("threshold given twice (MIN_MS and -m/-u): \"%s\"", argv[optind]);
-		cli->min_ms = argv[optind++];
+		cli->min_ms = cli->min_arg = argv[optind++];
 	}
 	/* one command traces functions as funcslower does, in its columns */
 	if (cli->n_funcs && o->term.format == TERM_TEXT)
@@ -323,7 +325,7 @@ static int apply_cli(struct config *c, const struct cli *cli)
 		if (parse_duration_ns(cli->min_ms, &c->threshold_ns) < 0)
 			return fail_usage(cli->min_ms == cli->min_us ?
 					  "invalid threshold \"%s\": microseconds expected" :
-					  "invalid threshold \"%s\": milliseconds expected", cli->min_ms);
+					  "invalid threshold \"%s\": milliseconds expected", cli->min_arg);
 		for (int l = 0; l < _LAYER_MAX; l++)
 			c->layer[l].threshold_set = false;
 		for (unsigned int i = 0; i < c->n_probes; i++)

@@ -34,7 +34,16 @@ for line in sys.stdin:
         print(e["LATENCY_US"], e["COMM"], e["PID"], e["TID"], e["LAYER"], e["ARGS"], e.get("RETVAL", "-"))
 ' | sort -n)
 echo "$slow"
-[ "$(echo "$slow" | grep -c .)" -eq 2 ] || fail "expected 2 slow entries (30 and 45 ms), got: $slow"
+# The 5 and 2 ms operations are under the threshold unless the machine
+# stretched them past it (the program's measure encloses the probes').
+i=0
+for ms in 5 30 45 2; do
+	i=$((i + 1))
+	outer=$(sed -n "${i}p" "$TMP/prog.out")
+	n=$(echo "$slow" | awk -v a="$(printf '0x%x 0x%x' "$ms" "$i")" '$6 " " $7 == a' | grep -c . || true)
+	[ "$n" -le 1 ] || fail "$n entries for operation $i"
+	[ "$outer" -ge 20000 ] || [ "$n" -eq 0 ] || fail "entry for the $ms ms operation that took $outer us"
+done
 # By the start probe's arguments op_start(ms, i), each entry is matched to the
 # program's own measure of that operation, which encloses the probes'.
 for want in "30 2" "45 3"; do
@@ -64,9 +73,10 @@ for line in sys.stdin:
 echo "summary: $sum"
 set -- $sum
 [ "${1:-0}" -eq 4 ] || fail "summary COUNT=${1:-none}, expected 4"
-[ "$2" -ge 2000 ] && [ "$2" -le "$(sed -n 4p "$TMP/prog.out")" ] ||
-	fail "MIN_US=$2, expected the 2 ms operation ($(sed -n 4p "$TMP/prog.out") us)"
-[ "$3" -eq 2 ] || fail "SLOW_COUNT=$3, expected 2"
+shortest=$(sort -n "$TMP/prog.out" | head -1)
+[ "$2" -ge 2000 ] && [ "$2" -le "$shortest" ] ||
+	fail "MIN_US=$2, expected the 2 ms operation (the shortest took $shortest us)"
+[ "$3" -eq "$(echo "$slow" | grep -c .)" ] || fail "SLOW_COUNT=$3, entries: $slow"
 
 # a single probe has no duration: refused with one line naming the problem
 printf '[probe ONE]\ntarget = usdt:%s:usdtprog:op_start\n' "$prog" >"$TMP/one.conf"
