@@ -10,15 +10,17 @@
  * bounded: when it is full, the entry is dropped at once and counted as
  * WRITE_FAILED for its function, so memory stays bounded and every event
  * is still either written or counted. Failures that sd_journal_sendv()
- * reports (ECONNREFUSED, ENOENT while journald is down) are counted the
- * same way; the datagram socket is not connected, so the first send after
- * journald is back succeeds again. Loss entries that fail give their counts
+ * reports (ECONNREFUSED while journald is down) are counted the same way,
+ * and so is a missing socket, which sd_journal_sendv() does not report.
+ * The datagram socket is not connected, so the first send after journald
+ * is back succeeds again. Loss entries that fail give their counts
  * back, so they are reported again once the journal answers.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
 
@@ -26,6 +28,8 @@
 #include <systemd/sd-journal.h>
 
 #include "writer.h"
+
+#define JOURNAL_SOCKET "/run/systemd/journal/socket"
 
 struct item {
 	struct item *next;
@@ -86,9 +90,21 @@ static void item_count_failed(struct writer *w, const struct item *it)
 
 static int item_send(const struct item *it)
 {
-	struct iovec *iov = calloc(it->n ? it->n : 1, sizeof(*iov));
+	struct iovec *iov;
+	struct stat st;
 	int r;
 
+	/*
+	 * sd_journal_sendv() reports success when journald's socket does not
+	 * exist (it takes that for "no journald here"): the entry would be
+	 * gone without a trace. Look first; the window between the look and
+	 * the send is all that is left of that.
+	 */
+	if (stat(JOURNAL_SOCKET, &st) < 0)
+		return -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -ENOTSOCK;
+	iov = calloc(it->n ? it->n : 1, sizeof(*iov));
 	if (!iov)
 		return -ENOMEM;
 	for (size_t i = 0; i < it->n; i++)

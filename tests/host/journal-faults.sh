@@ -3,9 +3,12 @@
 #  1. frozen (SIGSTOP) for 10 s under a flood: the agent keeps pinging the
 #     watchdog and draining the ring buffer, counts what it could not write,
 #     and the accounting still adds up once journald is back (SIGCONT);
-#  2. killed while the agent runs (its socket left behind: ECONNREFUSED),
-#     then started again: failures are said and counted, writing resumes;
-#  3. absent at start: the agent says so and prints events to the terminal.
+#  2. killed while the agent runs (its socket left behind: ECONNREFUSED;
+#     then removed: ENOENT), then started again: failures are said and
+#     counted, writing resumes;
+#  3. absent at start: the agent says so and prints events to the terminal;
+#  4. frozen when the agent is stopped: it exits in bounded time and says on
+#     stderr what it could not write.
 . "$SOURCE_ROOT/tests/lib-journald.sh"
 journald_ns "$@"
 . "$SOURCE_ROOT/tests/lib-host.sh"
@@ -69,15 +72,26 @@ n2=$("$prog" 300 1000)
 sleep 2.5       # a loss report fails too, and is kept for later
 journald_private_start
 n3=$("$prog" 200 1000)
+sleep 2.5; journalctl --sync
+# Gone again, its socket removed this time (ENOENT), and back.
+journald_private_stop
+n4=$("$prog" 100 1000)
+sleep 2.5
+journald_private_start
+n5=$("$prog" 100 1000)
 sleep 2.5
 agent_stop
 grep -q "journal writes failing: Connection refused" "$TMP/agent.err" ||
 	{ cat "$TMP/agent.err"; fail "journald gone: no line saying writes fail with ECONNREFUSED"; }
-journal_json MESSAGE_ID=7106711428c445b698f0b7f8871465e2 | grep -q "journal writes resumed" ||
-	fail "no status entry saying journal writes resumed"
-account "$label" $((n1 + n2 + n3))
-[ "$WRITE_FAILED" -ge "$n2" ] || fail "$n2 events while journald was down, only $WRITE_FAILED counted as write failed"
-[ "$ENTRIES" -ge $((n1 + n3)) ] || fail "writing did not resume: $ENTRIES entries for $((n1 + n3)) calls outside the outage"
+grep -q "journal writes failing: No such file or directory" "$TMP/agent.err" ||
+	{ cat "$TMP/agent.err"; fail "journald socket gone: no line saying writes fail with ENOENT"; }
+[ "$(journal_json MESSAGE_ID=7106711428c445b698f0b7f8871465e2 | grep -c "journal writes resumed")" -ge 2 ] ||
+	fail "not two status entries saying journal writes resumed"
+account "$label" $((n1 + n2 + n3 + n4 + n5))
+[ "$WRITE_FAILED" -ge $((n2 + n4)) ] ||
+	fail "$((n2 + n4)) events while journald was down, only $WRITE_FAILED counted as write failed"
+[ "$ENTRIES" -ge $((n1 + n3 + n5)) ] ||
+	fail "writing did not resume: $ENTRIES entries for $((n1 + n3 + n5)) calls outside the outages"
 
 # --- 4: stopped while journald is frozen ----------------------------------
 # The agent must still exit, in bounded time, and say on stderr what it could
