@@ -88,6 +88,13 @@ unsigned int smb_detach(struct agent *a, const char *why);
 
 /* smb2.c: finds the mid hooks of this kernel's cifs and attaches them (the smb2 layer). */
 int smb2_attach(struct agent *a);
+/*
+ * Which argument of symbol holds what hook h needs: the SMB2 header at
+ * allocation, else the mid or (*kref set) its refcount. -ENOENT: no such
+ * function in btf; -EINVAL: a prototype without such an argument.
+ */
+int smb2_hook_arg(const struct btf *btf, enum smb2_hook h, const char *symbol, uint8_t *arg,
+		  uint8_t *kref);
 
 /* report.c: reads the BPF counters; writes summaries and/or loss reports. */
 void report_now(struct agent *a, bool summaries, bool losses);

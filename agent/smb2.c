@@ -48,12 +48,7 @@ static const char *pointee_struct(const struct btf *btf, uint32_t id)
 	return t && btf_is_struct(t) ? btf__name_by_offset(btf, t->name_off) : NULL;
 }
 
-/*
- * Which argument of symbol holds what the hook needs: the SMB2 header at
- * allocation, else the mid or its kref. -ENOENT: no such function in BTF;
- * -EINVAL: a prototype without such an argument.
- */
-static int hook_arg(const struct btf *btf, enum smb2_hook h, const char *symbol, uint8_t *arg,
+int smb2_hook_arg(const struct btf *btf, enum smb2_hook h, const char *symbol, uint8_t *arg,
 		    uint8_t *kref)
 {
 	const struct btf_type *fn, *proto;
@@ -96,7 +91,7 @@ static const char *hook_resolve(struct agent *a, enum smb2_hook h, struct smb2_c
 
 	for (int i = 0; i < 4 && hook_candidates[h][i]; i++) {
 		const char *s = hook_candidates[h][i];
-		int r = hook_arg(btf, h, s, &ctl->hook_arg[h], &ctl->hook_kref[h]);
+		int r = smb2_hook_arg(btf, h, s, &ctl->hook_arg[h], &ctl->hook_kref[h]);
 
 		if (r == 0)
 			return s;

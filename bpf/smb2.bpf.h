@@ -244,8 +244,8 @@ static __always_inline bool smb2_status_failed(__u32 status)
 	return (status >> 30) == 3;     /* severity "error" */
 }
 
-static __always_inline void smb2_emit(struct mid_q_entry *mid, struct smb2_req *r,
-				      struct func_cfg *fc, __u32 id, __u64 lat)
+static __always_inline void smb2_emit(struct mid_q_entry *mid, struct smb2_req *r, __u32 id,
+				      __u64 lat)
 {
 	struct func_stats *st;
 	struct event *e;
@@ -308,7 +308,7 @@ static __always_inline void smb2_finish(struct mid_q_entry *mid, struct smb2_req
 		account(id, lat, slow);
 		if (slow || ((fc->flags & FF_ERRORS) && (r->flags & EF_SMB2_STATUS) &&
 			     smb2_status_failed(r->status)))
-			smb2_emit(mid, r, fc, id, lat);
+			smb2_emit(mid, r, id, lat);
 	}
 	bpf_map_delete_elem(&smb2_reqs, &key);
 }

@@ -4,10 +4,14 @@
  * decoding of SMB2 events and of the requests a call waited on, and the
  * journal fields made of them.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/btf.h>
+
+#include "agent-int.h"
 #include "config.h"
 #include "event.h"
 #include "journal.h"
@@ -194,8 +198,71 @@ static void test_config(void)
 	config_free(&c);
 }
 
+/* The prototypes cifs had across kernels, in a BTF of our own. */
+static void test_hook_args(void)
+{
+	struct btf *btf = btf__new_empty();
+	int i32, kref, mid, hdr, srv, p_kref, p_mid, p_hdr, p_srv, c_hdr, proto;
+	uint8_t arg = 9, kr = 9;
+
+	i32 = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	kref = btf__add_struct(btf, "kref", 4);
+	btf__add_field(btf, "refcount", i32, 0, 0);
+	mid = btf__add_struct(btf, "mid_q_entry", 8);
+	btf__add_field(btf, "refcount", kref, 32, 0);
+	hdr = btf__add_struct(btf, "smb2_hdr", 4);
+	btf__add_field(btf, "ProtocolId", i32, 0, 0);
+	srv = btf__add_struct(btf, "TCP_Server_Info", 4);
+	btf__add_field(btf, "tcpStatus", i32, 0, 0);
+	p_kref = btf__add_ptr(btf, kref);
+	p_mid = btf__add_ptr(btf, mid);
+	p_srv = btf__add_ptr(btf, srv);
+	c_hdr = btf__add_const(btf, hdr);
+	p_hdr = btf__add_ptr(btf, c_hdr);
+
+	/* smb2_mid_entry_alloc(const struct smb2_hdr *shdr, struct TCP_Server_Info *server) */
+	proto = btf__add_func_proto(btf, p_mid);
+	btf__add_func_param(btf, "shdr", p_hdr);
+	btf__add_func_param(btf, "server", p_srv);
+	btf__add_func(btf, "smb2_mid_entry_alloc", BTF_FUNC_STATIC, proto);
+	/* 6.1 .. 6.12: __release_mid(struct kref *refcount) */
+	proto = btf__add_func_proto(btf, 0);
+	btf__add_func_param(btf, "refcount", p_kref);
+	btf__add_func(btf, "__release_mid", BTF_FUNC_GLOBAL, proto);
+	/* later: __release_mid(struct TCP_Server_Info *server, struct mid_q_entry *mid) */
+	proto = btf__add_func_proto(btf, 0);
+	btf__add_func_param(btf, "server", p_srv);
+	btf__add_func_param(btf, "midEntry", p_mid);
+	btf__add_func(btf, "release_mid_v2", BTF_FUNC_GLOBAL, proto);
+	/* dequeue_mid(struct mid_q_entry *mid, bool malformed) */
+	proto = btf__add_func_proto(btf, 0);
+	btf__add_func_param(btf, "mid", p_mid);
+	btf__add_func_param(btf, "malformed", i32);
+	btf__add_func(btf, "dequeue_mid", BTF_FUNC_GLOBAL, proto);
+	/* no mid at all */
+	proto = btf__add_func_proto(btf, 0);
+	btf__add_func_param(btf, "server", p_srv);
+	btf__add_func(btf, "cifs_reconnect", BTF_FUNC_GLOBAL, proto);
+
+	check(smb2_hook_arg(btf, SMB2_HOOK_ALLOC, "smb2_mid_entry_alloc", &arg, &kr) == 0 &&
+	      arg == 0 && kr == 0, "alloc: header is argument 0: %u %u", arg, kr);
+	check(smb2_hook_arg(btf, SMB2_HOOK_FREE, "__release_mid", &arg, &kr) == 0 &&
+	      arg == 0 && kr == 1, "free(kref): %u %u", arg, kr);
+	check(smb2_hook_arg(btf, SMB2_HOOK_FREE, "release_mid_v2", &arg, &kr) == 0 &&
+	      arg == 1 && kr == 0, "free(server, mid): %u %u", arg, kr);
+	check(smb2_hook_arg(btf, SMB2_HOOK_RESPONSE, "dequeue_mid", &arg, &kr) == 0 &&
+	      arg == 0 && kr == 0, "dequeue: %u %u", arg, kr);
+	check(smb2_hook_arg(btf, SMB2_HOOK_DONE, "cifs_reconnect", &arg, &kr) == -EINVAL,
+	      "a function without a mid");
+	check(smb2_hook_arg(btf, SMB2_HOOK_DONE, "delete_mid", &arg, &kr) == -ENOENT,
+	      "a function not in BTF");
+	check(smb2_hook_arg(NULL, SMB2_HOOK_DONE, "delete_mid", &arg, &kr) == -ENOENT, "no BTF");
+	btf__free(btf);
+}
+
 int main(void)
 {
+	test_hook_args();
 	test_names();
 	test_config();
 	test_request();
