@@ -183,8 +183,33 @@ static void smb_report_missing(struct agent *a)
 		       line);
 }
 
+/*
+ * "fentry", or "fentry 50, kprobe 18" when the kernel refused the first
+ * backend part way (seen on 6.1): the line must not claim one backend for all.
+ */
+static const char *backends_used(struct func **fv, uint32_t n, char *buf, size_t size)
+{
+	unsigned int count[_BACKEND_MAX] = {0}, kinds = 0;
+	size_t len = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (fv[i]->backend != BACKEND_NONE && !fv[i]->missing)
+			kinds += count[fv[i]->backend]++ == 0;
+	buf[0] = '\0';
+	for (int b = 0; b < _BACKEND_MAX && len < size; b++) {
+		if (!count[b])
+			continue;
+		if (kinds == 1)
+			return backend_name(b);
+		len += snprintf(buf + len, size - len, "%s%s %u", len ? ", " : "", backend_name(b),
+				count[b]);
+	}
+	return buf;
+}
+
 int smb_attach(struct agent *a)
 {
+	char mix[128];
 	struct func **added = calloc(SMBLAT_MAX_FUNCS, sizeof(*added));
 	uint32_t n = 0, ok = 0, todo = 0;
 	const char *why = NULL;
@@ -212,7 +237,7 @@ int smb_attach(struct agent *a)
 		ok = r > 0 ? r : 0;
 		be = probes_kernel_backend(a->probes, &why);
 		agent_status(a, ok ? LOG_INFO : LOG_WARNING, "smb: %u of %u cifs operations attached (%s)",
-		       ok, todo, backend_name(ok ? added[0]->backend : be));
+		       ok, todo, ok ? backends_used(added, todo, mix, sizeof(mix)) : backend_name(be));
 		if (!ok)
 			agent_status(a, LOG_WARNING, "smb: layer unavailable: the kernel attached no probe%s%s",
 			       why ? ": " : "", why ? why : "");
