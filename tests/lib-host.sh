@@ -30,6 +30,9 @@ PY
 
 # agent_start ARGS...: runs the agent, waits for its ready line.
 agent_start() {
+	# emptied here, not by the background redirection: that may come after
+	# the first look for "ready:", which would then find the last agent's
+	: >"$TMP/agent.err"
 	"$SMBLAT" "$@" >"$TMP/agent.out" 2>"$TMP/agent.err" &
 	AGENT_PID=$!
 	for _ in $(seq 300); do
