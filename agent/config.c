@@ -1189,7 +1189,8 @@ static void dump_bool(FILE *f, const char *key, bool b) {
 }
 
 static void dump_string(FILE *f, const char *key, const char *s) {
-	fprintf(f, "%s =%s%s\n", key, s && *s ? " " : "", s ?: "");
+	/* " ;" starts an inline comment: a value beginning with ';' follows '=' directly */
+	fprintf(f, "%s =%s%s\n", key, s && *s && *s != ';' ? " " : "", s ?: "");
 }
 
 static void dump_list(FILE *f, const char *key, char **l) {

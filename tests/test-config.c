@@ -832,6 +832,19 @@ static void test_dump(void) {
 	config_free(&a);
 	config_free(&b);
 
+	/* a value starting with ';' is no inline comment in the dump (found by fuzz-config) */
+	LOAD_OK(&a, "[agent]\ncomm =;rm\n[probe P]\ntarget =;x\n");
+	da = dump(&a);
+	LOAD_OK(&b, da);
+	db = dump(&b);
+	CHECK_STR(db, da);
+	CHECK(strstr(da, "\ncomm =;rm\n"));
+	CHECK(b.comm && strcmp(b.comm, ";rm") == 0);
+	free(da);
+	free(db);
+	config_free(&a);
+	config_free(&b);
+
 	/* the defaults too */
 	config_init(&a);
 	da = dump(&a);
