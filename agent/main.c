@@ -359,15 +359,20 @@ int main(int argc, char **argv)
 
 	config_init(&c);
 	r = parse_args(argc, argv, &cli, &o);
-	if (r < 0)
-		return r == -EX_USAGE_ ? EX_USAGE_ : 1;
-	o.config_path = cli.config ? cli.config : SMBLAT_CONFIG_PATH;
-	o.config_explicit = cli.config != NULL;
-	if (config_load(&c, o.config_path, !o.config_explicit) < 0)
-		return EX_CONFIG_;
-	r = apply_cli(&c, &cli);
+	if (r == 0) {
+		o.config_path = cli.config ? cli.config : SMBLAT_CONFIG_PATH;
+		o.config_explicit = cli.config != NULL;
+		if (config_load(&c, o.config_path, !o.config_explicit) < 0)
+			r = -EX_CONFIG_;
+	}
+	if (r == 0)
+		r = apply_cli(&c, &cli);
 	free(cli.funcs);
 	free(cli.min_us);
+	if (r == -EX_CONFIG_) {
+		config_free(&c);
+		return EX_CONFIG_;
+	}
 	if (r < 0) {
 		config_free(&c);
 		return r == -EX_USAGE_ ? EX_USAGE_ : 1;

@@ -109,8 +109,10 @@ static int item_send(const struct item *it)
 		return -ENOMEM;
 	for (size_t i = 0; i < it->n; i++)
 		iov[i] = (struct iovec) { .iov_base = it->fields[i], .iov_len = strlen(it->fields[i]) };
+	/* The thread may be cancelled inside the send (journald stuck at exit). */
+	pthread_cleanup_push(free, iov);
 	r = sd_journal_sendv(iov, (int) it->n);
-	free(iov);
+	pthread_cleanup_pop(1);
 	return r;
 }
 
