@@ -103,7 +103,7 @@ sed -i 's/^threshold = 30ms$/threshold = 100s/' conf
 grep -c '^threshold = 100s' conf | grep -qx 2 || fail "conf not rewritten"
 kill -HUP "$AGENT_PID"
 waited=0
-until grep -q 'reload: thresholds updated' "$AGENT_LOG"; do
+until grep -q 'reload: applied: ' "$AGENT_LOG"; do
 	((waited++ < 60)) || fail "no reload in the agent log"
 	sleep 1
 done
