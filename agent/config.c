@@ -1193,10 +1193,15 @@ static void dump_string(FILE *f, const char *key, const char *s) {
 	fprintf(f, "%s =%s%s\n", key, s && *s && *s != ';' ? " " : "", s ?: "");
 }
 
+/* Long lists go on over indented lines: the loader takes lines of limited length. */
 static void dump_list(FILE *f, const char *key, char **l) {
-	fprintf(f, "%s =", key);
-	for (size_t i = 0; l && l[i]; i++)
-		fprintf(f, " %s", l[i]);
+	int col = fprintf(f, "%s =", key);
+
+	for (size_t i = 0; l && l[i]; i++) {
+		if (i > 0 && col + 1 + strlen(l[i]) > 78)
+			col = fprintf(f, "\n ");
+		col += fprintf(f, " %s", l[i]);
+	}
 	fputc('\n', f);
 }
 
