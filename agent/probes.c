@@ -8,56 +8,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "probes.h"
-#include "smblat.skel.h"
+#include "probes-int.h"
 
 /* Any long-lived vmlinux function with BTF: the template is never attached there. */
 #define FENTRY_TEMPLATE_TARGET "vfs_read"
 
-struct attachment {
-	uint32_t id;
-	int prog_fd[2];             /* fentry clones, -1 otherwise */
-	int link_fd[2];
-	struct bpf_link *link[2];   /* kprobe/uprobe links */
-};
-
-/* One kprobe.multi entry/exit pair and the ids it serves that are still wanted. */
-struct multi {
-	struct bpf_link *link[2];
-	uint32_t *ids;
-	uint32_t n_ids;
-};
-
-struct probes {
-	struct smblat_bpf *skel;
-	const struct ksyms *ks;
-	struct btfs *btfs;
-	enum backend_choice choice;
-	bool fentry;                /* template loaded: clones may work */
-	bool kmulti;
-	bool umulti;                /* uprobe.multi programs loaded; cleared when links are refused */
-	bool kprobe;                /* the kernel has a kprobe PMU */
-	char *kprobe_why;
-	char *why;                  /* combined reason, owned */
-	char *fentry_why;
-	char *kmulti_why;
-	struct attachment *att;
-	uint32_t n_att;
-	struct multi *multi;        /* kprobe.multi batches */
-	uint32_t n_multi;
-	struct {
-		char *module;
-		int fd;
-	} btf_fds[8];
-	uint32_t n_btf_fds;
-	/* block and syscall layers */
-	bool tp_btf;                /* tp_btf programs loaded and not refused yet */
-	char *tp_btf_why;
-	struct bpf_link **tp;
-	uint32_t n_tp;
-};
-
-static char *errdup(const char *what, int err)
+char *errdup(const char *what, int err)
 {
 	char *s;
 
@@ -97,9 +53,6 @@ static void tracepoints_autoload(struct smblat_bpf *skel, const struct probes_op
 }
 
 
-/* BPF_TRACE_UPROBE_MULTI and BPF_F_UPROBE_MULTI_RETURN, Linux 6.6 (newer than Debian 12's uapi) */
-#define UMULTI_ATTACH_TYPE 48
-#define UMULTI_RETURN 1u
 
 static void umulti_setup(struct smblat_bpf *skel, bool umulti)
 {
@@ -230,7 +183,7 @@ int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs
 	return 0;
 }
 
-static void attachment_release(struct attachment *a)
+void attachment_release(struct attachment *a)
 {
 	for (int i = 1; i >= 0; i--) {
 		bpf_link__destroy(a->link[i]);
@@ -305,7 +258,7 @@ int probes_update(struct probes *p, const struct func *f)
 	return 0;
 }
 
-static struct attachment *attachment_new(struct probes *p, uint32_t id)
+struct attachment *attachment_new(struct probes *p, uint32_t id)
 {
 	struct attachment *v = realloc(p->att, (p->n_att + 1) * sizeof(*v));
 
@@ -485,7 +438,7 @@ out:
 	return r;
 }
 
-static void set_missing(struct func *f, const char *what, int err)
+void set_missing(struct func *f, const char *what, int err)
 {
 	free(f->missing);
 	f->missing = errdup(what, err);
@@ -548,37 +501,6 @@ int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n)
 		}
 	free(done);
 	return attached;
-}
-
-int probes_attach_uprobe(struct probes *p, struct func *f, const char *binary,
-			 const char *symbol, int pid)
-{
-	LIBBPF_OPTS(bpf_uprobe_opts, eo, .bpf_cookie = f->id, .func_name = symbol);
-	LIBBPF_OPTS(bpf_uprobe_opts, xo, .bpf_cookie = f->id, .func_name = symbol,
-		    .retprobe = true);
-	struct attachment *a = attachment_new(p, f->id);
-	int r;
-
-	if (!a)
-		return -ENOMEM;
-	a->link[1] = bpf_program__attach_uprobe_opts(p->skel->progs.kprobe_exit, pid, binary,
-						     0, &xo);
-	if (!a->link[1])
-		goto fail;
-	a->link[0] = bpf_program__attach_uprobe_opts(p->skel->progs.kprobe_entry, pid, binary,
-						     0, &eo);
-	if (!a->link[0])
-		goto fail;
-	f->backend = BACKEND_UPROBE;
-	free(f->missing);
-	f->missing = NULL;
-	return 0;
-fail:
-	r = -errno;
-	attachment_release(a);
-	p->n_att--;
-	set_missing(f, "uprobe", r);
-	return r;
 }
 
 /*
@@ -747,263 +669,6 @@ uint32_t probes_attached(const struct probes *p)
 		if (p->att[i].link_fd[0] >= 0 || p->att[i].link[0])
 			n++;
 	return n;
-}
-
-/* Entry and exit programs on one place of binary, a cookie naming f; exit first. */
-static int attach_pair(struct probes *p, struct func *f, enum backend be,
-		       struct bpf_link *(*attach)(struct probes *p, struct func *f, bool exit,
-						  const void *where),
-		       const void *where)
-{
-	struct attachment *a = attachment_new(p, f->id);
-	const char *what = backend_name(be);
-	int r;
-
-	if (!a)
-		return -ENOMEM;
-	a->link[1] = attach(p, f, true, where);
-	if (!a->link[1])
-		goto fail;
-	a->link[0] = attach(p, f, false, where);
-	if (!a->link[0])
-		goto fail;
-	f->backend = be;
-	free(f->missing);
-	f->missing = NULL;
-	return 0;
-fail:
-	r = -errno;
-	attachment_release(a);
-	p->n_att--;
-	set_missing(f, what, r);
-	return r;
-}
-
-struct uprobe_place {
-	const char *binary;
-	uint64_t offset;
-	int pid;
-};
-
-static struct bpf_link *uprobe_at(struct probes *p, struct func *f, bool exit, const void *where)
-{
-	const struct uprobe_place *w = where;
-	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = f->id, .retprobe = exit);
-
-	return bpf_program__attach_uprobe_opts(exit ? p->skel->progs.kprobe_exit :
-					       p->skel->progs.kprobe_entry,
-					       w->pid, w->binary, w->offset, &o);
-}
-
-int probes_attach_uprobe_at(struct probes *p, struct func *f, const char *binary,
-			    uint64_t offset, int pid)
-{
-	struct uprobe_place w = { binary, offset, pid };
-
-	return attach_pair(p, f, BACKEND_UPROBE, uprobe_at, &w);
-}
-
-struct usdt_place {
-	const char *binary, *provider, *start, *end;
-	int pid;
-};
-
-static struct bpf_link *usdt_at(struct probes *p, struct func *f, bool exit, const void *where)
-{
-	const struct usdt_place *w = where;
-	LIBBPF_OPTS(bpf_usdt_opts, o, .usdt_cookie = f->id);
-
-	return bpf_program__attach_usdt(exit ? p->skel->progs.usdt_exit : p->skel->progs.usdt_entry,
-					w->pid, w->binary, w->provider, exit ? w->end : w->start, &o);
-}
-
-int probes_attach_usdt(struct probes *p, struct func *f, const char *binary,
-		       const char *provider, const char *start, const char *end, int pid)
-{
-	struct usdt_place w = { binary, provider, start, end, pid };
-
-	return attach_pair(p, f, BACKEND_USDT, usdt_at, &w);
-}
-
-int probes_attach_smb2_begin(struct probes *p, struct func *f, const char *binary,
-			     uint64_t offset)
-{
-	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = f->id);
-	struct attachment *a = attachment_new(p, f->id);
-	int r;
-
-	if (!a)
-		return -ENOMEM;
-	a->link[0] = bpf_program__attach_uprobe_opts(p->skel->progs.smbd_req_begin, -1, binary,
-						     offset, &o);
-	if (!a->link[0]) {
-		r = -errno;
-		p->n_att--;
-		set_missing(f, "uprobe", r);
-		return r;
-	}
-	f->backend = BACKEND_UPROBE;
-	free(f->missing);
-	f->missing = NULL;
-	return 0;
-}
-
-int probes_attach_smb2_end(struct probes *p, const char *binary, uint64_t offset)
-{
-	struct attachment *a = attachment_new(p, UINT32_MAX);
-
-	if (!a)
-		return -ENOMEM;
-	a->link[0] = bpf_program__attach_uprobe_opts(p->skel->progs.smbd_req_end, -1, binary,
-						     offset, NULL);
-	if (!a->link[0]) {
-		p->n_att--;
-		return -errno;
-	}
-	return 0;
-}
-
-/*
- * uprobe.multi: one link for many offsets of one file. What it buys here is
- * the detach: each single uprobe waits for an RCU grace period when it goes
- * (0.1-0.2 s each measured on 6.18: 25-45 s for the ~230 of the smbd
- * layer), a multi link waits once. libbpf has it from 1.3 on; with the 1.1
- * of Debian 12, whose bpf_link_create() cannot pass these fields, the link
- * is made with the kernel's own BPF_LINK_CREATE layout.
- */
-struct umulti_link_attr {
-	uint32_t prog_fd, target_fd, attach_type, flags;
-	uint64_t path, offsets, ref_ctr_offsets, cookies;
-	uint32_t cnt, multi_flags, pid;
-} __attribute__((aligned(8)));
-
-static int umulti_attach(struct attachment *a, int slot, const struct bpf_program *prog,
-			 const char *binary, const uint64_t *offsets, const uint64_t *cookies,
-			 uint32_t n, bool ret)
-{
-#if LIBBPF_MAJOR_VERSION > 1 || LIBBPF_MINOR_VERSION >= 3
-	LIBBPF_OPTS(bpf_uprobe_multi_opts, o, .offsets = (const unsigned long *)offsets,
-		    .cookies = (const __u64 *)cookies, .cnt = n, .retprobe = ret);
-
-	a->link[slot] = bpf_program__attach_uprobe_multi(prog, -1, binary, NULL, &o);
-	return a->link[slot] ? 0 : -errno;
-#else
-	struct umulti_link_attr attr = {
-		.prog_fd = bpf_program__fd(prog),
-		.attach_type = UMULTI_ATTACH_TYPE,
-		.path = (uintptr_t)binary,
-		.offsets = (uintptr_t)offsets,
-		.cookies = (uintptr_t)cookies,
-		.cnt = n,
-		.multi_flags = ret ? UMULTI_RETURN : 0,
-	};
-	int fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
-
-	if (fd < 0)
-		return -errno;
-	a->link_fd[slot] = fd;
-	return 0;
-#endif
-}
-
-/* Both programs (or only prog[0] with prog[1] NULL) on n offsets; exit first. */
-static int umulti_pair(struct probes *p, struct bpf_program *const prog[2], const char *binary,
-		       const uint64_t *offsets, const uint64_t *cookies, uint32_t n)
-{
-	struct attachment *a;
-	int r = 0;
-
-	if (!p->umulti)
-		return -EOPNOTSUPP;
-	a = attachment_new(p, UINT32_MAX);
-	if (!a)
-		return -ENOMEM;
-	if (prog[1])
-		r = umulti_attach(a, 1, prog[1], binary, offsets, cookies, n, true);
-	if (r == 0)
-		r = umulti_attach(a, 0, prog[0], binary, offsets, cookies, n, false);
-	if (r < 0) {
-		attachment_release(a);
-		p->n_att--;
-		if (r == -EINVAL || r == -EOPNOTSUPP || r == -524 /* ENOTSUPP */)
-			p->umulti = false;      /* the kernel has no uprobe.multi */
-	}
-	return r;
-}
-
-static uint64_t *cookies_of(struct func **fv, uint32_t n)
-{
-	uint64_t *c = calloc(n ? n : 1, sizeof(*c));
-
-	for (uint32_t i = 0; c && i < n; i++)
-		c[i] = fv[i]->id;
-	return c;
-}
-
-static void batch_done(struct func **fv, uint32_t n, enum backend be)
-{
-	for (uint32_t i = 0; i < n; i++) {
-		fv[i]->backend = be;
-		free(fv[i]->missing);
-		fv[i]->missing = NULL;
-	}
-}
-
-int probes_attach_uprobes(struct probes *p, struct func **fv, const uint64_t *offsets,
-			  uint32_t n, const char *binary)
-{
-	struct bpf_program *prog[2] = { p->skel->progs.umulti_entry, p->skel->progs.umulti_exit };
-	uint64_t *cookies = cookies_of(fv, n);
-	int attached = 0;
-
-	if (!cookies)
-		return -ENOMEM;
-	if (n && umulti_pair(p, prog, binary, offsets, cookies, n) == 0) {
-		batch_done(fv, n, BACKEND_UPROBE_MULTI);
-		attached = n;
-	} else {
-		for (uint32_t i = 0; i < n; i++)
-			attached += probes_attach_uprobe_at(p, fv[i], binary, offsets[i], -1) == 0;
-	}
-	free(cookies);
-	return attached;
-}
-
-int probes_attach_smb2(struct probes *p, struct func **fv, const uint64_t *begins, uint32_t n,
-		       const uint64_t *ends, uint32_t n_ends, const char *binary)
-{
-	struct bpf_program *bprog[2] = { p->skel->progs.umulti_smbd_begin, NULL };
-	struct bpf_program *eprog[2] = { p->skel->progs.umulti_smbd_end, NULL };
-	uint64_t *cookies = cookies_of(fv, n);
-	int r, attached = 0;
-
-	if (!cookies)
-		return -ENOMEM;
-	/* Ends first: a begin without its end would leave requests in the map. */
-	r = umulti_pair(p, eprog, binary, ends, NULL, n_ends);
-	if (r == 0)
-		r = umulti_pair(p, bprog, binary, begins, cookies, n);
-	if (r == 0) {
-		batch_done(fv, n, BACKEND_UPROBE_MULTI);
-		attached = n;
-		goto out;
-	}
-	if (r != -EOPNOTSUPP && p->umulti) {
-		attached = r;
-		goto out;
-	}
-	for (uint32_t i = 0; i < n_ends; i++) {
-		r = probes_attach_smb2_end(p, binary, ends[i]);
-		if (r < 0) {
-			attached = r;
-			goto out;
-		}
-	}
-	for (uint32_t i = 0; i < n; i++)
-		attached += probes_attach_smb2_begin(p, fv[i], binary, begins[i]) == 0;
-out:
-	free(cookies);
-	return attached;
 }
 
 /* reliability: ids the histogram map was sized for; a reload cannot add more. */

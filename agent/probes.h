@@ -89,9 +89,9 @@ int probes_attach_usdt(struct probes *p, struct func *f, const char *binary,
  * smbd's SMB2 requests: begin at smbd_smb2_request_process_<cmd>(req) for
  * f, end at whichever completion function offset is (done_ex, error_ex).
  */
-int probes_attach_smb2_begin(struct probes *p, struct func *f, const char *binary,
+int probes_attach_smbd_begin(struct probes *p, struct func *f, const char *binary,
 			     uint64_t offset);
-int probes_attach_smb2_end(struct probes *p, const char *binary, uint64_t offset);
+int probes_attach_smbd_end(struct probes *p, const char *binary, uint64_t offset);
 
 /*
  * uprobe/uretprobe on many functions of one file for every process: fv[i]
@@ -102,7 +102,7 @@ int probes_attach_uprobes(struct probes *p, struct func **fv, const uint64_t *of
 			  uint32_t n, const char *binary);
 
 /* The same for smbd's SMB2 requests: fv[i] begins at begins[i], all end at ends[]. */
-int probes_attach_smb2(struct probes *p, struct func **fv, const uint64_t *begins, uint32_t n,
-		       const uint64_t *ends, uint32_t n_ends, const char *binary);
+int probes_attach_smbd_requests(struct probes *p, struct func **fv, const uint64_t *begins,
+				uint32_t n, const uint64_t *ends, uint32_t n_ends, const char *binary);
 /* Function ids the histogram map holds (probes_opts.func_capacity). */
 uint32_t probes_func_capacity(const struct probes *p);

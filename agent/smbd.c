@@ -151,7 +151,7 @@ static int requests_attach(struct smbd_ctx *c)
 	r = usyms_functions(c->a->us, c->lib, SMB2_PREFIX, add_one, c);
 	if (r < 0)
 		return r;
-	return probes_attach_smb2(c->a->probes, c->fv, c->offsets, c->n, offset, 2, c->lib);
+	return probes_attach_smbd_requests(c->a->probes, c->fv, c->offsets, c->n, offset, 2, c->lib);
 }
 
 static void report(struct smbd_ctx *c, const char *what, int attached)
