@@ -135,6 +135,27 @@ agent_stop() {
 	log "agent stopped (exit 0) $(($(now_ms) - t0)) ms after SIGTERM"
 }
 
+# agent_log_wait PATTERN N: waits (30 s) until N lines of the agent's log match PATTERN (ERE).
+agent_log_wait() {
+	for _ in $(seq 150); do
+		[ "$(grep -cE "$1" "$AGENT_LOG" || true)" -ge "$2" ] && return 0
+		sleep 0.2
+	done
+	fail "agent did not log '$1' ($2 times): $(grep 'smb:' "$AGENT_LOG" | tail -3)"
+}
+
+# smb_unlink_slow LABEL: an unlink on the share under 20 ms of netem delay
+# must give an INODE_OP_UNLINK entry of 20 ms or more.
+smb_unlink_slow() {
+	journal_mark
+	echo x >"$SMB_MNT/slow-unlink.$$"
+	netem_on 20
+	rm "$SMB_MNT/slow-unlink.$$"
+	netem_off
+	e=$(journal_wait FUNCTION=INODE_OP_UNLINK | head -1)
+	assert_ge "$(journal_field "$e" LATENCY_US)" 20000 "LATENCY_US $1"
+}
+
 # journal_mark: make later journal_* calls see only entries logged from now
 # on. Each test starts with a mark taken just before it ran.
 journal_mark() {

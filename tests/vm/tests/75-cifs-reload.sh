@@ -19,24 +19,6 @@ rmmod_cifs() {
 	return 1
 }
 
-wait_log() {
-	for _ in $(seq 150); do
-		[ "$(grep -cE "$1" "$AGENT_LOG" || true)" -ge "$2" ] && return 0
-		sleep 0.2
-	done
-	fail "agent did not log '$1' ($2 times): $(grep 'smb:' "$AGENT_LOG" | tail -3)"
-}
-
-unlink_slow() {
-	journal_mark
-	echo x >"$SMB_MNT/reload.$$"
-	netem_on 20
-	rm "$SMB_MNT/reload.$$"
-	netem_off
-	e=$(journal_wait FUNCTION=INODE_OP_UNLINK | head -1)
-	assert_ge "$(journal_field "$e" LATENCY_US)" 20000 "LATENCY_US $1"
-}
-
 printf '[agent]\nthreshold = 20ms\nuser =\nbackend = kprobe\n[histogram]\ninterval = 0\n[smb]\ninclude = INODE_OP_UNLINK INODE_OP_CREATE FILE_WRITE_ITER\n' >conf
 agent_start -c conf
 grep -qE "smb: [1-9][0-9]* of [0-9]+ cifs operations attached \(kprobe\)" "$AGENT_LOG" ||
@@ -45,11 +27,11 @@ before=$(kprobes_cifs)
 log "kprobes on cifs while attached: $before, module refcnt $(cat /sys/module/cifs/refcnt)"
 grep -w cifs /sys/kernel/debug/kprobes/list
 assert_ge "$before" 2 "kprobes on cifs functions"
-unlink_slow "before the reload"
+smb_unlink_slow "before the reload"
 
 umount "$SMB_MNT"
 rmmod_cifs || fail "rmmod cifs with kprobes attached: $(cat rmmod.err) (refcnt $(cat /sys/module/cifs/refcnt))"
-wait_log "smb: cifs module unloaded: [1-9][0-9]* probes detached" 1
+agent_log_wait "smb: cifs module unloaded: [1-9][0-9]* probes detached" 1
 attached=$(grep -oE "smb: [0-9]+ of [0-9]+ cifs operations attached" "$AGENT_LOG" | head -1 | awk '{print $2}')
 detached=$(grep -oE "smb: cifs module unloaded: [0-9]+ probes detached" "$AGENT_LOG" | awk '{print $5}')
 assert_eq "$detached" "$attached" "probes detached on unload (attached at start)"
@@ -60,10 +42,10 @@ journal_query MESSAGE_ID=7106711428c445b698f0b7f8871465e2 | grep -q "cifs module
 
 modprobe cifs
 mount -t cifs //127.0.0.1/share "$SMB_MNT" -o guest,vers=3.0
-wait_log "smb: [1-9][0-9]* of [0-9]+ cifs operations attached \(kprobe\)" 2
+agent_log_wait "smb: [1-9][0-9]* of [0-9]+ cifs operations attached \(kprobe\)" 2
 # the same functions again, each once (FILE_WRITE_ITER names three of them)
 assert_eq "$(kprobes_cifs)" "$before" "kprobes on the new cifs"
-unlink_slow "after the reload"
+smb_unlink_slow "after the reload"
 agent_stop
 
 # As an unprivileged user: the attach capabilities stay permitted (raised
@@ -76,12 +58,12 @@ assert_eq "$(awk '/^Uid:/ {print $3}' /proc/$AGENT_PID/status)" "$(id -u nobody)
 assert_eq "$(awk '/^CapEff:/ {print $2}' /proc/$AGENT_PID/status)" 0000000000000000 "effective capabilities"
 umount "$SMB_MNT"
 rmmod_cifs || fail "rmmod cifs (unprivileged agent): $(cat rmmod.err)"
-wait_log "smb: cifs module unloaded: [1-9][0-9]* probes detached; attaching again" 1
+agent_log_wait "smb: cifs module unloaded: [1-9][0-9]* probes detached; attaching again" 1
 assert_eq "$(kprobes_cifs)" 0 "kprobes left on cifs after the unprivileged detach"
 modprobe cifs
 mount -t cifs //127.0.0.1/share "$SMB_MNT" -o guest,vers=3.0
-wait_log "smb: [1-9][0-9]* of [0-9]+ cifs operations attached \(kprobe\)" 2
+agent_log_wait "smb: [1-9][0-9]* of [0-9]+ cifs operations attached \(kprobe\)" 2
 assert_eq "$(kprobes_cifs)" "$before" "kprobes on the new cifs, attached unprivileged"
 assert_eq "$(awk '/^CapEff:/ {print $2}' /proc/$AGENT_PID/status)" 0000000000000000 "effective capabilities after the attach"
-unlink_slow "after the unprivileged reload"
+smb_unlink_slow "after the unprivileged reload"
 agent_stop

@@ -10,28 +10,10 @@ conf() {
 	printf '[agent]\nthreshold = 20ms\nuser =\nbackend = %s\n[histogram]\ninterval = 0\n[smb]\nenabled = %s\ninclude = INODE_OP_UNLINK INODE_OP_CREATE\n' "$1" "$2" >conf
 }
 
-wait_log() {
-	for _ in $(seq 150); do
-		[ "$(grep -cE "$1" "$AGENT_LOG" || true)" -ge "$2" ] && return 0
-		sleep 0.2
-	done
-	fail "agent did not log '$1' ($2 times): $(grep 'smb:' "$AGENT_LOG" | tail -3)"
-}
-
-unlink_slow() {
-	journal_mark
-	echo x >"$SMB_MNT/reload.$$"
-	netem_on 20
-	rm "$SMB_MNT/reload.$$"
-	netem_off
-	e=$(journal_wait FUNCTION=INODE_OP_UNLINK | head -1)
-	assert_ge "$(journal_field "$e" LATENCY_US)" 20000 "LATENCY_US $1"
-}
-
 # BACKEND (as in smblat.conf) NAME (as in the attach line)
 pinned() {
 	local refcnt0 refcnt1
-	# wait_log counts lines: each backend starts on an empty log, kept aside
+	# agent_log_wait counts lines: each backend starts on an empty log, kept aside
 	[ ! -s "$AGENT_LOG" ] || cat "$AGENT_LOG" >>"$LOG_DIR/agent-earlier.log"
 	: >"$AGENT_LOG"
 	conf "$1" yes
@@ -48,7 +30,7 @@ pinned() {
 	refcnt1=$(cat /sys/module/cifs/refcnt)
 	log "$2: cifs refcnt $refcnt0 before the agent, $refcnt1 attached"
 	assert_ge "$refcnt1" $((refcnt0 + 1)) "module references held by $2 links"
-	unlink_slow "$2 before the reload"
+	smb_unlink_slow "$2 before the reload"
 
 	umount "$SMB_MNT"
 	for _ in $(seq 10); do    # let the SMB session go, so only our references remain
@@ -60,7 +42,7 @@ pinned() {
 
 	conf "$1" no
 	kill -HUP "$AGENT_PID"
-	wait_log "smb: layer disabled by reload: [1-9][0-9]* probes detached" 1
+	agent_log_wait "smb: layer disabled by reload: [1-9][0-9]* probes detached" 1
 	for _ in $(seq 50); do
 		rmmod cifs 2>rmmod.err && break
 		sleep 0.2
@@ -72,8 +54,8 @@ pinned() {
 	mount -t cifs //127.0.0.1/share "$SMB_MNT" -o guest,vers=3.0
 	conf "$1" yes
 	kill -HUP "$AGENT_PID"
-	wait_log "smb: [1-9][0-9]* of [0-9]+ cifs operations attached \($2\)" 2
-	unlink_slow "$2 after the reload"
+	agent_log_wait "smb: [1-9][0-9]* of [0-9]+ cifs operations attached \($2\)" 2
+	smb_unlink_slow "$2 after the reload"
 	agent_stop
 }
 
