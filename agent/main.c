@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
-#include "config.h"
-#include "syscalls.h"
+#include "core/agent.h"
+#include "config/config.h"
+#include "layers/syscalls.h"
 #include "smblat-config.h"
 
 #define EX_USAGE_ 2

@@ -10,7 +10,7 @@
 #include <bpf/btf.h>
 #include <linux/btf.h>
 
-#include "btfargs.h"
+#include "probes/btfargs.h"
 
 #include "check.h"
 

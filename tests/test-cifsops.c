@@ -12,8 +12,8 @@
 #include <bpf/btf.h>
 #include <linux/btf.h>
 
-#include "cifsops.h"
-#include "ksyms.h"
+#include "layers/cifsops.h"
+#include "symbols/ksyms.h"
 
 #include "check.h"
 

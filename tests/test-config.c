@@ -10,8 +10,8 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "syscalls.h"
+#include "config/config.h"
+#include "layers/syscalls.h"
 
 static unsigned failures;
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "event.h"
+#include "decode/event.h"
 
 #include "check.h"
 

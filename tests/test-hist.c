@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Unit tests for agent/hist.c: bucket inverse, percentiles, merge, formats. */
+/* Unit tests for agent/base/hist.c: bucket inverse, percentiles, merge, formats. */
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hist.h"
+#include "base/hist.h"
 
 #include "check.h"
 

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "journal.h"
+#include "sinks/journal.h"
 
 #define JOURNALD "/lib/systemd/systemd-journald"
 

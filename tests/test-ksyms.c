@@ -6,7 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ksyms.h"
+#include "symbols/ksyms.h"
 
 #include "check.h"
 

@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mounts.h"
+#include "symbols/mounts.h"
 
 #include "check.h"
 

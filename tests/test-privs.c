@@ -24,7 +24,7 @@
 #include <bpf/btf.h>
 #include <elf.h>
 
-#include "privs.h"
+#include "base/privs.h"
 
 #define TEST_USER "nobody"
 #define EXIT_SKIP 77

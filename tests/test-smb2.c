@@ -11,11 +11,11 @@
 
 #include <bpf/btf.h>
 
-#include "agent-int.h"
-#include "config.h"
-#include "event.h"
-#include "journal.h"
-#include "smb2proto.h"
+#include "core/agent-int.h"
+#include "config/config.h"
+#include "decode/event.h"
+#include "sinks/journal.h"
+#include "layers/smb2proto.h"
 
 #include "check.h"
 

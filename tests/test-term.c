@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "term.h"
+#include "sinks/term.h"
 
 #include "check.h"
 

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "usyms.h"
+#include "symbols/usyms.h"
 
 #include "check.h"
 

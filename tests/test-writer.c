@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "writer.h"
+#include "sinks/writer.h"
 
 /* Pushes a two-field entry. */
 static int push(struct writer *w, const char *msg, int32_t id, const struct loss *carry,

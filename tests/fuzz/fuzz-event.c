@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "event.h"
-#include "journal.h"
-#include "term.h"
+#include "decode/event.h"
+#include "sinks/journal.h"
+#include "sinks/term.h"
 #include "fuzz.h"
 
 

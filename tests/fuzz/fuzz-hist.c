@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hist.h"
-#include "journal.h"
+#include "base/hist.h"
+#include "sinks/journal.h"
 #include "fuzz.h"
 
 

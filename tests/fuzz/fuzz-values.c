@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "values.h"
+#include "config/values.h"
 #include "fuzz.h"
 
 

@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Latency histograms: bucket math, per-interval summaries, text reports. */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/hist.h"
+
+#define HIST_BAR_WIDTH 40
+/* Usec log2 rows of the report: slot 0 is "0 -> 1", the last holds the last bucket. */
+#define HIST_ROWS 64
+
+void hist_init(struct summary *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->min_ns = UINT64_MAX;
+}
+
+void hist_add(struct summary *s, uint64_t ns)
+{
+	s->count++;
+	s->total_ns += ns;
+	if (ns < s->min_ns)
+		s->min_ns = ns;
+	if (ns > s->max_ns)
+		s->max_ns = ns;
+	s->buckets[smblat_bucket(ns)]++;
+}
+
+void hist_bucket_range(unsigned int b, uint64_t *lo_ns, uint64_t *hi_ns)
+{
+	unsigned int p, sub;
+
+	if (b >= SMBLAT_NBUCKETS)
+		b = SMBLAT_NBUCKETS - 1;
+	if (b < SMBLAT_SUBS) {
+		*lo_ns = b;
+		*hi_ns = b + 1;
+		return;
+	}
+	/* Inverse of smblat_bucket(): b = SUBS * (p - SUB_BITS + 1) + sub. */
+	p = b / SMBLAT_SUBS + SMBLAT_SUB_BITS - 1;
+	sub = b % SMBLAT_SUBS;
+	*lo_ns = (uint64_t)(SMBLAT_SUBS + sub) << (p - SMBLAT_SUB_BITS);
+	/* The last bucket also takes everything past 2^(MAX_LOG2+1). */
+	if (b == SMBLAT_NBUCKETS - 1)
+		*hi_ns = UINT64_MAX;
+	else
+		*hi_ns = (uint64_t)(SMBLAT_SUBS + sub + 1) << (p - SMBLAT_SUB_BITS);
+}
+
+static bool minmax_known(const struct summary *s)
+{
+	return s->count > 0 && s->min_ns != UINT64_MAX && s->min_ns <= s->max_ns;
+}
+
+static uint64_t buckets_sum(const struct summary *s)
+{
+	uint64_t n = 0;
+
+	for (unsigned int b = 0; b < SMBLAT_NBUCKETS; b++)
+		n += s->buckets[b];
+	return n;
+}
+
+/*
+ * Where the rank-th smallest value (1-based) sits, assuming even spread in
+ * its bucket; the k-th of c is put at the top of its 1/c share, so the
+ * highest rank reaches the bucket's end and p100 clamps to exactly max.
+ */
+static uint64_t bucket_interpolate(const struct summary *s, uint64_t rank)
+{
+	uint64_t seen = 0, lo, hi;
+	unsigned int b;
+
+	for (b = 0; b < SMBLAT_NBUCKETS - 1; b++) {
+		if (rank <= seen + s->buckets[b])
+			break;
+		seen += s->buckets[b];
+	}
+	hist_bucket_range(b, &lo, &hi);
+	/* The open-ended last bucket is spread as if it stopped at the next power of two. */
+	if (b == SMBLAT_NBUCKETS - 1)
+		hi = (uint64_t)1 << (SMBLAT_MAX_LOG2 + 1);
+	if (s->buckets[b] == 0)
+		return lo;
+	return lo + (uint64_t)((double)(hi - lo) * (double)(rank - seen) / (double)s->buckets[b]);
+}
+
+uint64_t hist_percentile(const struct summary *s, double p)
+{
+	uint64_t n, rank, v;
+	double r;
+
+	/*
+	 * Rank against the buckets' own total: the BPF side bumps count and
+	 * the bucket separately, so a snapshot may see them disagree by a few.
+	 */
+	n = buckets_sum(s);
+	if (s->count == 0 || n == 0 || !(p > 0))
+		return 0;
+	if (p > 100)
+		p = 100;
+	/*
+	 * ceil(), by hand to stay off libm; p * n / 100 rather than
+	 * p / 100 * n, and a little slack, so that whole ranks stay whole.
+	 */
+	r = p * (double)n / 100.0;
+	rank = (uint64_t)r;
+	if ((double)rank < r - 1e-9)
+		rank++;
+	if (rank < 1)
+		rank = 1;
+	if (rank > n)
+		rank = n;
+
+	v = bucket_interpolate(s, rank);
+	if (minmax_known(s)) {
+		if (v < s->min_ns)
+			v = s->min_ns;
+		if (v > s->max_ns)
+			v = s->max_ns;
+	}
+	return v;
+}
+
+void hist_merge(struct summary *dst, const struct summary *src)
+{
+	if (src->count == 0 && buckets_sum(src) == 0)
+		return;
+	/* An empty dst may be zero-filled rather than hist_init()ed: its min means nothing. */
+	if (dst->count == 0) {
+		dst->min_ns = src->min_ns;
+		dst->max_ns = src->max_ns;
+	} else if (dst->min_ns == UINT64_MAX || src->min_ns == UINT64_MAX) {
+		/* One side's extremes are unknown, so the union's are too. */
+		dst->min_ns = UINT64_MAX;
+		dst->max_ns = 0;
+	} else {
+		if (src->min_ns < dst->min_ns)
+			dst->min_ns = src->min_ns;
+		if (src->max_ns > dst->max_ns)
+			dst->max_ns = src->max_ns;
+	}
+	dst->count += src->count;
+	dst->total_ns += src->total_ns;
+	dst->slow += src->slow;
+	for (unsigned int b = 0; b < SMBLAT_NBUCKETS; b++)
+		dst->buckets[b] += src->buckets[b];
+}
+
+/* ns as microseconds, up to 3 decimals without trailing zeros: 512 -> "0.512", 640 -> "0.64". */
+static void print_us(FILE *f, uint64_t ns)
+{
+	unsigned int frac = (unsigned int)(ns % 1000);
+	int digits = 3;
+
+	if (ns == UINT64_MAX) {
+		fputs("inf", f);
+		return;
+	}
+	fprintf(f, "%llu", (unsigned long long)(ns / 1000));
+	if (frac == 0)
+		return;
+	while (frac % 10 == 0) {
+		frac /= 10;
+		digits--;
+	}
+	fprintf(f, ".%0*u", digits, frac);
+}
+
+char *hist_format_compact(const struct summary *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	bool first = true;
+	FILE *f;
+
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	for (unsigned int b = 0; b < SMBLAT_NBUCKETS; b++) {
+		uint64_t lo, hi;
+
+		if (s->buckets[b] == 0)
+			continue;
+		hist_bucket_range(b, &lo, &hi);
+		if (!first)
+			fputc(' ', f);
+		first = false;
+		print_us(f, lo);
+		fputc('-', f);
+		print_us(f, hi);
+		fprintf(f, ":%llu", (unsigned long long)s->buckets[b]);
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static double ns_to_ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+/* About 3 significant digits, never an exponent, ns the finest step: 44.8, 0.00234. */
+static void print_ms_approx(FILE *f, uint64_t ns)
+{
+	int decimals = 0;
+
+	if (ns > 0)
+		for (uint64_t v = 100000000; ns < v && decimals < 6; v /= 10)
+			decimals++;
+	fprintf(f, "%.*f", decimals, ns_to_ms(ns));
+}
+
+/* Interval in seconds to 0.1 s, "60" rather than "60.0". */
+static void print_seconds(FILE *f, double sec)
+{
+	unsigned long long tenths = sec > 0 ? (unsigned long long)(sec * 10 + 0.5) : 0;
+
+	if (tenths % 10 == 0)
+		fprintf(f, "%llu", tenths / 10);
+	else
+		fprintf(f, "%llu.%llu", tenths / 10, tenths % 10);
+}
+
+static void report_headline(FILE *f, const struct func *fn, const struct summary *s,
+			    double interval_s)
+{
+	static const double pct[] = { 50, 90, 99 };
+
+	fprintf(f, "%s (%s): ", fn->name, layer_name(fn->layer));
+	if (s->count == 0)
+		fputs("no calls in ", f);
+	else
+		fprintf(f, "%llu call%s in ", (unsigned long long)s->count, s->count == 1 ? "" : "s");
+	print_seconds(f, interval_s);
+	fputs(" s", f);
+	if (s->count == 0) {
+		fputc('\n', f);
+		return;
+	}
+	fprintf(f, ", avg %.3f ms", ns_to_ms(s->total_ns) / (double)s->count);
+	if (minmax_known(s))
+		fprintf(f, ", min %.3f ms, max %.3f ms", ns_to_ms(s->min_ns), ns_to_ms(s->max_ns));
+	if (buckets_sum(s) > 0)
+		for (unsigned int i = 0; i < sizeof(pct) / sizeof(pct[0]); i++) {
+			fprintf(f, ", p%.0f ", pct[i]);
+			print_ms_approx(f, hist_percentile(s, pct[i]));
+			fputs(" ms", f);
+		}
+	fprintf(f, ", %llu slow\n", (unsigned long long)s->slow);
+}
+
+/*
+ * The usec log2 row of a bucket, from its lower edge as biolatency does
+ * with whole usecs: 0 and 1 share row 0, then [2^r, 2^(r+1)). Every ns
+ * power of two lands whole in one row, whose label is then ~2.4 % early.
+ */
+static unsigned int report_row(unsigned int b)
+{
+	uint64_t lo, hi, us;
+
+	hist_bucket_range(b, &lo, &hi);
+	us = lo / 1000;
+	return us < 2 ? 0 : smblat_log2(us);
+}
+
+static void print_bar(FILE *f, uint64_t n, uint64_t max)
+{
+	unsigned int stars = max ? (unsigned int)((double)n * HIST_BAR_WIDTH / (double)max) : 0;
+
+	fputc('|', f);
+	for (unsigned int i = 0; i < HIST_BAR_WIDTH; i++)
+		fputc(i < stars ? '*' : ' ', f);
+	fputs("|\n", f);
+}
+
+static void report_table(FILE *f, const struct summary *s)
+{
+	uint64_t rows[HIST_ROWS] = {}, max = 0;
+	int first = -1, last = -1;
+
+	for (unsigned int b = 0; b < SMBLAT_NBUCKETS; b++) {
+		unsigned int r = report_row(b);
+
+		rows[r] += s->buckets[b];
+	}
+	for (int r = 0; r < HIST_ROWS; r++) {
+		if (rows[r] == 0)
+			continue;
+		if (first < 0)
+			first = r;
+		last = r;
+		if (rows[r] > max)
+			max = rows[r];
+	}
+	if (first < 0)
+		return;
+
+	fprintf(f, "%5s%-19s : count    distribution\n", "", "usecs");
+	for (int r = first; r <= last; r++) {
+		uint64_t lo = r == 0 ? 0 : (uint64_t)1 << r;
+		uint64_t hi = ((uint64_t)1 << (r + 1)) - 1;
+
+		fprintf(f, "%10llu -> %-10llu : %-8llu ",
+			(unsigned long long)lo, (unsigned long long)hi, (unsigned long long)rows[r]);
+		print_bar(f, rows[r], max);
+	}
+}
+
+char *hist_format_report(const struct func *fn, const struct summary *s, double interval_s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	report_headline(f, fn, s, interval_s);
+	if (s->count > 0)
+		report_table(f, s);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	/* MESSAGE= reads better without a final newline in journalctl. */
+	if (len > 0 && buf[len - 1] == '\n')
+		buf[len - 1] = '\0';
+	return buf;
+}
+
+void hist_print_table_header(FILE *out)
+{
+	fprintf(out, "%-32s %10s %12s %10s %10s %10s %10s %10s %8s\n",
+		"FUNCTION", "COUNT", "TOTAL(ms)", "AVG(ms)", "MIN(ms)", "MAX(ms)",
+		"P50(ms)", "P99(ms)", "SLOW");
+}
+
+void hist_print_table_row(FILE *out, const struct func *f, const struct summary *s)
+{
+	fprintf(out, "%-32s %10llu %12.3f ", f->name, (unsigned long long)s->count,
+		ns_to_ms(s->total_ns));
+	if (s->count == 0) {
+		fprintf(out, "%10s %10s %10s %10s %10s ", "-", "-", "-", "-", "-");
+	} else {
+		fprintf(out, "%10.3f ", ns_to_ms(s->total_ns) / (double)s->count);
+		if (minmax_known(s))
+			fprintf(out, "%10.3f %10.3f ", ns_to_ms(s->min_ns), ns_to_ms(s->max_ns));
+		else
+			fprintf(out, "%10s %10s ", "-", "-");
+		fprintf(out, "%10.3f %10.3f ", ns_to_ms(hist_percentile(s, 50)),
+			ns_to_ms(hist_percentile(s, 99)));
+	}
+	fprintf(out, "%8llu\n", (unsigned long long)s->slow);
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* smblat.conf: defaults, parsing (inih) and validation. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/func.h"
+#include "config/values.h"             /* parse_duration_ns() and the other single values */
+
+#define EX_CONFIG_ 78           /* sysexits EX_CONFIG */
+#define CONFIG_MAX_PROBES 256
+
+struct layer_config {
+	bool enabled;
+	bool threshold_set;         /* false: inherit [agent] threshold */
+	uint64_t threshold_ns;
+	char **include;             /* NULL-terminated FUNCTION names, NULL = all */
+	char **exclude;             /* NULL-terminated FUNCTION names */
+	bool errors;                /* [smb2]: log failed requests whatever their latency */
+};
+
+/* [probe NAME]: one function probe of the "func" layer (funcslower). */
+struct probe_config {
+	char *label;                /* FUNCTION field; section name */
+	char *target;               /* see smblat.conf(5): kernel function,
+				       module:function, PATH:symbol, lib:symbol,
+				       usdt:PATH:PROVIDER:START,END, syscall:NAME */
+	bool threshold_set;
+	uint64_t threshold_ns;
+	bool kernel_stack;
+	bool user_stack;
+	unsigned int args;          /* entry arguments to log, 0..6 */
+	bool errors;                /* log failed calls whatever their latency */
+	char *file;                 /* FILE:LINE of the section, for messages */
+	unsigned int line;
+};
+
+struct config {
+	/* [agent] */
+	uint64_t threshold_ns;      /* default 10ms */
+	uint32_t pid;               /* 0: all */
+	char *comm;                 /* NULL: all */
+	char *cgroup;               /* cgroup v2 path, NULL: all */
+	bool kernel_stack;          /* default yes */
+	bool user_stack;            /* default no */
+	uint64_t ringbuf_bytes;     /* default 4M, power of two */
+	uint32_t rate_limit;        /* events/s written, 0 = unlimited; default 0 */
+	uint32_t rate_burst;        /* 0: same as rate_limit */
+	char *user;                 /* drop privileges to this user, default "smblat";
+				       NULL or "" keeps root */
+	enum backend_choice backend;
+	/* [journal] */
+	bool journal;               /* default yes */
+	int priority_slow;          /* syslog priority, default LOG_WARNING */
+	int priority_summary;       /* default LOG_INFO */
+	uint64_t lost_interval_ns;  /* default 60s */
+	/* [histogram] */
+	uint64_t hist_interval_ns;  /* default 60s, 0 disables */
+	/* [smb] [smb2] [block] [smbd] */
+	struct layer_config layer[_LAYER_MAX];
+	bool group[5];              /* enum op_group enabled for [smb] groups=, all by default */
+	/* [block] */
+	char **block_disks;         /* NULL-terminated disk names, NULL: every disk */
+	bool block_queue_time;      /* time from block_rq_insert, default no */
+	/* [smbd] */
+	char *smbd_binary;          /* smbd executable, NULL: found on PATH */
+	/* [probe NAME] ... */
+	struct probe_config *probes;
+	unsigned int n_probes;
+};
+
+/* Defaults as documented in smblat.conf(5); the embedded default config. */
+void config_init(struct config *c);
+void config_free(struct config *c);
+
+/*
+ * Parses PATH and then PATH.d/ *.conf drop-ins in lexical order on top of c.
+ * On error prints "FILE:LINE: message" to stderr and returns -EINVAL
+ * (callers exit EX_CONFIG). missing_ok: a missing PATH is not an error.
+ * Drop-ins apply even when PATH is missing. A file that cannot be read
+ * gives "FILE: strerror" and its negative errno (-ENOENT, -EACCES, ...).
+ * After a failure c is freeable but only partly loaded.
+ */
+int config_load(struct config *c, const char *path, bool missing_ok);
+
+/* Parses one buffer (for tests and the fuzzer); name is used in messages. */
+int config_load_string(struct config *c, const char *name, const char *text);
+
+/* Prints the effective configuration in the file's own syntax. */
+void config_dump(const struct config *c, FILE *f);
+
+/* The threshold in force: the layer's own, else [agent]'s. */
+uint64_t config_layer_threshold_ns(const struct config *c, enum layer l);
+/* The probe's own, else [agent]'s (the func layer has no section). */
+uint64_t config_probe_threshold_ns(const struct config *c, const struct probe_config *p);

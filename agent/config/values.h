@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Single configuration values: durations, sizes, booleans, numbers, names
+ * and lists, parsed and formatted back. Nothing here knows about files,
+ * sections or keys; config.c does and words the messages.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf/smblat.h"
+
+/* FUNCTION names: the BPF side keeps them in SMBLAT_NAME_LEN with the NUL. */
+#define VALUES_LABEL_MAX (SMBLAT_NAME_LEN - 1)
+/* Further than this and a suggestion is a guess rather than a typo. */
+#define VALUES_SUGGEST_DISTANCE 2
+
+/* Attach backend wanted by the user for kernel functions. */
+enum backend_choice {
+	CHOICE_AUTO,
+	CHOICE_FENTRY,
+	CHOICE_KPROBE_MULTI,
+	CHOICE_KPROBE,
+	_CHOICE_MAX,
+};
+
+/* Indexed by value; exported so that callers can suggest near misses. */
+extern const char *const values_priority_names[8];   /* LOG_EMERG .. LOG_DEBUG */
+extern const char *const values_backend_names[_CHOICE_MAX];
+
+/* "warning", "4", also "error" and "warn"; -EINVAL when unknown. */
+int config_priority_from_name(const char *s);
+const char *config_priority_name(int priority);      /* NULL outside 0..7 */
+int config_backend_from_name(const char *s);         /* "kprobe-multi" -> CHOICE_KPROBE_MULTI */
+const char *config_backend_name(enum backend_choice b);
+
+/* "500us", "10ms", "1.5s", "2m"; bare numbers are milliseconds. */
+int parse_duration_ns(const char *s, uint64_t *ns);
+/* Exact and parseable back: "10ms", "1500ms", "250us", "0". Returns buf. */
+const char *format_duration_ns(char *buf, size_t size, uint64_t ns);
+/* "4M", "64K", "1G", bare bytes */
+int parse_size(const char *s, uint64_t *bytes);
+/* Largest exact unit: "4M", "256K", "4097". Returns buf. */
+const char *values_format_size(char *buf, size_t size, uint64_t bytes);
+int parse_bool(const char *s, bool *b);
+/* Plain decimal up to max: -EINVAL for anything else, -ERANGE above max. */
+int values_parse_uint(const char *s, uint64_t max, uint64_t *ret);
+
+/* Index of s in names (NULL entries skipped), or -EINVAL. */
+int values_name_index(const char *s, const char *const *names, size_t n);
+
+/* FUNCTION values: [probe NAME] labels and include=/exclude= entries. */
+bool values_label_valid(const char *s);
+/* Any byte below ' ' or DEL. */
+bool values_has_control(const char *s);
+/* Up to 32 of A-Z a-z 0-9 _ . -, not starting with '-'. */
+bool values_user_name_valid(const char *s);
+/* NULL when the probe target has a plausible shape, else what is wrong with it. */
+const char *values_target_problem(const char *t);
+
+/* Levenshtein distance; UINT_MAX for words over 64 bytes. */
+unsigned values_distance(const char *a, const char *b);
+/* The name nearest to word within VALUES_SUGGEST_DISTANCE, not word itself; or NULL. */
+const char *values_suggest(const char *word, const char *const *names, size_t n);
+
+/* NULL-terminated string lists; a NULL list is empty. */
+void values_strv_free(char **l);
+bool values_strv_contains(char **l, const char *s);
+int values_strv_push(char ***l, const char *s);      /* appends a copy; -ENOMEM */
+/*
+ * Next element of a comma and/or whitespace separated list, copied into buf
+ * (cut to fit), or NULL at the end; advances *p.
+ */
+const char *values_list_next(const char **p, char *buf, size_t size);

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The running agent: resolve, load, attach, then drain events until told to stop. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config/config.h"
+#include "sinks/term.h"
+
+struct run_opts {
+	bool to_stdout;             /* terminal instead of journal */
+	struct term_opts term;
+	bool hist_only;             /* --hist: tables instead of event lines */
+	uint64_t hist_interval_ns;  /* --hist=SECONDS */
+	uint64_t duration_ns;       /* -d; 0 = until signalled */
+	bool list_probes;           /* attach, print the table, detach, exit */
+	bool verbose;
+	const char *config_path;    /* for SIGHUP reload; NULL: built-in defaults */
+	bool config_explicit;
+};
+
+/* Returns the process exit status. */
+int agent_run(struct config *c, const struct run_opts *o);

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Interval summaries and loss reports from the BPF counters. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "core/agent-int.h"
+#include "sinks/writer.h"
+
+/* ---- summaries and loss reports ---- */
+
+/* What the writer thread could not deliver joins the counts of the next loss report. */
+static void collect_writer(struct agent *a)
+{
+	struct writer_losses *wl;
+
+	if (!a->writer)
+		return;
+	wl = calloc(SMBLAT_MAX_FUNCS, sizeof(*wl));
+	if (!wl)
+		return;         /* stays in the writer until the next collect */
+	writer_take(a->writer, wl, SMBLAT_MAX_FUNCS);
+	for (uint32_t i = 0; i < a->funcs.n; i++) {
+		a->loss[i].write_failed += wl[i].write_failed + wl[i].carried.write_failed;
+		a->loss[i].ringbuf += wl[i].carried.ringbuf;
+		a->loss[i].suppressed += wl[i].carried.suppressed;
+	}
+	free(wl);
+}
+
+static int collect(struct agent *a)
+{
+	struct interval *iv = calloc(a->funcs.n ? a->funcs.n : 1, sizeof(*iv));
+	uint64_t ended;
+	int r;
+
+	if (!iv)
+		return -ENOMEM;
+	ended = probes_epoch_bump(a->probes);
+	r = stats_collect(a->stats, probes_stats_fd(a->probes), probes_hist_fd(a->probes),
+			  a->funcs.n, ended, iv);
+	for (uint32_t i = 0; r == 0 && i < a->funcs.n; i++) {
+		hist_merge(&a->acc[i], &iv[i].sum);
+		a->loss[i].ringbuf += iv[i].lost;
+	}
+	free(iv);
+	collect_writer(a);
+	return r;
+}
+
+static void emit_summaries(struct agent *a, double interval_s)
+{
+	bool *done = calloc(a->funcs.n ? a->funcs.n : 1, 1);
+	bool header = false;
+	/* --folded output is flame graph input: the tables go beside it */
+	FILE *table = a->opt->term.folded ? stderr : stdout;
+
+	if (!done)
+		return;
+	for (uint32_t i = 0; i < a->funcs.n; i++) {
+		struct summary s;
+
+		if (done[i] || !a->acc[i].count)
+			continue;
+		/* One FUNCTION may be served by several kernel functions. */
+		s = a->acc[i];
+		for (uint32_t j = i + 1; j < a->funcs.n; j++)
+			if (!done[j] && a->acc[j].count &&
+			    strcmp(a->funcs.v[j].name, a->funcs.v[i].name) == 0) {
+				hist_merge(&s, &a->acc[j]);
+				done[j] = true;
+			}
+		if (a->journal) {
+			journal_write_summary(a->journal, &a->funcs.v[i], &s, interval_s);
+		} else {
+			if (!header)
+				hist_print_table_header(table);
+			header = true;
+			hist_print_table_row(table, &a->funcs.v[i], &s);
+		}
+	}
+	if (header)
+		fflush(table);
+	for (uint32_t i = 0; i < a->funcs.n; i++)
+		hist_init(&a->acc[i]);
+	free(done);
+}
+
+static void loss_give_back(struct agent *a, const struct loss *v, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		struct loss *l = &a->loss[v[i].func->id];
+
+		l->ringbuf += v[i].ringbuf;
+		l->suppressed += v[i].suppressed;
+		l->write_failed += v[i].write_failed;
+	}
+}
+
+static void loss_print(FILE *f, const struct loss *l)
+{
+	fprintf(f, "smblat: lost %s: %llu ring buffer, %llu rate limited, %llu not written\n",
+		l->func->name, (unsigned long long)l->ringbuf, (unsigned long long)l->suppressed,
+		(unsigned long long)l->write_failed);
+}
+
+static void emit_losses(struct agent *a, double interval_s)
+{
+	struct loss *v = calloc(a->funcs.n ? a->funcs.n : 1, sizeof(*v));
+	unsigned int n = 0;
+
+	if (!v)
+		return;
+	for (uint32_t i = 0; i < a->funcs.n; i++) {
+		struct loss *l = &a->loss[i];
+
+		if (!l->ringbuf && !l->suppressed && !l->write_failed)
+			continue;
+		v[n] = *l;
+		v[n++].func = &a->funcs.v[i];
+		*l = (struct loss) {};
+	}
+	if (n && a->journal && journal_write_loss(a->journal, v, n, interval_s) < 0)
+		loss_give_back(a, v, n);        /* reported again next time */
+	else if (n && !a->journal)
+		for (unsigned int i = 0; i < n; i++)
+			loss_print(stderr, &v[i]);
+	free(v);
+}
+
+void report_now(struct agent *a, bool summary, bool losses)
+{
+	uint64_t now = agent_now_ns();
+
+	if (collect(a) < 0)
+		return;
+	if (summary) {
+		emit_summaries(a, (now - a->last_summary_ns) / 1e9);
+		a->last_summary_ns = now;
+	}
+	if (losses) {
+		emit_losses(a, (now - a->last_loss_ns) / 1e9);
+		a->last_loss_ns = now;
+	}
+}
+
+void report_counts(struct agent *a, uint64_t *written, uint64_t *failed)
+{
+	int err;
+
+	*written = a->written;
+	*failed = a->failed;
+	if (a->writer) {
+		uint64_t w, f;
+
+		writer_counts(a->writer, &w, &f, &err);
+		*written = w;       /* the writer counts refused pushes too */
+		*failed = f;
+	}
+}
+
+void report_writer_health(struct agent *a)
+{
+	uint64_t w, f;
+	int err;
+
+	if (!a->writer)
+		return;
+	writer_counts(a->writer, &w, &f, &err);
+	if (err == a->writer_error)
+		return;
+	if (err)
+		fprintf(stderr, "smblat: journal writes failing: %s; counting what is not written\n",
+			err == EAGAIN ? "journald is not keeping up, queue full" : strerror(err));
+	else
+		agent_status(a, LOG_NOTICE, "journal writes resumed after failures (%s)",
+			     strerror(a->writer_error));
+	a->writer_error = err;
+}
+
+void report_writer_stop(struct agent *a)
+{
+	struct writer_losses *wl;
+	uint64_t left;
+
+	if (!a->writer)
+		return;
+	left = writer_stop(a->writer, 5000);
+	wl = calloc(SMBLAT_MAX_FUNCS, sizeof(*wl));
+	if (!wl)
+		return;
+	writer_take(a->writer, wl, SMBLAT_MAX_FUNCS);
+	if (left)
+		fprintf(stderr, "smblat: journald did not take %llu queued entries at exit\n",
+			(unsigned long long)left);
+	for (uint32_t i = 0; i < a->funcs.n; i++) {
+		struct loss l = wl[i].carried;
+
+		l.func = &a->funcs.v[i];
+		l.write_failed += wl[i].write_failed;
+		/* a last loss entry the queue refused gave its counts back */
+		l.ringbuf += a->loss[i].ringbuf;
+		l.suppressed += a->loss[i].suppressed;
+		l.write_failed += a->loss[i].write_failed;
+		if (l.ringbuf || l.suppressed || l.write_failed)
+			loss_print(stderr, &l);
+	}
+	free(wl);
+}

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "decode/event.h"
+
+#define FRAME_MAX 256
+
+int64_t event_clock_offset(void)
+{
+	struct timespec rt, bt;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_BOOTTIME, &bt);
+	return (rt.tv_sec - bt.tv_sec) * 1000000000LL + (rt.tv_nsec - bt.tv_nsec);
+}
+
+/* Frames of the tracing machinery itself say nothing about the caller. */
+static bool frame_is_noise(const char *s)
+{
+	return strncmp(s, "bpf_prog_", 9) == 0 || strncmp(s, "bpf_trampoline_", 15) == 0 ||
+	       strstr(s, "kretprobe_trampoline") || strstr(s, "rethook_trampoline");
+}
+
+struct frames {
+	char **v;
+	size_t n;
+};
+
+static int frames_push(struct frames *f, const char *s)
+{
+	char **v = realloc(f->v, (f->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	f->v = v;
+	v[f->n] = strdup(s);
+	if (!v[f->n])
+		return -ENOMEM;
+	f->n++;
+	return 0;
+}
+
+static void frames_free(struct frames *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		free(f->v[i]);
+	free(f->v);
+}
+
+static void kernel_frames(const struct decoder *d, const struct event *e, const struct func *fn,
+			  struct frames *out)
+{
+	char buf[FRAME_MAX];
+	int n = e->kstack_sz > 0 ? e->kstack_sz / 8 : 0;
+	const struct ksym *k;
+
+	/*
+	 * The probed function returned before the exit probe ran: name it first,
+	 * when there is a recorded stack to complete.
+	 */
+	if (n > 0 && (fn->layer != LAYER_FUNC || !strchr(fn->symbol ? fn->symbol : "", '/'))) {
+		k = d->ks && fn->symbol ? ksyms_lookup(d->ks, fn->symbol, fn->module) : NULL;
+		if (k) {
+			ksyms_format(d->ks, k->addr, buf, sizeof(buf));
+			frames_push(out, buf);
+		}
+	}
+	for (int i = 0; i < n && i < SMBLAT_STACK_DEPTH; i++) {
+		if (d->ks)
+			ksyms_format(d->ks, e->kstack[i], buf, sizeof(buf));
+		else
+			snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)e->kstack[i]);
+		if (!frame_is_noise(buf))
+			frames_push(out, buf);
+	}
+}
+
+static void user_frames(const struct decoder *d, const struct event *e, struct frames *out)
+{
+	char buf[FRAME_MAX];
+	int n = e->ustack_sz > 0 ? e->ustack_sz / 8 : 0;
+
+	for (int i = 0; i < n && i < SMBLAT_STACK_DEPTH; i++) {
+		if (d->us)
+			usyms_format(d->us, e->pid, e->ustack[i], buf, sizeof(buf));
+		else
+			snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)e->ustack[i]);
+		frames_push(out, buf);
+	}
+}
+
+static char *join(struct frames *f, bool reverse, char sep)
+{
+	size_t len = 1;
+	char *s, *p;
+
+	if (!f->n)
+		return NULL;
+	for (size_t i = 0; i < f->n; i++)
+		len += strlen(f->v[i]) + 1;
+	s = p = malloc(len);
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < f->n; i++) {
+		const char *frame = f->v[reverse ? f->n - 1 - i : i];
+		size_t l = strlen(frame);
+
+		memcpy(p, frame, l);
+		p += l;
+		*p++ = sep;
+	}
+	p[-1] = '\0';
+	return s;
+}
+
+/* Folded frames carry no offsets or module tags: flame graphs merge by name. */
+static void strip_frame(char *s)
+{
+	char *c = strpbrk(s, "+ ");
+
+	if (c && s[0] != '0')
+		*c = '\0';
+}
+
+static int stacks(const struct decoder *d, const struct event *e, const struct func *fn,
+		  struct record *r)
+{
+	struct frames k = {}, u = {}, all = {};
+
+	kernel_frames(d, e, fn, &k);
+	user_frames(d, e, &u);
+	for (size_t i = 0; i < k.n; i++)
+		frames_push(&all, k.v[i]);
+	for (size_t i = 0; i < u.n; i++)
+		frames_push(&all, u.v[i]);
+	r->stack = join(&all, false, '\n');
+	for (size_t i = 0; i < all.n; i++)
+		strip_frame(all.v[i]);
+	r->stack_folded = join(&all, true, ';');
+	frames_free(&k);
+	frames_free(&u);
+	frames_free(&all);
+	return 0;
+}
+
+static int64_t ret_value(uint8_t kind, uint64_t raw)
+{
+	return kind == RK_INT ? (int64_t)(int32_t)raw : (int64_t)raw;
+}
+
+static int ret_errno(uint8_t kind, int64_t ret)
+{
+	switch (kind) {
+	case RK_INT:
+	case RK_LONG:
+	case RK_PTR:
+		return ret < 0 && ret >= -4095 ? (int)-ret : 0;
+	}
+	return 0;
+}
+
+/* BLOCK_WRITE -> OP=WRITE; ops this build has no name for keep their number. */
+static void block_record(const struct event *e, const struct func *fn, struct record *r)
+{
+	r->has_block = true;
+	memcpy(r->disk, e->blk_disk, BLOCK_DISK_LEN);
+	r->disk[BLOCK_DISK_LEN] = '\0';
+	if (strcmp(fn->name, "BLOCK_OTHER") == 0 || strncmp(fn->name, "BLOCK_", 6) != 0)
+		snprintf(r->op, sizeof(r->op), "%u", e->blk_op);
+	else
+		snprintf(r->op, sizeof(r->op), "%s", fn->name + 6);
+	r->bytes = e->blk_bytes;
+	r->sector = e->blk_sector;
+	r->has_sector = e->blk_sector != UINT64_MAX;
+	r->has_queue = e->flags & EF_BLOCK_QUEUE;
+	r->queue_ns = e->blk_queue_ns;
+}
+
+/* smb2 layer */
+static void event_decode_smb2(const struct event *e, struct record *r)
+{
+	if (e->flags & EF_SMB2) {
+		r->smb2 = true;
+		r->smb_compound = e->flags & EF_SMB2_COMPOUND;
+		r->smb_has_status = e->flags & EF_SMB2_STATUS;
+		r->smb_cmd = e->smb_cmd;
+		r->smb_status = e->smb_status;
+		r->smb_mid = e->smb_mid;
+		memcpy(r->smb_server, e->smb_server, SMBLAT_NAME_LEN);
+		r->smb_server[SMBLAT_NAME_LEN] = '\0';
+	}
+	if (e->flags & EF_WIRE) {
+		r->wire_n = e->wire_n;
+		r->wire_ns = e->wire_ns;
+		memcpy(r->wire, e->wire, sizeof(r->wire));
+	}
+}
+
+int event_decode(const struct decoder *d, const void *data, size_t size, struct record *r)
+{
+	const struct event *e = data;
+	const struct func *fn;
+
+	memset(r, 0, sizeof(*r));
+	if (size < sizeof(*e) || e->func_id >= d->funcs->n)
+		return -EINVAL;
+	fn = &d->funcs->v[e->func_id];
+	r->func = fn;
+	/* unsigned: a garbled end_ns must wrap, not overflow */
+	r->end_realtime_us = (e->end_ns + (uint64_t)d->boot_to_realtime_ns) / 1000;
+	r->latency_ns = e->latency_ns;
+	r->threshold_ns = fn->cfg.threshold_ns;
+	r->pid = e->pid;
+	r->tid = e->tid;
+	r->uid = e->uid;
+	memcpy(r->comm, e->comm, SMBLAT_COMM_LEN);
+	r->comm[SMBLAT_COMM_LEN] = '\0';
+	if ((e->flags & EF_HAS_DEV) && d->mounts)
+		r->share = mounts_share(d->mounts, e->dev);
+	if (e->flags & EF_HAS_NAME) {
+		r->file = strndup(e->name, SMBLAT_NAME_LEN);
+	}
+	if (e->flags & EF_HAS_RET) {
+		r->has_ret = true;
+		r->ret = ret_value(fn->cfg.ret_kind, e->ret);
+		r->err = ret_errno(fn->cfg.ret_kind, r->ret);
+	}
+	if (e->flags & EF_BLOCK)
+		block_record(e, fn, r);
+	event_decode_smb2(e, r);
+	r->nargs = fn->cfg.nargs > SMBLAT_MAX_ARGS ? SMBLAT_MAX_ARGS : fn->cfg.nargs;
+	memcpy(r->args, e->args, sizeof(r->args));
+	return stacks(d, e, fn, r);
+}
+
+void event_record_clear(struct record *r)
+{
+	free((char *)r->file);
+	free(r->stack);
+	free(r->stack_folded);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <linux/btf.h>
+
+#include "probes/btfargs.h"
+
+#define BTFS_MAX 16
+
+struct btfs {
+	struct btf *vmlinux;
+	bool vmlinux_tried;
+	struct {
+		char *module;
+		struct btf *btf;
+	} mod[BTFS_MAX];
+	unsigned int n;
+};
+
+int btfs_new(struct btfs **ret)
+{
+	*ret = calloc(1, sizeof(**ret));
+	return *ret ? 0 : -ENOMEM;
+}
+
+void btfs_free(struct btfs *b)
+{
+	if (!b)
+		return;
+	for (unsigned int i = 0; i < b->n; i++) {
+		btf__free(b->mod[i].btf);
+		free(b->mod[i].module);
+	}
+	btf__free(b->vmlinux);
+	free(b);
+}
+
+struct btf *btfs_get(struct btfs *b, const char *module)
+{
+	struct btf *btf;
+
+	if (!b->vmlinux_tried) {
+		b->vmlinux_tried = true;
+		b->vmlinux = btf__load_vmlinux_btf();
+		if (!b->vmlinux)
+			b->vmlinux = NULL;
+	}
+	if (!module || !b->vmlinux)
+		return b->vmlinux;
+	for (unsigned int i = 0; i < b->n; i++)
+		if (strcmp(b->mod[i].module, module) == 0)
+			return b->mod[i].btf;
+	if (b->n == BTFS_MAX)
+		return NULL;
+	/* Cached even when missing, so a kernel without module BTF costs one try. */
+	btf = btf__load_module_btf(module, b->vmlinux);
+	b->mod[b->n].module = strdup(module);
+	b->mod[b->n].btf = btf;
+	if (!b->mod[b->n].module) {
+		btf__free(btf);
+		return NULL;
+	}
+	b->n++;
+	return btf;
+}
+
+void btfs_forget(struct btfs *b, const char *module)
+{
+	for (unsigned int i = 0; i < b->n; i++)
+		if (strcmp(b->mod[i].module, module) == 0) {
+			btf__free(b->mod[i].btf);
+			free(b->mod[i].module);
+			b->mod[i] = b->mod[--b->n];
+			return;
+		}
+}
+
+int btfs_module_fd(struct btfs *b, const char *module)
+{
+	uint32_t id = 0;
+
+	while (bpf_btf_get_next_id(id, &id) == 0) {
+		char name[64] = "";
+		struct bpf_btf_info info = {
+			.name = (uintptr_t)name,
+			.name_len = sizeof(name),
+		};
+		uint32_t len = sizeof(info);
+		int fd = bpf_btf_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && info.kernel_btf &&
+		    strcmp(name, module) == 0)
+			return fd;
+		close(fd);
+	}
+	return -ENOENT;
+}
+
+static const struct btf_type *skip_mods(const struct btf *btf, uint32_t *id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, *id);
+
+	while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
+		*id = t->type;
+		t = btf__type_by_id(btf, *id);
+	}
+	return t;
+}
+
+static const struct {
+	const char *name;
+	enum arg_kind kind;
+} struct_kinds[] = {
+	{ "inode", AK_INODE },
+	{ "dentry", AK_DENTRY },
+	{ "file", AK_FILE },
+	{ "super_block", AK_SB },
+	{ "folio", AK_FOLIO },
+	{ "page", AK_PAGE },
+	{ "address_space", AK_MAPPING },
+	{ "kiocb", AK_KIOCB },
+	{ "path", AK_PATH },
+	{ "readahead_control", AK_RAC },
+	{ "vm_area_struct", AK_VMA },
+};
+
+enum arg_kind btfargs_kind(const struct btf *btf, uint32_t type_id)
+{
+	const struct btf_type *t = skip_mods(btf, &type_id);
+	const char *name;
+
+	if (!t || !btf_is_ptr(t))
+		return AK_NONE;
+	type_id = t->type;
+	t = skip_mods(btf, &type_id);
+	if (!t || !(btf_is_struct(t) || btf_is_fwd(t)))
+		return AK_NONE;
+	name = btf__name_by_offset(btf, t->name_off);
+	for (size_t i = 0; name && i < sizeof(struct_kinds) / sizeof(struct_kinds[0]); i++)
+		if (strcmp(name, struct_kinds[i].name) == 0)
+			return struct_kinds[i].kind;
+	return AK_NONE;
+}
+
+static enum ret_kind ret_kind(const struct btf *btf, uint32_t type_id)
+{
+	const struct btf_type *t;
+
+	if (type_id == 0)
+		return RK_VOID;
+	t = skip_mods(btf, &type_id);
+	if (!t)
+		return RK_UINT;
+	if (btf_is_ptr(t))
+		return RK_PTR;
+	if (btf_is_int(t) && (btf_int_encoding(t) & BTF_INT_SIGNED))
+		return t->size == 8 ? RK_LONG : RK_INT;
+	return RK_UINT;
+}
+
+static bool has_name(enum arg_kind k)
+{
+	return k == AK_DENTRY || k == AK_FILE || k == AK_PATH || k == AK_KIOCB || k == AK_VMA;
+}
+
+int btfargs_fill(const struct btf *btf, const char *func, struct func_cfg *cfg,
+		 unsigned int *nparams)
+{
+	const struct btf_type *fn, *proto;
+	const struct btf_param *p;
+	int id = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC);
+	unsigned int n;
+
+	if (id < 0)
+		return -ENOENT;
+	fn = btf__type_by_id(btf, id);
+	proto = btf__type_by_id(btf, fn->type);
+	if (!proto || !btf_is_func_proto(proto))
+		return -EINVAL;
+	p = btf_params(proto);
+	n = btf_vlen(proto);
+	cfg->sb_kind = AK_NONE;
+	cfg->name_kind = AK_NONE;
+	for (unsigned int i = 0; i < n && i < SMBLAT_MAX_ARGS; i++) {
+		enum arg_kind k = btfargs_kind(btf, p[i].type);
+
+		if (k == AK_NONE)
+			continue;
+		if (cfg->sb_kind == AK_NONE) {
+			cfg->sb_kind = k;
+			cfg->sb_arg = i;
+		}
+		if (cfg->name_kind == AK_NONE && has_name(k)) {
+			cfg->name_kind = k;
+			cfg->name_arg = i;
+		}
+	}
+	cfg->ret_kind = ret_kind(btf, proto->type);
+	if (nparams)
+		*nparams = n;
+	return 0;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What BTF says about a kernel function's arguments and return value. */
+#pragma once
+
+#include <bpf/btf.h>
+
+#include "base/func.h"
+
+/* vmlinux and module BTF, loaded once each, on demand. */
+struct btfs;
+
+int btfs_new(struct btfs **ret);
+void btfs_free(struct btfs *b);
+/* NULL module: vmlinux. NULL when the kernel has no BTF for it. */
+struct btf *btfs_get(struct btfs *b, const char *module);
+/* Drops module's cached BTF, for a module unloaded and maybe loaded again. */
+void btfs_forget(struct btfs *b, const char *module);
+/* A file descriptor of the kernel's BTF object for module (for fentry attach), or -errno. */
+int btfs_module_fd(struct btfs *b, const char *module);
+
+/* Kind of object a parameter of this BTF type points to. */
+enum arg_kind btfargs_kind(const struct btf *btf, uint32_t type_id);
+
+/*
+ * Fills sb_arg/sb_kind, name_arg/name_kind, ret_kind and the argument
+ * count of cfg from the BTF prototype of func. -ENOENT: not in this BTF.
+ */
+int btfargs_fill(const struct btf *btf, const char *func, struct func_cfg *cfg,
+		 unsigned int *nparams);

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What probes.c (kernel functions, tracepoints) and uprobes.c (user space) share. */
+#pragma once
+
+#include <bpf/libbpf.h>
+
+#include "probes/probes.h"
+#include "smblat.skel.h"
+
+/* BPF_TRACE_UPROBE_MULTI and BPF_F_UPROBE_MULTI_RETURN, Linux 6.6 (newer than Debian 12's uapi) */
+#define UMULTI_ATTACH_TYPE 48
+#define UMULTI_RETURN 1u
+
+struct attachment {
+	uint32_t id;
+	int prog_fd[2];             /* fentry clones, -1 otherwise */
+	int link_fd[2];
+	struct bpf_link *link[2];   /* kprobe/uprobe links */
+};
+
+/* One kprobe.multi entry/exit pair and the ids it serves that are still wanted. */
+struct multi {
+	struct bpf_link *link[2];
+	uint32_t *ids;
+	uint32_t n_ids;
+};
+
+struct probes {
+	struct smblat_bpf *skel;
+	const struct ksyms *ks;
+	struct btfs *btfs;
+	enum backend_choice choice;
+	bool fentry;                /* template loaded: clones may work */
+	bool kmulti;
+	bool umulti;                /* uprobe.multi programs loaded; cleared when links are refused */
+	bool kprobe;                /* the kernel has a kprobe PMU */
+	char *kprobe_why;
+	char *why;                  /* combined reason, owned */
+	char *fentry_why;
+	char *kmulti_why;
+	struct attachment *att;
+	uint32_t n_att;
+	struct multi *multi;        /* kprobe.multi batches */
+	uint32_t n_multi;
+	struct {
+		char *module;
+		int fd;
+	} btf_fds[8];
+	uint32_t n_btf_fds;
+	/* block and syscall layers */
+	bool tp_btf;                /* tp_btf programs loaded and not refused yet */
+	char *tp_btf_why;
+	struct bpf_link **tp;
+	uint32_t n_tp;
+};
+
+/* "what: strerror(-err)", malloc'd. */
+char *errdup(const char *what, int err);
+/* A new slot in p->att for id, links empty; NULL without memory. */
+struct attachment *attachment_new(struct probes *p, uint32_t id);
+void attachment_release(struct attachment *a);
+/* Records in f why its backend what did not attach. */
+void set_missing(struct func *f, const char *what, int err);

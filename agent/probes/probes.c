@@ -1,0 +1,678 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "probes/probes-int.h"
+
+/* Any long-lived vmlinux function with BTF: the template is never attached there. */
+#define FENTRY_TEMPLATE_TARGET "vfs_read"
+
+char *errdup(const char *what, int err)
+{
+	char *s;
+
+	if (asprintf(&s, "%s: %s", what, strerror(err < 0 ? -err : err)) < 0)
+		return NULL;
+	return s;
+}
+
+/* "tp_btf/block_rq_issue" -> "block_rq_issue", or NULL for other programs. */
+static const char *prog_tracepoint(const struct bpf_program *prog, bool *btf)
+{
+	const char *sec = bpf_program__section_name(prog);
+
+	*btf = strncmp(sec, "tp_btf/", 7) == 0;
+	if (*btf)
+		return sec + 7;
+	return strncmp(sec, "raw_tp/", 7) == 0 ? sec + 7 : NULL;
+}
+
+/* Tracepoint programs load only for the layers in use, tp_btf ones only when asked. */
+static void tracepoints_autoload(struct smblat_bpf *skel, const struct probes_opts *o, bool tp_btf)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, skel->obj) {
+		const char *tp;
+		bool btf, want;
+
+		tp = prog_tracepoint(prog, &btf);
+		if (!tp)
+			continue;
+		want = strncmp(tp, "block_", 6) == 0 ? o->block != NULL : o->syscalls;
+		bpf_program__set_autoload(prog, want && (tp_btf || !btf));
+	}
+	if (o->block)
+		skel->rodata->block_cfg = *o->block;
+}
+
+
+
+static void umulti_setup(struct smblat_bpf *skel, bool umulti)
+{
+	struct bpf_program *progs[] = {
+		skel->progs.umulti_entry, skel->progs.umulti_exit,
+		skel->progs.umulti_smbd_begin, skel->progs.umulti_smbd_end,
+	};
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(*progs); i++) {
+		if (umulti)
+			bpf_program__set_expected_attach_type(progs[i], UMULTI_ATTACH_TYPE);
+		else
+			bpf_program__set_autoload(progs[i], false);
+	}
+}
+
+static int skel_load(const struct probes_opts *o, bool fentry, bool kmulti, bool tp_btf, bool umulti,
+		     struct smblat_bpf **ret)
+{
+	struct smblat_bpf *skel = smblat_bpf__open();
+	int r;
+
+	if (!skel)
+		return -errno;
+	skel->rodata->cfg.tgid = o->tgid;
+	skel->rodata->cfg.cgroup_id = o->cgroup_id;
+	if (o->comm && *o->comm) {
+		skel->rodata->cfg.filter_comm = 1;
+		strncpy(skel->rodata->cfg.comm, o->comm, SMBLAT_COMM_LEN - 1);
+	}
+	bpf_map__set_max_entries(skel->maps.events, o->ringbuf_bytes);
+	bpf_map__set_max_entries(skel->maps.hist, o->func_capacity * SMBLAT_NBUCKETS);
+	if (fentry) {
+		bpf_program__set_attach_target(skel->progs.fentry_entry, 0, FENTRY_TEMPLATE_TARGET);
+		bpf_program__set_attach_target(skel->progs.fexit_exit, 0, FENTRY_TEMPLATE_TARGET);
+	} else {
+		bpf_program__set_autoload(skel->progs.fentry_entry, false);
+		bpf_program__set_autoload(skel->progs.fexit_exit, false);
+	}
+	if (!kmulti) {
+		bpf_program__set_autoload(skel->progs.kmulti_entry, false);
+		bpf_program__set_autoload(skel->progs.kmulti_exit, false);
+	}
+	tracepoints_autoload(skel, o, tp_btf);
+	umulti_setup(skel, umulti);
+	r = smblat_bpf__load(skel);
+	if (r < 0) {
+		smblat_bpf__destroy(skel);
+		return r;
+	}
+	*ret = skel;
+	return 0;
+}
+
+/* Some kernels load trampolines but refuse to attach them: try once for real. */
+static bool fentry_works(struct probes *p)
+{
+	struct bpf_link *l = bpf_program__attach_trace(p->skel->progs.fentry_entry);
+
+	if (!l) {
+		p->fentry_why = errdup("fentry attach refused", -errno);
+		return false;
+	}
+	bpf_link__destroy(l);
+	return true;
+}
+
+int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs *btfs,
+		struct probes **ret)
+{
+	struct probes *p = calloc(1, sizeof(*p));
+	bool fentry = o->choice == CHOICE_AUTO || o->choice == CHOICE_FENTRY;
+	bool kmulti = o->choice == CHOICE_AUTO || o->choice == CHOICE_KPROBE_MULTI;
+	bool tp_btf = o->block || o->syscalls;
+	bool umulti = true;
+	int r;
+
+	if (!p)
+		return -ENOMEM;
+	p->ks = ks;
+	p->btfs = btfs;
+	p->choice = o->choice;
+	/* Each optional program type is a feature probe: drop what the kernel refuses. */
+	r = skel_load(o, fentry, kmulti, tp_btf, umulti, &p->skel);
+	/*
+	 * tp_btf first: a refusal it did not cause costs only the raw_tp
+	 * fallback, which does the same, while fentry would fall back to kprobes.
+	 */
+	if (r < 0 && tp_btf) {
+		p->tp_btf_why = errdup("tp_btf programs refused", r);
+		tp_btf = false;
+		r = skel_load(o, fentry, kmulti, tp_btf, umulti, &p->skel);
+	}
+	if (r < 0 && fentry) {
+		p->fentry_why = errdup("fentry programs refused", r);
+		fentry = false;
+		r = skel_load(o, fentry, kmulti, tp_btf, umulti, &p->skel);
+	}
+	if (r < 0 && (kmulti || umulti)) {
+		if (kmulti)
+			p->kmulti_why = errdup("kprobe.multi programs refused", r);
+		kmulti = umulti = false;
+		r = skel_load(o, fentry, kmulti, tp_btf, umulti, &p->skel);
+	}
+	if (r < 0 && (o->block || o->syscalls)) {
+		/* The other layers need not go down with the tracepoint ones. */
+		struct probes_opts bare = *o;
+
+		bare.block = NULL;
+		bare.syscalls = false;
+		free(p->tp_btf_why);
+		p->tp_btf_why = errdup("block and syscall programs refused", r);
+		r = skel_load(&bare, fentry, kmulti, false, umulti, &p->skel);
+	}
+	if (r < 0) {
+		fprintf(stderr, "smblat: cannot load BPF programs: %s\n", strerror(-r));
+		probes_close(p);
+		return r;
+	}
+	p->fentry = fentry && fentry_works(p);
+	p->kmulti = kmulti;
+	p->tp_btf = tp_btf;
+	p->umulti = umulti;
+	p->kprobe = access("/sys/bus/event_source/devices/kprobe/type", F_OK) == 0;
+	if (!p->kprobe)
+		p->kprobe_why = strdup("kernel has no kprobes (no kprobe event source)");
+	*ret = p;
+	return 0;
+}
+
+void attachment_release(struct attachment *a)
+{
+	for (int i = 1; i >= 0; i--) {
+		bpf_link__destroy(a->link[i]);
+		a->link[i] = NULL;
+		if (a->link_fd[i] >= 0)
+			close(a->link_fd[i]);
+		if (a->prog_fd[i] >= 0)
+			close(a->prog_fd[i]);
+		a->link_fd[i] = a->prog_fd[i] = -1;
+	}
+}
+
+void probes_close(struct probes *p)
+{
+	if (!p)
+		return;
+	for (uint32_t i = p->n_tp; i > 0; i--)
+		bpf_link__destroy(p->tp[i - 1]);
+	free(p->tp);
+	for (uint32_t i = p->n_multi; i > 0; i--) {
+		bpf_link__destroy(p->multi[i - 1].link[0]);
+		bpf_link__destroy(p->multi[i - 1].link[1]);
+		free(p->multi[i - 1].ids);
+	}
+	free(p->multi);
+	for (uint32_t i = p->n_att; i > 0; i--)
+		attachment_release(&p->att[i - 1]);
+	free(p->att);
+	for (uint32_t i = 0; i < p->n_btf_fds; i++) {
+		close(p->btf_fds[i].fd);
+		free(p->btf_fds[i].module);
+	}
+	smblat_bpf__destroy(p->skel);
+	free(p->fentry_why);
+	free(p->kmulti_why);
+	free(p->kprobe_why);
+	free(p->tp_btf_why);
+	free(p->why);
+	free(p);
+}
+
+enum backend probes_kernel_backend(struct probes *p, const char **why)
+{
+	if (p->fentry)
+		return BACKEND_FENTRY;
+	if (p->kmulti && p->kprobe)
+		return BACKEND_KPROBE_MULTI;
+	if (p->kprobe && (p->choice == CHOICE_AUTO || p->choice == CHOICE_KPROBE))
+		return BACKEND_KPROBE;
+	switch (p->choice) {
+	case CHOICE_FENTRY:
+		*why = p->fentry_why;
+		break;
+	case CHOICE_KPROBE_MULTI:
+		*why = p->kprobe_why ? p->kprobe_why : p->kmulti_why;
+		break;
+	default:
+		free(p->why);
+		if (asprintf(&p->why, "%s; %s", p->fentry_why ? p->fentry_why : "fentry not tried",
+			     p->kprobe_why ? p->kprobe_why : "kprobes refused") < 0)
+			p->why = NULL;
+		*why = p->why;
+	}
+	return BACKEND_NONE;
+}
+
+int probes_update(struct probes *p, const struct func *f)
+{
+	if (bpf_map__update_elem(p->skel->maps.funcs, &f->id, sizeof(f->id), &f->cfg,
+				 sizeof(f->cfg), BPF_ANY) < 0)
+		return -errno;
+	return 0;
+}
+
+struct attachment *attachment_new(struct probes *p, uint32_t id)
+{
+	struct attachment *v = realloc(p->att, (p->n_att + 1) * sizeof(*v));
+
+	if (!v)
+		return NULL;
+	p->att = v;
+	v[p->n_att] = (struct attachment) {
+		.id = id,
+		.prog_fd = { -1, -1 },
+		.link_fd = { -1, -1 },
+	};
+	return &v[p->n_att++];
+}
+
+static int module_btf_fd(struct probes *p, const char *module)
+{
+	int fd;
+
+	for (uint32_t i = 0; i < p->n_btf_fds; i++)
+		if (strcmp(p->btf_fds[i].module, module) == 0)
+			return p->btf_fds[i].fd;
+	if (p->n_btf_fds == sizeof(p->btf_fds) / sizeof(p->btf_fds[0]))
+		return -ENOSPC;
+	fd = btfs_module_fd(p->btfs, module);
+	if (fd < 0)
+		return fd;
+	p->btf_fds[p->n_btf_fds].module = strdup(module);
+	p->btf_fds[p->n_btf_fds++].fd = fd;
+	return fd;
+}
+
+/* Loads a copy of the fentry/fexit template for one target and links it. */
+static int fentry_clone(struct probes *p, const struct bpf_program *tmpl,
+			enum bpf_attach_type type, int btf_id, int obj_fd, uint32_t cookie,
+			int *prog_fd, int *link_fd)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, lo,
+		    .expected_attach_type = type,
+		    .attach_btf_id = btf_id,
+		    .attach_btf_obj_fd = obj_fd > 0 ? obj_fd : 0);
+	LIBBPF_OPTS(bpf_link_create_opts, co, .tracing.cookie = cookie);
+	int fd, lfd;
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING,
+			   type == BPF_TRACE_FENTRY ? "smblat_entry" : "smblat_exit", "GPL",
+			   bpf_program__insns(tmpl), bpf_program__insn_cnt(tmpl), &lo);
+	if (fd < 0)
+		return -errno;
+	lfd = bpf_link_create(fd, 0, type, &co);
+	if (lfd < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	*prog_fd = fd;
+	*link_fd = lfd;
+	return 0;
+}
+
+static int attach_fentry(struct probes *p, struct func *f)
+{
+	struct btf *btf = btfs_get(p->btfs, f->module);
+	struct attachment *a;
+	int btf_id, obj_fd = 0, r;
+
+	if (!btf)
+		return -ENOENT;
+	btf_id = btf__find_by_name_kind(btf, f->symbol, BTF_KIND_FUNC);
+	if (btf_id < 0)
+		return -ENOENT;
+	if (f->module) {
+		obj_fd = module_btf_fd(p, f->module);
+		if (obj_fd < 0)
+			return obj_fd;
+	}
+	a = attachment_new(p, f->id);
+	if (!a)
+		return -ENOMEM;
+	r = fentry_clone(p, p->skel->progs.fentry_entry, BPF_TRACE_FENTRY, btf_id, obj_fd,
+			 f->id, &a->prog_fd[0], &a->link_fd[0]);
+	if (r == 0)
+		r = fentry_clone(p, p->skel->progs.fexit_exit, BPF_TRACE_FEXIT, btf_id, obj_fd,
+				 f->id, &a->prog_fd[1], &a->link_fd[1]);
+	if (r < 0) {
+		attachment_release(a);
+		p->n_att--;
+	}
+	return r;
+}
+
+static int attach_kprobe(struct probes *p, struct func *f)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, eo, .bpf_cookie = f->id);
+	LIBBPF_OPTS(bpf_kprobe_opts, xo, .bpf_cookie = f->id, .retprobe = true);
+	struct attachment *a = attachment_new(p, f->id);
+	int r;
+
+	if (!a)
+		return -ENOMEM;
+	/* Exit first: an entry without its exit would leave frames behind. */
+	a->link[1] = bpf_program__attach_kprobe_opts(p->skel->progs.kprobe_exit, f->symbol, &xo);
+	if (!a->link[1])
+		goto fail;
+	a->link[0] = bpf_program__attach_kprobe_opts(p->skel->progs.kprobe_entry, f->symbol, &eo);
+	if (!a->link[0])
+		goto fail;
+	return 0;
+fail:
+	r = -errno;
+	attachment_release(a);
+	p->n_att--;
+	return r;
+}
+
+static int attach_kmulti(struct probes *p, struct func **fv, uint32_t n, bool *done)
+{
+	unsigned long *addrs = calloc(n, sizeof(*addrs));
+	__u64 *cookies = calloc(n, sizeof(*cookies));
+	struct bpf_link *l[2] = {};
+	struct multi *v;
+	uint32_t cnt = 0;
+	int r = 0;
+
+	if (!addrs || !cookies) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ksym *k = ksyms_lookup(p->ks, fv[i]->symbol, fv[i]->module);
+
+		if (done[i] || !k)
+			continue;
+		addrs[cnt] = k->addr;
+		cookies[cnt++] = fv[i]->id;
+	}
+	if (!cnt)
+		goto out;
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, xo, .addrs = addrs, .cookies = cookies, .cnt = cnt,
+		    .retprobe = true);
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, eo, .addrs = addrs, .cookies = cookies, .cnt = cnt);
+	l[1] = bpf_program__attach_kprobe_multi_opts(p->skel->progs.kmulti_exit, NULL, &xo);
+	if (!l[1]) {
+		r = -errno;
+		goto out;
+	}
+	l[0] = bpf_program__attach_kprobe_multi_opts(p->skel->progs.kmulti_entry, NULL, &eo);
+	if (!l[0]) {
+		r = -errno;
+		bpf_link__destroy(l[1]);
+		goto out;
+	}
+	v = realloc(p->multi, (p->n_multi + 1) * sizeof(*v));
+	if (!v) {
+		bpf_link__destroy(l[0]);
+		bpf_link__destroy(l[1]);
+		r = -ENOMEM;
+		goto out;
+	}
+	p->multi = v;
+	/* the batch keeps its ids (the cookies) to know when it serves none */
+	v[p->n_multi] = (struct multi) { .link = { l[0], l[1] }, .ids = calloc(cnt, sizeof(uint32_t)),
+					 .n_ids = cnt };
+	if (!v[p->n_multi].ids)
+		v[p->n_multi].n_ids = 0;    /* then it stays until the end */
+	for (uint32_t i = 0; i < v[p->n_multi].n_ids; i++)
+		v[p->n_multi].ids[i] = (uint32_t)cookies[i];
+	p->n_multi++;
+	for (uint32_t i = 0; i < n; i++)
+		if (!done[i] && ksyms_lookup(p->ks, fv[i]->symbol, fv[i]->module)) {
+			done[i] = true;
+			fv[i]->backend = BACKEND_KPROBE_MULTI;
+		}
+out:
+	free(addrs);
+	free(cookies);
+	return r;
+}
+
+void set_missing(struct func *f, const char *what, int err)
+{
+	free(f->missing);
+	f->missing = errdup(what, err);
+}
+
+int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n)
+{
+	bool *done = calloc(n ? n : 1, sizeof(*done));
+	uint32_t attached = 0;
+	int r;
+
+	if (!done)
+		return -ENOMEM;
+	for (uint32_t i = 0; p->fentry && i < n; i++) {
+		r = attach_fentry(p, fv[i]);
+		if (r == 0) {
+			done[i] = true;
+			fv[i]->backend = BACKEND_FENTRY;
+		} else if (r == -EPERM || r == -EOPNOTSUPP || r == -524 /* ENOTSUPP */) {
+			/* The kernel refuses trampolines altogether, not this target. */
+			free(p->fentry_why);
+			p->fentry_why = errdup("fentry attach refused", r);
+			p->fentry = false;
+		} else if (p->choice == CHOICE_FENTRY) {
+			set_missing(fv[i], "fentry", r);
+		}
+	}
+	if (p->kmulti && p->kprobe && p->choice != CHOICE_FENTRY) {
+		r = attach_kmulti(p, fv, n, done);
+		if (r < 0) {
+			free(p->kmulti_why);
+			p->kmulti_why = errdup("kprobe.multi attach refused", r);
+			p->kmulti = false;
+		}
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		if (done[i])
+			continue;
+		if (p->kprobe && (p->choice == CHOICE_AUTO || p->choice == CHOICE_KPROBE)) {
+			r = attach_kprobe(p, fv[i]);
+			if (r == 0) {
+				done[i] = true;
+				fv[i]->backend = BACKEND_KPROBE;
+				continue;
+			}
+			set_missing(fv[i], "kprobe", r);
+		} else if (!fv[i]->missing) {
+			const char *why = NULL;
+
+			probes_kernel_backend(p, &why);
+			free(fv[i]->missing);
+			fv[i]->missing = strdup(why ? why : "backend not available");
+		}
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (done[i]) {
+			free(fv[i]->missing);
+			fv[i]->missing = NULL;
+			attached++;
+		}
+	free(done);
+	return attached;
+}
+
+/*
+ * A kprobe.multi link cannot drop one of its addresses: the id leaves the
+ * batch, and the links go once no id is left.
+ */
+static void multi_detach(struct multi *m, uint32_t id)
+{
+	for (uint32_t i = 0; i < m->n_ids; i++)
+		if (m->ids[i] == id)
+			m->ids[i--] = m->ids[--m->n_ids];
+	if (m->n_ids == 0) {
+		bpf_link__destroy(m->link[0]);
+		bpf_link__destroy(m->link[1]);
+		m->link[0] = m->link[1] = NULL;
+	}
+}
+
+void probes_detach(struct probes *p, uint32_t id)
+{
+	for (uint32_t i = 0; i < p->n_att; i++)
+		if (p->att[i].id == id)
+			attachment_release(&p->att[i]);
+	for (uint32_t i = 0; i < p->n_multi; i++)
+		if (p->multi[i].n_ids)
+			multi_detach(&p->multi[i], id);
+}
+
+void probes_forget_module(struct probes *p, const char *module)
+{
+	for (uint32_t i = 0; i < p->n_btf_fds; i++)
+		if (strcmp(p->btf_fds[i].module, module) == 0) {
+			close(p->btf_fds[i].fd);
+			free(p->btf_fds[i].module);
+			p->btf_fds[i] = p->btf_fds[--p->n_btf_fds];
+			break;
+		}
+	btfs_forget(p->btfs, module);
+}
+
+static struct bpf_program *tracepoint_prog(struct probes *p, const char *tp, bool btf)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		const char *name;
+		bool b;
+
+		name = prog_tracepoint(prog, &b);
+		if (name && b == btf && strcmp(name, tp) == 0 && bpf_program__autoload(prog))
+			return prog;
+	}
+	return NULL;
+}
+
+static int tracepoint_link_keep(struct probes *p, struct bpf_link *l)
+{
+	struct bpf_link **v = realloc(p->tp, (p->n_tp + 1) * sizeof(*v));
+
+	if (!v) {
+		bpf_link__destroy(l);
+		return -ENOMEM;
+	}
+	p->tp = v;
+	v[p->n_tp++] = l;
+	return 0;
+}
+
+int probes_attach_tracepoint(struct probes *p, const char *tp)
+{
+	struct bpf_program *prog = p->tp_btf ? tracepoint_prog(p, tp, true) : NULL;
+	struct bpf_link *l;
+	int r;
+
+	/* Loading is not enough: some kernels refuse tracing links at attach time. */
+	if (prog) {
+		l = bpf_program__attach_trace(prog);
+		if (l) {
+			r = tracepoint_link_keep(p, l);
+			return r < 0 ? r : BACKEND_TP_BTF;
+		}
+		free(p->tp_btf_why);
+		p->tp_btf_why = errdup("tp_btf attach refused", -errno);
+		p->tp_btf = false;
+	}
+	prog = tracepoint_prog(p, tp, false);
+	if (!prog)
+		return -ENOENT;
+	l = bpf_program__attach_raw_tracepoint(prog, tp);
+	if (!l)
+		return -errno;
+	r = tracepoint_link_keep(p, l);
+	return r < 0 ? r : BACKEND_RAW_TP;
+}
+
+uint32_t probes_attached_tracepoints(const struct probes *p)
+{
+	return p->n_tp;
+}
+
+const char *probes_tp_btf_why(const struct probes *p)
+{
+	return p->tp_btf ? NULL : p->tp_btf_why;
+}
+
+static int id_set(struct bpf_map *m, uint32_t key, int id)
+{
+	uint32_t v = id < 0 ? 0 : (uint32_t)id + 1;
+
+	if (bpf_map__update_elem(m, &key, sizeof(key), &v, sizeof(v), BPF_ANY) < 0)
+		return -errno;
+	return 0;
+}
+
+int probes_set_block_id(struct probes *p, uint32_t op, int id)
+{
+	return id_set(p->skel->maps.blk_ids, op, id);
+}
+
+int probes_set_syscall_id(struct probes *p, uint32_t nr, int id)
+{
+	return id_set(p->skel->maps.sys_ids, nr, id);
+}
+
+int probes_ringbuf_fd(const struct probes *p)
+{
+	return bpf_map__fd(p->skel->maps.events);
+}
+
+int probes_stats_fd(const struct probes *p)
+{
+	return bpf_map__fd(p->skel->maps.stats);
+}
+
+int probes_hist_fd(const struct probes *p)
+{
+	return bpf_map__fd(p->skel->maps.hist);
+}
+
+int probes_totals_fd(const struct probes *p)
+{
+	return bpf_map__fd(p->skel->maps.totals);
+}
+
+uint64_t probes_epoch_bump(struct probes *p)
+{
+	uint64_t old = p->skel->data->epoch;
+
+	__atomic_store_n(&p->skel->data->epoch, old + 1, __ATOMIC_SEQ_CST);
+	return old;
+}
+
+void probes_smb2_set(struct probes *p, const struct smb2_ctl *ctl)
+{
+	/* Off first, so no probe sees ids of one setting and arguments of another. */
+	__atomic_store_n(&p->skel->data->smb2.on, 0, __ATOMIC_SEQ_CST);
+	memcpy(&p->skel->data->smb2, ctl, sizeof(*ctl));
+	__atomic_store_n(&p->skel->data->smb2.on, ctl->on, __ATOMIC_SEQ_CST);
+}
+
+uint32_t probes_attached(const struct probes *p)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < p->n_att; i++)
+		if (p->att[i].link_fd[0] >= 0 || p->att[i].link[0])
+			n++;
+	return n;
+}
+
+/* reliability: ids the histogram map was sized for; a reload cannot add more. */
+uint32_t probes_func_capacity(const struct probes *p)
+{
+	return bpf_map__max_entries(p->skel->maps.hist) / SMBLAT_NBUCKETS;
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Loading the BPF object and attaching it: fentry/fexit, kprobe.multi, kprobe, uprobe. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "probes/btfargs.h"
+#include "config/config.h"
+#include "base/func.h"
+#include "symbols/ksyms.h"
+
+struct probes;
+
+struct probes_opts {
+	enum backend_choice choice;
+	uint32_t tgid;
+	const char *comm;
+	uint64_t cgroup_id;
+	uint64_t ringbuf_bytes;
+	uint32_t func_capacity;     /* ids the histogram map must hold */
+	/* tracepoint layers: their programs load only when asked for */
+	const struct block_cfg *block;  /* NULL: block layer off */
+	bool syscalls;              /* [probe] sections with syscall: targets */
+};
+
+/*
+ * Opens and loads the BPF object. Probes the kernel for fentry (by loading
+ * the fentry template) and keeps going without it when refused.
+ */
+int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs *btfs,
+		struct probes **ret);
+void probes_close(struct probes *p);
+
+/* Backend used for kernel functions, or BACKEND_NONE with a reason. */
+enum backend probes_kernel_backend(struct probes *p, const char **why);
+
+/* Publishes f->cfg to BPF (threshold, flags, argument layout). */
+int probes_update(struct probes *p, const struct func *f);
+
+/*
+ * Attaches entry and exit probes to each kernel function; sets backend on
+ * success and missing (malloc'd reason) on failure. Returns the count attached.
+ */
+int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n);
+
+/* uprobe/uretprobe on binary:symbol for every process (pid -1) or one. */
+int probes_attach_uprobe(struct probes *p, struct func *f, const char *binary,
+			 const char *symbol, int pid);
+
+/* Detaches f's probes (module going away); the id stays. */
+void probes_detach(struct probes *p, uint32_t id);
+/* Drops what is cached about module (its BTF): after a reload it is a new object. */
+void probes_forget_module(struct probes *p, const char *module);
+
+/*
+ * Attaches the program of tracepoint tp: tp_btf when the kernel takes it,
+ * raw_tp otherwise. Returns the backend used, or negative errno.
+ */
+int probes_attach_tracepoint(struct probes *p, const char *tp);
+/* Tracepoint links of ours. */
+uint32_t probes_attached_tracepoints(const struct probes *p);
+/* Why tp_btf is not used, or NULL. */
+const char *probes_tp_btf_why(const struct probes *p);
+/* Routes enum block_op op, or syscall number nr, to func id (negative: none). */
+int probes_set_block_id(struct probes *p, uint32_t op, int id);
+int probes_set_syscall_id(struct probes *p, uint32_t nr, int id);
+
+int probes_ringbuf_fd(const struct probes *p);
+int probes_stats_fd(const struct probes *p);
+int probes_hist_fd(const struct probes *p);
+int probes_totals_fd(const struct probes *p);
+/* Starts a new min/max interval; returns the epoch that ended. */
+uint64_t probes_epoch_bump(struct probes *p);
+/* smb2 layer: which hooks are the mid hooks, and the func id of each command. */
+void probes_smb2_set(struct probes *p, const struct smb2_ctl *ctl);
+/* Programs and links of ours, for --list-probes and tests. */
+uint32_t probes_attached(const struct probes *p);
+
+/* uprobe/uretprobe at a file offset already resolved (no ELF parse per call). */
+int probes_attach_uprobe_at(struct probes *p, struct func *f, const char *binary,
+			    uint64_t offset, int pid);
+
+/* USDT probes START (entry) and END (exit) of PROVIDER in binary, for every process or one. */
+int probes_attach_usdt(struct probes *p, struct func *f, const char *binary,
+		       const char *provider, const char *start, const char *end, int pid);
+
+/*
+ * smbd's SMB2 requests: begin at smbd_smb2_request_process_<cmd>(req) for
+ * f, end at whichever completion function offset is (done_ex, error_ex).
+ */
+int probes_attach_smbd_begin(struct probes *p, struct func *f, const char *binary,
+			     uint64_t offset);
+int probes_attach_smbd_end(struct probes *p, const char *binary, uint64_t offset);
+
+/*
+ * uprobe/uretprobe on many functions of one file for every process: fv[i]
+ * at offsets[i]. Two uprobe.multi links when the kernel has them, else one
+ * pair per function. Returns the count attached.
+ */
+int probes_attach_uprobes(struct probes *p, struct func **fv, const uint64_t *offsets,
+			  uint32_t n, const char *binary);
+
+/* The same for smbd's SMB2 requests: fv[i] begins at begins[i], all end at ends[]. */
+int probes_attach_smbd_requests(struct probes *p, struct func **fv, const uint64_t *begins,
+				uint32_t n, const uint64_t *ends, uint32_t n_ends, const char *binary);
+/* Function ids the histogram map holds (probes_opts.func_capacity). */
+uint32_t probes_func_capacity(const struct probes *p);

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Attaching to user space: uprobes (one or uprobe.multi batches), USDT, smbd's SMB2 requests. */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "probes/probes-int.h"
+
+/* Entry and exit programs on one place of binary, a cookie naming f; exit first. */
+static int attach_pair(struct probes *p, struct func *f, enum backend be,
+		       struct bpf_link *(*attach)(struct probes *p, struct func *f, bool exit,
+						  const void *where),
+		       const void *where)
+{
+	struct attachment *a = attachment_new(p, f->id);
+	const char *what = backend_name(be);
+	int r;
+
+	if (!a)
+		return -ENOMEM;
+	a->link[1] = attach(p, f, true, where);
+	if (!a->link[1])
+		goto fail;
+	a->link[0] = attach(p, f, false, where);
+	if (!a->link[0])
+		goto fail;
+	f->backend = be;
+	free(f->missing);
+	f->missing = NULL;
+	return 0;
+fail:
+	r = -errno;
+	attachment_release(a);
+	p->n_att--;
+	set_missing(f, what, r);
+	return r;
+}
+
+/* A function of binary, by symbol or by file offset. */
+struct uprobe_place {
+	const char *binary;
+	const char *symbol;         /* NULL: offset */
+	uint64_t offset;
+	int pid;
+};
+
+static struct bpf_link *uprobe_at(struct probes *p, struct func *f, bool exit, const void *where)
+{
+	const struct uprobe_place *w = where;
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = f->id, .retprobe = exit, .func_name = w->symbol);
+
+	return bpf_program__attach_uprobe_opts(exit ? p->skel->progs.kprobe_exit :
+					       p->skel->progs.kprobe_entry,
+					       w->pid, w->binary, w->offset, &o);
+}
+
+int probes_attach_uprobe_at(struct probes *p, struct func *f, const char *binary,
+			    uint64_t offset, int pid)
+{
+	struct uprobe_place w = { binary, NULL, offset, pid };
+
+	return attach_pair(p, f, BACKEND_UPROBE, uprobe_at, &w);
+}
+
+int probes_attach_uprobe(struct probes *p, struct func *f, const char *binary,
+			 const char *symbol, int pid)
+{
+	struct uprobe_place w = { binary, symbol, 0, pid };
+
+	return attach_pair(p, f, BACKEND_UPROBE, uprobe_at, &w);
+}
+
+struct usdt_place {
+	const char *binary, *provider, *start, *end;
+	int pid;
+};
+
+static struct bpf_link *usdt_at(struct probes *p, struct func *f, bool exit, const void *where)
+{
+	const struct usdt_place *w = where;
+	LIBBPF_OPTS(bpf_usdt_opts, o, .usdt_cookie = f->id);
+
+	return bpf_program__attach_usdt(exit ? p->skel->progs.usdt_exit : p->skel->progs.usdt_entry,
+					w->pid, w->binary, w->provider, exit ? w->end : w->start, &o);
+}
+
+int probes_attach_usdt(struct probes *p, struct func *f, const char *binary,
+		       const char *provider, const char *start, const char *end, int pid)
+{
+	struct usdt_place w = { binary, provider, start, end, pid };
+
+	return attach_pair(p, f, BACKEND_USDT, usdt_at, &w);
+}
+
+int probes_attach_smbd_begin(struct probes *p, struct func *f, const char *binary,
+			     uint64_t offset)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = f->id);
+	struct attachment *a = attachment_new(p, f->id);
+	int r;
+
+	if (!a)
+		return -ENOMEM;
+	a->link[0] = bpf_program__attach_uprobe_opts(p->skel->progs.smbd_req_begin, -1, binary,
+						     offset, &o);
+	if (!a->link[0]) {
+		r = -errno;
+		p->n_att--;
+		set_missing(f, "uprobe", r);
+		return r;
+	}
+	f->backend = BACKEND_UPROBE;
+	free(f->missing);
+	f->missing = NULL;
+	return 0;
+}
+
+int probes_attach_smbd_end(struct probes *p, const char *binary, uint64_t offset)
+{
+	struct attachment *a = attachment_new(p, UINT32_MAX);
+
+	if (!a)
+		return -ENOMEM;
+	a->link[0] = bpf_program__attach_uprobe_opts(p->skel->progs.smbd_req_end, -1, binary,
+						     offset, NULL);
+	if (!a->link[0]) {
+		p->n_att--;
+		return -errno;
+	}
+	return 0;
+}
+
+/*
+ * uprobe.multi: one link for many offsets of one file. What it buys here is
+ * the detach: each single uprobe waits for an RCU grace period when it goes
+ * (0.1-0.2 s each measured on 6.18: 25-45 s for the ~230 of the smbd
+ * layer), a multi link waits once. libbpf has it from 1.3 on; with the 1.1
+ * of Debian 12, whose bpf_link_create() cannot pass these fields, the link
+ * is made with the kernel's own BPF_LINK_CREATE layout.
+ */
+struct umulti_link_attr {
+	uint32_t prog_fd, target_fd, attach_type, flags;
+	uint64_t path, offsets, ref_ctr_offsets, cookies;
+	uint32_t cnt, multi_flags, pid;
+} __attribute__((aligned(8)));
+
+static int umulti_attach(struct attachment *a, int slot, const struct bpf_program *prog,
+			 const char *binary, const uint64_t *offsets, const uint64_t *cookies,
+			 uint32_t n, bool ret)
+{
+#if LIBBPF_MAJOR_VERSION > 1 || LIBBPF_MINOR_VERSION >= 3
+	LIBBPF_OPTS(bpf_uprobe_multi_opts, o, .offsets = (const unsigned long *)offsets,
+		    .cookies = (const __u64 *)cookies, .cnt = n, .retprobe = ret);
+
+	a->link[slot] = bpf_program__attach_uprobe_multi(prog, -1, binary, NULL, &o);
+	return a->link[slot] ? 0 : -errno;
+#else
+	struct umulti_link_attr attr = {
+		.prog_fd = bpf_program__fd(prog),
+		.attach_type = UMULTI_ATTACH_TYPE,
+		.path = (uintptr_t)binary,
+		.offsets = (uintptr_t)offsets,
+		.cookies = (uintptr_t)cookies,
+		.cnt = n,
+		.multi_flags = ret ? UMULTI_RETURN : 0,
+	};
+	int fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+
+	if (fd < 0)
+		return -errno;
+	a->link_fd[slot] = fd;
+	return 0;
+#endif
+}
+
+/* Both programs (or only prog[0] with prog[1] NULL) on n offsets; exit first. */
+static int umulti_pair(struct probes *p, struct bpf_program *const prog[2], const char *binary,
+		       const uint64_t *offsets, const uint64_t *cookies, uint32_t n)
+{
+	struct attachment *a;
+	int r = 0;
+
+	if (!p->umulti)
+		return -EOPNOTSUPP;
+	a = attachment_new(p, UINT32_MAX);
+	if (!a)
+		return -ENOMEM;
+	if (prog[1])
+		r = umulti_attach(a, 1, prog[1], binary, offsets, cookies, n, true);
+	if (r == 0)
+		r = umulti_attach(a, 0, prog[0], binary, offsets, cookies, n, false);
+	if (r < 0) {
+		attachment_release(a);
+		p->n_att--;
+		if (r == -EINVAL || r == -EOPNOTSUPP || r == -524 /* ENOTSUPP */)
+			p->umulti = false;      /* the kernel has no uprobe.multi */
+	}
+	return r;
+}
+
+static uint64_t *cookies_of(struct func **fv, uint32_t n)
+{
+	uint64_t *c = calloc(n ? n : 1, sizeof(*c));
+
+	for (uint32_t i = 0; c && i < n; i++)
+		c[i] = fv[i]->id;
+	return c;
+}
+
+static void batch_done(struct func **fv, uint32_t n, enum backend be)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		fv[i]->backend = be;
+		free(fv[i]->missing);
+		fv[i]->missing = NULL;
+	}
+}
+
+int probes_attach_uprobes(struct probes *p, struct func **fv, const uint64_t *offsets,
+			  uint32_t n, const char *binary)
+{
+	struct bpf_program *prog[2] = { p->skel->progs.umulti_entry, p->skel->progs.umulti_exit };
+	uint64_t *cookies = cookies_of(fv, n);
+	int attached = 0;
+
+	if (!cookies)
+		return -ENOMEM;
+	if (n && umulti_pair(p, prog, binary, offsets, cookies, n) == 0) {
+		batch_done(fv, n, BACKEND_UPROBE_MULTI);
+		attached = n;
+	} else {
+		for (uint32_t i = 0; i < n; i++)
+			attached += probes_attach_uprobe_at(p, fv[i], binary, offsets[i], -1) == 0;
+	}
+	free(cookies);
+	return attached;
+}
+
+int probes_attach_smbd_requests(struct probes *p, struct func **fv, const uint64_t *begins,
+				uint32_t n, const uint64_t *ends, uint32_t n_ends, const char *binary)
+{
+	struct bpf_program *bprog[2] = { p->skel->progs.umulti_smbd_begin, NULL };
+	struct bpf_program *eprog[2] = { p->skel->progs.umulti_smbd_end, NULL };
+	uint64_t *cookies = cookies_of(fv, n);
+	int r, attached = 0;
+
+	if (!cookies)
+		return -ENOMEM;
+	/* Ends first: a begin without its end would leave requests in the map. */
+	r = umulti_pair(p, eprog, binary, ends, NULL, n_ends);
+	if (r == 0)
+		r = umulti_pair(p, bprog, binary, begins, cookies, n);
+	if (r == 0) {
+		batch_done(fv, n, BACKEND_UPROBE_MULTI);
+		attached = n;
+		goto out;
+	}
+	if (r != -EOPNOTSUPP && p->umulti) {
+		attached = r;
+		goto out;
+	}
+	for (uint32_t i = 0; i < n_ends; i++) {
+		r = probes_attach_smbd_end(p, binary, ends[i]);
+		if (r < 0) {
+			attached = r;
+			goto out;
+		}
+	}
+	for (uint32_t i = 0; i < n; i++)
+		attached += probes_attach_smbd_begin(p, fv[i], binary, begins[i]) == 0;
+out:
+	free(cookies);
+	return attached;
+}

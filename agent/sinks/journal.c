@@ -1,0 +1,694 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The journald sink: one entry per slow call, per summary, per loss report. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#define SD_JOURNAL_SUPPRESS_LOCATION
+#include <systemd/sd-journal.h>
+
+#include "sinks/journal.h"
+#include "layers/smb2proto.h"
+#include "sinks/writer.h"
+
+#define JOURNAL_SOCKET "/run/systemd/journal/socket"
+#define FIELD_NAME_MAX 64
+
+/* Room kept for "\n[... N more frames]" when a stack has to be cut. */
+#define STACK_MARKER_MAX 40
+
+struct journal {
+	struct journal_opts opts;
+	uint64_t failed;
+	struct writer *writer;      /* reliability: entries go through its thread once set */
+};
+
+/* "NAME=value" strings of one entry, built up field by field. */
+struct fields {
+	char **v;
+	size_t n;
+	size_t allocated;
+	int error;              /* first failure; later adds are no-ops */
+};
+
+static void fields_done(struct fields *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		free(f->v[i]);
+	free(f->v);
+	*f = (struct fields) {};
+}
+
+static void freep(void *p)
+{
+	free(*(void **) p);
+}
+#define _cleanup_free_ __attribute__((cleanup(freep)))
+#define _cleanup_fields_ __attribute__((cleanup(fields_done)))
+
+static void closep(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+}
+
+static int fields_push(struct fields *f, char *s)
+{
+	if (!s) {
+		f->error = -ENOMEM;
+		return f->error;
+	}
+	if (f->n == f->allocated) {
+		size_t m = f->allocated ? f->allocated * 2 : 32;
+		char **v = realloc(f->v, m * sizeof(*v));
+
+		if (!v) {
+			free(s);
+			f->error = -ENOMEM;
+			return f->error;
+		}
+		f->v = v;
+		f->allocated = m;
+	}
+	f->v[f->n++] = s;
+	return 0;
+}
+
+__attribute__((format(printf, 3, 4)))
+static int fields_addf(struct fields *f, const char *name, const char *fmt, ...)
+{
+	_cleanup_free_ char *value = NULL;
+	char *s;
+	va_list ap;
+	int r;
+
+	if (f->error)
+		return f->error;
+	va_start(ap, fmt);
+	r = vasprintf(&value, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		value = NULL;
+		f->error = -ENOMEM;
+		return f->error;
+	}
+	if (asprintf(&s, "%s=%s", name, value) < 0)
+		s = NULL;
+	return fields_push(f, s);
+}
+
+static int fields_adds(struct fields *f, const char *name, const char *value)
+{
+	return fields_addf(f, name, "%s", value);
+}
+
+/* Hands the strings over to the caller of the *_fields() API. */
+static int fields_steal(struct fields *f, char ***ret)
+{
+	int n;
+
+	if (f->error)
+		return f->error;
+	if (f->n > INT32_MAX)
+		return -E2BIG;
+	n = (int) f->n;
+	*ret = f->v;
+	*f = (struct fields) {};
+	return n;
+}
+
+static int fields_queue(struct journal *j, struct fields *f, int32_t id,
+			const struct loss *carry, unsigned int n_carry);
+
+static int fields_send(struct journal *j, struct fields *f)
+{
+	_cleanup_free_ struct iovec *iov = NULL;
+	int r;
+
+	if (j->writer && !f->error)
+		return fields_queue(j, f, -1, NULL, 0);
+	if (f->error) {
+		j->failed++;
+		return f->error;
+	}
+	iov = calloc(f->n, sizeof(*iov));
+	if (!iov) {
+		j->failed++;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < f->n; i++)
+		iov[i] = (struct iovec) { .iov_base = f->v[i], .iov_len = strlen(f->v[i]) };
+	r = sd_journal_sendv(iov, (int) f->n);
+	if (r < 0)
+		j->failed++;
+	return r;
+}
+
+/* Through the writer thread when there is one; the strings are handed over. */
+static int fields_queue(struct journal *j, struct fields *f, int32_t id,
+			const struct loss *carry, unsigned int n_carry)
+{
+	struct writer *w = j->writer;
+	char **v = f->v;
+	size_t n = f->n;
+
+	if (!w || f->error) {
+		int r;
+
+		j->writer = NULL;
+		r = fields_send(j, f);
+		j->writer = w;
+		return r;
+	}
+	*f = (struct fields) {};
+	return writer_push(w, v, n, id, carry, n_carry);
+}
+
+void journal_set_writer(struct journal *j, struct writer *w)
+{
+	j->writer = w;
+}
+
+bool journal_field_name_valid(const char *name)
+{
+	size_t n;
+
+	if (!name || !name[0] || name[0] == '_' || (name[0] >= '0' && name[0] <= '9'))
+		return false;
+	for (n = 0; name[n]; n++) {
+		char c = name[n];
+
+		if (n >= FIELD_NAME_MAX)
+			return false;
+		if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+			return false;
+	}
+	return true;
+}
+
+int journal_probe(void)
+{
+	static const struct sockaddr_un sa = {
+		.sun_family = AF_UNIX,
+		.sun_path = JOURNAL_SOCKET,
+	};
+	__attribute__((cleanup(closep))) int fd = -EBADF;
+
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (const struct sockaddr *) &sa, sizeof(sa)) < 0)
+		return -errno;
+	return 0;
+}
+
+int journal_new(const struct journal_opts *o, struct journal **ret)
+{
+	struct journal *j;
+
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	if (o)
+		j->opts = *o;
+	else
+		j->opts = (struct journal_opts) {
+			.priority_slow = LOG_WARNING,
+			.priority_summary = LOG_INFO,
+			.priority_lost = LOG_ERR,
+		};
+	*ret = j;
+	return 0;
+}
+
+void journal_free(struct journal *j)
+{
+	free(j);
+}
+
+uint64_t journal_failed(const struct journal *j)
+{
+	return j ? j->failed : 0;
+}
+
+/* comm is padded by some tools; trailing blanks only make matches fail. */
+static void comm_clean(const char *comm, char out[static SMBLAT_COMM_LEN + 1])
+{
+	size_t n = strnlen(comm, SMBLAT_COMM_LEN);
+
+	while (n > 0 && comm[n - 1] == ' ')
+		n--;
+	memcpy(out, comm, n);
+	out[n] = '\0';
+}
+
+/* Symbols of user-space targets carry a path, or come through uprobes/USDT. */
+static bool func_is_kernel(const struct func *f)
+{
+	if (!f->symbol)
+		return false;
+	switch (f->layer) {
+	case LAYER_SMB:
+	case LAYER_SMB2:
+	case LAYER_BLOCK:
+		return true;
+	case LAYER_FUNC:
+		if (f->backend == BACKEND_TP_BTF || f->backend == BACKEND_RAW_TP)
+			return false;       /* syscall:NAME */
+		return f->backend != BACKEND_UPROBE && f->backend != BACKEND_USDT &&
+		       !strchr(f->symbol, '/');
+	default:
+		return false;
+	}
+}
+
+static size_t frames_count(const char *s, size_t len, char sep)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		if (s[i] != sep && (i == 0 || s[i - 1] == sep))
+			n++;
+	return n;
+}
+
+/*
+ * Keeps the whole frames that fit in max bytes and says how many were left
+ * out, so a reader knows the stack is partial rather than shallow. The
+ * innermost frames matter most: they lead in STACK (head) and close a
+ * folded stack (tail), where the marker then stands in for the outer part.
+ */
+static char *stack_cap(const char *s, char sep, bool keep_tail, size_t max)
+{
+	size_t len = strlen(s), budget = max - STACK_MARKER_MAX, cut, total, kept;
+	char *out;
+	int k;
+
+	while (len > 0 && s[len - 1] == sep)
+		len--;
+	while (len > 0 && s[0] == sep)
+		s++, len--;
+	if (len <= max)
+		return strndup(s, len);
+
+	if (!keep_tail) {
+		/* cut: end of the last frame that still fits */
+		cut = 0;
+		for (size_t i = 1; i <= budget; i++)
+			if (s[i] == sep)
+				cut = i;
+		total = frames_count(s, len, sep);
+		kept = frames_count(s, cut, sep);
+		k = asprintf(&out, "%.*s%s[... %zu more frames]", (int) cut, s,
+			     cut ? (char[]) { sep, '\0' } : "", total - kept);
+	} else {
+		/* cut: start of the outermost frame that still fits */
+		cut = len;
+		for (size_t i = len - 1; i >= len - budget; i--)
+			if (s[i - 1] == sep)
+				cut = i;
+		total = frames_count(s, len, sep);
+		kept = frames_count(s + cut, len - cut, sep);
+		k = asprintf(&out, "[... %zu more frames]%s%.*s", total - kept,
+			     cut < len ? (char[]) { sep, '\0' } : "", (int) (len - cut), s + cut);
+	}
+	return k < 0 ? NULL : out;
+}
+
+static void fields_add_stack(struct fields *f, const char *name, const char *stack,
+			     char sep, bool keep_tail)
+{
+	_cleanup_free_ char *v = NULL;
+
+	if (!stack || !stack[0])
+		return;
+	v = stack_cap(stack, sep, keep_tail, JOURNAL_STACK_MAX);
+	if (!v) {
+		f->error = f->error ?: -ENOMEM;
+		return;
+	}
+	fields_adds(f, name, v);
+}
+
+static void fields_add_ret(struct fields *f, const struct record *r)
+{
+	if (!r->has_ret)
+		return;
+	switch (r->func->cfg.ret_kind) {
+	case RK_PTR:
+		fields_addf(f, "RETVAL", "0x%" PRIx64, (uint64_t) r->ret);
+		break;
+	case RK_UINT:
+		fields_addf(f, "RETVAL", "%" PRIu64, (uint64_t) r->ret);
+		break;
+	default:
+		fields_addf(f, "RETVAL", "%" PRId64, r->ret);
+		break;
+	}
+}
+
+static void fields_add_args(struct fields *f, const struct record *r)
+{
+	char buf[SMBLAT_MAX_ARGS * 20], *p = buf;
+	unsigned int n = r->nargs < SMBLAT_MAX_ARGS ? r->nargs : SMBLAT_MAX_ARGS;
+
+	if (n == 0)
+		return;
+	for (unsigned int i = 0; i < n; i++)
+		p += sprintf(p, "%s0x%" PRIx64, i ? " " : "", r->args[i]);
+	fields_adds(f, "ARGS", buf);
+}
+
+/* block layer: the request as issued */
+static void fields_add_block(struct fields *f, const struct record *r)
+{
+	if (!r->has_block)
+		return;
+	if (r->disk[0])
+		fields_adds(f, "DISK", r->disk);
+	fields_adds(f, "OP", r->op);
+	fields_addf(f, "BYTES", "%" PRIu64, r->bytes);
+	if (r->has_sector)
+		fields_addf(f, "SECTOR", "%" PRIu64, r->sector);
+	if (r->has_queue)
+		fields_addf(f, "QUEUE_US", "%" PRIu64, r->queue_ns / 1000);
+}
+
+/* smb2 layer: the request itself, or the requests a call waited on. */
+static void fields_add_smb2(struct fields *f, const struct record *r)
+{
+	char buf[16], list[SMBLAT_WIRE_MAX * 40 + 8], *p = list;
+	unsigned int n = r->wire_n < SMBLAT_WIRE_MAX ? r->wire_n : SMBLAT_WIRE_MAX;
+
+	if (r->smb2) {
+		fields_addf(f, "SMB_MID", "%" PRIu64, r->smb_mid);
+		fields_adds(f, "SMB_COMPOUND", r->smb_compound ? "1" : "0");
+		if (r->smb_server[0])
+			fields_adds(f, "SMB_SERVER", r->smb_server);
+		if (r->smb_has_status && r->smb_status != 0)
+			fields_adds(f, "SMB_STATUS", smb2_status_name(r->smb_status, buf, sizeof(buf)));
+	}
+	if (!r->wire_n)
+		return;
+	for (unsigned int i = 0; i < n; i++) {
+		const char *name = smb2_command_name(r->wire[i].cmd);
+
+		p += sprintf(p, "%s%s:%" PRIu32 ".%01" PRIu32 "ms", i ? "," : "", name ? name : "SMB2_?",
+			     r->wire[i].lat_us / 1000, r->wire[i].lat_us % 1000 / 100);
+	}
+	if (r->wire_n > n)
+		p += sprintf(p, ",...");
+	fields_adds(f, "SMB2_REQUESTS", list);
+	fields_addf(f, "SMB2_REQUEST_COUNT", "%" PRIu32, r->wire_n);
+	fields_addf(f, "SMB2_WIRE_US", "%" PRIu64, r->wire_ns / 1000);
+}
+
+/* "INODE_OP_UNLINK took 16.351 ms: rm[48782] on \\srv\share file a.txt (error ENOENT)" */
+static void fields_add_message(struct fields *f, const struct record *r, const char *comm)
+{
+	uint64_t us = r->latency_ns / 1000;
+	const char *ename = r->err ? strerrorname_np(r->err) : NULL;
+	char err[32] = "";
+
+	if (ename)
+		snprintf(err, sizeof(err), " (error %s)", ename);
+	else if (r->err)
+		snprintf(err, sizeof(err), " (error %d)", r->err);
+
+	if (r->has_block) {
+		/* "BLOCK_WRITE took 1.204 ms: dd[4242] on loop0, 65536 bytes at sector 2048" */
+		char at[40] = "";
+
+		if (r->has_sector)
+			snprintf(at, sizeof(at), " at sector %" PRIu64, r->sector);
+		fields_addf(f, "MESSAGE", "%s took %" PRIu64 ".%03" PRIu64 " ms: %s[%" PRIu32 "] on %s, "
+			    "%" PRIu64 " bytes%s", r->func->name, us / 1000, us % 1000,
+			    comm, r->pid, r->disk[0] ? r->disk : "?", r->bytes, at);
+		return;
+	}
+	fields_addf(f, "MESSAGE", "%s took %" PRIu64 ".%03" PRIu64 " ms: %s[%" PRIu32 "]%s%s%s%s%s",
+		    r->func->name, us / 1000, us % 1000, comm, r->pid,
+		    r->share ? " on " : "", r->share ?: "",
+		    r->file ? " file " : "", r->file ?: "", err);
+}
+
+static int event_fields(const struct record *r, int priority, struct fields *f)
+{
+	const struct func *fn = r->func;
+	char comm[SMBLAT_COMM_LEN + 1];
+
+	if (!fn || !fn->name)
+		return -EINVAL;
+	comm_clean(r->comm, comm);
+
+	fields_add_message(f, r, comm);
+	fields_adds(f, "MESSAGE_ID", SMBLAT_MID_SLOW);
+	fields_addf(f, "PRIORITY", "%d", priority);
+	fields_adds(f, "SYSLOG_IDENTIFIER", "smblat");
+	fields_adds(f, "FUNCTION", fn->name);
+	fields_adds(f, "LAYER", layer_name(fn->layer));
+	if (fn->symbol)
+		fields_adds(f, func_is_kernel(fn) ? "KERNEL_FUNCTION" : "TARGET", fn->symbol);
+	fields_addf(f, "LATENCY_US", "%" PRIu64, r->latency_ns / 1000);
+	fields_addf(f, "THRESHOLD_US", "%" PRIu64, r->threshold_ns / 1000);
+	fields_addf(f, "END_REALTIME_USEC", "%" PRIu64, r->end_realtime_us);
+	fields_addf(f, "PID", "%" PRIu32, r->pid);
+	fields_addf(f, "TID", "%" PRIu32, r->tid);
+	fields_addf(f, "UID", "%" PRIu32, r->uid);
+	fields_adds(f, "COMM", comm);
+	if (r->share)
+		fields_adds(f, "SMB_SHARE", r->share);
+	if (r->file)
+		fields_adds(f, "FILE", r->file);
+	if (r->err) {
+		const char *ename = strerrorname_np(r->err);
+
+		fields_addf(f, "ERRNO", "%d", r->err);
+		if (ename)
+			fields_adds(f, "ERRNO_NAME", ename);
+	}
+	fields_add_block(f, r);
+	fields_add_smb2(f, r);
+	fields_add_ret(f, r);
+	fields_add_args(f, r);
+	fields_add_stack(f, "STACK", r->stack, '\n', false);
+	fields_add_stack(f, "STACK_FOLDED", r->stack_folded, ';', true);
+	return f->error;
+}
+
+int journal_event_fields(const struct record *r, char ***fields)
+{
+	_cleanup_fields_ struct fields f = {};
+	int r_;
+
+	r_ = event_fields(r, LOG_WARNING, &f);
+	if (r_ < 0)
+		return r_;
+	return fields_steal(&f, fields);
+}
+
+int journal_write_event(struct journal *j, const struct record *r)
+{
+	_cleanup_fields_ struct fields f = {};
+	int k;
+
+	k = event_fields(r, j->opts.priority_slow, &f);
+	if (k < 0) {
+		j->failed++;
+		return k;
+	}
+	return fields_queue(j, &f, (int32_t) r->func->id, NULL, 0);
+}
+
+/* Intervals are whole seconds in practice; keep them readable then. */
+static void format_interval(char *buf, size_t n, double interval_s)
+{
+	if (interval_s == (double) (uint64_t) interval_s)
+		snprintf(buf, n, "%" PRIu64, (uint64_t) interval_s);
+	else
+		snprintf(buf, n, "%.3f", interval_s);
+}
+
+static int summary_fields(const struct func *fn, const struct summary *s, double interval_s,
+			  int priority, struct fields *f)
+{
+	_cleanup_free_ char *hist = NULL, *report = NULL;
+	char interval[32];
+
+	if (!fn || !fn->name || !s)
+		return -EINVAL;
+	hist = hist_format_compact(s);
+	report = hist_format_report(fn, s, interval_s);
+	if (!hist || !report)
+		return -ENOMEM;
+	format_interval(interval, sizeof(interval), interval_s);
+
+	fields_adds(f, "MESSAGE", report);
+	fields_adds(f, "MESSAGE_ID", SMBLAT_MID_SUMMARY);
+	fields_addf(f, "PRIORITY", "%d", priority);
+	fields_adds(f, "SYSLOG_IDENTIFIER", "smblat");
+	fields_adds(f, "FUNCTION", fn->name);
+	fields_adds(f, "LAYER", layer_name(fn->layer));
+	fields_adds(f, "INTERVAL_S", interval);
+	fields_addf(f, "COUNT", "%" PRIu64, s->count);
+	fields_addf(f, "TOTAL_US", "%" PRIu64, s->total_ns / 1000);
+	if (s->count > 0) {
+		/* with no calls there is no minimum, and 0 would read as a measurement */
+		if (s->min_ns != UINT64_MAX)
+			fields_addf(f, "MIN_US", "%" PRIu64, s->min_ns / 1000);
+		fields_addf(f, "AVG_US", "%" PRIu64, s->total_ns / s->count / 1000);
+		fields_addf(f, "MAX_US", "%" PRIu64, s->max_ns / 1000);
+		fields_addf(f, "P50_US", "%" PRIu64, hist_percentile(s, 50) / 1000);
+		fields_addf(f, "P90_US", "%" PRIu64, hist_percentile(s, 90) / 1000);
+		fields_addf(f, "P99_US", "%" PRIu64, hist_percentile(s, 99) / 1000);
+	}
+	fields_addf(f, "SLOW_COUNT", "%" PRIu64, s->slow);
+	fields_adds(f, "HIST", hist);
+	return f->error;
+}
+
+int journal_summary_fields(const struct func *fn, const struct summary *s, double interval_s,
+			   char ***fields)
+{
+	_cleanup_fields_ struct fields f = {};
+	int k;
+
+	k = summary_fields(fn, s, interval_s, LOG_INFO, &f);
+	if (k < 0)
+		return k;
+	return fields_steal(&f, fields);
+}
+
+int journal_write_summary(struct journal *j, const struct func *fn,
+			  const struct summary *s, double interval_s)
+{
+	_cleanup_fields_ struct fields f = {};
+	int k;
+
+	k = summary_fields(fn, s, interval_s, j->opts.priority_summary, &f);
+	if (k < 0) {
+		j->failed++;
+		return k;
+	}
+	return fields_send(j, &f);
+}
+
+static uint64_t loss_total(const struct loss *l)
+{
+	return l->ringbuf + l->suppressed + l->write_failed;
+}
+
+/* " INODE_OP_UNLINK 10 (ring buffer full 8, rate limited 2)" */
+static void loss_describe(FILE *m, const struct loss *l)
+{
+	static const char *const why[] = { "ring buffer full", "rate limited", "journal write failed" };
+	const uint64_t c[] = { l->ringbuf, l->suppressed, l->write_failed };
+	unsigned int reasons = 0;
+
+	for (unsigned int i = 0; i < 3; i++)
+		reasons += c[i] > 0;
+	fprintf(m, "%s %" PRIu64 " (", l->func->name, loss_total(l));
+	for (unsigned int i = 0, k = 0; i < 3; i++) {
+		if (c[i] == 0)
+			continue;
+		fprintf(m, "%s%s", k++ ? ", " : "", why[i]);
+		if (reasons > 1)
+			fprintf(m, " %" PRIu64, c[i]);
+	}
+	fputc(')', m);
+}
+
+static int loss_fields(const struct loss *l, unsigned int n, double interval_s, int priority,
+		       struct fields *f)
+{
+	_cleanup_free_ char *msg = NULL, *list = NULL;
+	size_t msg_len = 0, list_len = 0;
+	uint64_t ringbuf = 0, suppressed = 0, failed = 0;
+	char interval[32];
+	FILE *m, *ls;
+	bool first = true;
+
+	format_interval(interval, sizeof(interval), interval_s);
+	for (unsigned int i = 0; i < n; i++) {
+		ringbuf += l[i].ringbuf;
+		suppressed += l[i].suppressed;
+		failed += l[i].write_failed;
+	}
+
+	m = open_memstream(&msg, &msg_len);
+	if (!m)
+		return -ENOMEM;
+	ls = open_memstream(&list, &list_len);
+	if (!ls) {
+		fclose(m);
+		return -ENOMEM;
+	}
+	fprintf(m, "lost %" PRIu64 " events in %s s", ringbuf + suppressed + failed, interval);
+	for (unsigned int i = 0; i < n; i++) {
+		if (!l[i].func || !l[i].func->name || loss_total(&l[i]) == 0)
+			continue;
+		fputs(first ? ": " : ", ", m);
+		loss_describe(m, &l[i]);
+		fprintf(ls, "%s%s:%" PRIu64 "/%" PRIu64 "/%" PRIu64, first ? "" : " ",
+			l[i].func->name, l[i].ringbuf, l[i].suppressed, l[i].write_failed);
+		first = false;
+	}
+	if ((fclose(m) | fclose(ls)) != 0)
+		return -ENOMEM;
+
+	fields_adds(f, "MESSAGE", msg);
+	fields_adds(f, "MESSAGE_ID", SMBLAT_MID_LOST);
+	fields_addf(f, "PRIORITY", "%d", priority);
+	fields_adds(f, "SYSLOG_IDENTIFIER", "smblat");
+	fields_adds(f, "INTERVAL_S", interval);
+	fields_addf(f, "LOST_RINGBUF", "%" PRIu64, ringbuf);
+	fields_addf(f, "SUPPRESSED", "%" PRIu64, suppressed);
+	fields_addf(f, "WRITE_FAILED", "%" PRIu64, failed);
+	if (list_len > 0)
+		fields_adds(f, "LOST_FUNCTIONS", list);
+	return f->error;
+}
+
+int journal_loss_fields(const struct loss *l, unsigned int n, double interval_s, char ***fields)
+{
+	_cleanup_fields_ struct fields f = {};
+	int k;
+
+	k = loss_fields(l, n, interval_s, LOG_ERR, &f);
+	if (k < 0)
+		return k;
+	return fields_steal(&f, fields);
+}
+
+int journal_write_loss(struct journal *j, const struct loss *l, unsigned int n,
+		       double interval_s)
+{
+	_cleanup_fields_ struct fields f = {};
+	int k;
+
+	k = loss_fields(l, n, interval_s, j->opts.priority_lost, &f);
+	if (k < 0) {
+		j->failed++;
+		return k;
+	}
+	return fields_queue(j, &f, -1, l, n);
+}
+
+int journal_write_status(struct journal *j, int priority, const char *message)
+{
+	_cleanup_fields_ struct fields f = {};
+
+	fields_adds(&f, "MESSAGE", message ?: "");
+	fields_adds(&f, "MESSAGE_ID", SMBLAT_MID_STATUS);
+	fields_addf(&f, "PRIORITY", "%d", priority);
+	fields_adds(&f, "SYSLOG_IDENTIFIER", "smblat");
+	return fields_send(j, &f);
+}

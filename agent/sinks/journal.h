@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The journald sink: one entry per slow call, per summary, per loss report. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/hist.h"
+#include "decode/record.h"
+
+/* MESSAGE_IDs, documented in the catalog (units/smblat.catalog). */
+#define SMBLAT_MID_SLOW     "a48f35af155e4887a8d221f2a9c1c250"
+#define SMBLAT_MID_SUMMARY  "ab8331e2b4474579a55840c9d3a77bac"
+#define SMBLAT_MID_LOST     "007f72e0507d4b96b52049ce539ad083"
+#define SMBLAT_MID_STATUS   "7106711428c445b698f0b7f8871465e2"   /* start, stop, degraded layers */
+
+#define JOURNAL_STACK_MAX 4000      /* STACK stays under 4 KiB so json output keeps it */
+
+struct journal;
+
+struct journal_opts {
+	int priority_slow;          /* LOG_WARNING by default */
+	int priority_summary;       /* LOG_INFO */
+	int priority_lost;          /* LOG_ERR */
+};
+
+/* Loss counts of one FUNCTION since the last report. */
+struct loss {
+	const struct func *func;
+	uint64_t ringbuf;           /* BPF ring buffer had no room */
+	uint64_t suppressed;        /* dropped by the agent's rate limit */
+	uint64_t write_failed;      /* journald did not take the entry */
+};
+
+/*
+ * Checks that journald listens (/run/systemd/journal/socket is a socket
+ * that accepts a datagram); -ENOENT/-ECONNREFUSED when it does not, after
+ * logging nothing: the caller decides how to degrade.
+ */
+int journal_probe(void);
+
+int journal_new(const struct journal_opts *o, struct journal **ret);
+void journal_free(struct journal *j);
+
+/* Returns 0 or negative errno from sd_journal_sendv; counts failures itself. */
+int journal_write_event(struct journal *j, const struct record *r);
+int journal_write_summary(struct journal *j, const struct func *f,
+			  const struct summary *s, double interval_s);
+int journal_write_loss(struct journal *j, const struct loss *l, unsigned int n,
+		       double interval_s);
+/* Free-form status entries (MESSAGE_ID=SMBLAT_MID_STATUS), e.g. start-up and degraded layers. */
+int journal_write_status(struct journal *j, int priority, const char *message);
+
+/*
+ * reliability: from now on entries are queued to w's thread (see writer.c)
+ * instead of sent by the caller; a queued entry returns 0, a full queue
+ * -EAGAIN. Loss entries that fail later give their counts back to w.
+ */
+struct writer;
+void journal_set_writer(struct journal *j, struct writer *w);
+
+/* Entries that sd_journal_sendv() refused, since start. */
+uint64_t journal_failed(const struct journal *j);
+
+/*
+ * Builds the entry's fields as "NAME=value" strings (for tests and for the
+ * fuzzer); returns the count, fields[] malloc'd, caller frees each and the array.
+ */
+int journal_event_fields(const struct record *r, char ***fields);
+/*
+ * The same for summary and loss entries. These builders have no journal_opts:
+ * PRIORITY is the default of each kind (slow: warning, summary: info, lost: err).
+ */
+int journal_summary_fields(const struct func *f, const struct summary *s, double interval_s,
+			   char ***fields);
+int journal_loss_fields(const struct loss *l, unsigned int n, double interval_s, char ***fields);
+
+/* true when NAME is a valid journal field name (A-Z 0-9 _, not leading _ or digit, <= 64). */
+bool journal_field_name_valid(const char *name);

@@ -1,0 +1,640 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/array.h"
+#include "symbols/elffile.h"
+#include "symbols/usyms.h"
+
+#define PROCS_MAX 256
+#define ELFS_MAX 128
+#define GROW_MIN 256
+#define NSEC_PER_MSEC 1000000ull
+#define RECHECK_NS (1000 * NSEC_PER_MSEC)     /* how stale a pid may get before checking reuse */
+#define RELOAD_NS (250 * NSEC_PER_MSEC)       /* stacks carry junk: bound maps re-reads on misses */
+#define RETRY_NS (10000 * NSEC_PER_MSEC)      /* an unreadable file may become readable */
+#define DELETED_SUFFIX " (deleted)"
+
+/* The ELF file at a device and inode, shared by every process mapping it. */
+struct elf_entry {
+	dev_t dev;
+	ino_t ino;
+	int error;              /* negative errno when unreadable, retried after RETRY_NS */
+	uint64_t loaded_ns;
+	uint64_t used;
+	struct elf_file *file;  /* NULL with error */
+};
+
+struct map {
+	uint64_t start, end, pgoff;
+	dev_t dev;
+	ino_t ino;
+	char *path;             /* as /proc/PID/maps shows it */
+};
+
+/* What tells a reused pid apart, and an exec() of another program. */
+struct proc_id {
+	uint64_t start_time;
+	dev_t exe_dev;
+	ino_t exe_ino;
+};
+
+struct proc {
+	uint32_t pid;
+	struct proc_id id;
+	uint64_t checked_ns, loaded_ns;
+	uint64_t used;
+	struct map *maps;       /* executable mappings, by address */
+	size_t n_maps;
+};
+
+struct usyms {
+	struct proc *procs[PROCS_MAX];
+	size_t n_procs;
+	struct elf_entry *elfs[ELFS_MAX];
+	size_t n_elfs;
+	uint64_t tick;
+};
+
+static void freep(void *p) {
+	free(*(void **)p);
+}
+
+static void fclosep(FILE **f) {
+	if (*f)
+		fclose(*f);
+}
+
+static void closep(int *fd) {
+	if (*fd >= 0)
+		close(*fd);
+}
+
+static uint64_t now_ns(void) {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* ---- ELF files ---- */
+
+static void elf_entry_free(struct elf_entry *e) {
+	if (!e)
+		return;
+	elf_file_free(e->file);
+	free(e);
+}
+
+/* Always returns an entry; one that could not be read carries the error. */
+static struct elf_entry *elf_entry_new(dev_t dev, ino_t ino, int fd, const char *root) {
+	struct elf_entry *e;
+
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->dev = dev;
+	e->ino = ino;
+	e->loaded_ns = now_ns();
+	e->error = fd < 0 ? fd : elf_file_new(fd, root, &e->file);
+	return e;
+}
+
+static struct elf_entry *elfs_lookup(struct usyms *u, dev_t dev, ino_t ino) {
+	for (size_t i = 0; i < u->n_elfs; i++) {
+		struct elf_entry *e = u->elfs[i];
+
+		if (e->dev != dev || e->ino != ino)
+			continue;
+		if (e->error < 0 && now_ns() - e->loaded_ns > RETRY_NS) {
+			elf_entry_free(e);
+			u->elfs[i] = u->elfs[--u->n_elfs];
+			return NULL;
+		}
+		e->used = ++u->tick;
+		return e;
+	}
+	return NULL;
+}
+
+static void elfs_insert(struct usyms *u, struct elf_entry *e) {
+	if (u->n_elfs == ELFS_MAX) {
+		size_t lru = 0;
+
+		for (size_t i = 1; i < u->n_elfs; i++)
+			if (u->elfs[i]->used < u->elfs[lru]->used)
+				lru = i;
+		elf_entry_free(u->elfs[lru]);
+		u->elfs[lru] = u->elfs[--u->n_elfs];
+	}
+	e->used = ++u->tick;
+	u->elfs[u->n_elfs++] = e;
+}
+
+/* ---- processes ---- */
+
+static void proc_free_maps(struct map *maps, size_t n) {
+	for (size_t i = 0; i < n; i++)
+		free(maps[i].path);
+	free(maps);
+}
+
+static void proc_free(struct proc *p) {
+	if (!p)
+		return;
+	proc_free_maps(p->maps, p->n_maps);
+	free(p);
+}
+
+/* Field 22 of /proc/PID/stat, counted after the command name that may hold spaces. */
+static int proc_start_time(uint32_t pid, uint64_t *ret) {
+	char path[64], buf[2048], *s;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -errno : -ESRCH;
+	buf[n] = 0;
+
+	s = strrchr(buf, ')');
+	if (!s)
+		return -EBADMSG;
+	for (int field = 2; field < 21; field++) {
+		s = strchr(s + 1, ' ');
+		if (!s)
+			return -EBADMSG;
+	}
+	*ret = strtoull(s + 1, NULL, 10);
+	return 0;
+}
+
+static int proc_identity(uint32_t pid, struct proc_id *ret) {
+	char path[64];
+	struct stat st;
+	int r;
+
+	*ret = (struct proc_id) {};
+	r = proc_start_time(pid, &ret->start_time);
+	if (r < 0)
+		return r;
+	/* Kernel threads have no exe; they have no user stack either. */
+	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
+	if (stat(path, &st) == 0) {
+		ret->exe_dev = st.st_dev;
+		ret->exe_ino = st.st_ino;
+	}
+	return 0;
+}
+
+static bool proc_id_equal(const struct proc_id *a, const struct proc_id *b) {
+	return a->start_time == b->start_time && a->exe_dev == b->exe_dev && a->exe_ino == b->exe_ino;
+}
+
+static int map_parse(const char *line, struct map *m) {
+	unsigned long long start, end, pgoff, ino;
+	unsigned int major, minor;
+	char perms[5];
+	size_t len;
+	int n = 0;
+
+	if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu %n",
+		   &start, &end, perms, &pgoff, &major, &minor, &ino, &n) < 7 || n == 0)
+		return -EBADMSG;
+	if (!strchr(perms, 'x'))
+		return -ENOENT;
+	line += n;
+	len = strcspn(line, "\n");
+	if (len == 0)
+		return -ENOENT;         /* anonymous, JIT code has nothing to read */
+
+	*m = (struct map) {
+		.start = start, .end = end, .pgoff = pgoff,
+		.dev = makedev(major, minor), .ino = ino,
+		.path = strndup(line, len),
+	};
+	return m->path ? 0 : -ENOMEM;
+}
+
+static int proc_read_maps(uint32_t pid, struct map **ret, size_t *ret_n) {
+	__attribute__((cleanup(fclosep))) FILE *f = NULL;
+	__attribute__((cleanup(freep))) char *line = NULL;
+	struct map *maps = NULL;
+	size_t n = 0, cap = 0, line_len = 0;
+	char path[64];
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+
+	while (getline(&line, &line_len, f) > 0) {
+		struct map m;
+
+		r = map_parse(line, &m);
+		if (r == -ENOMEM)
+			goto fail;
+		if (r < 0)
+			continue;
+		r = array_grow((void **)&maps, &cap, n + 1, sizeof(*maps), GROW_MIN);
+		if (r < 0) {
+			free(m.path);
+			goto fail;
+		}
+		maps[n++] = m;
+	}
+	if (ferror(f)) {
+		r = -EIO;
+		goto fail;
+	}
+	*ret = maps;
+	*ret_n = n;
+	return 0;
+fail:
+	proc_free_maps(maps, n);
+	return r;
+}
+
+static int proc_load(struct proc *p) {
+	struct map *maps = NULL;
+	struct proc_id id;
+	size_t n = 0;
+	int r;
+
+	r = proc_identity(p->pid, &id);
+	if (r < 0)
+		return r;
+	r = proc_read_maps(p->pid, &maps, &n);
+	if (r < 0)
+		return r;
+	proc_free_maps(p->maps, p->n_maps);
+	p->maps = maps;
+	p->n_maps = n;
+	p->id = id;
+	p->checked_ns = p->loaded_ns = now_ns();
+	return 0;
+}
+
+static const struct map *proc_find_map(const struct proc *p, uint64_t addr) {
+	size_t lo = 0, hi = p->n_maps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct map *m = &p->maps[mid];
+
+		if (addr < m->start)
+			hi = mid;
+		else if (addr >= m->end)
+			lo = mid + 1;
+		else
+			return m;
+	}
+	return NULL;
+}
+
+static struct proc *procs_lookup(struct usyms *u, uint32_t pid, size_t *index) {
+	for (size_t i = 0; i < u->n_procs; i++)
+		if (u->procs[i]->pid == pid) {
+			if (index)
+				*index = i;
+			return u->procs[i];
+		}
+	return NULL;
+}
+
+static void procs_drop(struct usyms *u, size_t i) {
+	proc_free(u->procs[i]);
+	u->procs[i] = u->procs[--u->n_procs];
+}
+
+static int procs_insert(struct usyms *u, uint32_t pid, struct proc **ret) {
+	struct proc *p;
+	int r;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->pid = pid;
+	r = proc_load(p);
+	if (r < 0) {
+		proc_free(p);
+		return r;
+	}
+	if (u->n_procs == PROCS_MAX) {
+		size_t lru = 0;
+
+		for (size_t i = 1; i < u->n_procs; i++)
+			if (u->procs[i]->used < u->procs[lru]->used)
+				lru = i;
+		procs_drop(u, lru);
+	}
+	u->procs[u->n_procs++] = p;
+	*ret = p;
+	return 0;
+}
+
+/* The cached process, re-read when the pid now names another process or program. */
+static int procs_get(struct usyms *u, uint32_t pid, struct proc **ret) {
+	struct proc *p;
+	uint64_t now = now_ns();
+	struct proc_id id;
+	int r;
+
+	p = procs_lookup(u, pid, NULL);
+	if (!p) {
+		r = procs_insert(u, pid, &p);
+		if (r < 0)
+			return r;
+	} else if (now - p->checked_ns > RECHECK_NS) {
+		/* A process that has exited keeps its maps: its last events still need them. */
+		if (proc_identity(pid, &id) >= 0 && !proc_id_equal(&id, &p->id) &&
+		    proc_load(p) < 0) {
+			proc_free_maps(p->maps, p->n_maps);
+			p->maps = NULL;
+			p->n_maps = 0;
+			p->id = id;
+		}
+		p->checked_ns = now;
+	}
+	p->used = ++u->tick;
+	*ret = p;
+	return 0;
+}
+
+/*
+ * The mapped file, opened from the process's own root. A file replaced on
+ * disk (package upgrade) or deleted is no longer at its path: map_files
+ * still reaches the mapped inode.
+ */
+static int proc_open_map(const struct proc *p, const struct map *m) {
+	size_t len = strlen(m->path), sl = strlen(DELETED_SUFFIX);
+	bool deleted = len > sl && strcmp(m->path + len - sl, DELETED_SUFFIX) == 0;
+	char path[PATH_MAX + 64];
+	struct stat st;
+	int fd = -ENOENT, alt;
+
+	if (!deleted) {
+		snprintf(path, sizeof(path), "/proc/%u/root%s", p->pid, m->path);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			fd = -errno;
+		else if (fstat(fd, &st) == 0 && st.st_ino == m->ino)
+			return fd;
+	}
+
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", p->pid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	alt = open(path, O_RDONLY | O_CLOEXEC);
+	if (alt >= 0) {
+		if (fd >= 0)
+			close(fd);
+		return alt;
+	}
+	if (fd >= 0 || deleted)
+		return fd;
+
+	/* The process is gone with its root; the host path will do if it is the same inode. */
+	fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || st.st_ino != m->ino) {
+		close(fd);
+		return -ESRCH;
+	}
+	return fd;
+}
+
+/* The parsed file mapped at m; NULL when it could not be read. */
+static const struct elf_file *proc_elf(struct usyms *u, const struct proc *p, const struct map *m) {
+	struct elf_entry *e;
+	char root[64];
+	int fd;
+
+	e = elfs_lookup(u, m->dev, m->ino);
+	if (e)
+		return e->file;
+
+	fd = proc_open_map(p, m);
+	snprintf(root, sizeof(root), "/proc/%u/root", p->pid);
+	e = elf_entry_new(m->dev, m->ino, fd, root);
+	if (fd >= 0)
+		close(fd);
+	if (!e)
+		return NULL;
+	elfs_insert(u, e);
+	return e->file;
+}
+
+/* ---- public ---- */
+
+int usyms_new(struct usyms **ret) {
+	struct usyms *u;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ELIBBAD;
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	*ret = u;
+	return 0;
+}
+
+void usyms_free(struct usyms *u) {
+	if (!u)
+		return;
+	for (size_t i = 0; i < u->n_procs; i++)
+		proc_free(u->procs[i]);
+	for (size_t i = 0; i < u->n_elfs; i++)
+		elf_entry_free(u->elfs[i]);
+	free(u);
+}
+
+void usyms_forget(struct usyms *u, uint32_t pid) {
+	size_t i;
+
+	if (procs_lookup(u, pid, &i))
+		procs_drop(u, i);
+}
+
+int usyms_find(struct usyms *u, uint32_t pid, uint64_t addr, struct usym *ret) {
+	const struct elf_file *f;
+	const struct map *m;
+	struct proc *p;
+	uint64_t vaddr;
+	int r;
+
+	*ret = (struct usym) {};
+	r = procs_get(u, pid, &p);
+	if (r < 0)
+		return r;
+
+	m = proc_find_map(p, addr);
+	if (!m && now_ns() - p->loaded_ns > RELOAD_NS) {
+		/* Perhaps dlopen()ed since; a process that exited keeps what we had. */
+		if (proc_load(p) < 0)
+			p->loaded_ns = now_ns();
+		m = proc_find_map(p, addr);
+	}
+	if (!m)
+		return -ENOENT;
+	ret->path = m->path;
+	if (m->path[0] != '/')
+		return -ENOENT;         /* [vdso] and friends */
+
+	f = proc_elf(u, p, m);
+	if (!f)
+		return -ENOENT;
+	if (elf_file_vaddr(f, addr - m->start + m->pgoff, &vaddr) < 0)
+		return -ENOENT;
+	return elf_file_find(f, vaddr, &ret->name, &ret->offset);
+}
+
+int usyms_format(struct usyms *u, uint32_t pid, uint64_t addr, char *buf, size_t len) {
+	struct usym s;
+	int r;
+
+	if (len == 0)
+		return -EINVAL;
+	r = usyms_find(u, pid, addr, &s);
+	if (s.name)
+		snprintf(buf, len, "%s+0x%llx (%s)", s.name, (unsigned long long)s.offset, s.path);
+	else if (s.path)
+		snprintf(buf, len, "0x%llx (%s)", (unsigned long long)addr, s.path);
+	else
+		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
+	return r;
+}
+
+
+static int usyms_file(struct usyms *u, const char *binary, const struct elf_file **ret) {
+	__attribute__((cleanup(closep))) int fd = -1;
+	struct elf_entry *e;
+	struct stat st;
+
+	fd = open(binary, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	e = elfs_lookup(u, st.st_dev, st.st_ino);
+	if (!e) {
+		e = elf_entry_new(st.st_dev, st.st_ino, fd, "");
+		if (!e)
+			return -ENOMEM;
+		elfs_insert(u, e);
+	}
+	if (e->error < 0)
+		return e->error;
+	*ret = e->file;
+	return 0;
+}
+
+int usyms_functions(struct usyms *u, const char *binary, const char *prefix,
+		    int (*cb)(const char *name, uint64_t offset, void *userdata), void *userdata) {
+	const struct elf_file *f = NULL;
+	int r = usyms_file(u, binary, &f);
+
+	return r < 0 ? r : elf_file_functions(f, prefix, cb, userdata);
+}
+
+static int found_it(const char *name, uint64_t offset, void *userdata) {
+	return strcmp(name, userdata) == 0 ? -EEXIST : 0;
+}
+
+/* Exported, not merely present: a local copy is not what the program calls. */
+static bool defines(struct usyms *u, const char *path, const char *symbol) {
+	return usyms_functions(u, path, symbol, found_it, (void *)symbol) == -EEXIST;
+}
+
+/* Debian's multiarch directory of this architecture. */
+#if defined(__x86_64__)
+#define MULTIARCH "x86_64-linux-gnu"
+#elif defined(__aarch64__)
+#define MULTIARCH "aarch64-linux-gnu"
+#elif defined(__i386__)
+#define MULTIARCH "i386-linux-gnu"
+#else
+#define MULTIARCH "."
+#endif
+
+/* Where the dynamic linker looks after the file's own search path. */
+static const char *const default_dirs[] = {
+	"/lib/" MULTIARCH, "/usr/lib/" MULTIARCH, "/lib64", "/usr/lib64", "/lib", "/usr/lib",
+	"/usr/local/lib",
+};
+
+/* One directory of a search path, "$ORIGIN" being the binary's own directory. */
+static bool provider_in(struct usyms *u, const char *dir, size_t dlen, const char *origin,
+			const char *lib, const char *symbol, char **ret) {
+	char path[PATH_MAX];
+
+	if (dlen >= 7 && strncmp(dir, "$ORIGIN", 7) == 0)
+		snprintf(path, sizeof(path), "%s%.*s/%s", origin, (int)(dlen - 7), dir + 7, lib);
+	else
+		snprintf(path, sizeof(path), "%.*s/%s", (int)dlen, dir, lib);
+	if (access(path, R_OK) < 0 || !defines(u, path, symbol))
+		return false;
+	*ret = strdup(path);
+	return true;
+}
+
+int usyms_provider(struct usyms *u, const char *binary, const char *symbol, char **ret) {
+	__attribute__((cleanup(closep))) int fd = -1;
+	char **needed = NULL, *runpath = NULL, origin[PATH_MAX];
+	const char *slash = strrchr(binary, '/');
+	bool found = false;
+	int r;
+
+	if (defines(u, binary, symbol)) {
+		*ret = strdup(binary);
+		return *ret ? 0 : -ENOMEM;
+	}
+	fd = open(binary, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = elf_file_needed(fd, &needed, &runpath);
+	if (r < 0)
+		return r;
+	snprintf(origin, sizeof(origin), "%.*s", slash ? (int)(slash - binary) : 1,
+		 slash ? binary : ".");
+	*ret = NULL;
+	for (size_t i = 0; !found && needed && needed[i]; i++) {
+		const char *lib = needed[i];
+
+		for (const char *p = runpath; !found && p && *p; p += strcspn(p, ":"), p += *p == ':')
+			found = provider_in(u, p, strcspn(p, ":"), origin, lib, symbol, ret);
+		for (size_t d = 0; !found && d < sizeof(default_dirs) / sizeof(*default_dirs); d++)
+			found = provider_in(u, default_dirs[d], strlen(default_dirs[d]), origin, lib,
+					    symbol, ret);
+	}
+	for (size_t i = 0; needed && needed[i]; i++)
+		free(needed[i]);
+	free(needed);
+	free(runpath);
+	if (!found)
+		return -ENOENT;
+	return *ret ? 0 : -ENOMEM;
+}
+
+int usyms_resolve(struct usyms *u, const char *binary, const char *symbol, uint64_t *offset) {
+	const struct elf_file *f = NULL;
+	int r = usyms_file(u, binary, &f);
+
+	return r < 0 ? r : elf_file_resolve(f, symbol, offset);
+}
