@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/agent.h"
+#include "base/syscalls.h"
 #include "config/config.h"
-#include "layers/syscalls.h"
+#include "config/target.h"
+#include "core/agent.h"
 #include "smblat-config.h"
 
 #define EX_USAGE_ 2
@@ -64,9 +65,10 @@ static void usage(FILE *f)
 		"Trace slow SMB client operations (and more) into the journal.\n\n"
 		"  -c, --config FILE     configuration (default " SMBLAT_CONFIG_PATH ")\n"
 		"      --stdout          print events to the terminal instead of the journal\n"
-		"  -j, --csv             with --stdout: ENDTIME_us,TASK,PID,FUNCTION,LATENCY_us\n"
+		"  -j, --csv             CSV lines ENDTIME_us,TASK,PID,FUNCTION,LATENCY_us\n"
+		"                        on the terminal (implies --stdout)\n"
 		"  -p, --pid PID         trace this process only\n"
-		"  -d, --duration SECS   stop after SECS seconds\n"
+		"  -d, --duration SECS   stop after SECS seconds (or 500ms, 2m)\n"
 		"      --inode --file --adspace --super\n"
 		"                        smb layer: only these operation groups\n"
 		"      --layers LIST     enable exactly these layers (smb,smb2,block,func,smbd)\n"
@@ -83,7 +85,8 @@ static void usage(FILE *f)
 		"  -u, --min-us US       threshold in microseconds\n"
 		"  -K, --kernel-stack    capture kernel stacks (default on)\n"
 		"  -U, --user-stack      capture user stacks\n"
-		"      --folded          with --stdout: folded stacks for flame graphs\n"
+		"      --folded          folded stacks for flame graphs on the terminal\n"
+		"                        (implies --stdout)\n"
 		"      --list-probes     attach, list every target and its backend, exit\n"
 		"      --check-config    validate the configuration, print it, exit\n"
 		"  -v, --verbose         libbpf diagnostics on stderr\n"
@@ -106,6 +109,8 @@ struct cli {
 	const char *min_ms;
 	char *min_us;               /* -u, as "<N>us" */
 	const char *min_arg;        /* the threshold as given, for messages */
+	const char *needs_f;        /* an option that only means something with -f */
+	bool micro;                 /* -u: latencies in microseconds on the terminal */
 };
 
 static int fail_usage(const char *fmt, const char *arg)
@@ -116,17 +121,10 @@ static int fail_usage(const char *fmt, const char *arg)
 	return -EX_USAGE_;
 }
 
+/* -d and --hist: the durations of smblat.conf, bare numbers in seconds. */
 static int parse_seconds(const char *s, uint64_t *ns)
 {
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || v < 0)
-		return -EINVAL;
-	*ns = (uint64_t)(v * 1e9);
-	return 0;
+	return values_parse_duration(s, 1000000000ULL, ns);
 }
 
 static int parse_args(int argc, char **argv, struct cli *cli, struct run_opts *o)
@@ -143,6 +141,7 @@ static int parse_args(int argc, char **argv, struct cli *cli, struct run_opts *o
 			break;
 		case 'j':
 			o->term.format = TERM_CSV;
+			o->to_stdout = true;
 			break;
 		case 'p':
 			cli->pid = optarg;
@@ -174,6 +173,7 @@ static int parse_args(int argc, char **argv, struct cli *cli, struct run_opts *o
 			break;
 		case 'e':
 			cli->errors = true;
+			cli->needs_f = "-e";
 			break;
 		case 'm':
 			cli->min_ms = cli->min_arg = optarg;
@@ -184,6 +184,7 @@ static int parse_args(int argc, char **argv, struct cli *cli, struct run_opts *o
 				return -ENOMEM;
 			cli->min_ms = cli->min_us;
 			cli->min_arg = optarg;
+			o->term.micro = true;
 			break;
 		case 'U':
 			cli->ustack = true;
@@ -197,10 +198,12 @@ static int parse_args(int argc, char **argv, struct cli *cli, struct run_opts *o
 				return fail_usage("invalid --args \"%s\": 0 to 6", optarg);
 			cli->args = n;
 			o->term.show_args = n > 0;
+			cli->needs_f = "-a";
 			break;
 		}
 		case OPT_FOLDED:
 			o->term.folded = true;
+			o->to_stdout = true;
 			break;
 		case 'f': {
 			char **v = realloc(cli->funcs, (cli->n_funcs + 1) * sizeof(*v));
@@ -243,6 +246,11 @@ static int parse_args(int argc, char **argv, struct cli *cli, struct run_opts *o
 		return fail_usage("unexpected argument \"%s\"", argv[optind]);
 	if (o->hist_only && !o->to_stdout)
 		return fail_usage("%s needs --stdout", "--hist");
+	if (cli->needs_f && !cli->n_funcs)
+		return fail_usage("%s needs -f TARGET (it applies to function probes)", cli->needs_f);
+	if (o->hist_only && (o->term.format == TERM_CSV || o->term.folded))
+		return fail_usage("%s prints tables, not events: -j and --folded do not go with it",
+				  "--hist");
 	return 0;
 }
 
@@ -259,7 +267,12 @@ static int apply_layers(struct config *c, const char *list)
 		int l = layer_from_name(t);
 
 		if (l < 0) {
-			r = fail_usage("unknown layer \"%s\" (smb, smb2, block, func, smbd)", t);
+			char known[128] = "";
+
+			for (int k = 0, n = 0; k < _LAYER_MAX; k++)
+				n += snprintf(known + n, sizeof(known) - n, "%s%s", k ? ", " : "", layer_names[k]);
+			fprintf(stderr, "smblat: unknown layer \"%s\" (%s)\nTry 'smblat --help'.\n", t, known);
+			r = -EX_USAGE_;
 			break;
 		}
 		c->layer[l].enabled = true;
@@ -279,17 +292,26 @@ static int add_function_probes(struct config *c, const struct cli *cli)
 		return -ENOMEM;
 	c->probes = v;
 	for (unsigned int i = 0; i < cli->n_funcs; i++) {
-		const char *t = cli->funcs[i];
+		const char *t = cli->funcs[i], *problem, *hint;
 		struct probe_config *p;
+		struct target tg;
+		int r = target_parse(t, &tg, &problem);
 
-		if (strncmp(t, "syscall:", 8) == 0 && syscalls_nr(t + 8) < 0) {
-			const char *hint = syscalls_suggest(t + 8);
-
-			fprintf(stderr, "smblat: -f %s: no syscall \"%s\" on this architecture%s%s%s\n",
-				t, t + 8, hint ? ", did you mean \"syscall:" : "", hint ? hint : "",
-				hint ? "\"?" : "");
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0) {
+			fprintf(stderr, "smblat: -f %s: the target %s\nTry 'smblat --help'.\n", t, problem);
 			return -EX_USAGE_;
 		}
+		if (tg.kind == TARGET_SYSCALL && syscalls_nr(tg.symbol) < 0) {
+			hint = syscalls_suggest(tg.symbol);
+			fprintf(stderr, "smblat: -f %s: no syscall \"%s\" on this architecture%s%s%s\n",
+				t, tg.symbol, hint ? ", did you mean \"syscall:" : "", hint ? hint : "",
+				hint ? "\"?" : "");
+			target_done(&tg);
+			return -EX_USAGE_;
+		}
+		target_done(&tg);
 		p = &v[c->n_probes++];
 
 		*p = (struct probe_config) {
@@ -299,6 +321,7 @@ static int add_function_probes(struct config *c, const struct cli *cli)
 			.user_stack = c->user_stack,
 			.args = cli->args,
 			.errors = cli->errors,
+			.cli = true,
 		};
 		if (!p->label || !p->target)
 			return -ENOMEM;
@@ -362,7 +385,7 @@ int main(int argc, char **argv)
 	if (r == 0) {
 		o.config_path = cli.config ? cli.config : SMBLAT_CONFIG_PATH;
 		o.config_explicit = cli.config != NULL;
-		if (config_load(&c, o.config_path, !o.config_explicit) < 0)
+		if (config_load(&c, o.config_path, !o.config_explicit, NULL) < 0)
 			r = -EX_CONFIG_;
 	}
 	if (r == 0)

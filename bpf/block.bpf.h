@@ -60,7 +60,7 @@ static __always_inline bool disk_wanted(struct gendisk *disk)
 		return true;
 	if (!disk)
 		return false;
-	dev = (BPF_CORE_READ(disk, major) << 20) | BPF_CORE_READ(disk, first_minor);
+	dev = smblat_kdev(BPF_CORE_READ(disk, major), BPF_CORE_READ(disk, first_minor));
 	for (int i = 0; i < BLOCK_MAX_DISKS; i++) {
 		if (i >= block_cfg.n_devs)
 			break;

@@ -94,7 +94,9 @@ static __always_inline bool comm_matches(void)
 
 static __always_inline bool task_wanted(void)
 {
-	if (cfg.tgid && (bpf_get_current_pid_tgid() >> 32) != cfg.tgid)
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (tgid == cfg.self_tgid || (cfg.tgid && tgid != cfg.tgid))
 		return false;
 	if (cfg.cgroup_id && bpf_get_current_cgroup_id() != cfg.cgroup_id)
 		return false;
@@ -267,6 +269,8 @@ static __always_inline bool ret_failed(__u8 kind, __u64 ret)
 		return (__s64)ret < 0 && (__s64)ret >= -4095;
 	case RK_PTR:
 		return ret >= (__u64)-4095;
+	case RK_USER:
+		return (__s32)ret < 0;
 	}
 	return false;
 }

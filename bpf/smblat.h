@@ -22,6 +22,13 @@ typedef __s64 int64_t;
 #define SMBLAT_NAME_LEN 64
 #define SMBLAT_COMM_LEN 16
 #define SMBLAT_NEST 16            /* nested probed calls tracked per task */
+#define SMBLAT_SYSCALL_MAX 1024   /* syscall numbers the syscall: targets can have */
+
+/* The kernel's own dev_t (super_block.s_dev, disk_devt): MINORBITS is 20. */
+static inline uint32_t smblat_kdev(uint32_t major, uint32_t minor)
+{
+	return major << 20 | minor;
+}
 
 /*
  * Latency buckets: log2 of nanoseconds with 4 linear sub-buckets per power
@@ -56,6 +63,7 @@ enum ret_kind {
 	RK_LONG,        /* 64-bit, negative is -errno */
 	RK_PTR,        /* ERR_PTR() encodes -errno */
 	RK_UINT,       /* never an error */
+	RK_USER,       /* user-space function: 64 bits as they are; failed when negative as C int */
 };
 
 enum func_flags {
@@ -156,7 +164,9 @@ struct event {
 /* The read-only configuration, set between __open() and __load(). */
 struct smblat_cfg {
 	uint32_t tgid;            /* 0: every process */
+	uint32_t self_tgid;       /* the agent: never traced, or its own writes feed back */
 	uint32_t filter_comm;     /* compare comm below */
+	uint32_t pad;
 	uint64_t cgroup_id;       /* 0: every cgroup */
 	char comm[SMBLAT_COMM_LEN];
 };

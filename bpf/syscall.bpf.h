@@ -5,12 +5,10 @@
  * syscall number. Included by smblat.bpf.c.
  */
 
-#define SYSCALL_MAX_NR 1024
-
 /* Syscall number -> func id + 1; 0: not traced. Set by the agent. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, SYSCALL_MAX_NR);
+	__uint(max_entries, SMBLAT_SYSCALL_MAX);
 	__type(key, __u32);
 	__type(value, __u32);
 } sys_ids SEC(".maps");
@@ -21,7 +19,7 @@ static __always_inline __u32 sys_id(long nr)
 	__u32 key = (__u32)nr, *v;
 
 	/* x32 numbers have bit 30 set, out of range here too */
-	if (nr < 0 || nr >= SYSCALL_MAX_NR)
+	if (nr < 0 || nr >= SMBLAT_SYSCALL_MAX)
 		return 0;
 	v = bpf_map_lookup_elem(&sys_ids, &key);
 	if (!v || !*v)

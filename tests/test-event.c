@@ -69,7 +69,7 @@ struct fixture {
 	int unlink_id, lookup_id, dalloc_id, uprobe_id, read_id, count_id, void_id;
 };
 
-static int add(struct func_table *t, enum layer l, enum op_group g, const char *name,
+static int add(struct func_table *t, enum layer_id l, enum op_group g, const char *name,
 	       const char *symbol, const char *module, uint8_t ret_kind) {
 	int id = func_table_add(t, l, g, name, symbol, module);
 

@@ -16,7 +16,7 @@
  * hist.c names the layer through func.c; this fallback lets the test link
  * whether or not that module is in the library yet.
  */
-__attribute__((weak)) const char *layer_name(enum layer l)
+__attribute__((weak)) const char *layer_name(enum layer_id l)
 {
 	return l == LAYER_SMB ? "smb" : "other";
 }

@@ -682,7 +682,7 @@ static void test_journald(void)
 			check_json(json, "STACK", stack);
 		free(json);
 	}
-	CHECK(journal_write_status(j, LOG_NOTICE, "test status") == 0, "journal_write_status");
+	CHECK(journal_write_status(j, &(struct status) { .kind = STATUS_AGENT, .priority = LOG_NOTICE, .message = "test status" }) == 0, "journal_write_status");
 out:
 	entry_free(&e);
 	free(r.stack);

@@ -11,7 +11,7 @@
 
 #include <bpf/btf.h>
 
-#include "core/agent-int.h"
+#include "layers/smb2.h"
 #include "config/config.h"
 #include "decode/event.h"
 #include "sinks/journal.h"
@@ -178,7 +178,7 @@ static void test_config(void)
 
 	config_init(&c);
 	check(!c.layer[LAYER_SMB2].enabled && !c.layer[LAYER_SMB2].errors, "defaults: off");
-	r = config_load_string(&c, "t.conf", "[smb2]\nenabled = yes\nerrors = yes\ninclude = SMB2_CREATE SMB2_CLOSE\n");
+	r = config_load_string(&c, "t.conf", "[smb2]\nenabled = yes\nerrors = yes\ninclude = SMB2_CREATE SMB2_CLOSE\n", NULL);
 	check(r == 0, "load: %d", r);
 	check(c.layer[LAYER_SMB2].enabled && c.layer[LAYER_SMB2].errors, "enabled, errors");
 	check(c.layer[LAYER_SMB2].include && c.layer[LAYER_SMB2].include[1] &&
@@ -193,7 +193,7 @@ static void test_config(void)
 
 	config_init(&c);
 	fflush(stderr);
-	r = config_load_string(&c, "t.conf", "[block]\nerrors = yes\n");
+	r = config_load_string(&c, "t.conf", "[block]\nerrors = yes\n", NULL);
 	check(r < 0, "errors = in [block] accepted");
 	config_free(&c);
 }

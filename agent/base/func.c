@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/func.h"
 
-static const char *const layer_names[_LAYER_MAX] = {
+/* The one table of layer names: FUNCTION entries, [sections], --layers. */
+const char *const layer_names[_LAYER_MAX] = {
 	[LAYER_SMB] = "smb",
 	[LAYER_SMB2] = "smb2",
 	[LAYER_BLOCK] = "block",
@@ -26,15 +29,15 @@ static const char *const backend_names[_BACKEND_MAX] = {
 	[BACKEND_UPROBE_MULTI] = "uprobe-multi",
 };
 
-static const char *const group_names[] = {
-	[GROUP_NONE] = "none",
+/* [smb] groups=, --inode/--file/...; GROUP_NONE is no group one could select. */
+const char *const op_group_names[_GROUP_MAX] = {
 	[GROUP_INODE] = "inode",
 	[GROUP_FILE] = "file",
 	[GROUP_ADSPACE] = "adspace",
 	[GROUP_SUPER] = "super",
 };
 
-const char *layer_name(enum layer l)
+const char *layer_name(enum layer_id l)
 {
 	return l < _LAYER_MAX ? layer_names[l] : "?";
 }
@@ -54,18 +57,18 @@ const char *backend_name(enum backend b)
 
 const char *group_name(enum op_group g)
 {
-	return g <= GROUP_SUPER ? group_names[g] : "?";
+	return g > GROUP_NONE && g < _GROUP_MAX ? op_group_names[g] : "none";
 }
 
 int group_from_name(const char *s)
 {
-	for (int i = GROUP_INODE; i <= GROUP_SUPER; i++)
-		if (strcmp(s, group_names[i]) == 0)
+	for (int i = GROUP_NONE + 1; i < _GROUP_MAX; i++)
+		if (strcmp(s, op_group_names[i]) == 0)
 			return i;
 	return -EINVAL;
 }
 
-int func_table_add(struct func_table *t, enum layer layer, enum op_group group,
+int func_table_add(struct func_table *t, enum layer_id layer, enum op_group group,
 		   const char *name, const char *symbol, const char *module)
 {
 	struct func *f;
@@ -114,8 +117,69 @@ void func_table_free(struct func_table *t)
 		free(t->v[i].name);
 		free(t->v[i].symbol);
 		free(t->v[i].module);
-		free(t->v[i].missing);
+		free(t->v[i].detail);
 	}
 	free(t->v);
 	*t = (struct func_table) {};
+}
+
+static const char *const state_texts[_FUNC_STATE_MAX] = {
+	[FUNC_PENDING] = "not attached yet",
+	[FUNC_ATTACHED] = "attached",
+	[FUNC_FAILED] = "attach failed",
+	[FUNC_NO_BACKEND] = "no backend on this kernel",
+	[FUNC_NOT_FOUND] = "not found",
+	[FUNC_UNLOADED] = "module unloaded",
+	[FUNC_DISABLED] = "disabled by reload",
+	[FUNC_REMOVED] = "removed by reload",
+	[FUNC_EXCLUDED] = "excluded by include/exclude",
+	[FUNC_UNUSABLE] = "not usable",
+	[FUNC_DUPLICATE] = "traced by another probe",
+};
+
+void func_set_state(struct func *f, enum func_state s, const char *fmt, ...)
+{
+	va_list ap;
+
+	free(f->detail);
+	f->detail = NULL;
+	f->state = s;
+	if (s != FUNC_ATTACHED)
+		f->backend = BACKEND_NONE;
+	if (!fmt)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&f->detail, fmt, ap) < 0)
+		f->detail = NULL;
+	va_end(ap);
+}
+
+void func_set_attached(struct func *f, enum backend b)
+{
+	func_set_state(f, FUNC_ATTACHED, NULL);
+	f->backend = b;
+}
+
+const char *func_state_text(const struct func *f, char *buf, size_t size)
+{
+	const char *s = f->state < _FUNC_STATE_MAX ? state_texts[f->state] : "?";
+
+	if (!f->detail)
+		return s;
+	/* the detail alone when it says it all ("kprobe: No such file or directory") */
+	if (f->state == FUNC_FAILED || f->state == FUNC_NO_BACKEND || f->state == FUNC_UNUSABLE ||
+	    f->state == FUNC_DUPLICATE || f->state == FUNC_NOT_FOUND || f->state == FUNC_UNLOADED)
+		snprintf(buf, size, "%s", f->detail);
+	else
+		snprintf(buf, size, "%s: %s", s, f->detail);
+	return buf;
+}
+
+uint32_t func_table_attached(const struct func_table *t, int l)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < t->n; i++)
+		n += func_attached(&t->v[i]) && (l < 0 || t->v[i].layer == (enum layer_id)l);
+	return n;
 }

@@ -3,11 +3,12 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "bpf/smblat.h"
 
-enum layer {
+enum layer_id {
 	LAYER_SMB,      /* cifs.ko VFS operations */
 	LAYER_SMB2,     /* SMB2 wire requests of the cifs client */
 	LAYER_BLOCK,    /* block I/O */
@@ -37,21 +38,54 @@ enum op_group {
 	GROUP_FILE,
 	GROUP_ADSPACE,
 	GROUP_SUPER,
+	_GROUP_MAX,
+};
+
+/* Where a function stands; detail says more for the states that need it. */
+enum func_state {
+	FUNC_PENDING,           /* in the table, not attached yet */
+	FUNC_ATTACHED,
+	FUNC_FAILED,            /* the kernel refused the attach: detail */
+	FUNC_NO_BACKEND,        /* this kernel offers no way to attach it: detail */
+	FUNC_NOT_FOUND,         /* no such function, probe, file or module: detail */
+	FUNC_UNLOADED,          /* its module went away; attached again when it is back */
+	FUNC_DISABLED,          /* its layer disabled, or deselected, by a reload */
+	FUNC_REMOVED,           /* its [probe] section removed by a reload */
+	FUNC_EXCLUDED,          /* left out by include=/exclude= */
+	FUNC_UNUSABLE,          /* attachable, but what it counted would be wrong: detail */
+	FUNC_DUPLICATE,         /* another probe traces it already: detail */
+	_FUNC_STATE_MAX,
 };
 
 struct func {
 	uint32_t id;
-	enum layer layer;
+	enum layer_id layer;
 	enum op_group group;
 	char *name;             /* FUNCTION field: INODE_OP_UNLINK, ... */
 	char *symbol;           /* kernel function (cifs_unlink) or PATH:symbol */
 	char *module;           /* kernel module owning symbol, NULL for vmlinux */
 	struct func_cfg cfg;    /* what BPF sees for this id */
 	enum backend backend;   /* how it is attached, BACKEND_NONE if not */
-	char *missing;          /* why it is not attached, NULL when attached */
+	enum func_state state;
+	char *detail;           /* malloc'd, for the states that carry one */
 };
 
-const char *layer_name(enum layer l);
+/* Sets the state, with a detail (printf format, NULL for none). */
+void func_set_state(struct func *f, enum func_state s, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Attached through backend b. */
+void func_set_attached(struct func *f, enum backend b);
+/* "attached", "cifs module unloaded", "kprobe: Invalid argument": what --list-probes says. */
+const char *func_state_text(const struct func *f, char *buf, size_t size);
+static inline bool func_attached(const struct func *f)
+{
+	return f->state == FUNC_ATTACHED;
+}
+
+extern const char *const layer_names[_LAYER_MAX];
+extern const char *const op_group_names[_GROUP_MAX];
+
+const char *layer_name(enum layer_id l);
 int layer_from_name(const char *s);          /* -EINVAL when unknown */
 const char *backend_name(enum backend b);
 const char *group_name(enum op_group g);
@@ -65,7 +99,9 @@ struct func_table {
 };
 
 /* Adds a function; returns its id or negative errno. */
-int func_table_add(struct func_table *t, enum layer layer, enum op_group group,
+int func_table_add(struct func_table *t, enum layer_id layer, enum op_group group,
 		   const char *name, const char *symbol, const char *module);
 struct func *func_table_find_symbol(struct func_table *t, const char *symbol);
+/* Functions of layer l attached now. */
+uint32_t func_table_attached(const struct func_table *t, int l);
 void func_table_free(struct func_table *t);

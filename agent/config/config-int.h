@@ -32,6 +32,7 @@ struct load {
 	/* [probe NAME] that set their stacks; the others follow [agent] */
 	bool kstack_set[CONFIG_MAX_PROBES];
 	bool ustack_set[CONFIG_MAX_PROBES];
+	char *message;              /* the first failure, "FILE:LINE: what" */
 };
 
 /* One file or string being parsed. */
@@ -42,7 +43,7 @@ struct loader {
 	const char *pos;            /* the unread rest of the text */
 	unsigned line;
 	enum section_kind kind;
-	enum layer layer;
+	enum layer_id layer;
 	unsigned probe;
 	char section[256];          /* whole, inih's copy stops at 49 bytes */
 	unsigned probe_line[CONFIG_MAX_PROBES]; /* where this file has [probe NAME], or 0 */

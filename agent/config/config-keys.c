@@ -9,20 +9,13 @@
 #include <syslog.h>
 
 #include "config/config-int.h"
-#include "layers/syscalls.h"
+#include "config/target.h"
+#include "base/syscalls.h"
 
 #define RINGBUF_MIN 4096ULL
 #define RINGBUF_MAX (1ULL << 30)
 #define PID_MAX 4194304U             /* PID_MAX_LIMIT on 64-bit kernels */
 #define COMM_MAX (SMBLAT_COMM_LEN - 1)
-
-/* [smb] groups=; GROUP_NONE is not selectable: ops outside any group always count. */
-static const char *const group_names[] = {
-	[GROUP_INODE] = "inode",
-	[GROUP_FILE] = "file",
-	[GROUP_ADSPACE] = "adspace",
-	[GROUP_SUPER] = "super",
-};
 
 static int set_duration(struct loader *l, const char *v, uint64_t *ret) {
 	int r = parse_duration_ns(v, ret);
@@ -379,14 +372,14 @@ static int smb_groups(struct loader *l, const char *v, bool append) {
 		for (size_t g = GROUP_NONE + 1; g < ELEMENTSOF(group); g++)
 			group[g] = false;
 	while ((e = values_list_next(&p, buf, sizeof(buf)))) {
-		int g = values_name_index(e, group_names, ELEMENTSOF(group_names));
+		int g = values_name_index(e, op_group_names, _GROUP_MAX);
 		const char *hint;
 
 		if (g > GROUP_NONE) {
 			group[g] = true;
 			continue;
 		}
-		hint = values_suggest(e, group_names, ELEMENTSOF(group_names));
+		hint = values_suggest(e, op_group_names, _GROUP_MAX);
 		return loader_fail(l, -EINVAL, "unknown group \"%s\"%s%s%s, use inode, file, adspace or super",
 				   e, hint ? ", did you mean \"" : "", hint ?: "", hint ? "\"?" : "");
 	}
@@ -401,20 +394,26 @@ static struct probe_config *loader_probe(struct loader *l) {
 }
 
 static int probe_target(struct loader *l, const char *v, bool append) {
-	const char *problem;
+	const char *problem, *hint;
+	struct target t;
+	int r;
 
 	if (!*v)
 		return loader_fail(l, -EINVAL, "target is empty");
-	problem = values_target_problem(v);
-	if (problem)
+	r = target_parse(v, &t, &problem);
+	if (r == -ENOMEM)
+		return loader_oom(l);
+	if (r < 0)
 		return loader_fail(l, -EINVAL, "target \"%s\" %s", v, problem);
-	if (strncmp(v, "syscall:", 8) == 0 && syscalls_nr(v + 8) < 0) {
-		const char *hint = syscalls_suggest(v + 8);
-
-		return loader_fail(l, -EINVAL, "target \"%s\": no syscall \"%s\" on this architecture%s%s%s",
-				   v, v + 8, hint ? ", did you mean \"syscall:" : "", hint ?: "",
-				   hint ? "\"?" : "");
+	if (t.kind == TARGET_SYSCALL && syscalls_nr(t.symbol) < 0) {
+		hint = syscalls_suggest(t.symbol);
+		r = loader_fail(l, -EINVAL, "target \"%s\": no syscall \"%s\" on this architecture%s%s%s",
+				v, t.symbol, hint ? ", did you mean \"syscall:" : "", hint ?: "",
+				hint ? "\"?" : "");
+		target_done(&t);
+		return r;
 	}
+	target_done(&t);
 	return set_string(l, v, &loader_probe(l)->target);
 }
 

@@ -20,6 +20,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -34,13 +35,6 @@
 /* Not strdup()ed so that config_init() cannot fail; config_free() knows it. */
 static char default_user[] = "smblat";
 
-/* Sections of the layers that have one; LAYER_FUNC is configured by [probe NAME]. */
-static const char *const layer_sections[_LAYER_MAX] = {
-	[LAYER_SMB] = "smb",
-	[LAYER_SMB2] = "smb2",
-	[LAYER_BLOCK] = "block",
-	[LAYER_SMBD] = "smbd",
-};
 
 
 static void freep(void *p) {
@@ -105,7 +99,48 @@ void config_free(struct config *c) {
 	config_init(c);
 }
 
-uint64_t config_layer_threshold_ns(const struct config *c, enum layer l) {
+static int probe_find(const struct config *c, const char *label);
+
+static bool name_in(char **list, const char *name) {
+	for (; list && *list; list++)
+		if (strcasecmp(*list, name) == 0)
+			return true;
+	return false;
+}
+
+bool config_wants(const struct config *c, enum layer_id l, const char *name, enum op_group g) {
+	const struct layer_config *lc = &c->layer[l];
+
+	if (g > GROUP_NONE && g < _GROUP_MAX && !c->group[g])
+		return false;
+	if (lc->include && lc->include[0] && !name_in(lc->include, name))
+		return false;
+	return !name_in(lc->exclude, name);
+}
+
+int config_carry_cli(struct config *to, const struct config *from) {
+	for (unsigned i = 0; i < from->n_probes; i++) {
+		const struct probe_config *p = &from->probes[i];
+		struct probe_config *v;
+
+		if (!p->cli || probe_find(to, p->label) >= 0)
+			continue;
+		v = realloc(to->probes, (to->n_probes + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		to->probes = v;
+		v[to->n_probes] = *p;
+		v[to->n_probes].label = strdup(p->label);
+		v[to->n_probes].target = strdup(p->target);
+		v[to->n_probes].file = p->file ? strdup(p->file) : NULL;
+		to->n_probes++;
+		if (!v[to->n_probes - 1].label || !v[to->n_probes - 1].target)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+uint64_t config_layer_threshold_ns(const struct config *c, enum layer_id l) {
 	const struct layer_config *lc = &c->layer[l];
 
 	return lc->threshold_set ? lc->threshold_ns : c->threshold_ns;
@@ -265,8 +300,9 @@ static int section_enter(struct loader *l, char *name) {
 		l->kind = SECTION_JOURNAL;
 	else if (strcmp(name, "histogram") == 0)
 		l->kind = SECTION_HISTOGRAM;
-	else if ((i = values_name_index(name, layer_sections, ELEMENTSOF(layer_sections))) >= 0) {
-		l->layer = (enum layer) i;
+	/* every layer has a section named after it, but func: [probe NAME] configures it */
+	else if ((i = values_name_index(name, layer_names, _LAYER_MAX)) >= 0 && i != LAYER_FUNC) {
+		l->layer = (enum layer_id) i;
 		l->kind = i == LAYER_SMB ? SECTION_SMB : i == LAYER_BLOCK ? SECTION_BLOCK :
 			  i == LAYER_SMBD ? SECTION_SMBD : SECTION_LAYER;
 	} else {
@@ -360,8 +396,21 @@ static char *loader_read(char *buf, int size, void *userdata) {
 	return buf;
 }
 
+/* Keeps the first message of a load; the caller of config_load() says it. */
+__attribute__((format(printf, 2, 3)))
+static void load_say(struct load *ld, const char *fmt, ...) {
+	va_list ap;
+
+	if (ld->message)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&ld->message, fmt, ap) < 0)
+		ld->message = NULL;
+	va_end(ap);
+}
+
 static int loader_report(const struct loader *l) {
-	fprintf(stderr, "%s:%u: %s\n", l->name, l->error_line, l->message);
+	load_say(l->load, "%s:%u: %s", l->name, l->error_line, l->message);
 	return l->error;
 }
 
@@ -371,7 +420,7 @@ static int load_text(struct load *ld, const char *name, const char *text) {
 
 	l = calloc(1, sizeof(*l));
 	if (!l) {
-		fprintf(stderr, "%s: %s\n", name, strerror(ENOMEM));
+		load_say(ld, "%s: %s", name, strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	*l = (struct loader) {
@@ -385,10 +434,10 @@ static int load_text(struct load *ld, const char *name, const char *text) {
 	if (l->error && (r <= 0 || l->error_line <= (unsigned) r))
 		r = loader_report(l);
 	else if (r > 0) {
-		fprintf(stderr, "%s:%d: syntax error, expected [section] or key = value\n", name, r);
+		load_say(ld, "%s:%d: syntax error, expected [section] or key = value", name, r);
 		r = -EINVAL;
 	} else if (r < 0) {
-		fprintf(stderr, "%s: %s\n", name, strerror(ENOMEM));
+		load_say(ld, "%s: %s", name, strerror(ENOMEM));
 		r = -ENOMEM;
 	}
 	free(l);
@@ -396,7 +445,7 @@ static int load_text(struct load *ld, const char *name, const char *text) {
 }
 
 /* Reads all of f; NUL bytes would end the text early without a word. */
-static int read_text(FILE *f, const char *name, char **ret) {
+static int read_text(struct load *ld, FILE *f, const char *name, char **ret) {
 	_cleanup_free_ char *buf = NULL;
 	size_t n = 0, size = 0;
 
@@ -407,14 +456,14 @@ static int read_text(FILE *f, const char *name, char **ret) {
 			char *nb;
 
 			if (size >= FILE_MAX) {
-				fprintf(stderr, "%s: larger than %u bytes, not a configuration file\n",
+				load_say(ld, "%s: larger than %u bytes, not a configuration file",
 					name, FILE_MAX);
 				return -EFBIG;
 			}
 			size = size ? size * 2 : 8192;
 			nb = realloc(buf, size + 1);
 			if (!nb) {
-				fprintf(stderr, "%s: %s\n", name, strerror(ENOMEM));
+				load_say(ld, "%s: %s", name, strerror(ENOMEM));
 				return -ENOMEM;
 			}
 			buf = nb;
@@ -427,7 +476,7 @@ static int read_text(FILE *f, const char *name, char **ret) {
 	if (ferror(f)) {
 		int r = errno ?: EIO;
 
-		fprintf(stderr, "%s: %s\n", name, strerror(r));
+		load_say(ld, "%s: %s", name, strerror(r));
 		return -r;
 	}
 	buf[n] = '\0';
@@ -436,7 +485,7 @@ static int read_text(FILE *f, const char *name, char **ret) {
 
 		for (const char *p = buf; *p; p++)
 			line += *p == '\n';
-		fprintf(stderr, "%s:%u: NUL byte, not a text file\n", name, line);
+		load_say(ld, "%s:%u: NUL byte, not a text file", name, line);
 		return -EINVAL;
 	}
 	*ret = buf;
@@ -456,19 +505,19 @@ static int load_file(struct load *ld, const char *path, bool missing_ok) {
 		r = -errno;
 		if (r == -ENOENT && missing_ok)
 			return 1;
-		fprintf(stderr, "%s: %m\n", path);
+		load_say(ld, "%s: %m", path);
 		return r;
 	}
 	if (fstat(fileno(f), &st) < 0) {
 		r = -errno;
-		fprintf(stderr, "%s: %m\n", path);
+		load_say(ld, "%s: %m", path);
 		return r;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "%s: %s\n", path, strerror(EISDIR));
+		load_say(ld, "%s: %s", path, strerror(EISDIR));
 		return -EISDIR;
 	}
-	r = read_text(f, path, &text);
+	r = read_text(ld, f, path, &text);
 	if (r < 0)
 		return r;
 	return load_text(ld, path, text);
@@ -493,7 +542,7 @@ static int load_dropins(struct load *ld, const char *path) {
 
 	if (asprintf(&dir, "%s.d", path) < 0) {
 		dir = NULL;
-		fprintf(stderr, "%s: %s\n", path, strerror(ENOMEM));
+		load_say(ld, "%s: %s", path, strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	n = scandir(dir, &list, dropin_filter, dropin_compare);
@@ -501,7 +550,7 @@ static int load_dropins(struct load *ld, const char *path) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;
 		r = -errno;
-		fprintf(stderr, "%s: %m\n", dir);
+		load_say(ld, "%s: %m", dir);
 		return r;
 	}
 	for (int i = 0; i < n; i++) {
@@ -510,7 +559,7 @@ static int load_dropins(struct load *ld, const char *path) {
 
 		if (r >= 0 && asprintf(&p, "%s/%s", dir, list[i]->d_name) < 0) {
 			p = NULL;
-			fprintf(stderr, "%s: %s\n", dir, strerror(ENOMEM));
+			load_say(ld, "%s: %s", dir, strerror(ENOMEM));
 			r = -ENOMEM;
 		}
 		/* a directory that happens to end in .conf is not a drop-in */
@@ -534,7 +583,7 @@ static int load_finish(struct load *ld) {
 		struct probe_config *p = &c->probes[i];
 
 		if (!p->target) {
-			fprintf(stderr, "%s:%u: [probe %s] has no target, e.g. target = vfs_read\n",
+			load_say(ld, "%s:%u: [probe %s] has no target, e.g. target = vfs_read",
 				p->file, p->line, p->label);
 			return -EINVAL;
 		}
@@ -548,42 +597,53 @@ static int load_finish(struct load *ld) {
 	return 0;
 }
 
-int config_load(struct config *c, const char *path, bool missing_ok) {
-	_cleanup_free_ struct load *ld = NULL;
-	int r;
-
-	ld = calloc(1, sizeof(*ld));
-	if (!ld) {
-		fprintf(stderr, "%s: %s\n", path, strerror(ENOMEM));
-		return -ENOMEM;
+/* The message goes to the caller, or to stderr when it wants none back. */
+static int load_end(struct load *ld, int r, char **error) {
+	if (r < 0 && !ld->message)
+		load_say(ld, "%s", strerror(-r));
+	if (r < 0 && error) {
+		*error = ld->message;
+		ld->message = NULL;
+	} else if (r < 0) {
+		fprintf(stderr, "%s\n", ld->message ? ld->message : strerror(-r));
 	}
-	load_start(ld, c);
-	r = load_file(ld, path, missing_ok);
-	if (r < 0)
-		return r;
-	/* drop-ins apply even without the main file, as systemd's do */
-	r = load_dropins(ld, path);
-	if (r < 0)
-		return r;
-	return load_finish(ld);
+	free(ld->message);
+	free(ld);
+	return r;
 }
 
-int config_load_string(struct config *c, const char *name, const char *text) {
-	_cleanup_free_ struct load *ld = NULL;
+int config_load(struct config *c, const char *path, bool missing_ok, char **error) {
+	struct load *ld = calloc(1, sizeof(*ld));
 	int r;
 
+	if (error)
+		*error = NULL;
+	if (!ld)
+		return -ENOMEM;
+	load_start(ld, c);
+	r = load_file(ld, path, missing_ok);
+	/* drop-ins apply even without the main file, as systemd's do */
+	if (r >= 0)
+		r = load_dropins(ld, path);
+	if (r >= 0)
+		r = load_finish(ld);
+	return load_end(ld, r, error);
+}
+
+int config_load_string(struct config *c, const char *name, const char *text, char **error) {
+	struct load *ld;
+	int r;
+
+	if (error)
+		*error = NULL;
 	if (!text)
 		return -EINVAL;
-	if (!name)
-		name = "(string)";
 	ld = calloc(1, sizeof(*ld));
-	if (!ld) {
-		fprintf(stderr, "%s: %s\n", name, strerror(ENOMEM));
+	if (!ld)
 		return -ENOMEM;
-	}
 	load_start(ld, c);
-	r = load_text(ld, name, text);
-	if (r < 0)
-		return r;
-	return load_finish(ld);
+	r = load_text(ld, name ? name : "(string)", text);
+	if (r >= 0)
+		r = load_finish(ld);
+	return load_end(ld, r, error);
 }

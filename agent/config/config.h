@@ -35,6 +35,7 @@ struct probe_config {
 	bool errors;                /* log failed calls whatever their latency */
 	char *file;                 /* FILE:LINE of the section, for messages */
 	unsigned int line;
+	bool cli;                   /* given on the command line (-f), not in a file */
 };
 
 struct config {
@@ -60,7 +61,7 @@ struct config {
 	uint64_t hist_interval_ns;  /* default 60s, 0 disables */
 	/* [smb] [smb2] [block] [smbd] */
 	struct layer_config layer[_LAYER_MAX];
-	bool group[5];              /* enum op_group enabled for [smb] groups=, all by default */
+	bool group[_GROUP_MAX];     /* enum op_group enabled for [smb] groups=, all by default */
 	/* [block] */
 	char **block_disks;         /* NULL-terminated disk names, NULL: every disk */
 	bool block_queue_time;      /* time from block_rq_insert, default no */
@@ -77,21 +78,34 @@ void config_free(struct config *c);
 
 /*
  * Parses PATH and then PATH.d/ *.conf drop-ins in lexical order on top of c.
- * On error prints "FILE:LINE: message" to stderr and returns -EINVAL
- * (callers exit EX_CONFIG). missing_ok: a missing PATH is not an error.
- * Drop-ins apply even when PATH is missing. A file that cannot be read
- * gives "FILE: strerror" and its negative errno (-ENOENT, -EACCES, ...).
- * After a failure c is freeable but only partly loaded.
+ * On error returns -EINVAL (callers exit EX_CONFIG) with *error set to
+ * "FILE:LINE: message" (malloc'd; printed to stderr instead when error is
+ * NULL). missing_ok: a missing PATH is not an error. Drop-ins apply even
+ * when PATH is missing. A file that cannot be read gives "FILE: strerror"
+ * and its negative errno (-ENOENT, -EACCES, ...). After a failure c is
+ * freeable but only partly loaded.
  */
-int config_load(struct config *c, const char *path, bool missing_ok);
+int config_load(struct config *c, const char *path, bool missing_ok, char **error);
 
 /* Parses one buffer (for tests and the fuzzer); name is used in messages. */
-int config_load_string(struct config *c, const char *name, const char *text);
+int config_load_string(struct config *c, const char *name, const char *text, char **error);
+
+/*
+ * Copies the probes given on the command line from `from` to `to` (a file
+ * loaded again for a reload): they are in no file. -ENOMEM.
+ */
+int config_carry_cli(struct config *to, const struct config *from);
 
 /* Prints the effective configuration in the file's own syntax. */
 void config_dump(const struct config *c, FILE *f);
 
+/*
+ * Whether the configuration selects FUNCTION name of layer l: its section's
+ * include= (empty: all) and exclude=, and for smb the op group's groups=.
+ */
+bool config_wants(const struct config *c, enum layer_id l, const char *name, enum op_group g);
+
 /* The threshold in force: the layer's own, else [agent]'s. */
-uint64_t config_layer_threshold_ns(const struct config *c, enum layer l);
+uint64_t config_layer_threshold_ns(const struct config *c, enum layer_id l);
 /* The probe's own, else [agent]'s (the func layer has no section). */
 uint64_t config_probe_threshold_ns(const struct config *c, const struct probe_config *p);

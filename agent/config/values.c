@@ -39,11 +39,16 @@ const char *const values_backend_names[_CHOICE_MAX] = {
 /* ---- numbers --------------------------------------------------------------- */
 
 int parse_duration_ns(const char *s, uint64_t *ns) {
-	static const struct {
+	/* smbvfsslower's min_ms habit */
+	return values_parse_duration(s, NSEC_PER_MSEC, ns);
+}
+
+int values_parse_duration(const char *s, uint64_t bare_ns, uint64_t *ns) {
+	const struct {
 		const char *suffix;
 		uint64_t mult;
 	} units[] = {
-		{ "", NSEC_PER_MSEC },      /* smbvfsslower's min_ms habit */
+		{ "", bare_ns },
 		{ "ns", 1 },
 		{ "us", NSEC_PER_USEC },
 		{ "µs", NSEC_PER_USEC },
@@ -326,33 +331,6 @@ const char *values_suggest(const char *word, const char *const *names, size_t n)
 		}
 	}
 	return best;
-}
-
-/* Only the shape is checked here; whether it exists is known at attach time. */
-const char *values_target_problem(const char *t) {
-	const char *colon;
-
-	if (!t[0])
-		return "is empty";
-	if (strpbrk(t, WHITESPACE) || values_has_control(t))
-		return "contains blanks or control characters";
-	if (t[0] == ':' || t[strlen(t) - 1] == ':' || strstr(t, "::"))
-		return "has an empty part around ':'";
-	if (strncmp(t, "usdt:", 5) == 0) {
-		/* usdt:PATH:PROVIDER:START,END */
-		colon = strrchr(t + 5, ':');
-		if (!colon || colon == strchr(t + 5, ':'))
-			return "is not usdt:PATH:PROVIDER:START,END";
-		if (!strchr(colon, ',') || colon[1] == ',' || colon[strlen(colon) - 1] == ',')
-			return "needs two USDT probes, entry and return: usdt:PATH:PROVIDER:START,END";
-		return NULL;
-	}
-	if (strncmp(t, "syscall:", 8) == 0) {
-		if (strspn(t + 8, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(t + 8))
-			return "is not syscall:NAME";
-		return NULL;
-	}
-	return NULL;
 }
 
 /* ---- lists ----------------------------------------------------------------- */

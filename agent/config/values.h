@@ -38,6 +38,8 @@ const char *config_backend_name(enum backend_choice b);
 
 /* "500us", "10ms", "1.5s", "2m"; bare numbers are milliseconds. */
 int parse_duration_ns(const char *s, uint64_t *ns);
+/* The same grammar, bare numbers in units of bare_ns (-d 3 is seconds). */
+int values_parse_duration(const char *s, uint64_t bare_ns, uint64_t *ns);
 /* Exact and parseable back: "10ms", "1500ms", "250us", "0". Returns buf. */
 const char *format_duration_ns(char *buf, size_t size, uint64_t ns);
 /* "4M", "64K", "1G", bare bytes */
@@ -57,8 +59,6 @@ bool values_label_valid(const char *s);
 bool values_has_control(const char *s);
 /* Up to 32 of A-Z a-z 0-9 _ . -, not starting with '-'. */
 bool values_user_name_valid(const char *s);
-/* NULL when the probe target has a plausible shape, else what is wrong with it. */
-const char *values_target_problem(const char *t);
 
 /* Levenshtein distance; UINT_MAX for words over 64 bytes. */
 unsigned values_distance(const char *a, const char *b);

@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The core: sets up the services, drives the layers of layer_table through
+ * their interface, and runs the main loop (events, timers, signals). It
+ * names no layer.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -12,91 +17,18 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 
-#include "core/agent-int.h"
-#include "layers/block.h"
-#include "layers/cifsops.h"
+#include "base/log.h"
 #include "base/privs.h"
-#include "layers/syscalls.h"
+#include "core/agent-int.h"
 #include "sinks/writer.h"
 
-#define CIFS_WATCH_USEC (2 * 1000000ULL)
-#define FUNC_SLACK 256          /* ids kept free for cifs.ko loaded after start */
-#define SMBD_FUNCS 256          /* smb_vfs_call_* and SMB2 commands: ~120 in Samba 4.17 */
-
-static uint32_t attached_count(const struct agent *a)
-{
-	uint32_t n = 0;
-
-	for (uint32_t i = 0; i < a->funcs.n; i++)
-		n += a->funcs.v[i].backend != BACKEND_NONE && !a->funcs.v[i].missing;
-	return n;
-}
-
-void agent_status(struct agent *a, int prio, const char *fmt, ...)
-{
-	char *msg = NULL;
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
-	va_end(ap);
-	if (!msg)
-		return;
-	fprintf(stderr, "smblat: %s\n", msg);
-	if (a->journal)
-		journal_write_status(a->journal, prio, msg);
-	free(msg);
-}
-
-int func_probe_add(struct agent *a, const struct probe_config *pc)
-{
-	const char *target = pc->target, *colon = strrchr(target, ':');
-	char *binary = NULL;
-	struct func *f;
-	int id, r = 0;
-
-	if (strncmp(target, "syscall:", 8) == 0)
-		return syscalls_probe_add(a, pc);
-	if (strncmp(target, "usdt:", 5) == 0)
-		return usdt_probe_add(a, pc);
-	id = func_table_add(&a->funcs, LAYER_FUNC, GROUP_NONE, pc->label, target, NULL);
-	if (id < 0)
-		return id;
-	f = &a->funcs.v[id];
-	f->cfg.threshold_ns = pc->threshold_set ? pc->threshold_ns : config_layer_threshold_ns(a->cfg, LAYER_FUNC);
-	f->cfg.flags = FF_ENABLED | (pc->kernel_stack ? FF_KSTACK : 0) |
-		       (pc->user_stack ? FF_USTACK : 0) | (pc->errors ? FF_ERRORS : 0);
-	f->cfg.nargs = pc->args;
-	/* User functions have no BTF: read the return value as C's int, the common case. */
-	f->cfg.ret_kind = RK_INT;
-	if (colon && (strchr(target, '/') || strstr(target, ".so") || strncmp(target, "lib", 3) == 0)) {
-		binary = strndup(target, colon - target);
-		if (!binary)
-			return -ENOMEM;
-		probes_update(a->probes, f);
-		r = probes_attach_uprobe(a->probes, f, binary, colon + 1, -1);
-		if (r < 0)
-			agent_status(a, LOG_WARNING, "probe %s: cannot attach uprobe to %s: %s", pc->label,
-			       target, strerror(-r));
-		free(binary);
-		return 0;
-	}
-	if (colon) {    /* module:function */
-		free(f->module);
-		f->module = strndup(target, colon - target);
-		free(f->symbol);
-		f->symbol = strdup(colon + 1);
-	}
-	(void)btfargs_fill(btfs_get(a->btfs, f->module), f->symbol, &f->cfg, NULL);
-	f->cfg.nargs = pc->args;
-	probes_update(a->probes, f);
-	r = probes_attach_kernel(a->probes, &f, 1);
-	if (r <= 0)
-		agent_status(a, LOG_WARNING, "probe %s: not attached: %s", pc->label,
-		       f->missing ? f->missing : "unknown reason");
-	return 0;
-}
+#define WATCH_USEC (2 * 1000000ULL)
+#define FUNC_SLACK 64           /* ids kept free beyond what the layers asked for */
+/*
+ * Events taken per turn of the loop: a ring buffer that never runs dry
+ * must not starve the signals and timers (stop, duration, watchdog).
+ */
+#define DRAIN_BATCH 4096
 
 /* ---- events ---- */
 
@@ -123,40 +55,98 @@ static bool rate_allows(struct agent *a)
 	return true;
 }
 
-static int on_event(void *ctx, void *data, size_t size)
+static void event_sink(struct agent *a, struct record *r)
 {
-	struct agent *a = ctx;
-	struct record r;
 	int err;
 
-	if (event_decode(&a->dec, data, size, &r) < 0)
-		return 0;
 	if (!rate_allows(a)) {
-		a->loss[r.func->id].suppressed++;
+		a->loss[r->func->id].suppressed++;
 	} else if (a->journal) {
-		err = journal_write_event(a->journal, &r);
+		err = journal_write_event(a->journal, r);
 		if (err < 0) {
-			a->loss[r.func->id].write_failed++;
+			a->loss[r->func->id].write_failed++;
 			a->failed++;
 		} else {
 			a->written++;
 		}
 	} else if (!a->opt->hist_only) {
-		term_print_event(stdout, &a->opt->term, &r);
+		term_print_event(stdout, &a->opt->term, r);
 		fflush(stdout);
 		a->written++;
 	}
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct agent *a = ctx;
+	const struct layer_ops *ops;
+	struct record r;
+
+	if (event_decode(&a->dec, data, size, &r) == 0) {
+		ops = layer_table[r.func->layer];
+		if (ops->decode && a->layer[r.func->layer])
+			ops->decode(a->layer[r.func->layer], data, &r);
+		event_sink(a, &r);
+	}
 	event_record_clear(&r);
-	return 0;
+	/* negative stops this turn once the batch is full; the event itself is taken */
+	return ++a->batch >= DRAIN_BATCH ? -EAGAIN : 0;
+}
+
+unsigned int agent_drain(struct agent *a, unsigned int max)
+{
+	unsigned int taken = 0;
+
+	do {
+		a->batch = 0;
+		(void)ring_buffer__consume(a->rb);
+		taken += a->batch;
+	} while (a->batch >= DRAIN_BATCH && taken < max);
+	return taken;
+}
+
+/* What the ring buffer can hold: draining that much empties what was there. */
+static unsigned int ringbuf_events(const struct agent *a)
+{
+	return a->cfg->ringbuf_bytes / sizeof(struct event) + DRAIN_BATCH;
 }
 
 static int on_ringbuf(sd_event_source *s, int fd, uint32_t revents, void *ctx)
 {
-	struct agent *a = ctx;
-
-	ring_buffer__consume(a->rb);
+	agent_drain(ctx, DRAIN_BATCH);
 	return 0;
 }
+
+/* ---- layers ---- */
+
+void agent_layers_privileged(struct agent *a, void (*fn)(struct agent *a, enum layer_id l, void *),
+			     void *userdata)
+{
+	/* Attach rights stay permitted after the drop, effective only around an attach. */
+	if (a->dropped && privs_raise() < 0) {
+		log_status(STATUS_AGENT, LOG_WARNING, "cannot raise the attach capabilities: %m");
+		return;
+	}
+	for (int l = 0; l < _LAYER_MAX; l++)
+		if (a->layer[l])
+			fn(a, l, userdata);
+	if (a->dropped)
+		privs_lower();
+}
+
+static void layer_watch(struct agent *a, enum layer_id l, void *userdata)
+{
+	if (a->cfg->layer[l].enabled && layer_table[l]->watch)
+		layer_table[l]->watch(a->layer[l]);
+}
+
+static void layer_attach(struct agent *a, enum layer_id l, void *userdata)
+{
+	if (a->cfg->layer[l].enabled)
+		layer_table[l]->attach(a->layer[l]);
+}
+
+/* ---- the loop ---- */
 
 /* Time sources fire once; periodic ones are armed again each time. */
 static int rearm(sd_event_source *s, uint64_t usec)
@@ -170,7 +160,7 @@ static int on_summary_timer(sd_event_source *s, uint64_t usec, void *ctx)
 {
 	struct agent *a = ctx;
 
-	ring_buffer__consume(a->rb);
+	agent_drain(a, DRAIN_BATCH);
 	report_now(a, true, false);
 	return rearm(s, usec + a->hist_interval_ns / 1000);
 }
@@ -180,20 +170,20 @@ static int on_loss_timer(sd_event_source *s, uint64_t usec, void *ctx)
 	struct agent *a = ctx;
 	uint64_t written, failed;
 
-	ring_buffer__consume(a->rb);
+	agent_drain(a, DRAIN_BATCH);
 	report_now(a, false, true);
 	report_writer_health(a);
 	report_counts(a, &written, &failed);
 	sd_notifyf(false, "STATUS=%u functions attached, %llu entries written, %llu failed",
-		   attached_count(a), (unsigned long long)written,
+		   func_table_attached(&a->funcs, -1), (unsigned long long)written,
 		   (unsigned long long)failed);
 	return rearm(s, usec + a->cfg->lost_interval_ns / 1000);
 }
 
-static int on_cifs_watch(sd_event_source *s, uint64_t usec, void *ctx)
+static int on_watch(sd_event_source *s, uint64_t usec, void *ctx)
 {
-	smb_watch(ctx);
-	return rearm(s, usec + CIFS_WATCH_USEC);
+	agent_layers_privileged(ctx, layer_watch, NULL);
+	return rearm(s, usec + WATCH_USEC);
 }
 
 static int on_stop(sd_event_source *s, const struct signalfd_siginfo *si, void *ctx)
@@ -210,7 +200,7 @@ static int on_usr1(sd_event_source *s, const struct signalfd_siginfo *si, void *
 {
 	struct agent *a = ctx;
 
-	ring_buffer__consume(a->rb);
+	agent_drain(a, DRAIN_BATCH);
 	report_now(a, true, false);
 	return 0;
 }
@@ -220,7 +210,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *c
 	struct agent *a = ctx;
 
 	sd_notify(false, "RELOADING=1");
-	ring_buffer__consume(a->rb);    /* events of removed functions still have their names */
+	agent_drain(a, ringbuf_events(a));  /* events of removed functions still have their names */
 	(void)reload_config(a);
 	sd_notify(false, "READY=1");
 	return 0;
@@ -238,6 +228,11 @@ static int libbpf_verbose(enum libbpf_print_level level, const char *fmt, va_lis
 	return vfprintf(stderr, fmt, ap);
 }
 
+static void status_to_journal(void *userdata, const struct status *s)
+{
+	journal_write_status(userdata, s);
+}
+
 static int setup_sinks(struct agent *a)
 {
 	struct journal_opts jo = {
@@ -247,15 +242,21 @@ static int setup_sinks(struct agent *a)
 	};
 	int r;
 
-	if (a->opt->to_stdout || !a->cfg->journal)
+	if (a->opt->to_stdout || a->opt->list_probes || !a->cfg->journal)
 		return 0;
 	r = journal_probe();
 	if (r < 0) {
-		fprintf(stderr, "smblat: journald is not running (/run/systemd/journal/socket: %s): "
-			"printing events to the terminal instead\n", strerror(-r));
+		log_status(STATUS_AGENT, LOG_WARNING, "journald is not running "
+			   "(/run/systemd/journal/socket: %s): printing events to the terminal instead",
+			   strerror(-r));
 		return 0;
 	}
-	return journal_new(&jo, &a->journal);
+	r = journal_new(&jo, &a->journal);
+	if (r < 0)
+		return r;
+	/* under systemd stderr is the journal already: say it once, with the fields */
+	log_set_sink(status_to_journal, a->journal, !journal_is_stderr());
+	return 0;
 }
 
 static int setup_symbols(struct agent *a)
@@ -265,7 +266,8 @@ static int setup_symbols(struct agent *a)
 	if (r < 0) {
 		const char *why = ksyms_explain(r);
 
-		fprintf(stderr, "smblat: cannot read kernel symbols: %s\n", why ? why : strerror(-r));
+		log_status(STATUS_AGENT, LOG_ERR, "cannot read kernel symbols: %s",
+			   why ? why : strerror(-r));
 		return -ECANCELED;
 	}
 	r = btfs_new(&a->btfs);
@@ -294,121 +296,148 @@ static uint64_t cgroup_id_of(const char *path)
 	return h.id;
 }
 
+/* What the layers want of the BPF object, asked before it loads. */
+static int layers_prepare(struct agent *a, struct probes_opts *po)
+{
+	int r;
+
+	po->func_capacity = FUNC_SLACK;
+	for (int l = 0; l < _LAYER_MAX; l++) {
+		if (!a->cfg->layer[l].enabled)
+			continue;
+		po->func_capacity += layer_table[l]->ids_needed(a->cfg);
+		if (!layer_table[l]->prepare)
+			continue;
+		r = layer_table[l]->prepare(a->cfg, &a->env, po);
+		if (r < 0)
+			return -ECANCELED;  /* said why */
+	}
+	if (po->func_capacity > SMBLAT_MAX_FUNCS)
+		po->func_capacity = SMBLAT_MAX_FUNCS;
+	return 0;
+}
+
 static int setup_probes(struct agent *a)
 {
 	struct probes_opts po = {
 		.choice = a->cfg->backend,
 		.tgid = a->cfg->pid,
+		.self_tgid = getpid(),
 		.comm = a->cfg->comm,
 		.ringbuf_bytes = a->cfg->ringbuf_bytes,
-		.func_capacity = FUNC_SLACK + a->cfg->n_probes + _BLOCK_OP_MAX +
-				 (a->cfg->layer[LAYER_SMBD].enabled ? SMBD_FUNCS : 0),
 	};
-	struct block_cfg bc;
 	int r;
 
-	if (a->cfg->layer[LAYER_BLOCK].enabled) {
-		if (block_cfg_build(a->cfg, btfs_get(a->btfs, NULL), NULL, &bc) < 0)
-			return -ECANCELED;  /* said why already */
-		po.block = &bc;
-	}
-	for (unsigned int i = 0; i < a->cfg->n_probes; i++)
-		po.syscalls |= strncmp(a->cfg->probes[i].target, "syscall:", 8) == 0;
-
+	a->env = (struct layer_env) {
+		.cfg = a->cfg, .funcs = &a->funcs, .ks = a->ks, .btfs = a->btfs, .us = a->us,
+	};
 	if (a->cfg->cgroup && *a->cfg->cgroup) {
 		po.cgroup_id = cgroup_id_of(a->cfg->cgroup);
 		if (!po.cgroup_id) {
-			fprintf(stderr, "smblat: cgroup %s: %m\n", a->cfg->cgroup);
+			log_status(STATUS_AGENT, LOG_ERR, "cgroup %s: %m", a->cfg->cgroup);
 			return -ECANCELED;
 		}
 	}
-	r = probes_open(&po, a->ks, a->btfs, &a->probes);
+	r = layers_prepare(a, &po);
+	if (r == 0)
+		r = probes_open(&po, a->ks, a->btfs, &a->probes);
 	if (r < 0)
 		return -ECANCELED;      /* said why already */
+	a->env.probes = a->probes;
 	a->rb = ring_buffer__new(probes_ringbuf_fd(a->probes), on_event, a, NULL);
 	return a->rb ? 0 : -errno;
 }
 
-static void layers_attach(struct agent *a)
+/* Every layer exists (a reload may enable it); those enabled attach now. */
+static int layers_start(struct agent *a)
 {
-	const char *why = NULL;
+	int r;
 
-	if (a->cfg->layer[LAYER_SMB].enabled) {
-		if (probes_kernel_backend(a->probes, &why) == BACKEND_NONE) {
-			agent_status(a, LOG_WARNING, "smb: layer unavailable on this kernel: %s",
-			       why ? why : "no backend");
-			a->smb_attached = true;     /* nothing to wait for */
-		} else if (smb_attach(a) == -ENOENT) {
-			agent_status(a, LOG_NOTICE, "smb: cifs module not loaded; attaching when it is");
-		}
+	for (int l = 0; l < _LAYER_MAX; l++) {
+		r = layer_table[l]->new(&a->env, &a->layer[l]);
+		if (r < 0)
+			return r;
 	}
-	for (unsigned int i = 0; i < a->cfg->n_probes; i++)
-		func_probe_add(a, &a->cfg->probes[i]);
-	if (a->cfg->layer[LAYER_SMB2].enabled)
-		smb2_attach(a);
-	if (a->cfg->layer[LAYER_BLOCK].enabled)
-		block_attach(a);
-	if (a->cfg->layer[LAYER_SMBD].enabled)
-		(void)smbd_attach(a);
+	agent_layers_privileged(a, layer_attach, NULL);
+	return 0;
+}
+
+/*
+ * Running makes sense while something is traced or can still come; else
+ * the reasons, and a failed start.
+ */
+static int layers_check(struct agent *a)
+{
+	char waiting[512] = "", none[1024] = "";
+	size_t nw = 0, nn = 0;
+	bool active = false;
+
+	for (int l = 0; l < _LAYER_MAX; l++) {
+		const char *why = NULL;
+		enum layer_state s;
+
+		if (!a->cfg->layer[l].enabled)
+			continue;
+		s = layer_table[l]->state(a->layer[l], &why);
+		active |= s == LAYER_ACTIVE;
+		if (s == LAYER_WAITING && nw < sizeof(waiting))
+			nw += snprintf(waiting + nw, sizeof(waiting) - nw, "%s%s: %s", nw ? "; " : "",
+				       layer_name(l), why ? why : "?");
+		if (s == LAYER_UNAVAILABLE && nn < sizeof(none))
+			nn += snprintf(none + nn, sizeof(none) - nn, "%s%s: %s", nn ? "; " : "",
+				       layer_name(l), why ? why : "?");
+	}
+	if (active || nw) {
+		if (!active)
+			log_status(STATUS_AGENT, LOG_NOTICE, "nothing attached yet; waiting (%s)", waiting);
+		return 0;
+	}
+	log_status(STATUS_AGENT, LOG_ERR, "nothing to trace: %s", nn ? none : "no layer enabled");
+	return -ECANCELED;
 }
 
 static void list_probes(struct agent *a)
 {
 	const char *why = NULL;
 	enum backend be = probes_kernel_backend(a->probes, &why);
+	char buf[256];
 
 	if (be == BACKEND_NONE)
 		printf("# kernel functions: no backend: %s\n", why ? why : "?");
 	else
 		printf("# kernel functions: %s first, falling back per function\n", backend_name(be));
 	why = probes_tp_btf_why(a->probes);
-	if (a->cfg->layer[LAYER_BLOCK].enabled || probes_attached_tracepoints(a->probes))
-		printf("# tracepoints (block, syscall:): %s\n",
-		       why ? why : "tp_btf first, raw_tp when refused");
+	printf("# tracepoints (block, syscall:): %s\n", why ? why : "tp_btf first, raw_tp when refused");
 	printf("%-28s %-6s %-36s %-13s %s\n", "FUNCTION", "LAYER", "TARGET", "BACKEND", "STATUS");
 	for (uint32_t i = 0; i < a->funcs.n; i++) {
 		const struct func *f = &a->funcs.v[i];
 		char target[256];
 
-		if (f->layer == LAYER_BLOCK)
-			snprintf(target, sizeof(target), "%s..block_rq_complete",
-				 a->cfg->block_queue_time ? "block_rq_insert" : "block_rq_issue");
-		else
-			snprintf(target, sizeof(target), "%s%s%s%s", f->symbol ? f->symbol : "-",
+		snprintf(target, sizeof(target), "%s%s%s%s", f->symbol ? f->symbol : "-",
 			 f->module ? " [" : "", f->module ? f->module : "", f->module ? "]" : "");
-		printf("%-28s %-6s %-36s %-13s %s\n", f->name, layer_name(f->layer), target,
-		       f->missing ? "-" : backend_name(f->backend),
-		       f->missing ? f->missing : "attached");
+		layer_list_row(stdout, f->name, f->layer, target,
+			       func_attached(f) ? backend_name(f->backend) : "-",
+			       func_state_text(f, buf, sizeof(buf)));
 	}
-	if (a->cfg->layer[LAYER_SMB].enabled) {
-		for (const char *const *k = cifsops_known; *k; k++) {
-			bool found = false;
-
-			for (uint32_t i = 0; i < a->funcs.n; i++)
-				found |= strcmp(a->funcs.v[i].name, *k) == 0;
-			if (!found)
-				printf("%-28s %-6s %-36s %-13s %s\n", *k, "smb", "-", "-",
-				       a->smb_attached ? "not served by cifs on this kernel" :
-				       "cifs module not loaded");
-		}
-	}
+	for (int l = 0; l < _LAYER_MAX; l++)
+		if (a->cfg->layer[l].enabled && layer_table[l]->list)
+			layer_table[l]->list(a->layer[l], stdout);
 }
 
 static int drop_privileges(struct agent *a)
 {
 	int r;
 
+	if (geteuid() != 0 || !a->cfg->user || !*a->cfg->user)
+		return 0;
 	/*
 	 * Attach rights stay permitted, never effective but around an attach:
 	 * cifs may load later, and SIGHUP may add probes (smblat(8), PRIVILEGES).
 	 */
-	bool late = true;
-
-	if (geteuid() != 0 || !a->cfg->user || !*a->cfg->user)
-		return 0;
-	r = privs_drop(a->cfg->user, late);
+	r = privs_drop(a->cfg->user, true);
 	if (r == -ESRCH) {
-		agent_status(a, LOG_WARNING, "user %s does not exist: running as root", a->cfg->user);
+		log_status(STATUS_AGENT, LOG_WARNING, "user %s does not exist: running as root",
+			   a->cfg->user);
 		return 0;
 	}
 	if (r < 0)
@@ -419,6 +448,7 @@ static int drop_privileges(struct agent *a)
 
 static int setup_loop(struct agent *a)
 {
+	sd_event_source *s = NULL;
 	sigset_t ss;
 	uint64_t now;
 	int r;
@@ -432,13 +462,17 @@ static int setup_loop(struct agent *a)
 	r = sd_event_default(&a->loop);
 	if (r < 0)
 		return r;
-	sd_event_add_signal(a->loop, NULL, SIGTERM, on_stop, a);
-	sd_event_add_signal(a->loop, NULL, SIGINT, on_stop, a);
+	/* stopping goes before events: a flood must not hold off SIGTERM or -d */
+	sd_event_add_signal(a->loop, &s, SIGTERM, on_stop, a);
+	sd_event_source_set_priority(s, SD_EVENT_PRIORITY_IMPORTANT);
+	sd_event_add_signal(a->loop, &s, SIGINT, on_stop, a);
+	sd_event_source_set_priority(s, SD_EVENT_PRIORITY_IMPORTANT);
 	sd_event_add_signal(a->loop, NULL, SIGHUP, on_hup, a);
 	sd_event_add_signal(a->loop, NULL, SIGUSR1, on_usr1, a);
-	r = sd_event_add_io(a->loop, NULL, ring_buffer__epoll_fd(a->rb), EPOLLIN, on_ringbuf, a);
+	r = sd_event_add_io(a->loop, &s, ring_buffer__epoll_fd(a->rb), EPOLLIN, on_ringbuf, a);
 	if (r < 0)
 		return r;
+	sd_event_source_set_priority(s, SD_EVENT_PRIORITY_IDLE);
 	sd_event_now(a->loop, CLOCK_MONOTONIC, &now);
 	if (a->hist_interval_ns)
 		sd_event_add_time(a->loop, NULL, CLOCK_MONOTONIC, now + a->hist_interval_ns / 1000,
@@ -446,19 +480,20 @@ static int setup_loop(struct agent *a)
 	if (a->cfg->lost_interval_ns)
 		sd_event_add_time(a->loop, NULL, CLOCK_MONOTONIC,
 				  now + a->cfg->lost_interval_ns / 1000, 0, on_loss_timer, a);
-	/* always: cifs may load late, unload, or the smb layer be enabled by a reload */
-	sd_event_add_time(a->loop, NULL, CLOCK_MONOTONIC, now + CIFS_WATCH_USEC, 0,
-			  on_cifs_watch, a);
-	if (a->opt->duration_ns)
-		sd_event_add_time(a->loop, NULL, CLOCK_MONOTONIC, now + a->opt->duration_ns / 1000,
+	/* always: modules load late or go, and a reload may enable a layer */
+	sd_event_add_time(a->loop, NULL, CLOCK_MONOTONIC, now + WATCH_USEC, 0, on_watch, a);
+	if (a->opt->duration_ns) {
+		sd_event_add_time(a->loop, &s, CLOCK_MONOTONIC, now + a->opt->duration_ns / 1000,
 				  0, on_duration, a);
+		sd_event_source_set_priority(s, SD_EVENT_PRIORITY_IMPORTANT);
+	}
 	return sd_event_set_watchdog(a->loop, true);
 }
 
 /*
- * reliability: journal writes move to a thread of their own (writer.c says
- * why). Started after the privilege drop: threads keep the credentials they
- * were created with, and privs_drop() wants to be the only thread; and after
+ * Journal writes move to a thread of their own (writer.c says why). Started
+ * after the privilege drop: threads keep the credentials they were created
+ * with, and privs_drop() wants to be the only thread; and after
  * setup_loop(), so that it inherits the mask that leaves signals to signalfd.
  */
 static int writer_setup(struct agent *a)
@@ -481,6 +516,10 @@ static void teardown(struct agent *a)
 	sd_event_unref(a->loop);
 	ring_buffer__free(a->rb);
 	probes_close(a->probes);
+	for (int l = _LAYER_MAX - 1; l >= 0; l--)
+		if (a->layer[l])
+			layer_table[l]->free(a->layer[l]);
+	log_set_sink(NULL, NULL, true);
 	writer_free(a->writer);
 	journal_free(a->journal);
 	reload_free(a);
@@ -496,19 +535,52 @@ static void teardown(struct agent *a)
 
 static void ready(struct agent *a)
 {
-	agent_status(a, LOG_INFO, "ready: %u functions attached, threshold %.3f ms, output %s",
-	       attached_count(a), a->cfg->threshold_ns / 1e6,
-	       a->journal ? "journal" : "terminal");
-	sd_notifyf(false, "READY=1\nSTATUS=%u functions attached", attached_count(a));
+	log_status(STATUS_AGENT, LOG_INFO, "ready: %u functions attached, threshold %.3f ms, output %s",
+		   func_table_attached(&a->funcs, -1), a->cfg->threshold_ns / 1e6,
+		   a->journal ? "journal" : "terminal");
+	sd_notifyf(false, "READY=1\nSTATUS=%u functions attached", func_table_attached(&a->funcs, -1));
 	if (a->opt->to_stdout && !a->opt->hist_only)
 		term_print_header(stdout, &a->opt->term);
 	fflush(stdout);
 }
 
+/* The last events, summary and loss report; the writer gets time to deliver them. */
+static void finish(struct agent *a)
+{
+	uint64_t written, failed;
+
+	sd_notify(false, "STOPPING=1");
+	agent_drain(a, ringbuf_events(a));
+	if (a->writer)
+		writer_drain(a->writer, 3000);   /* so that the last loss report has its failures */
+	/* the final summary, also when periodic ones are off ([histogram] interval = 0) */
+	report_now(a, true, true);
+	report_counts(a, &written, &failed);
+	log_status(STATUS_AGENT, LOG_INFO, "stopped: %llu entries written, %llu failed",
+		   (unsigned long long)written, (unsigned long long)failed);
+	report_writer_stop(a);
+}
+
+static int start(struct agent *a)
+{
+	int r = setup_sinks(a);
+
+	if (r == 0)
+		r = setup_symbols(a);
+	if (r == 0)
+		r = setup_probes(a);
+	if (r < 0)
+		return r;
+	a->dec = (struct decoder) {
+		.funcs = &a->funcs, .ks = a->ks, .us = a->us, .mounts = a->mounts,
+		.boot_to_realtime_ns = event_clock_offset(),
+	};
+	return layers_start(a);
+}
+
 int agent_run(struct config *c, const struct run_opts *o)
 {
 	struct agent a = { .cfg = c, .opt = o };
-	uint64_t written, failed;
 	int r;
 
 	libbpf_set_print(o->verbose ? libbpf_verbose : libbpf_quiet);
@@ -521,23 +593,16 @@ int agent_run(struct config *c, const struct run_opts *o)
 	}
 	for (int i = 0; i < SMBLAT_MAX_FUNCS; i++)
 		hist_init(&a.acc[i]);
-	r = setup_sinks(&a);
-	if (r == 0)
-		r = setup_symbols(&a);
-	if (r == 0)
-		r = setup_probes(&a);
+	r = start(&a);
 	if (r < 0)
 		goto out;
-	a.dec = (struct decoder) {
-		.funcs = &a.funcs, .ks = a.ks, .us = a.us, .mounts = a.mounts,
-		.boot_to_realtime_ns = event_clock_offset(),
-	};
-	layers_attach(&a);
 	if (o->list_probes) {
 		list_probes(&a);
 		goto out;
 	}
-	r = drop_privileges(&a);
+	r = layers_check(&a);
+	if (r == 0)
+		r = drop_privileges(&a);
 	if (r == 0)
 		r = setup_loop(&a);
 	if (r < 0)
@@ -551,18 +616,10 @@ int agent_run(struct config *c, const struct run_opts *o)
 		goto out;
 	ready(&a);
 	r = sd_event_loop(a.loop);
-	sd_notify(false, "STOPPING=1");
-	ring_buffer__consume(a.rb);
-	if (a.writer)
-		writer_drain(a.writer, 3000);   /* so that the last loss report has its failures */
-	report_now(&a, a.hist_interval_ns != 0, true);
-	report_counts(&a, &written, &failed);
-	agent_status(&a, LOG_INFO, "stopped: %llu entries written, %llu failed",
-	       (unsigned long long)written, (unsigned long long)failed);
-	report_writer_stop(&a);
+	finish(&a);
 out:
 	if (r < 0 && r != -ECANCELED)
-		fprintf(stderr, "smblat: cannot start: %s\n", strerror(-r));
+		log_status(STATUS_AGENT, LOG_ERR, "cannot start: %s", strerror(-r));
 	teardown(&a);
 	return r < 0 ? 1 : 0;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <syslog.h>
 
+#include "base/log.h"
 #include "core/agent-int.h"
 #include "sinks/writer.h"
 
@@ -54,8 +55,8 @@ static void emit_summaries(struct agent *a, double interval_s)
 {
 	bool *done = calloc(a->funcs.n ? a->funcs.n : 1, 1);
 	bool header = false;
-	/* --folded output is flame graph input: the tables go beside it */
-	FILE *table = a->opt->term.folded ? stderr : stdout;
+	/* --folded and CSV output are read by programs: the tables go beside them */
+	FILE *table = a->opt->term.folded || a->opt->term.format == TERM_CSV ? stderr : stdout;
 
 	if (!done)
 		return;
@@ -171,12 +172,13 @@ void report_writer_health(struct agent *a)
 	writer_counts(a->writer, &w, &f, &err);
 	if (err == a->writer_error)
 		return;
+	/* while writes fail, the journal is no place to say so */
 	if (err)
 		fprintf(stderr, "smblat: journal writes failing: %s; counting what is not written\n",
 			err == EAGAIN ? "journald is not keeping up, queue full" : strerror(err));
 	else
-		agent_status(a, LOG_NOTICE, "journal writes resumed after failures (%s)",
-			     strerror(a->writer_error));
+		log_status(STATUS_WRITER, LOG_NOTICE, "journal writes resumed after failures (%s)",
+			   strerror(a->writer_error));
 	a->writer_error = err;
 }
 

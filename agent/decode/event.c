@@ -149,6 +149,7 @@ static int stacks(const struct decoder *d, const struct event *e, const struct f
 
 static int64_t ret_value(uint8_t kind, uint64_t raw)
 {
+	/* user functions: the whole register, as funcslower shows it; no errno convention */
 	return kind == RK_INT ? (int64_t)(int32_t)raw : (int64_t)raw;
 }
 

@@ -8,12 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <syslog.h>
 #include <bpf/btf.h>
 
-#include "core/agent-int.h"
+#include "base/log.h"
 #include "layers/block.h"
+#include "layers/layer.h"
 
 static const char *const op_names[_BLOCK_OP_MAX] = {
 	[BLOCK_OP_READ] = "READ",
@@ -54,7 +54,7 @@ static int disk_dev(const char *sysfs, const char *name, uint32_t *ret)
 	fclose(f);
 	if (n != 2)
 		return -EINVAL;
-	*ret = major << 20 | minor;
+	*ret = smblat_kdev(major, minor);
 	return 0;
 }
 
@@ -91,8 +91,8 @@ int block_cfg_build(const struct config *c, const struct btf *vmlinux, const cha
 			return -E2BIG;
 		r = disk_dev(sysfs ? sysfs : "/sys", c->block_disks[i], &bc.devs[bc.n_devs]);
 		if (r < 0) {
-			fprintf(stderr, "smblat: block: disks = %s: no such block device (%s)\n",
-				c->block_disks[i], strerror(-r));
+			log_layer("block", LOG_ERR, "disks = %s: no such block device (%s)",
+				  c->block_disks[i], strerror(-r));
 			return -ENODEV;
 		}
 		bc.n_devs++;
@@ -101,95 +101,177 @@ int block_cfg_build(const struct config *c, const struct btf *vmlinux, const cha
 	return 0;
 }
 
-static bool name_in(char **list, const char *name)
-{
-	for (; list && *list; list++)
-		if (strcasecmp(*list, name) == 0)
-			return true;
-	return false;
-}
+#define NAME "block"
 
-static bool op_wanted(const struct layer_config *l, const char *name)
+/* Completion first: an issue without its completion would only fill the map. */
+static const char *const tracepoints[] = { "block_rq_complete", "block_rq_issue", "block_rq_insert" };
+
+struct layer {
+	const struct layer_env *env;
+	struct func *ops[_BLOCK_OP_MAX];
+	enum backend backend;       /* of the tracepoints, BACKEND_NONE: not attached */
+	char why[256];
+};
+
+static void op_configure(struct layer *l, struct func *f)
 {
-	if (l->include && l->include[0] && !name_in(l->include, name))
-		return false;
-	return !name_in(l->exclude, name);
+	f->cfg = (struct func_cfg) { .threshold_ns = config_layer_threshold_ns(l->env->cfg, LAYER_BLOCK) };
+	if (config_wants(l->env->cfg, LAYER_BLOCK, f->name, GROUP_NONE))
+		f->cfg.flags = FF_ENABLED;
+	probes_update(l->env->probes, f);
 }
 
 /* Every op gets its id, wanted or not, so that excluded ones are still listed. */
-static int block_funcs_add(struct agent *a, struct func **fv)
+static int ops_add(struct layer *l)
 {
-	const struct layer_config *l = &a->cfg->layer[LAYER_BLOCK];
 	char name[SMBLAT_NAME_LEN];
 
 	for (uint32_t op = 0; op < _BLOCK_OP_MAX; op++) {
-		struct func *f;
 		int id;
 
+		if (l->ops[op])
+			continue;
 		snprintf(name, sizeof(name), "BLOCK_%s", op_names[op]);
-		id = func_table_add(&a->funcs, LAYER_BLOCK, GROUP_NONE, name, NULL, NULL);
+		/* the target column of --list-probes: what times the request */
+		id = func_table_add(l->env->funcs, LAYER_BLOCK, GROUP_NONE, name,
+				    l->env->cfg->block_queue_time ? "block_rq_insert..block_rq_complete" :
+				    "block_rq_issue..block_rq_complete", NULL);
 		if (id < 0)
 			return id;
-		f = &a->funcs.v[id];
-		f->cfg.threshold_ns = config_layer_threshold_ns(a->cfg, LAYER_BLOCK);
-		if (op_wanted(l, name))
-			f->cfg.flags = FF_ENABLED;
-		else
-			f->missing = strdup("excluded by [block] include/exclude");
-		probes_update(a->probes, f);
-		probes_set_block_id(a->probes, op, id);
-		fv[op] = f;
+		l->ops[op] = &l->env->funcs->v[id];
+		probes_set_block_id(l->env->probes, op, id);
 	}
 	return 0;
 }
 
-static void block_fail(struct agent *a, struct func **fv, const char *why)
+/* Attached ops follow the configuration: enabled and attached, or excluded. */
+static void ops_mark(struct layer *l)
 {
 	for (uint32_t op = 0; op < _BLOCK_OP_MAX; op++) {
-		if (!fv[op] || fv[op]->missing)
-			continue;
-		fv[op]->missing = strdup(why);
-		fv[op]->cfg.flags &= ~FF_ENABLED;
-		probes_update(a->probes, fv[op]);
+		op_configure(l, l->ops[op]);
+		if (!(l->ops[op]->cfg.flags & FF_ENABLED))
+			func_set_state(l->ops[op], FUNC_EXCLUDED, NULL);
+		else
+			func_set_attached(l->ops[op], l->backend);
 	}
-	agent_status(a, LOG_WARNING, "block: layer unavailable: %s", why);
 }
 
-void block_attach(struct agent *a)
+static void block_attach(struct layer *l)
 {
-	/* Complete before issue: an issue without its completion would only fill the map. */
-	static const char *const tps[] = { "block_rq_complete", "block_rq_issue", "block_rq_insert" };
-	struct func *fv[_BLOCK_OP_MAX] = {};
-	unsigned int n_tps = a->cfg->block_queue_time ? 3 : 2, n = 0;
-	char why[256];
-	int be = BACKEND_NONE, r;
+	unsigned int n_tps = l->env->cfg->block_queue_time ? 3 : 2;
+	int r;
 
-	r = block_funcs_add(a, fv);
+	r = ops_add(l);
 	if (r < 0) {
-		agent_status(a, LOG_WARNING, "block: cannot add functions: %s", strerror(-r));
+		snprintf(l->why, sizeof(l->why), "cannot add functions: %s", strerror(-r));
+		log_layer(NAME, LOG_WARNING, "layer unavailable: %s", l->why);
+		return;
+	}
+	if (!probes_tracepoint_loaded(l->env->probes, tracepoints[0])) {
+		snprintf(l->why, sizeof(l->why), "its programs were not loaded at start: restart smblat");
+		log_layer(NAME, LOG_WARNING, "enabled by reload: takes effect at the next start");
 		return;
 	}
 	for (unsigned int i = 0; i < n_tps; i++) {
-		r = probes_attach_tracepoint(a->probes, tps[i]);
+		r = probes_attach_tracepoint(l->env->probes, tracepoints[i]);
 		if (r < 0) {
-			const char *tw = probes_tp_btf_why(a->probes);
+			const char *tw = probes_tp_btf_why(l->env->probes);
 
-			snprintf(why, sizeof(why), "%s: %s%s%s", tps[i], strerror(-r),
+			snprintf(l->why, sizeof(l->why), "%s: %s%s%s", tracepoints[i], strerror(-r),
 				 tw ? "; " : "", tw ? tw : "");
-			block_fail(a, fv, why);
+			for (unsigned int j = 0; j < i; j++)
+				probes_detach_tracepoint(l->env->probes, tracepoints[j]);
+			for (uint32_t op = 0; op < _BLOCK_OP_MAX; op++)
+				func_set_state(l->ops[op], FUNC_FAILED, "%s", l->why);
+			log_layer(NAME, LOG_WARNING, "layer unavailable: %s", l->why);
 			return;
 		}
 		/* raw_tp after a refused tp_btf: the earlier ones stay as they are, both work */
-		if (be == BACKEND_NONE || r == BACKEND_RAW_TP)
-			be = r;
+		if (l->backend == BACKEND_NONE || r == BACKEND_RAW_TP)
+			l->backend = r;
 	}
-	for (uint32_t op = 0; op < _BLOCK_OP_MAX; op++) {
-		if (fv[op]->missing)
-			continue;
-		fv[op]->backend = be;
-		n++;
-	}
-	agent_status(a, LOG_INFO, "block: %u request ops timed from %s to completion (%s)%s",
-		     n, a->cfg->block_queue_time ? "insert" : "issue", backend_name(be),
-		     a->cfg->block_disks ? ", disks filtered" : "");
+	l->why[0] = '\0';
+	ops_mark(l);
+	log_layer(NAME, LOG_INFO, "%u request ops timed from %s to completion (%s)%s",
+		  func_table_attached(l->env->funcs, LAYER_BLOCK),
+		  l->env->cfg->block_queue_time ? "insert" : "issue", backend_name(l->backend),
+		  l->env->cfg->block_disks ? ", disks filtered" : "");
 }
+
+static void block_apply(struct layer *l, const struct config *old, struct reload_counts *n)
+{
+	uint32_t before = func_table_attached(l->env->funcs, LAYER_BLOCK), after;
+
+	if (l->backend == BACKEND_NONE)
+		return;
+	ops_mark(l);
+	after = func_table_attached(l->env->funcs, LAYER_BLOCK);
+	if (after > before)
+		n->attached += after - before;
+	else
+		n->detached += before - after;
+}
+
+static unsigned int block_detach(struct layer *l, enum func_state why)
+{
+	unsigned int n = func_table_attached(l->env->funcs, LAYER_BLOCK);
+
+	for (unsigned int i = 0; i < sizeof(tracepoints) / sizeof(*tracepoints); i++)
+		probes_detach_tracepoint(l->env->probes, tracepoints[i]);
+	for (uint32_t op = 0; op < _BLOCK_OP_MAX; op++)
+		if (l->ops[op])
+			probes_detach(l->env->probes, l->ops[op], why, NULL);
+	l->backend = BACKEND_NONE;
+	return n;
+}
+
+static enum layer_state block_state(struct layer *l, const char **why)
+{
+	if (l->backend != BACKEND_NONE)
+		return LAYER_ACTIVE;
+	*why = l->why[0] ? l->why : "not attached";
+	return LAYER_UNAVAILABLE;
+}
+
+static int block_prepare(const struct config *c, const struct layer_env *env, struct probes_opts *po)
+{
+	int r = block_cfg_build(c, btfs_get(env->btfs, NULL), NULL, &po->block_cfg);
+
+	if (r < 0)
+		return r;
+	po->block = true;
+	return 0;
+}
+
+static uint32_t block_ids_needed(const struct config *c)
+{
+	return _BLOCK_OP_MAX;
+}
+
+static int block_new(const struct layer_env *env, struct layer **ret)
+{
+	struct layer *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return -ENOMEM;
+	l->env = env;
+	*ret = l;
+	return 0;
+}
+
+static void block_free(struct layer *l)
+{
+	free(l);
+}
+
+const struct layer_ops block_layer = {
+	.id = LAYER_BLOCK,
+	.ids_needed = block_ids_needed,
+	.prepare = block_prepare,
+	.new = block_new,
+	.attach = block_attach,
+	.apply = block_apply,
+	.detach = block_detach,
+	.state = block_state,
+	.free = block_free,
+};

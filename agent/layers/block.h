@@ -6,7 +6,6 @@
 
 #include "bpf/block.h"
 
-struct agent;
 struct btf;
 struct config;
 
@@ -21,5 +20,3 @@ const char *block_op_name(uint32_t op);
 int block_cfg_build(const struct config *c, const struct btf *vmlinux, const char *sysfs,
 		    struct block_cfg *ret);
 
-/* Adds a function per op and attaches the tracepoints; says what it did. */
-void block_attach(struct agent *a);

@@ -67,6 +67,14 @@ static const char *group_prefix(enum op_group g)
 	}
 }
 
+enum op_group cifsops_name_group(const char *name)
+{
+	for (enum op_group g = GROUP_NONE + 1; g < _GROUP_MAX; g++)
+		if (strncmp(name, group_prefix(g), strlen(group_prefix(g))) == 0)
+			return g;
+	return GROUP_NONE;
+}
+
 /* Members whose operator-facing name differs from the struct member. */
 static const char *member_alias(enum op_group g, const char *member, bool dir)
 {

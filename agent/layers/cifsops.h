@@ -27,6 +27,9 @@ typedef int (*kread_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
 /* FUNCTION name of an ops member: (GROUP_INODE, "rename", false) -> INODE_OP_RENAME2. */
 int cifsops_op_name(enum op_group g, const char *member, bool dir, char *buf, size_t len);
 
+/* The op group of FUNCTION name by its prefix (INODE_OP_, FILE_, ...); GROUP_NONE if none. */
+enum op_group cifsops_name_group(const char *name);
+
 /* FUNCTION names operators expect; those not resolved are reported as missing. */
 extern const char *const cifsops_known[];
 

@@ -1,199 +1,120 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The smb layer: which cifs functions serve which VFS operation here, attached. */
+/*
+ * The smb layer: the VFS operations of the SMB client, read from the live
+ * ops tables of the running cifs.ko (cifsops.c) and attached as kernel
+ * functions. cifs may load after the agent, unload, or load again: the
+ * watch follows it, and ids survive across instances (never reused).
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/stat.h>
 #include <syslog.h>
-#include <unistd.h>
-#include <systemd/sd-daemon.h>
 
-#include "core/agent-int.h"
+#include "base/log.h"
 #include "layers/cifsops.h"
+#include "layers/layer.h"
 #include "layers/peek.h"
-#include "base/privs.h"
+#include "symbols/ksyms.h"
 
-#define CIFS_SYSFS "/sys/module/cifs"
+#define CIFS_MODULE "cifs"
+#define NAME "smb"
 
-/* Changes when cifs is unloaded and loaded again: sysfs gives a new directory a new inode. */
-static uint64_t smb_module_ino(void)
-{
-	struct stat st;
-
-	return stat(CIFS_SYSFS, &st) == 0 ? (uint64_t)st.st_ino : 0;
-}
-
-static bool name_in(char **list, const char *name)
-{
-	for (; list && *list; list++)
-		if (strcasecmp(*list, name) == 0)
-			return true;
-	return false;
-}
-
-static bool smb_op_wanted(const struct config *c, const struct cifs_op *op)
-{
-	const struct layer_config *l = &c->layer[LAYER_SMB];
-
-	if (!c->group[op->group])
-		return false;
-	if (l->include && l->include[0] && !name_in(l->include, op->name))
-		return false;
-	return !name_in(l->exclude, op->name);
-}
-
-/* The same choice for a function in the table (a reload re-decides it). */
-bool smb_func_wanted(const struct config *c, const struct func *f)
-{
-	const struct layer_config *l = &c->layer[LAYER_SMB];
-
-	if (f->group <= GROUP_SUPER && !c->group[f->group])
-		return false;
-	if (l->include && l->include[0] && !name_in(l->include, f->name))
-		return false;
-	return !name_in(l->exclude, f->name);
-}
-
-/*
- * Already in the table and attached (or given up on for good): a reload
- * attaches only ops it did not have. Ops detached with the whole layer
- * (module unloaded, layer disabled) are resolved again: their addresses
- * may have changed.
- */
-static bool smb_known(const struct agent *a, const struct cifs_op *op)
-{
-	for (uint32_t i = 0; i < a->funcs.n; i++) {
-		const struct func *f = &a->funcs.v[i];
-
-		if (f->layer != LAYER_SMB || !f->symbol || strcmp(f->symbol, op->symbol) != 0 ||
-		    strcmp(f->name, op->name) != 0)
-			continue;
-		return f->backend != BACKEND_NONE || !f->missing ||
-		       (strcmp(f->missing, SMB_UNLOADED) != 0 && strcmp(f->missing, SMB_DISABLED) != 0);
-	}
-	return false;
-}
+struct layer {
+	const struct layer_env *env;
+	uint64_t module;            /* cifs instance resolved, 0: none */
+	const char *why;            /* unavailable: why (static or the probes') */
+	char why_buf[160];
+};
 
 static uint32_t base_flags(const struct config *c)
 {
 	return FF_ENABLED | (c->kernel_stack ? FF_KSTACK : 0) | (c->user_stack ? FF_USTACK : 0);
 }
 
-/*
- * The id the op had before cifs was unloaded, else a new one: ids are never
- * reused for another function. Names repeat (three FILE_WRITE_ITER), symbols do not.
- */
-static int smb_func_id(struct agent *a, const struct cifs_op *op)
+/* The id the op had with an earlier cifs instance, else a new one. */
+static struct func *op_func(struct layer *l, const struct cifs_op *op)
 {
-	for (uint32_t i = 0; i < a->funcs.n; i++) {
-		struct func *f = &a->funcs.v[i];
+	struct func_table *t = l->env->funcs;
+	int id;
 
-		if (f->layer == LAYER_SMB && strcmp(f->name, op->name) == 0 && f->symbol &&
+	for (uint32_t i = 0; i < t->n; i++) {
+		struct func *f = &t->v[i];
+
+		/* names repeat (three FILE_WRITE_ITER), symbols do not */
+		if (f->layer == LAYER_SMB && f->symbol && strcmp(f->name, op->name) == 0 &&
 		    strcmp(f->symbol, op->symbol) == 0 &&
-		    strcmp(f->module ? f->module : "", op->module ? op->module : "") == 0) {
-			f->group = op->group;
-			f->cfg = (struct func_cfg) {};
-			return (int)i;
-		}
+		    strcmp(f->module ? f->module : "", op->module ? op->module : "") == 0)
+			return f;
 	}
-	return func_table_add(&a->funcs, LAYER_SMB, op->group, op->name, op->symbol, op->module);
+	id = func_table_add(t, LAYER_SMB, op->group, op->name, op->symbol, op->module);
+	return id < 0 ? NULL : &t->v[id];
 }
 
-/* Resolves the cifs ops on this kernel into functions; -ENOENT: cifs not loaded. */
-static int smb_resolve(struct agent *a, struct func **added, uint32_t *n_added)
+/* Threshold, stacks and argument layout of f as the configuration wants them. */
+static void op_configure(struct layer *l, struct func *f, bool generic)
+{
+	const struct config *c = l->env->cfg;
+
+	f->cfg = (struct func_cfg) {
+		.threshold_ns = config_layer_threshold_ns(c, LAYER_SMB),
+		.flags = base_flags(c) | (generic ? FF_SB_CHECK : 0),
+	};
+	(void)btfargs_fill(btfs_get(l->env->btfs, f->module), f->symbol, &f->cfg, NULL);
+}
+
+/* Reads the ops tables of the loaded cifs into the function table; -ENOENT: not loaded. */
+static int resolve(struct layer *l)
 {
 	struct cifs_op *ops = NULL;
 	struct peek *pk = NULL;
 	size_t n = 0;
 	int r;
 
-	if (access("/sys/module/cifs", F_OK) < 0)
-		return -ENOENT;
-	r = ksyms_reload(a->ks);
+	r = ksyms_reload(l->env->ks);
 	if (r < 0)
 		return r;
 	r = peek_open(&pk);
 	if (r < 0) {
-		agent_status(a, LOG_ERR, "smb: cannot read the cifs ops tables: %s", strerror(-r));
+		log_layer(NAME, LOG_ERR, "cannot read the cifs ops tables: %s", strerror(-r));
 		return r;
 	}
-	r = cifsops_resolve(a->ks, btfs_get(a->btfs, NULL), peek_read, pk, &ops, &n);
+	r = cifsops_resolve(l->env->ks, btfs_get(l->env->btfs, NULL), peek_read, pk, &ops, &n);
 	peek_close(pk);
-	if (r < 0)
-		return r;
-	*n_added = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct func *f;
-		int id;
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		struct func *f = op_func(l, &ops[i]);
 
-		if (!smb_op_wanted(a->cfg, &ops[i]) || smb_known(a, &ops[i]))
-			continue;
-		id = smb_func_id(a, &ops[i]);
-		if (id < 0)
+		if (!f) {
+			r = -ENOMEM;
 			break;
-		f = &a->funcs.v[id];
-		f->cfg.threshold_ns = config_layer_threshold_ns(a->cfg, LAYER_SMB);
-		f->cfg.flags = base_flags(a->cfg) | (ops[i].generic ? FF_SB_CHECK : 0);
-		(void)btfargs_fill(btfs_get(a->btfs, f->module), f->symbol, &f->cfg, NULL);
-		if (ops[i].generic && f->cfg.sb_kind == AK_NONE) {
-			/* Without a way to tell SMB calls apart, a shared helper would lie. */
-			free(f->missing);
-			f->missing = strdup("shared helper without a superblock argument");
-			f->cfg.flags &= ~FF_ENABLED;
 		}
-		added[(*n_added)++] = f;
+		f->group = ops[i].group;
+		if (func_attached(f))
+			continue;
+		op_configure(l, f, ops[i].generic);
+		if (ops[i].generic && f->cfg.sb_kind == AK_NONE)
+			/* Without a way to tell SMB calls apart, a shared helper would lie. */
+			func_set_state(f, FUNC_UNUSABLE, "shared helper without a superblock argument");
+		else if (f->state != FUNC_FAILED)
+			func_set_state(f, FUNC_PENDING, NULL);
 	}
 	cifsops_free(ops, n);
-	return 0;
+	return r;
 }
 
-static enum op_group name_group(const char *name)
+static bool wanted(const struct layer *l, const struct func *f)
 {
-	if (strncmp(name, "INODE_OP_", 9) == 0)
-		return GROUP_INODE;
-	if (strncmp(name, "FILE_", 5) == 0)
-		return GROUP_FILE;
-	if (strncmp(name, "ADSPACE_OP_", 11) == 0)
-		return GROUP_ADSPACE;
-	return strncmp(name, "SUPER_OP_", 9) == 0 ? GROUP_SUPER : GROUP_NONE;
+	return config_wants(l->env->cfg, LAYER_SMB, f->name, f->group);
 }
 
-static void smb_report_missing(struct agent *a)
-{
-	char line[2048] = "";
-	size_t len = 0;
-
-	for (const char *const *k = cifsops_known; *k; k++) {
-		const struct layer_config *l = &a->cfg->layer[LAYER_SMB];
-		bool found = false;
-
-		if ((l->include && l->include[0] && !name_in(l->include, *k)) ||
-		    name_in(l->exclude, *k) || !a->cfg->group[name_group(*k)])
-			continue;       /* the user asked not to see it */
-		for (uint32_t i = 0; i < a->funcs.n; i++)
-			if (a->funcs.v[i].layer == LAYER_SMB && strcmp(a->funcs.v[i].name, *k) == 0)
-				found = true;
-		if (!found && len < sizeof(line) - 64)
-			len += snprintf(line + len, sizeof(line) - len, "%s%s", len ? " " : "", *k);
-	}
-	if (len)
-		agent_status(a, LOG_NOTICE, "smb: not served by cifs on this kernel: %s",
-		       line);
-}
-
-/*
- * "fentry", or "fentry 50, kprobe 18" when the kernel refused the first
- * backend part way (seen on 6.1): the line must not claim one backend for all.
- */
+/* "fentry", or "fentry 50, kprobe 18" when the kernel refused the first backend part way. */
 static const char *backends_used(struct func **fv, uint32_t n, char *buf, size_t size)
 {
 	unsigned int count[_BACKEND_MAX] = {0}, kinds = 0;
 	size_t len = 0;
 
 	for (uint32_t i = 0; i < n; i++)
-		if (fv[i]->backend != BACKEND_NONE && !fv[i]->missing)
+		if (func_attached(fv[i]))
 			kinds += count[fv[i]->backend]++ == 0;
 	buf[0] = '\0';
 	for (int b = 0; b < _BACKEND_MAX && len < size; b++) {
@@ -207,104 +128,231 @@ static const char *backends_used(struct func **fv, uint32_t n, char *buf, size_t
 	return buf;
 }
 
-int smb_attach(struct agent *a)
+/*
+ * Makes what is attached match the configuration: deselected ops go,
+ * selected ones not attached (new, or detached by an earlier reload or
+ * unload) come, attached ones take the current threshold and stacks.
+ */
+static void layer_sync(struct layer *l, unsigned int *attached, unsigned int *detached)
 {
-	char mix[128];
-	struct func **added = calloc(SMBLAT_MAX_FUNCS, sizeof(*added));
-	uint32_t n = 0, ok = 0, todo = 0;
-	const char *why = NULL;
-	enum backend be;
+	struct func_table *t = l->env->funcs;
+	struct func **todo = calloc(t->n ? t->n : 1, sizeof(*todo));
+	uint32_t n = 0;
 	int r;
 
-	if (!added)
-		return -ENOMEM;
-	r = smb_resolve(a, added, &n);
-	if (r < 0)
-		goto out;
-	if (n == 0 && a->smb_attached)
-		goto out;       /* a reload that selects no op the table lacks */
-	a->smb_module_ino = smb_module_ino();
-	for (uint32_t i = 0; i < n; i++) {
-		probes_update(a->probes, added[i]);
-		if (added[i]->cfg.flags & FF_ENABLED)
-			added[todo++] = added[i];
-	}
-	be = probes_kernel_backend(a->probes, &why);
-	if (be == BACKEND_NONE) {
-		agent_status(a, LOG_WARNING, "smb: layer unavailable: %s", why ? why : "no backend");
-	} else {
-		r = probes_attach_kernel(a->probes, added, todo);
-		ok = r > 0 ? r : 0;
-		be = probes_kernel_backend(a->probes, &why);
-		agent_status(a, ok ? LOG_INFO : LOG_WARNING, "smb: %u of %u cifs operations attached (%s)",
-		       ok, todo, ok ? backends_used(added, todo, mix, sizeof(mix)) : backend_name(be));
-		if (!ok)
-			agent_status(a, LOG_WARNING, "smb: layer unavailable: the kernel attached no probe%s%s",
-			       why ? ": " : "", why ? why : "");
-	}
-	a->smb_attached = true;
-	smb_report_missing(a);
-	r = 0;
-out:
-	free(added);
-	return r;
-}
-
-/* Detaches every cifs probe; the ids stay for a later attach. Returns how many. */
-unsigned int smb_detach(struct agent *a, const char *why)
-{
-	unsigned int n = 0;
-
-	for (uint32_t i = 0; i < a->funcs.n; i++) {
-		struct func *f = &a->funcs.v[i];
+	if (!todo)
+		return;
+	for (uint32_t i = 0; i < t->n; i++) {
+		struct func *f = &t->v[i];
+		uint32_t sb = f->cfg.flags & FF_SB_CHECK;
 
 		if (f->layer != LAYER_SMB)
 			continue;
-		f->cfg.flags &= ~FF_ENABLED;
-		(void)probes_update(a->probes, f);
-		if (f->backend != BACKEND_NONE) {
-			probes_detach(a->probes, f->id);
-			n++;
+		if (func_attached(f) && !wanted(l, f)) {
+			probes_detach(l->env->probes, f, FUNC_DISABLED, NULL);
+			(*detached)++;
+		} else if (func_attached(f)) {
+			f->cfg.threshold_ns = config_layer_threshold_ns(l->env->cfg, LAYER_SMB);
+			f->cfg.flags = base_flags(l->env->cfg) | sb;
+			probes_update(l->env->probes, f);
+		} else if (!wanted(l, f)) {
+			if (f->state == FUNC_PENDING)
+				func_set_state(f, FUNC_EXCLUDED, NULL);
+		} else if (f->state == FUNC_PENDING || f->state == FUNC_DISABLED ||
+			   f->state == FUNC_EXCLUDED) {
+			f->cfg.threshold_ns = config_layer_threshold_ns(l->env->cfg, LAYER_SMB);
+			f->cfg.flags = base_flags(l->env->cfg) | sb;
+			probes_update(l->env->probes, f);
+			todo[n++] = f;
 		}
-		f->backend = BACKEND_NONE;
-		free(f->missing);
-		f->missing = strdup(why);
+	}
+	if (n) {
+		char mix[128];
+
+		r = probes_attach_kernel(l->env->probes, todo, n);
+		*attached += r > 0 ? r : 0;
+		log_layer(NAME, r > 0 ? LOG_INFO : LOG_WARNING, "%d of %u cifs operations attached (%s)",
+			  r > 0 ? r : 0, n, r > 0 ? backends_used(todo, n, mix, sizeof(mix)) :
+			  func_state_text(todo[0], mix, sizeof(mix)));
+	}
+	free(todo);
+}
+
+static void report_not_served(struct layer *l)
+{
+	char line[2048] = "";
+	size_t len = 0;
+
+	for (const char *const *k = cifsops_known; *k; k++) {
+		bool found = false;
+
+		if (!config_wants(l->env->cfg, LAYER_SMB, *k, cifsops_name_group(*k)))
+			continue;       /* the user asked not to see it */
+		for (uint32_t i = 0; i < l->env->funcs->n && !found; i++)
+			found = l->env->funcs->v[i].layer == LAYER_SMB &&
+				strcmp(l->env->funcs->v[i].name, *k) == 0;
+		if (!found && len < sizeof(line) - 64)
+			len += snprintf(line + len, sizeof(line) - len, "%s%s", len ? " " : "", *k);
+	}
+	if (len)
+		log_layer(NAME, LOG_NOTICE, "not served by cifs on this kernel: %s", line);
+}
+
+/* Resolves the instance of cifs loaded now and attaches what is wanted of it. */
+static void attach_instance(struct layer *l, unsigned int *attached, unsigned int *detached)
+{
+	uint64_t inst = ksyms_module_instance(CIFS_MODULE);
+	int r;
+
+	if (!inst)
+		return;
+	r = resolve(l);
+	if (r == -ENOENT)
+		return;         /* gone again, or no ops table yet: the watch looks again */
+	if (r < 0) {
+		snprintf(l->why_buf, sizeof(l->why_buf), "cannot resolve the cifs operations: %s",
+			 strerror(-r));
+		l->why = l->why_buf;
+		log_layer(NAME, LOG_WARNING, "layer unavailable: %s", l->why);
+		return;
+	}
+	l->module = inst;
+	layer_sync(l, attached, detached);
+	report_not_served(l);
+}
+
+static void smb_attach(struct layer *l)
+{
+	unsigned int a = 0, d = 0;
+
+	if (probes_kernel_backend(l->env->probes, &l->why) == BACKEND_NONE) {
+		if (!l->why)
+			l->why = "no backend for kernel functions";
+		log_layer(NAME, LOG_WARNING, "layer unavailable on this kernel: %s", l->why);
+		return;
+	}
+	l->why = NULL;
+	if (!ksyms_module_instance(CIFS_MODULE)) {
+		log_layer(NAME, LOG_NOTICE, "cifs module not loaded; attaching when it is");
+		return;
+	}
+	attach_instance(l, &a, &d);
+}
+
+static unsigned int smb_detach(struct layer *l, enum func_state why)
+{
+	struct func_table *t = l->env->funcs;
+	unsigned int n = 0;
+
+	for (uint32_t i = 0; i < t->n; i++) {
+		struct func *f = &t->v[i];
+
+		if (f->layer != LAYER_SMB)
+			continue;
+		n += func_attached(f);
+		if (func_attached(f) || f->state == FUNC_PENDING || why == FUNC_UNLOADED)
+			probes_detach(l->env->probes, f, why,
+				      why == FUNC_UNLOADED ? "cifs module unloaded" : NULL);
 	}
 	/* the next cifs is a new module with new BTF */
-	probes_forget_module(a->probes, "cifs");
-	a->smb_attached = false;
-	a->smb_module_ino = 0;
+	probes_forget_module(l->env->probes, CIFS_MODULE);
+	l->module = 0;
 	return n;
 }
 
-/* Attaching needs the capabilities privs_drop() kept permitted (see drop_privileges()). */
-static void smb_attach_privileged(struct agent *a)
+static void smb_apply(struct layer *l, const struct config *old, struct reload_counts *n)
 {
-	if (a->dropped && privs_raise() < 0) {
-		agent_status(a, LOG_WARNING, "smb: cifs is loaded but the attach capabilities are "
-			     "gone: %m; restart smblat to trace it");
-		a->smb_attached = true;     /* nothing more to try */
+	if (l->why)
+		return;
+	if (!l->module) {
+		if (ksyms_module_instance(CIFS_MODULE))
+			attach_instance(l, &n->attached, &n->detached);
 		return;
 	}
-	if (smb_attach(a) == 0)
-		sd_notifyf(false, "STATUS=cifs loaded: smb layer attached");
-	if (a->dropped)
-		privs_lower();
+	/* ops selected now but not resolved before are in the tables of this instance */
+	if (resolve(l) == 0)
+		layer_sync(l, &n->attached, &n->detached);
 }
 
-void smb_watch(struct agent *a)
+static void smb_watch(struct layer *l)
 {
-	uint64_t ino;
-	unsigned int n;
+	uint64_t inst;
+	unsigned int a = 0, d = 0;
 
-	if (!a->cfg->layer[LAYER_SMB].enabled)
+	if (l->why)
 		return;
-	ino = smb_module_ino();
-	if (a->smb_attached && a->smb_module_ino && ino != a->smb_module_ino) {
-		n = smb_detach(a, SMB_UNLOADED);
-		agent_status(a, LOG_NOTICE, "smb: cifs module %s: %u probes detached; "
-			     "attaching again when it is loaded", ino ? "reloaded" : "unloaded", n);
+	inst = ksyms_module_instance(CIFS_MODULE);
+	if (l->module && inst != l->module) {
+		unsigned int n = smb_detach(l, FUNC_UNLOADED);
+
+		log_layer(NAME, LOG_NOTICE, "cifs module %s: %u probes detached; attaching again when "
+			  "it is loaded", inst ? "reloaded" : "unloaded", n);
 	}
-	if (!a->smb_attached && ino)
-		smb_attach_privileged(a);
+	if (!l->module && inst)
+		attach_instance(l, &a, &d);
 }
+
+static void smb_list(struct layer *l, FILE *out)
+{
+	for (const char *const *k = cifsops_known; *k; k++) {
+		bool found = false;
+
+		for (uint32_t i = 0; i < l->env->funcs->n && !found; i++)
+			found = strcmp(l->env->funcs->v[i].name, *k) == 0;
+		if (!found)
+			layer_list_row(out, *k, LAYER_SMB, "-", "-",
+				       l->why ? l->why : l->module ? "not served by cifs on this kernel" :
+				       "cifs module not loaded");
+	}
+}
+
+static enum layer_state smb_state(struct layer *l, const char **why)
+{
+	if (l->why) {
+		*why = l->why;
+		return LAYER_UNAVAILABLE;
+	}
+	if (func_table_attached(l->env->funcs, LAYER_SMB))
+		return LAYER_ACTIVE;
+	if (!l->module) {
+		*why = "cifs module not loaded";
+		return LAYER_WAITING;
+	}
+	*why = "no cifs operation attached";
+	return LAYER_UNAVAILABLE;
+}
+
+static uint32_t smb_ids_needed(const struct config *c)
+{
+	/* every op of a few cifs instances: ids are never reused */
+	return 256;
+}
+
+static int smb_new(const struct layer_env *env, struct layer **ret)
+{
+	struct layer *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return -ENOMEM;
+	l->env = env;
+	*ret = l;
+	return 0;
+}
+
+static void smb_free(struct layer *l)
+{
+	free(l);
+}
+
+const struct layer_ops smb_layer = {
+	.id = LAYER_SMB,
+	.ids_needed = smb_ids_needed,
+	.new = smb_new,
+	.attach = smb_attach,
+	.apply = smb_apply,
+	.detach = smb_detach,
+	.watch = smb_watch,
+	.list = smb_list,
+	.state = smb_state,
+	.free = smb_free,
+};

@@ -6,18 +6,23 @@
  * kernels: both come from the module's BTF (kallsyms alone: first argument).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <syslog.h>
 #include <unistd.h>
 #include <bpf/btf.h>
 
-#include "core/agent-int.h"
+#include "base/log.h"
+#include "layers/layer.h"
+#include "layers/smb2.h"
 #include "layers/smb2proto.h"
+#include "probes/btfargs.h"
+#include "symbols/ksyms.h"
 
 #define CIFS_MODULE "cifs"
+#define NAME "smb2"
 
 /* Newest names first; the first one this kernel has is used. */
 static const char *const hook_candidates[_SMB2_HOOK_MAX][4] = {
@@ -84,10 +89,21 @@ int smb2_hook_arg(const struct btf *btf, enum smb2_hook h, const char *symbol, u
 	return -EINVAL;
 }
 
+struct layer {
+	const struct layer_env *env;
+	uint64_t module;            /* cifs instance the hooks are on, 0: none */
+	struct smb2_ctl ctl;
+	struct func *hooks[_SMB2_HOOK_MAX];
+	struct func *cmds[SMB2_NCMD];
+	const char *why;            /* unavailable: why */
+	char why_buf[160];
+};
+
 /* The first candidate this kernel has; fills ctl's argument layout. */
-static const char *hook_resolve(struct agent *a, enum smb2_hook h, struct smb2_ctl *ctl)
+static const char *hook_resolve(struct layer *l, enum smb2_hook h)
 {
-	const struct btf *btf = btfs_get(a->btfs, CIFS_MODULE);
+	const struct btf *btf = btfs_get(l->env->btfs, CIFS_MODULE);
+	struct smb2_ctl *ctl = &l->ctl;
 
 	for (int i = 0; i < 4 && hook_candidates[h][i]; i++) {
 		const char *s = hook_candidates[h][i];
@@ -95,7 +111,7 @@ static const char *hook_resolve(struct agent *a, enum smb2_hook h, struct smb2_c
 
 		if (r == 0)
 			return s;
-		if (r == -ENOENT && !btf && ksyms_lookup(a->ks, s, CIFS_MODULE)) {
+		if (r == -ENOENT && !btf && ksyms_lookup(l->env->ks, s, CIFS_MODULE)) {
 			/* No BTF to tell: every known version passes it first. */
 			ctl->hook_arg[h] = 0;
 			ctl->hook_kref[h] = h == SMB2_HOOK_FREE;
@@ -105,129 +121,281 @@ static const char *hook_resolve(struct agent *a, enum smb2_hook h, struct smb2_c
 	return NULL;
 }
 
-static bool name_in(char **list, const char *name)
+/* The func of a table entry by name and symbol, added when new: ids are not reused. */
+static struct func *func_of(struct layer *l, const char *name, const char *symbol)
 {
-	for (; list && *list; list++)
-		if (strcasecmp(*list, name) == 0)
-			return true;
-	return false;
+	struct func_table *t = l->env->funcs;
+	int id;
+
+	for (uint32_t i = 0; i < t->n; i++)
+		if (t->v[i].layer == LAYER_SMB2 && strcmp(t->v[i].name, name) == 0 &&
+		    strcmp(t->v[i].symbol ? t->v[i].symbol : "", symbol ? symbol : "") == 0)
+			return &t->v[i];
+	id = func_table_add(t, LAYER_SMB2, GROUP_NONE, name, symbol, CIFS_MODULE);
+	return id < 0 ? NULL : &t->v[id];
 }
 
-static bool command_wanted(const struct layer_config *l, const char *name)
+/* One func per command, so stats, histograms and summaries work as for any function. */
+static void commands_configure(struct layer *l)
 {
-	if (l->include && l->include[0] && !name_in(l->include, name))
-		return false;
-	return !name_in(l->exclude, name);
-}
+	const struct config *c = l->env->cfg;
 
-/* One func id per command, so stats, histograms and summaries work as for any function. */
-static int add_commands(struct agent *a, struct smb2_ctl *ctl, struct func **cmds, uint32_t *n)
-{
-	const struct layer_config *l = &a->cfg->layer[LAYER_SMB2];
+	for (unsigned int i = 0; i < SMB2_NCMD; i++) {
+		struct func *f = l->cmds[i];
 
-	for (unsigned int c = 0; c < SMB2_NCMD; c++) {
-		const char *name = smb2_command_name(c);
-		struct func *f;
-		int id;
-
-		ctl->cmd_id[c] = SMB2_NO_HOOK;
-		if (!name || !command_wanted(l, name))
+		if (!f)
 			continue;
-		id = func_table_add(&a->funcs, LAYER_SMB2, GROUP_NONE, name, NULL, CIFS_MODULE);
-		if (id < 0)
-			return id;
-		f = &a->funcs.v[id];
-		f->cfg.threshold_ns = config_layer_threshold_ns(a->cfg, LAYER_SMB2);
-		f->cfg.flags = FF_ENABLED | (l->errors ? FF_ERRORS : 0);
-		f->cfg.ret_kind = RK_VOID;
-		ctl->cmd_id[c] = id;
-		cmds[(*n)++] = f;
+		f->cfg = (struct func_cfg) {
+			.threshold_ns = config_layer_threshold_ns(c, LAYER_SMB2),
+			.ret_kind = RK_VOID,
+		};
+		if (config_wants(c, LAYER_SMB2, f->name, GROUP_NONE))
+			f->cfg.flags = FF_ENABLED | (c->layer[LAYER_SMB2].errors ? FF_ERRORS : 0);
+		probes_update(l->env->probes, f);
 	}
+}
+
+/* Commands follow their hooks: attached with them (unless excluded), or in state s. */
+static void commands_mark(struct layer *l, enum func_state s, const char *detail)
+{
+	for (unsigned int i = 0; i < SMB2_NCMD; i++) {
+		struct func *f = l->cmds[i];
+
+		if (!f)
+			continue;
+		if (s == FUNC_ATTACHED && !(f->cfg.flags & FF_ENABLED))
+			func_set_state(f, FUNC_EXCLUDED, NULL);
+		else if (s == FUNC_ATTACHED)
+			func_set_attached(f, l->hooks[SMB2_HOOK_ALLOC]->backend);
+		else
+			func_set_state(f, s, detail ? "%s" : NULL, detail);
+	}
+}
+
+static int commands_add(struct layer *l)
+{
+	for (unsigned int i = 0; i < SMB2_NCMD; i++) {
+		const char *name = smb2_command_name(i);
+
+		l->ctl.cmd_id[i] = SMB2_NO_HOOK;
+		if (!name)
+			continue;
+		if (!l->cmds[i])
+			l->cmds[i] = func_of(l, name, NULL);
+		if (!l->cmds[i])
+			return -ENOMEM;
+		l->ctl.cmd_id[i] = l->cmds[i]->id;
+	}
+	commands_configure(l);
 	return 0;
 }
 
-static void commands_mark(struct func **cmds, uint32_t n, enum backend be, const char *missing)
+/* Off, hooks detached (state why), commands likewise. */
+static unsigned int hooks_off(struct layer *l, enum func_state why, const char *detail)
 {
-	for (uint32_t i = 0; i < n; i++) {
-		cmds[i]->backend = be;
-		free(cmds[i]->missing);
-		cmds[i]->missing = missing ? strdup(missing) : NULL;
+	unsigned int n = 0;
+
+	l->ctl.on = 0;
+	probes_smb2_set(l->env->probes, &l->ctl);
+	for (int h = 0; h < _SMB2_HOOK_MAX; h++) {
+		struct func *f = l->hooks[h];
+
+		if (!f)
+			continue;
+		n += func_attached(f);
+		/* never timed as functions */
+		f->cfg.flags = 0;
+		probes_detach(l->env->probes, f, why, detail);
+		l->hooks[h] = NULL;
+		l->ctl.hook_id[h] = SMB2_NO_HOOK;
 	}
+	commands_mark(l, why, detail);
+	return n;
 }
 
-int smb2_attach(struct agent *a)
+static int hooks_add(struct layer *l)
 {
-	struct smb2_ctl ctl = { .on = 1 };
-	struct func *hooks[_SMB2_HOOK_MAX], *cmds[SMB2_NCMD];
-	uint32_t n_hooks = 0, n_cmds = 0;
-	const char *why = NULL;
-	int r;
-
-	for (int h = 0; h < _SMB2_HOOK_MAX; h++)
-		ctl.hook_id[h] = SMB2_NO_HOOK;
-	if (access("/sys/module/" CIFS_MODULE, F_OK) < 0) {
-		agent_status(a, LOG_WARNING, "smb2: layer unavailable: cifs module not loaded at start");
-		return -ENOENT;
-	}
-	r = ksyms_reload(a->ks);
-	if (r < 0)
-		return r;
-	if (probes_kernel_backend(a->probes, &why) == BACKEND_NONE) {
-		agent_status(a, LOG_WARNING, "smb2: layer unavailable: %s", why ? why : "no backend");
-		return -EOPNOTSUPP;
-	}
 	for (int h = 0; h < _SMB2_HOOK_MAX; h++) {
-		const char *s = hook_resolve(a, h, &ctl);
-		int id;
+		const char *s = hook_resolve(l, h);
 
+		l->ctl.hook_id[h] = SMB2_NO_HOOK;
+		l->hooks[h] = NULL;
 		if (!s) {
-			if (h == SMB2_HOOK_ALLOC || h == SMB2_HOOK_FREE) {
-				agent_status(a, LOG_WARNING, "smb2: layer unavailable: cifs has no %s here",
-					     hook_candidates[h][0]);
+			if (h == SMB2_HOOK_ALLOC || h == SMB2_HOOK_FREE)
 				return -ENOENT;
-			}
 			continue;       /* fewer statuses, or every request ends at its free */
 		}
-		id = func_table_add(&a->funcs, LAYER_SMB2, GROUP_NONE, hook_names[h], s, CIFS_MODULE);
-		if (id < 0)
-			return id;
-		hooks[n_hooks] = &a->funcs.v[id];
-		hooks[n_hooks]->cfg.flags = FF_ENABLED;
-		ctl.hook_id[h] = id;
-		n_hooks++;
+		l->hooks[h] = func_of(l, hook_names[h], s);
+		if (!l->hooks[h])
+			return -ENOMEM;
+		l->hooks[h]->cfg = (struct func_cfg) { .flags = FF_ENABLED };
+		probes_update(l->env->probes, l->hooks[h]);
+		l->ctl.hook_id[h] = l->hooks[h]->id;
 	}
-	r = add_commands(a, &ctl, cmds, &n_cmds);
-	if (r < 0)
-		return r;
-	for (uint32_t i = 0; i < n_cmds; i++)
-		probes_update(a->probes, cmds[i]);
-	for (uint32_t i = 0; i < n_hooks; i++)
-		probes_update(a->probes, hooks[i]);
-	/* The ids first: a hook attached before would be timed as an ordinary function. */
-	probes_smb2_set(a->probes, &ctl);
-	r = probes_attach_kernel(a->probes, hooks, n_hooks);
-	for (uint32_t i = 0; i < n_hooks; i++) {
-		if (!hooks[i]->missing)
-			continue;
-		if (hooks[i]->id == ctl.hook_id[SMB2_HOOK_ALLOC] ||
-		    hooks[i]->id == ctl.hook_id[SMB2_HOOK_FREE]) {
-			agent_status(a, LOG_WARNING, "smb2: layer unavailable: %s: %s",
-				     hooks[i]->symbol, hooks[i]->missing);
-			ctl.on = 0;
-			probes_smb2_set(a->probes, &ctl);
-			for (uint32_t j = 0; j < n_hooks; j++) {
-				hooks[j]->cfg.flags = 0;        /* never timed as functions */
-				probes_update(a->probes, hooks[j]);
-				probes_detach(a->probes, hooks[j]->id);
-			}
-			commands_mark(cmds, n_cmds, BACKEND_NONE, "mid hooks not attached");
-			return -ENOENT;
-		}
-		agent_status(a, LOG_NOTICE, "smb2: %s not attached (%s): %s", hooks[i]->symbol,
-			     hooks[i]->name, hooks[i]->missing);
-	}
-	commands_mark(cmds, n_cmds, hooks[0]->backend, NULL);
-	agent_status(a, LOG_INFO, "smb2: %u SMB2 commands timed through %d mid hooks (%s)", n_cmds,
-		     r, backend_name(hooks[0]->backend));
 	return 0;
 }
+
+__attribute__((format(printf, 2, 3)))
+static void unavailable(struct layer *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(l->why_buf, sizeof(l->why_buf), fmt, ap);
+	va_end(ap);
+	l->why = l->why_buf;
+	log_layer(NAME, LOG_WARNING, "layer unavailable: %s", l->why);
+}
+
+/* The hooks on the cifs loaded now. */
+static void attach_instance(struct layer *l)
+{
+	struct func *fv[_SMB2_HOOK_MAX];
+	uint32_t n = 0;
+	int r;
+
+	l->module = ksyms_module_instance(CIFS_MODULE);
+	if (!l->module || ksyms_reload(l->env->ks) < 0)
+		return;
+	l->why = NULL;
+	r = hooks_add(l);
+	if (r == 0)
+		r = commands_add(l);
+	if (r < 0) {
+		hooks_off(l, FUNC_NOT_FOUND, "cifs has no mid allocation and release here");
+		unavailable(l, "cifs has no %s or %s here", hook_candidates[SMB2_HOOK_ALLOC][0],
+			    hook_candidates[SMB2_HOOK_FREE][0]);
+		return;
+	}
+	for (int h = 0; h < _SMB2_HOOK_MAX; h++)
+		if (l->hooks[h])
+			fv[n++] = l->hooks[h];
+	/* The ids first: a hook attached before would be timed as an ordinary function. */
+	l->ctl.on = 1;
+	probes_smb2_set(l->env->probes, &l->ctl);
+	r = probes_attach_kernel(l->env->probes, fv, n);
+	for (int h = 0; h < _SMB2_HOOK_MAX; h++) {
+		struct func *f = l->hooks[h];
+		char buf[160];
+
+		if (!f || func_attached(f))
+			continue;
+		if (h == SMB2_HOOK_ALLOC || h == SMB2_HOOK_FREE) {
+			func_state_text(f, buf, sizeof(buf));
+			hooks_off(l, FUNC_FAILED, "mid hooks not attached");
+			unavailable(l, "%s: %s", f->symbol, buf);
+			return;
+		}
+		log_layer(NAME, LOG_NOTICE, "%s not attached (%s): %s", f->symbol, f->name,
+			  func_state_text(f, buf, sizeof(buf)));
+	}
+	commands_mark(l, FUNC_ATTACHED, NULL);
+	log_layer(NAME, LOG_INFO, "%u SMB2 commands timed through %d mid hooks (%s)",
+		  func_table_attached(l->env->funcs, LAYER_SMB2) - (uint32_t)r, r,
+		  backend_name(l->hooks[SMB2_HOOK_ALLOC]->backend));
+}
+
+static void smb2_attach(struct layer *l)
+{
+	const char *why = NULL;
+
+	if (probes_kernel_backend(l->env->probes, &why) == BACKEND_NONE) {
+		snprintf(l->why_buf, sizeof(l->why_buf), "%s", why ? why : "no backend for kernel functions");
+		l->why = l->why_buf;
+		log_layer(NAME, LOG_WARNING, "layer unavailable on this kernel: %s", l->why);
+		return;
+	}
+	if (!ksyms_module_instance(CIFS_MODULE)) {
+		log_layer(NAME, LOG_NOTICE, "cifs module not loaded; attaching when it is");
+		return;
+	}
+	attach_instance(l);
+}
+
+static unsigned int smb2_detach(struct layer *l, enum func_state why)
+{
+	unsigned int n = hooks_off(l, why, why == FUNC_UNLOADED ? "cifs module unloaded" : NULL);
+
+	probes_forget_module(l->env->probes, CIFS_MODULE);
+	l->module = 0;
+	return n;
+}
+
+static void smb2_apply(struct layer *l, const struct config *old, struct reload_counts *n)
+{
+	if (l->module && l->ctl.on) {
+		commands_configure(l);
+		commands_mark(l, FUNC_ATTACHED, NULL);
+	} else if (!l->module && ksyms_module_instance(CIFS_MODULE) &&
+		   probes_kernel_backend(l->env->probes, &(const char *){ NULL }) != BACKEND_NONE) {
+		attach_instance(l);
+		n->attached += func_table_attached(l->env->funcs, LAYER_SMB2);
+	}
+}
+
+static void smb2_watch(struct layer *l)
+{
+	uint64_t inst;
+
+	if (l->why && !l->module)
+		return;         /* no backend: nothing will change that */
+	inst = ksyms_module_instance(CIFS_MODULE);
+	if (l->module && inst != l->module) {
+		unsigned int n = smb2_detach(l, FUNC_UNLOADED);
+
+		l->why = NULL;
+		log_layer(NAME, LOG_NOTICE, "cifs module %s: %u mid hooks detached; attaching again "
+			  "when it is loaded", inst ? "reloaded" : "unloaded", n);
+	}
+	if (!l->module && inst)
+		attach_instance(l);
+}
+
+static enum layer_state smb2_state(struct layer *l, const char **why)
+{
+	if (l->ctl.on && func_table_attached(l->env->funcs, LAYER_SMB2))
+		return LAYER_ACTIVE;
+	if (l->why) {
+		*why = l->why;
+		/* a later cifs instance may have the hooks */
+		return l->module ? LAYER_WAITING : LAYER_UNAVAILABLE;
+	}
+	*why = "cifs module not loaded";
+	return LAYER_WAITING;
+}
+
+static uint32_t smb2_ids_needed(const struct config *c)
+{
+	/* the commands once, the hooks of a few cifs instances */
+	return SMB2_NCMD + 4 * _SMB2_HOOK_MAX;
+}
+
+static int smb2_new(const struct layer_env *env, struct layer **ret)
+{
+	struct layer *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return -ENOMEM;
+	l->env = env;
+	for (int h = 0; h < _SMB2_HOOK_MAX; h++)
+		l->ctl.hook_id[h] = SMB2_NO_HOOK;
+	*ret = l;
+	return 0;
+}
+
+static void smb2_free(struct layer *l)
+{
+	free(l);
+}
+
+const struct layer_ops smb2_layer = {
+	.id = LAYER_SMB2,
+	.ids_needed = smb2_ids_needed,
+	.new = smb2_new,
+	.attach = smb2_attach,
+	.apply = smb2_apply,
+	.detach = smb2_detach,
+	.watch = smb2_watch,
+	.state = smb2_state,
+	.free = smb2_free,
+};

@@ -9,19 +9,21 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <syslog.h>
 #include <unistd.h>
 
-#include "core/agent-int.h"
+#include "base/log.h"
+#include "layers/layer.h"
 #include "symbols/usyms.h"
 
 #define VFS_PREFIX "smb_vfs_call_"
 #define SMB2_PREFIX "smbd_smb2_request_process_"
 #define ANCHOR VFS_PREFIX "openat"      /* in every Samba since 4.14 */
+#define NAME "smbd"
 
 static const char *const smbd_paths[] = {
 	"/usr/sbin/smbd", "/usr/local/samba/sbin/smbd", "/usr/local/sbin/smbd",
@@ -31,25 +33,6 @@ static const char *const smbd_paths[] = {
 static const char *const smb2_ends[] = {
 	"smbd_smb2_request_done_ex", "smbd_smb2_request_error_ex",
 };
-
-struct smbd_ctx {
-	struct agent *a;
-	const char *lib;
-	const char *prefix;         /* FUNCTION prefix: SMBD_VFS_, SMBD_SMB2_ */
-	bool smb2;
-	/* what is to be attached in one batch */
-	struct func *fv[SMBLAT_MAX_FUNCS];
-	uint64_t offsets[SMBLAT_MAX_FUNCS];
-	uint32_t n;
-};
-
-static bool name_in(char **list, const char *name)
-{
-	for (; list && *list; list++)
-		if (strcasecmp(*list, name) == 0)
-			return true;
-	return false;
-}
 
 /* smbd on PATH, else the usual install locations; NULL when none. */
 static char *smbd_find(void)
@@ -72,138 +55,262 @@ static char *smbd_find(void)
 	return NULL;
 }
 
-static int add_one(const char *symbol, uint64_t offset, void *userdata)
+struct layer {
+	const struct layer_env *env;
+	char *binary;               /* smbd */
+	char *lib;                  /* the file defining its VFS and SMB2 entry points */
+	uint64_t ends[2];           /* offsets of smb2_ends[] in lib */
+	bool requests;              /* both ends exist: SMB2 requests can be timed */
+	const char *why;            /* unavailable: why */
+	char why_buf[PATH_MAX + 128];
+};
+
+/* One kind of entry point (VFS calls or SMB2 requests) brought in line with the configuration. */
+struct batch {
+	struct layer *l;
+	bool smb2;
+	const char *prefix;         /* FUNCTION prefix: SMBD_VFS_, SMBD_SMB2_ */
+	struct func *fv[SMBLAT_MAX_FUNCS];
+	uint64_t offsets[SMBLAT_MAX_FUNCS];
+	uint32_t n;                 /* to attach */
+	uint32_t detached;
+	int error;
+};
+
+static void configure(struct batch *b, struct func *f)
 {
-	struct smbd_ctx *c = userdata;
-	const struct config *cfg = c->a->cfg;
-	const struct layer_config *l = &cfg->layer[LAYER_SMBD];
-	const char *op = symbol + strlen(c->smb2 ? SMB2_PREFIX : VFS_PREFIX);
+	const struct config *c = b->l->env->cfg;
+
+	f->cfg = (struct func_cfg) {
+		.threshold_ns = config_layer_threshold_ns(c, LAYER_SMBD),
+		.flags = FF_ENABLED | (c->user_stack ? FF_USTACK : 0),
+		/*
+		 * VFS calls return int, ssize_t, NTSTATUS, pointers or nothing, and
+		 * report errors in errno: no return value is better than a wrong one.
+		 * SMB2 requests end with an NTSTATUS, shown in hex.
+		 */
+		.ret_kind = b->smb2 ? RK_PTR : RK_VOID,
+	};
+	probes_update(b->l->env->probes, f);
+}
+
+static struct func *find(struct layer *l, const char *name)
+{
+	struct func_table *t = l->env->funcs;
+
+	for (uint32_t i = 0; i < t->n; i++)
+		if (t->v[i].layer == LAYER_SMBD && strcmp(t->v[i].name, name) == 0)
+			return &t->v[i];
+	return NULL;
+}
+
+/* Per entry point of the library: detach, update, or queue it for attaching. */
+static int sync_one(const char *symbol, uint64_t offset, void *userdata)
+{
+	struct batch *b = userdata;
+	struct layer *l = b->l;
+	const char *op = symbol + strlen(b->smb2 ? SMB2_PREFIX : VFS_PREFIX);
 	char name[SMBLAT_NAME_LEN], target[PATH_MAX + 128];
 	struct func *f;
-	int id, r;
+	bool want;
+	int id;
 
-	if (c->n >= SMBLAT_MAX_FUNCS)
-		return -ENOSPC;
-	if (!*op || snprintf(name, sizeof(name), "%s%s", c->prefix, op) >= (int)sizeof(name))
+	if (!*op || snprintf(name, sizeof(name), "%s%s", b->prefix, op) >= (int)sizeof(name))
 		return 0;
 	for (char *s = name; *s; s++)
 		*s = (char)toupper((unsigned char)*s);
-	if ((l->include && l->include[0] && !name_in(l->include, name)) ||
-	    name_in(l->exclude, name))
+	want = config_wants(l->env->cfg, LAYER_SMBD, name, GROUP_NONE);
+	f = find(l, name);
+	if (f && func_attached(f) && !want) {
+		probes_detach(l->env->probes, f, FUNC_DISABLED, NULL);
+		b->detached++;
 		return 0;
-	snprintf(target, sizeof(target), "%s:%s", c->lib, symbol);
-	id = func_table_add(&c->a->funcs, LAYER_SMBD, GROUP_NONE, name, target, NULL);
-	if (id < 0)
-		return id;
-	f = &c->a->funcs.v[id];
-	f->cfg.threshold_ns = config_layer_threshold_ns(cfg, LAYER_SMBD);
-	f->cfg.flags = FF_ENABLED | (cfg->user_stack ? FF_USTACK : 0);
-	/*
-	 * VFS calls return int, ssize_t, NTSTATUS, pointers or nothing, and
-	 * report errors in errno: no return value is better than a wrong one.
-	 * SMB2 requests end with an NTSTATUS, shown in hex.
-	 */
-	f->cfg.ret_kind = c->smb2 ? RK_PTR : RK_VOID;
-	r = probes_update(c->a->probes, f);
-	if (r < 0)
-		return r;
-	c->fv[c->n] = f;
-	c->offsets[c->n++] = offset;
+	}
+	if (f && func_attached(f)) {
+		configure(b, f);
+		return 0;
+	}
+	if (!want)
+		return 0;
+	if (!f) {
+		snprintf(target, sizeof(target), "%s:%s", l->lib, symbol);
+		id = func_table_add(l->env->funcs, LAYER_SMBD, GROUP_NONE, name, target, NULL);
+		if (id < 0)
+			return id;
+		f = &l->env->funcs->v[id];
+	}
+	if (b->n >= SMBLAT_MAX_FUNCS)
+		return -ENOSPC;
+	configure(b, f);
+	b->fv[b->n] = f;
+	b->offsets[b->n++] = offset;
 	return 0;
 }
 
-static int count_wanted(const char *symbol, uint64_t offset, void *userdata)
+static int batch_run(struct batch *b)
 {
-	struct smbd_ctx *c = userdata;
-	const struct layer_config *l = &c->a->cfg->layer[LAYER_SMBD];
-	char name[SMBLAT_NAME_LEN];
-
-	snprintf(name, sizeof(name), "SMBD_SMB2_%s", symbol + strlen(SMB2_PREFIX));
-	for (char *s = name; *s; s++)
-		*s = (char)toupper((unsigned char)*s);
-	return (l->include && l->include[0] && !name_in(l->include, name)) ||
-	       name_in(l->exclude, name) ? 0 : -EEXIST;
-}
-
-/*
- * The request handlers only count with both completions probed; none are
- * attached when include/exclude leave no SMB2 command (each uprobe costs a
- * kernel grace period when it is detached).
- */
-static int requests_attach(struct smbd_ctx *c)
-{
-	uint64_t offset[2];
+	struct layer *l = b->l;
 	int r;
 
-	if (usyms_functions(c->a->us, c->lib, SMB2_PREFIX, count_wanted, c) != -EEXIST)
-		return 0;
+	r = usyms_functions(l->env->us, l->lib, b->smb2 ? SMB2_PREFIX : VFS_PREFIX, sync_one, b);
+	if (r < 0 || !b->n)
+		return r < 0 ? r : 0;
+	if (b->smb2)
+		return probes_attach_smbd_requests(l->env->probes, b->fv, b->offsets, b->n, l->ends,
+						   2, l->lib);
+	return probes_attach_uprobes(l->env->probes, b->fv, b->offsets, b->n, l->lib);
+}
+
+static void report(struct batch *b, const char *what, int attached)
+{
+	if (attached < 0)
+		log_layer(NAME, LOG_WARNING, "%s of %s not attached: %s", what, b->l->lib,
+			  strerror(-attached));
+	else if ((uint32_t)attached < b->n)
+		log_layer(NAME, LOG_WARNING, "%u of %u %s of %s not attached (see --list-probes)",
+			  b->n - attached, b->n, what, b->l->lib);
+}
+
+/* VFS calls, then SMB2 requests (when both completions exist); counts what it attached. */
+static void layer_sync(struct layer *l, unsigned int *attached, unsigned int *detached)
+{
+	struct batch *b = calloc(1, sizeof(*b));
+	enum backend be = BACKEND_NONE;
+	int vfs, smb2 = 0;
+	uint32_t n_vfs;
+
+	if (!b)
+		return;
+	*b = (struct batch) { .l = l, .prefix = "SMBD_VFS_" };
+	vfs = batch_run(b);
+	report(b, "VFS operations", vfs);
+	n_vfs = b->n;
+	if (n_vfs)
+		be = b->fv[0]->backend;
+	*detached += b->detached;
+	if (l->requests) {
+		*b = (struct batch) { .l = l, .smb2 = true, .prefix = "SMBD_SMB2_" };
+		smb2 = batch_run(b);
+		report(b, "SMB2 commands", smb2);
+		*detached += b->detached;
+	}
+	*attached += (vfs > 0 ? vfs : 0) + (smb2 > 0 ? smb2 : 0);
+	if (n_vfs || b->n)
+		log_layer(NAME, LOG_INFO, "%d VFS operations and %d SMB2 commands of %s (%s) attached (%s)",
+			  vfs < 0 ? 0 : vfs, smb2 < 0 ? 0 : smb2, l->lib, l->binary,
+			  backend_name(n_vfs ? be : b->fv[0]->backend));
+	free(b);
+}
+
+__attribute__((format(printf, 2, 3)))
+static int unavailable(struct layer *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(l->why_buf, sizeof(l->why_buf), fmt, ap);
+	va_end(ap);
+	l->why = l->why_buf;
+	log_layer(NAME, LOG_WARNING, "layer unavailable: %s", l->why);
+	return -ENOENT;
+}
+
+/* smbd, the library with its entry points, and whether SMB2 requests can be timed. */
+static int locate(struct layer *l)
+{
+	const struct config *c = l->env->cfg;
+	int r;
+
+	l->binary = c->smbd_binary ? strdup(c->smbd_binary) : smbd_find();
+	if (!l->binary)
+		return unavailable(l, "no smbd found on PATH or in /usr/sbin; set [smbd] binary=");
+	r = usyms_provider(l->env->us, l->binary, ANCHOR, &l->lib);
+	if (r < 0)
+		return unavailable(l, "neither %s nor its libraries define " ANCHOR ": %s", l->binary,
+				   strerror(-r));
 	for (size_t i = 0; i < 2; i++) {
-		r = usyms_resolve(c->a->us, c->lib, smb2_ends[i], &offset[i]);
+		r = usyms_resolve(l->env->us, l->lib, smb2_ends[i], &l->ends[i]);
 		if (r < 0) {
-			agent_status(c->a, LOG_NOTICE, "smbd: %s: no %s (%s): SMB2 requests not traced",
-				     c->lib, smb2_ends[i], strerror(-r));
+			log_layer(NAME, LOG_NOTICE, "%s: no %s (%s): SMB2 requests not traced", l->lib,
+				  smb2_ends[i], strerror(-r));
 			return 0;
 		}
 	}
-	c->smb2 = true;
-	c->prefix = "SMBD_SMB2_";
-	c->n = 0;
-	r = usyms_functions(c->a->us, c->lib, SMB2_PREFIX, add_one, c);
-	if (r < 0)
-		return r;
-	return probes_attach_smbd_requests(c->a->probes, c->fv, c->offsets, c->n, offset, 2, c->lib);
+	l->requests = true;
+	return 0;
 }
 
-static void report(struct smbd_ctx *c, const char *what, int attached)
+static void smbd_attach(struct layer *l)
 {
-	if (attached < 0)
-		agent_status(c->a, LOG_WARNING, "smbd: %s of %s not attached: %s", what, c->lib,
-			     strerror(-attached));
-	else if ((uint32_t)attached < c->n)
-		agent_status(c->a, LOG_WARNING, "smbd: %u of %u %s of %s not attached (see --list-probes)",
-			     c->n - attached, c->n, what, c->lib);
+	unsigned int a = 0, d = 0;
+
+	if (!l->lib && locate(l) < 0)
+		return;
+	layer_sync(l, &a, &d);
 }
 
-int smbd_attach(struct agent *a)
+static void smbd_apply(struct layer *l, const struct config *old, struct reload_counts *n)
 {
-	struct smbd_ctx *c = calloc(1, sizeof(*c));
-	char *binary = a->cfg->smbd_binary ? strdup(a->cfg->smbd_binary) : smbd_find();
-	uint64_t t0 = agent_now_ns();
-	char *lib = NULL;
-	int vfs = 0, smb2 = 0, r;
+	if (l->lib)
+		layer_sync(l, &n->attached, &n->detached);
+}
 
-	if (!c) {
-		free(binary);
+static unsigned int smbd_detach(struct layer *l, enum func_state why)
+{
+	struct func_table *t = l->env->funcs;
+	unsigned int n = 0;
+
+	for (uint32_t i = 0; i < t->n; i++)
+		if (t->v[i].layer == LAYER_SMBD && func_attached(&t->v[i])) {
+			probes_detach(l->env->probes, &t->v[i], why, NULL);
+			n++;
+		}
+	return n;
+}
+
+static enum layer_state smbd_state(struct layer *l, const char **why)
+{
+	if (l->why) {
+		*why = l->why;
+		return LAYER_UNAVAILABLE;
+	}
+	if (func_table_attached(l->env->funcs, LAYER_SMBD))
+		return LAYER_ACTIVE;
+	*why = "no smbd function attached";
+	return LAYER_UNAVAILABLE;
+}
+
+static uint32_t smbd_ids_needed(const struct config *c)
+{
+	/* smb_vfs_call_* and SMB2 commands: ~120 in Samba 4.17 */
+	return 256;
+}
+
+static int smbd_new(const struct layer_env *env, struct layer **ret)
+{
+	struct layer *l = calloc(1, sizeof(*l));
+
+	if (!l)
 		return -ENOMEM;
-	}
-	*c = (struct smbd_ctx) { .a = a, .prefix = "SMBD_VFS_" };
-	if (!binary) {
-		agent_status(a, LOG_WARNING, "smbd: no smbd found on PATH or in /usr/sbin; "
-			     "set [smbd] binary=");
-		free(c);
-		return -ENOENT;
-	}
-	r = usyms_provider(a->us, binary, ANCHOR, &lib);
-	if (r < 0) {
-		agent_status(a, LOG_WARNING, "smbd: neither %s nor its libraries define %s: %s",
-			     binary, ANCHOR, strerror(-r));
-		goto out;
-	}
-	c->lib = lib;
-	r = usyms_functions(a->us, lib, VFS_PREFIX, add_one, c);
-	if (r >= 0) {
-		vfs = probes_attach_uprobes(a->probes, c->fv, c->offsets, c->n, lib);
-		report(c, "VFS operations", vfs);
-		smb2 = requests_attach(c);
-		report(c, "SMB2 commands", smb2);
-	}
-	agent_status(a, LOG_INFO, "smbd: %d VFS operations and %d SMB2 commands of %s (%s) "
-		     "attached in %.1f ms (%s)", vfs < 0 ? 0 : vfs, smb2 < 0 ? 0 : smb2, lib, binary,
-		     (agent_now_ns() - t0) / 1e6,
-		     c->n ? backend_name(c->fv[0]->backend) : "nothing wanted");
-out:
-	free(lib);
-	free(binary);
-	free(c);
-	return r < 0 ? r : 0;
+	l->env = env;
+	*ret = l;
+	return 0;
 }
+
+static void smbd_free(struct layer *l)
+{
+	free(l->binary);
+	free(l->lib);
+	free(l);
+}
+
+const struct layer_ops smbd_layer = {
+	.id = LAYER_SMBD,
+	.ids_needed = smbd_ids_needed,
+	.new = smbd_new,
+	.attach = smbd_attach,
+	.apply = smbd_apply,
+	.detach = smbd_detach,
+	.state = smbd_state,
+	.free = smbd_free,
+};

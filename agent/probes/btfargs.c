@@ -174,9 +174,12 @@ int btfargs_fill(const struct btf *btf, const char *func, struct func_cfg *cfg,
 {
 	const struct btf_type *fn, *proto;
 	const struct btf_param *p;
-	int id = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC);
 	unsigned int n;
+	int id;
 
+	if (!btf)
+		return -ENOENT;         /* a kernel, or a module, without BTF */
+	id = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC);
 	if (id < 0)
 		return -ENOENT;
 	fn = btf__type_by_id(btf, id);

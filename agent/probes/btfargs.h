@@ -23,7 +23,8 @@ enum arg_kind btfargs_kind(const struct btf *btf, uint32_t type_id);
 
 /*
  * Fills sb_arg/sb_kind, name_arg/name_kind, ret_kind and the argument
- * count of cfg from the BTF prototype of func. -ENOENT: not in this BTF.
+ * count of cfg from the BTF prototype of func. -ENOENT: not in this BTF,
+ * or btf NULL (no BTF for that module).
  */
 int btfargs_fill(const struct btf *btf, const char *func, struct func_cfg *cfg,
 		 unsigned int *nparams);

@@ -18,11 +18,18 @@ struct attachment {
 	struct bpf_link *link[2];   /* kprobe/uprobe links */
 };
 
-/* One kprobe.multi entry/exit pair and the ids it serves that are still wanted. */
+/*
+ * One kprobe.multi entry/exit pair. A link cannot give up one of its
+ * addresses: an id detached stays hooked but dormant (its func_cfg
+ * disabled) and is revived in place rather than hooked twice; the links go
+ * once no id of theirs is live.
+ */
 struct multi {
-	struct bpf_link *link[2];
+	struct attachment att;      /* the kprobe.multi or uprobe.multi links */
 	uint32_t *ids;
+	bool *live;
 	uint32_t n_ids;
+	uint32_t n_live;
 };
 
 struct probes {
@@ -33,6 +40,7 @@ struct probes {
 	bool fentry;                /* template loaded: clones may work */
 	bool kmulti;
 	bool umulti;                /* uprobe.multi programs loaded; cleared when links are refused */
+	bool smbd_ends;             /* smbd's request completions hooked (once for all begins) */
 	bool kprobe;                /* the kernel has a kprobe PMU */
 	char *kprobe_why;
 	char *why;                  /* combined reason, owned */
@@ -50,7 +58,10 @@ struct probes {
 	/* block and syscall layers */
 	bool tp_btf;                /* tp_btf programs loaded and not refused yet */
 	char *tp_btf_why;
-	struct bpf_link **tp;
+	struct {
+		char *name;
+		struct bpf_link *link;
+	} *tp;
 	uint32_t n_tp;
 };
 
@@ -59,5 +70,11 @@ char *errdup(const char *what, int err);
 /* A new slot in p->att for id, links empty; NULL without memory. */
 struct attachment *attachment_new(struct probes *p, uint32_t id);
 void attachment_release(struct attachment *a);
-/* Records in f why its backend what did not attach. */
-void set_missing(struct func *f, const char *what, int err);
+/* Keeps a batch's links as serving the ids in cookies; on -ENOMEM the caller releases att. */
+int multi_keep(struct probes *p, const struct attachment *att, const uint64_t *cookies,
+	       uint32_t n);
+/* A dormant id of a live batch comes back in place; true when it did. */
+bool multi_revive(struct probes *p, uint32_t id);
+
+/* Records in f that backend what refused it with err. */
+void set_failed(struct func *f, const char *what, int err);

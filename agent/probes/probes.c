@@ -45,11 +45,11 @@ static void tracepoints_autoload(struct smblat_bpf *skel, const struct probes_op
 		tp = prog_tracepoint(prog, &btf);
 		if (!tp)
 			continue;
-		want = strncmp(tp, "block_", 6) == 0 ? o->block != NULL : o->syscalls;
+		want = strncmp(tp, "block_", 6) == 0 ? o->block : o->syscalls;
 		bpf_program__set_autoload(prog, want && (tp_btf || !btf));
 	}
 	if (o->block)
-		skel->rodata->block_cfg = *o->block;
+		skel->rodata->block_cfg = o->block_cfg;
 }
 
 
@@ -78,6 +78,7 @@ static int skel_load(const struct probes_opts *o, bool fentry, bool kmulti, bool
 	if (!skel)
 		return -errno;
 	skel->rodata->cfg.tgid = o->tgid;
+	skel->rodata->cfg.self_tgid = o->self_tgid;
 	skel->rodata->cfg.cgroup_id = o->cgroup_id;
 	if (o->comm && *o->comm) {
 		skel->rodata->cfg.filter_comm = 1;
@@ -127,6 +128,7 @@ int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs
 	bool fentry = o->choice == CHOICE_AUTO || o->choice == CHOICE_FENTRY;
 	bool kmulti = o->choice == CHOICE_AUTO || o->choice == CHOICE_KPROBE_MULTI;
 	bool tp_btf = o->block || o->syscalls;
+
 	bool umulti = true;
 	int r;
 
@@ -161,7 +163,7 @@ int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs
 		/* The other layers need not go down with the tracepoint ones. */
 		struct probes_opts bare = *o;
 
-		bare.block = NULL;
+		bare.block = false;
 		bare.syscalls = false;
 		free(p->tp_btf_why);
 		p->tp_btf_why = errdup("block and syscall programs refused", r);
@@ -200,13 +202,15 @@ void probes_close(struct probes *p)
 {
 	if (!p)
 		return;
-	for (uint32_t i = p->n_tp; i > 0; i--)
-		bpf_link__destroy(p->tp[i - 1]);
+	for (uint32_t i = p->n_tp; i > 0; i--) {
+		bpf_link__destroy(p->tp[i - 1].link);
+		free(p->tp[i - 1].name);
+	}
 	free(p->tp);
 	for (uint32_t i = p->n_multi; i > 0; i--) {
-		bpf_link__destroy(p->multi[i - 1].link[0]);
-		bpf_link__destroy(p->multi[i - 1].link[1]);
+		attachment_release(&p->multi[i - 1].att);
 		free(p->multi[i - 1].ids);
+		free(p->multi[i - 1].live);
 	}
 	free(p->multi);
 	for (uint32_t i = p->n_att; i > 0; i--)
@@ -374,12 +378,35 @@ fail:
 	return r;
 }
 
+int multi_keep(struct probes *p, const struct attachment *att, const uint64_t *cookies, uint32_t n)
+{
+	struct multi *v = realloc(p->multi, (p->n_multi + 1) * sizeof(*v));
+	struct multi *m;
+
+	if (!v)
+		return -ENOMEM;
+	p->multi = v;
+	m = &v[p->n_multi];
+	*m = (struct multi) { .att = *att, .ids = calloc(n, sizeof(uint32_t)),
+			      .live = calloc(n, sizeof(bool)), .n_ids = n, .n_live = n };
+	if (!m->ids || !m->live) {
+		free(m->ids);
+		free(m->live);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		m->ids[i] = (uint32_t)cookies[i];
+		m->live[i] = true;
+	}
+	p->n_multi++;
+	return 0;
+}
+
 static int attach_kmulti(struct probes *p, struct func **fv, uint32_t n, bool *done)
 {
 	unsigned long *addrs = calloc(n, sizeof(*addrs));
 	__u64 *cookies = calloc(n, sizeof(*cookies));
 	struct bpf_link *l[2] = {};
-	struct multi *v;
 	uint32_t cnt = 0;
 	int r = 0;
 
@@ -411,26 +438,18 @@ static int attach_kmulti(struct probes *p, struct func **fv, uint32_t n, bool *d
 		bpf_link__destroy(l[1]);
 		goto out;
 	}
-	v = realloc(p->multi, (p->n_multi + 1) * sizeof(*v));
-	if (!v) {
+	r = multi_keep(p, &(struct attachment) { .id = UINT32_MAX, .prog_fd = { -1, -1 },
+						 .link_fd = { -1, -1 }, .link = { l[0], l[1] } },
+		       (const uint64_t *)cookies, cnt);
+	if (r < 0) {
 		bpf_link__destroy(l[0]);
 		bpf_link__destroy(l[1]);
-		r = -ENOMEM;
 		goto out;
 	}
-	p->multi = v;
-	/* the batch keeps its ids (the cookies) to know when it serves none */
-	v[p->n_multi] = (struct multi) { .link = { l[0], l[1] }, .ids = calloc(cnt, sizeof(uint32_t)),
-					 .n_ids = cnt };
-	if (!v[p->n_multi].ids)
-		v[p->n_multi].n_ids = 0;    /* then it stays until the end */
-	for (uint32_t i = 0; i < v[p->n_multi].n_ids; i++)
-		v[p->n_multi].ids[i] = (uint32_t)cookies[i];
-	p->n_multi++;
 	for (uint32_t i = 0; i < n; i++)
 		if (!done[i] && ksyms_lookup(p->ks, fv[i]->symbol, fv[i]->module)) {
 			done[i] = true;
-			fv[i]->backend = BACKEND_KPROBE_MULTI;
+			func_set_attached(fv[i], BACKEND_KPROBE_MULTI);
 		}
 out:
 	free(addrs);
@@ -438,32 +457,54 @@ out:
 	return r;
 }
 
-void set_missing(struct func *f, const char *what, int err)
+bool multi_revive(struct probes *p, uint32_t id)
 {
-	free(f->missing);
-	f->missing = errdup(what, err);
+	for (uint32_t b = 0; b < p->n_multi; b++) {
+		struct multi *m = &p->multi[b];
+
+		for (uint32_t i = 0; m->n_live && i < m->n_ids; i++)
+			if (m->ids[i] == id && !m->live[i]) {
+				m->live[i] = true;
+				m->n_live++;
+				return true;
+			}
+	}
+	return false;
+}
+
+void set_failed(struct func *f, const char *what, int err)
+{
+	func_set_state(f, FUNC_FAILED, "%s: %s", what, strerror(err < 0 ? -err : err));
 }
 
 int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n)
 {
 	bool *done = calloc(n ? n : 1, sizeof(*done));
+	const char *why = NULL;
 	uint32_t attached = 0;
 	int r;
 
 	if (!done)
 		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		if (multi_revive(p, fv[i]->id)) {
+			done[i] = true;
+			func_set_attached(fv[i], BACKEND_KPROBE_MULTI);
+		}
 	for (uint32_t i = 0; p->fentry && i < n; i++) {
+		if (done[i])
+			continue;
 		r = attach_fentry(p, fv[i]);
 		if (r == 0) {
 			done[i] = true;
-			fv[i]->backend = BACKEND_FENTRY;
+			func_set_attached(fv[i], BACKEND_FENTRY);
 		} else if (r == -EPERM || r == -EOPNOTSUPP || r == -524 /* ENOTSUPP */) {
 			/* The kernel refuses trampolines altogether, not this target. */
 			free(p->fentry_why);
 			p->fentry_why = errdup("fentry attach refused", r);
 			p->fentry = false;
 		} else if (p->choice == CHOICE_FENTRY) {
-			set_missing(fv[i], "fentry", r);
+			set_failed(fv[i], "fentry", r);
 		}
 	}
 	if (p->kmulti && p->kprobe && p->choice != CHOICE_FENTRY) {
@@ -481,52 +522,42 @@ int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n)
 			r = attach_kprobe(p, fv[i]);
 			if (r == 0) {
 				done[i] = true;
-				fv[i]->backend = BACKEND_KPROBE;
+				func_set_attached(fv[i], BACKEND_KPROBE);
 				continue;
 			}
-			set_missing(fv[i], "kprobe", r);
-		} else if (!fv[i]->missing) {
-			const char *why = NULL;
-
+			set_failed(fv[i], "kprobe", r);
+		} else if (fv[i]->state != FUNC_FAILED) {
 			probes_kernel_backend(p, &why);
-			free(fv[i]->missing);
-			fv[i]->missing = strdup(why ? why : "backend not available");
+			func_set_state(fv[i], FUNC_NO_BACKEND, "%s", why ? why : "no backend for kernel functions");
 		}
 	}
 	for (uint32_t i = 0; i < n; i++)
-		if (done[i]) {
-			free(fv[i]->missing);
-			fv[i]->missing = NULL;
-			attached++;
-		}
+		attached += done[i];
 	free(done);
 	return attached;
 }
 
-/*
- * A kprobe.multi link cannot drop one of its addresses: the id leaves the
- * batch, and the links go once no id is left.
- */
 static void multi_detach(struct multi *m, uint32_t id)
 {
 	for (uint32_t i = 0; i < m->n_ids; i++)
-		if (m->ids[i] == id)
-			m->ids[i--] = m->ids[--m->n_ids];
-	if (m->n_ids == 0) {
-		bpf_link__destroy(m->link[0]);
-		bpf_link__destroy(m->link[1]);
-		m->link[0] = m->link[1] = NULL;
-	}
+		if (m->ids[i] == id && m->live[i]) {
+			m->live[i] = false;
+			m->n_live--;
+		}
+	if (m->n_live == 0)
+		attachment_release(&m->att);
 }
 
-void probes_detach(struct probes *p, uint32_t id)
+void probes_detach(struct probes *p, struct func *f, enum func_state why, const char *detail)
 {
+	f->cfg.flags &= ~FF_ENABLED;
+	(void)probes_update(p, f);
 	for (uint32_t i = 0; i < p->n_att; i++)
-		if (p->att[i].id == id)
+		if (p->att[i].id == f->id)
 			attachment_release(&p->att[i]);
 	for (uint32_t i = 0; i < p->n_multi; i++)
-		if (p->multi[i].n_ids)
-			multi_detach(&p->multi[i], id);
+		multi_detach(&p->multi[i], f->id);
+	func_set_state(f, why, detail ? "%s" : NULL, detail);
 }
 
 void probes_forget_module(struct probes *p, const char *module)
@@ -556,17 +587,32 @@ static struct bpf_program *tracepoint_prog(struct probes *p, const char *tp, boo
 	return NULL;
 }
 
-static int tracepoint_link_keep(struct probes *p, struct bpf_link *l)
+static int tracepoint_link_keep(struct probes *p, const char *tp, struct bpf_link *l)
 {
-	struct bpf_link **v = realloc(p->tp, (p->n_tp + 1) * sizeof(*v));
+	typeof(p->tp) v = realloc(p->tp, (p->n_tp + 1) * sizeof(*v));
 
 	if (!v) {
 		bpf_link__destroy(l);
 		return -ENOMEM;
 	}
 	p->tp = v;
-	v[p->n_tp++] = l;
+	v[p->n_tp].name = strdup(tp);
+	v[p->n_tp++].link = l;
 	return 0;
+}
+
+bool probes_tracepoint_loaded(struct probes *p, const char *tp)
+{
+	return tracepoint_prog(p, tp, false) || tracepoint_prog(p, tp, true);
+}
+
+void probes_detach_tracepoint(struct probes *p, const char *tp)
+{
+	for (uint32_t i = 0; i < p->n_tp; i++)
+		if (p->tp[i].link && p->tp[i].name && strcmp(p->tp[i].name, tp) == 0) {
+			bpf_link__destroy(p->tp[i].link);
+			p->tp[i].link = NULL;
+		}
 }
 
 int probes_attach_tracepoint(struct probes *p, const char *tp)
@@ -579,7 +625,7 @@ int probes_attach_tracepoint(struct probes *p, const char *tp)
 	if (prog) {
 		l = bpf_program__attach_trace(prog);
 		if (l) {
-			r = tracepoint_link_keep(p, l);
+			r = tracepoint_link_keep(p, tp, l);
 			return r < 0 ? r : BACKEND_TP_BTF;
 		}
 		free(p->tp_btf_why);
@@ -592,13 +638,17 @@ int probes_attach_tracepoint(struct probes *p, const char *tp)
 	l = bpf_program__attach_raw_tracepoint(prog, tp);
 	if (!l)
 		return -errno;
-	r = tracepoint_link_keep(p, l);
+	r = tracepoint_link_keep(p, tp, l);
 	return r < 0 ? r : BACKEND_RAW_TP;
 }
 
 uint32_t probes_attached_tracepoints(const struct probes *p)
 {
-	return p->n_tp;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < p->n_tp; i++)
+		n += p->tp[i].link != NULL;
+	return n;
 }
 
 const char *probes_tp_btf_why(const struct probes *p)

@@ -19,9 +19,11 @@ struct probes_opts {
 	uint64_t cgroup_id;
 	uint64_t ringbuf_bytes;
 	uint32_t func_capacity;     /* ids the histogram map must hold */
+	uint32_t self_tgid;         /* never traced: the agent's own process */
 	/* tracepoint layers: their programs load only when asked for */
-	const struct block_cfg *block;  /* NULL: block layer off */
-	bool syscalls;              /* [probe] sections with syscall: targets */
+	bool block;
+	struct block_cfg block_cfg;
+	bool syscalls;
 };
 
 /*
@@ -39,8 +41,8 @@ enum backend probes_kernel_backend(struct probes *p, const char **why);
 int probes_update(struct probes *p, const struct func *f);
 
 /*
- * Attaches entry and exit probes to each kernel function; sets backend on
- * success and missing (malloc'd reason) on failure. Returns the count attached.
+ * Attaches entry and exit probes to each kernel function; sets its state
+ * (attached with its backend, or why not). Returns the count attached.
  */
 int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n);
 
@@ -48,8 +50,11 @@ int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n);
 int probes_attach_uprobe(struct probes *p, struct func *f, const char *binary,
 			 const char *symbol, int pid);
 
-/* Detaches f's probes (module going away); the id stays. */
-void probes_detach(struct probes *p, uint32_t id);
+/*
+ * Detaches f (disabled first, so that nothing counts for it meanwhile),
+ * leaving it in state why; the id stays, never reused for another function.
+ */
+void probes_detach(struct probes *p, struct func *f, enum func_state why, const char *detail);
 /* Drops what is cached about module (its BTF): after a reload it is a new object. */
 void probes_forget_module(struct probes *p, const char *module);
 
@@ -58,6 +63,10 @@ void probes_forget_module(struct probes *p, const char *module);
  * raw_tp otherwise. Returns the backend used, or negative errno.
  */
 int probes_attach_tracepoint(struct probes *p, const char *tp);
+/* Whether the program of tracepoint tp was loaded (its layer asked for it at start). */
+bool probes_tracepoint_loaded(struct probes *p, const char *tp);
+/* Detaches what probes_attach_tracepoint(tp) attached. */
+void probes_detach_tracepoint(struct probes *p, const char *tp);
 /* Tracepoint links of ours. */
 uint32_t probes_attached_tracepoints(const struct probes *p);
 /* Why tp_btf is not used, or NULL. */
@@ -96,13 +105,14 @@ int probes_attach_smbd_end(struct probes *p, const char *binary, uint64_t offset
 /*
  * uprobe/uretprobe on many functions of one file for every process: fv[i]
  * at offsets[i]. Two uprobe.multi links when the kernel has them, else one
- * pair per function. Returns the count attached.
+ * pair per function; ids a batch still holds dormant come back in place
+ * (fv and offsets are reordered for it). Returns the count attached.
  */
-int probes_attach_uprobes(struct probes *p, struct func **fv, const uint64_t *offsets,
+int probes_attach_uprobes(struct probes *p, struct func **fv, uint64_t *offsets,
 			  uint32_t n, const char *binary);
 
 /* The same for smbd's SMB2 requests: fv[i] begins at begins[i], all end at ends[]. */
-int probes_attach_smbd_requests(struct probes *p, struct func **fv, const uint64_t *begins,
+int probes_attach_smbd_requests(struct probes *p, struct func **fv, uint64_t *begins,
 				uint32_t n, const uint64_t *ends, uint32_t n_ends, const char *binary);
 /* Function ids the histogram map holds (probes_opts.func_capacity). */
 uint32_t probes_func_capacity(const struct probes *p);

@@ -27,15 +27,13 @@ static int attach_pair(struct probes *p, struct func *f, enum backend be,
 	a->link[0] = attach(p, f, false, where);
 	if (!a->link[0])
 		goto fail;
-	f->backend = be;
-	free(f->missing);
-	f->missing = NULL;
+	func_set_attached(f, be);
 	return 0;
 fail:
 	r = -errno;
 	attachment_release(a);
 	p->n_att--;
-	set_missing(f, what, r);
+	set_failed(f, what, r);
 	return r;
 }
 
@@ -109,12 +107,10 @@ int probes_attach_smbd_begin(struct probes *p, struct func *f, const char *binar
 	if (!a->link[0]) {
 		r = -errno;
 		p->n_att--;
-		set_missing(f, "uprobe", r);
+		set_failed(f, "uprobe", r);
 		return r;
 	}
-	f->backend = BACKEND_UPROBE;
-	free(f->missing);
-	f->missing = NULL;
+	func_set_attached(f, BACKEND_UPROBE);
 	return 0;
 }
 
@@ -176,25 +172,34 @@ static int umulti_attach(struct attachment *a, int slot, const struct bpf_progra
 #endif
 }
 
-/* Both programs (or only prog[0] with prog[1] NULL) on n offsets; exit first. */
+/*
+ * Both programs (or only prog[0] with prog[1] NULL) on n offsets; exit
+ * first. With cookies the batch serves those ids (detached one by one,
+ * revived in place); without, it is shared by every id.
+ */
 static int umulti_pair(struct probes *p, struct bpf_program *const prog[2], const char *binary,
 		       const uint64_t *offsets, const uint64_t *cookies, uint32_t n)
 {
-	struct attachment *a;
+	struct attachment a = { .id = UINT32_MAX, .prog_fd = { -1, -1 }, .link_fd = { -1, -1 } };
+	struct attachment *kept;
 	int r = 0;
 
 	if (!p->umulti)
 		return -EOPNOTSUPP;
-	a = attachment_new(p, UINT32_MAX);
-	if (!a)
-		return -ENOMEM;
 	if (prog[1])
-		r = umulti_attach(a, 1, prog[1], binary, offsets, cookies, n, true);
+		r = umulti_attach(&a, 1, prog[1], binary, offsets, cookies, n, true);
 	if (r == 0)
-		r = umulti_attach(a, 0, prog[0], binary, offsets, cookies, n, false);
+		r = umulti_attach(&a, 0, prog[0], binary, offsets, cookies, n, false);
+	if (r == 0 && cookies)
+		r = multi_keep(p, &a, cookies, n);
+	if (r == 0 && !cookies) {
+		kept = attachment_new(p, UINT32_MAX);
+		if (kept)
+			*kept = a;
+		r = kept ? 0 : -ENOMEM;
+	}
 	if (r < 0) {
-		attachment_release(a);
-		p->n_att--;
+		attachment_release(&a);
 		if (r == -EINVAL || r == -EOPNOTSUPP || r == -524 /* ENOTSUPP */)
 			p->umulti = false;      /* the kernel has no uprobe.multi */
 	}
@@ -212,49 +217,73 @@ static uint64_t *cookies_of(struct func **fv, uint32_t n)
 
 static void batch_done(struct func **fv, uint32_t n, enum backend be)
 {
-	for (uint32_t i = 0; i < n; i++) {
-		fv[i]->backend = be;
-		free(fv[i]->missing);
-		fv[i]->missing = NULL;
-	}
+	for (uint32_t i = 0; i < n; i++)
+		func_set_attached(fv[i], be);
 }
 
-int probes_attach_uprobes(struct probes *p, struct func **fv, const uint64_t *offsets,
+/* Moves the ids a live batch still holds to the front, revived; returns how many. */
+static uint32_t revive_front(struct probes *p, struct func **fv, uint64_t *offsets, uint32_t n)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct func *f = fv[i];
+		uint64_t o = offsets[i];
+
+		if (!multi_revive(p, f->id))
+			continue;
+		func_set_attached(f, BACKEND_UPROBE_MULTI);
+		fv[i] = fv[k];
+		offsets[i] = offsets[k];
+		fv[k] = f;
+		offsets[k++] = o;
+	}
+	return k;
+}
+
+int probes_attach_uprobes(struct probes *p, struct func **fv, uint64_t *offsets,
 			  uint32_t n, const char *binary)
 {
 	struct bpf_program *prog[2] = { p->skel->progs.umulti_entry, p->skel->progs.umulti_exit };
-	uint64_t *cookies = cookies_of(fv, n);
-	int attached = 0;
+	uint32_t k = revive_front(p, fv, offsets, n);
+	uint64_t *cookies = cookies_of(fv + k, n - k);
+	int attached = k;
 
 	if (!cookies)
 		return -ENOMEM;
-	if (n && umulti_pair(p, prog, binary, offsets, cookies, n) == 0) {
-		batch_done(fv, n, BACKEND_UPROBE_MULTI);
+	if (n > k && umulti_pair(p, prog, binary, offsets + k, cookies, n - k) == 0) {
+		batch_done(fv + k, n - k, BACKEND_UPROBE_MULTI);
 		attached = n;
 	} else {
-		for (uint32_t i = 0; i < n; i++)
+		for (uint32_t i = k; i < n; i++)
 			attached += probes_attach_uprobe_at(p, fv[i], binary, offsets[i], -1) == 0;
 	}
 	free(cookies);
 	return attached;
 }
 
-int probes_attach_smbd_requests(struct probes *p, struct func **fv, const uint64_t *begins,
+int probes_attach_smbd_requests(struct probes *p, struct func **fv, uint64_t *begins,
 				uint32_t n, const uint64_t *ends, uint32_t n_ends, const char *binary)
 {
 	struct bpf_program *bprog[2] = { p->skel->progs.umulti_smbd_begin, NULL };
 	struct bpf_program *eprog[2] = { p->skel->progs.umulti_smbd_end, NULL };
-	uint64_t *cookies = cookies_of(fv, n);
-	int r, attached = 0;
+	uint32_t k = revive_front(p, fv, begins, n);
+	uint64_t *cookies = cookies_of(fv + k, n - k);
+	int r = 0, attached = k;
 
 	if (!cookies)
 		return -ENOMEM;
-	/* Ends first: a begin without its end would leave requests in the map. */
-	r = umulti_pair(p, eprog, binary, ends, NULL, n_ends);
-	if (r == 0)
-		r = umulti_pair(p, bprog, binary, begins, cookies, n);
-	if (r == 0) {
-		batch_done(fv, n, BACKEND_UPROBE_MULTI);
+	if (n == k)
+		goto out;
+	/* Ends first, once: a begin without its end would leave requests in the map. */
+	if (!p->smbd_ends)
+		r = umulti_pair(p, eprog, binary, ends, NULL, n_ends);
+	if (r == 0 && p->umulti) {
+		p->smbd_ends = true;
+		r = umulti_pair(p, bprog, binary, begins + k, cookies, n - k);
+	}
+	if (r == 0 && p->umulti) {
+		batch_done(fv + k, n - k, BACKEND_UPROBE_MULTI);
 		attached = n;
 		goto out;
 	}
@@ -262,14 +291,15 @@ int probes_attach_smbd_requests(struct probes *p, struct func **fv, const uint64
 		attached = r;
 		goto out;
 	}
-	for (uint32_t i = 0; i < n_ends; i++) {
+	for (uint32_t i = 0; !p->smbd_ends && i < n_ends; i++) {
 		r = probes_attach_smbd_end(p, binary, ends[i]);
 		if (r < 0) {
 			attached = r;
 			goto out;
 		}
 	}
-	for (uint32_t i = 0; i < n; i++)
+	p->smbd_ends = true;
+	for (uint32_t i = k; i < n; i++)
 		attached += probes_attach_smbd_begin(p, fv[i], binary, begins[i]) == 0;
 out:
 	free(cookies);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <syslog.h>
@@ -344,6 +345,7 @@ static void fields_add_ret(struct fields *f, const struct record *r)
 		return;
 	switch (r->func->cfg.ret_kind) {
 	case RK_PTR:
+	case RK_USER:
 		fields_addf(f, "RETVAL", "0x%" PRIx64, (uint64_t) r->ret);
 		break;
 	case RK_UINT:
@@ -682,13 +684,30 @@ int journal_write_loss(struct journal *j, const struct loss *l, unsigned int n,
 	return fields_queue(j, &f, -1, l, n);
 }
 
-int journal_write_status(struct journal *j, int priority, const char *message)
+int journal_write_status(struct journal *j, const struct status *s)
 {
 	_cleanup_fields_ struct fields f = {};
 
-	fields_adds(&f, "MESSAGE", message ?: "");
+	if (s->layer)
+		fields_addf(&f, "MESSAGE", "%s: %s", s->layer, s->message ?: "");
+	else
+		fields_adds(&f, "MESSAGE", s->message ?: "");
 	fields_adds(&f, "MESSAGE_ID", SMBLAT_MID_STATUS);
-	fields_addf(&f, "PRIORITY", "%d", priority);
+	fields_addf(&f, "PRIORITY", "%d", s->priority);
 	fields_adds(&f, "SYSLOG_IDENTIFIER", "smblat");
+	if (s->layer)
+		fields_adds(&f, "LAYER", s->layer);
 	return fields_send(j, &f);
+}
+
+bool journal_is_stderr(void)
+{
+	const char *e = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	/* "DEV:INODE" of the stream systemd connected, when stderr is still it */
+	if (!e || sscanf(e, "%llu:%llu", &dev, &ino) != 2 || fstat(STDERR_FILENO, &st) < 0)
+		return false;
+	return st.st_dev == dev && st.st_ino == ino;
 }

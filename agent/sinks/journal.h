@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "base/hist.h"
+#include "base/log.h"
 #include "decode/record.h"
 
 /* MESSAGE_IDs, documented in the catalog (units/smblat.catalog). */
@@ -48,8 +49,10 @@ int journal_write_summary(struct journal *j, const struct func *f,
 			  const struct summary *s, double interval_s);
 int journal_write_loss(struct journal *j, const struct loss *l, unsigned int n,
 		       double interval_s);
-/* Free-form status entries (MESSAGE_ID=SMBLAT_MID_STATUS), e.g. start-up and degraded layers. */
-int journal_write_status(struct journal *j, int priority, const char *message);
+/* Status entries (MESSAGE_ID=SMBLAT_MID_STATUS): start-up, layers, reloads, stop. */
+int journal_write_status(struct journal *j, const struct status *s);
+/* Whether stderr is the journal (JOURNAL_STREAM): then status lines go there once. */
+bool journal_is_stderr(void);
 
 /*
  * reliability: from now on entries are queued to w's thread (see writer.c)

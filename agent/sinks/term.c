@@ -58,7 +58,7 @@ static void ret_format(const struct record *r, char *buf, size_t n)
 {
 	if (!r->has_ret)
 		snprintf(buf, n, "-");
-	else if (r->func->cfg.ret_kind == RK_PTR)
+	else if (r->func->cfg.ret_kind == RK_PTR || r->func->cfg.ret_kind == RK_USER)
 		snprintf(buf, n, "0x%" PRIx64, (uint64_t) r->ret);
 	else if (r->func->cfg.ret_kind == RK_UINT)
 		snprintf(buf, n, "%" PRIu64, (uint64_t) r->ret);
@@ -79,8 +79,8 @@ static void args_print(FILE *out, const struct record *r)
 
 static void header_funcslower(FILE *out, const struct term_opts *o)
 {
-	fprintf(out, "%-8s %-16s %-7s %10s %*s %s", "TIME", "COMM", "PID", "LAT(ms)",
-		FS_RVAL_WIDTH, "RVAL", "FUNC");
+	fprintf(out, "%-8s %-16s %-7s %10s %*s %s", "TIME", "COMM", "PID",
+		o->micro ? "LAT(us)" : "LAT(ms)", FS_RVAL_WIDTH, "RVAL", "FUNC");
 	if (o->show_args)
 		fputs(" ARGS", out);
 	fputc('\n', out);
@@ -105,9 +105,13 @@ static void print_funcslower(FILE *out, const struct term_opts *o, const struct 
 
 	end_time(r, endtime);
 	ret_format(r, ret, sizeof(ret));
-	fprintf(out, "%-8s %-16s %-7" PRIu32 " %6" PRIu64 ".%03" PRIu64 " %*s %s", endtime,
-		task_escape(r->comm, false, task), r->pid, us / 1000, us % 1000, FS_RVAL_WIDTH,
-		ret, r->func->name);
+	if (o->micro)
+		fprintf(out, "%-8s %-16s %-7" PRIu32 " %10" PRIu64 " %*s %s", endtime,
+			task_escape(r->comm, false, task), r->pid, us, FS_RVAL_WIDTH, ret, r->func->name);
+	else
+		fprintf(out, "%-8s %-16s %-7" PRIu32 " %6" PRIu64 ".%03" PRIu64 " %*s %s", endtime,
+			task_escape(r->comm, false, task), r->pid, us / 1000, us % 1000, FS_RVAL_WIDTH,
+			ret, r->func->name);
 	if (o->show_args && r->nargs > 0) {
 		fputc(' ', out);
 		args_print(out, r);

@@ -19,6 +19,7 @@ struct term_opts {
 	bool show_args;             /* ARGS column */
 	bool show_ret;              /* RVAL column */
 	bool folded;                /* print stack_folded lines (flame graph input) instead */
+	bool micro;                 /* funcslower -u: LAT(us) in microseconds */
 };
 
 void term_print_header(FILE *out, const struct term_opts *o);

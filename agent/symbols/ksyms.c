@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "base/array.h"
@@ -513,4 +516,55 @@ int ksyms_format(const struct ksyms *k, uint64_t addr, char *buf, size_t len) {
 	else
 		snprintf(buf, len, "%s+0x%llx", s->name, (unsigned long long)off);
 	return 0;
+}
+
+uint64_t ksyms_module_instance(const char *module) {
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/sys/module/%s", module);
+	return stat(path, &st) == 0 ? (uint64_t) st.st_ino : 0;
+}
+
+/* Module names spell '-' as '_' in /sys/module and modules.dep may have either. */
+static bool module_name_eq(const char *a, size_t n, const char *b) {
+	for (size_t i = 0; i < n; i++, b++) {
+		char x = a[i] == '-' ? '_' : a[i], y = *b == '-' ? '_' : *b;
+
+		if (!*b || x != y)
+			return false;
+	}
+	return !*b;
+}
+
+bool ksyms_module_known(const char *module) {
+	char path[PATH_MAX], *line = NULL;
+	size_t size = 0;
+	struct utsname u;
+	bool found = false;
+	FILE *f;
+
+	if (ksyms_module_instance(module))
+		return true;
+	if (uname(&u) < 0)
+		return false;
+	snprintf(path, sizeof(path), "/lib/modules/%s/modules.dep", u.release);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	/* "kernel/fs/smb/client/cifs.ko.xz: kernel/..." */
+	while (!found && getline(&line, &size, f) > 0) {
+		char *colon = strchr(line, ':'), *base, *dot;
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		base = strrchr(line, '/');
+		base = base ? base + 1 : line;
+		dot = strstr(base, ".ko");
+		found = dot && module_name_eq(base, dot - base, module);
+	}
+	free(line);
+	fclose(f);
+	return found;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bpf/smblat.h"
 #include "symbols/mounts.h"
 
 struct share {
@@ -78,7 +79,7 @@ static int parse_line(struct mounts *m, char *line)
 	if (!v)
 		return -ENOMEM;
 	m->v = v;
-	v[m->n].kdev = major << 20 | minor;
+	v[m->n].kdev = smblat_kdev(major, minor);
 	v[m->n].name = unc_name(source);
 	if (!v[m->n].name)
 		return -ENOMEM;

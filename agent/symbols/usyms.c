@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libelf.h>
@@ -637,4 +639,51 @@ int usyms_resolve(struct usyms *u, const char *binary, const char *symbol, uint6
 	int r = usyms_file(u, binary, &f);
 
 	return r < 0 ? r : elf_file_resolve(f, symbol, offset);
+}
+
+/*
+ * In one directory: NAME itself when it is a file name (libc.so.6), else
+ * bcc's shorthand, libNAME.so.N (the runtime soname) before libNAME.so.
+ */
+static char *library_in(const char *dir, const char *name) {
+	char path[PATH_MAX], best[NAME_MAX + 1] = "", prefix[NAME_MAX + 1];
+	struct dirent *de;
+	size_t plen;
+	DIR *d;
+
+	if (strstr(name, ".so")) {
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		return access(path, R_OK) == 0 ? strdup(path) : NULL;
+	}
+	plen = (size_t)snprintf(prefix, sizeof(prefix), "lib%s.so", name);
+	d = opendir(dir);
+	if (!d)
+		return NULL;
+	while ((de = readdir(d))) {
+		const char *rest = de->d_name + plen;
+
+		if (strncmp(de->d_name, prefix, plen) != 0 || (*rest && (*rest != '.' || !isdigit(rest[1]))))
+			continue;
+		/* libc.so.6 before libc.so, the shortest version before longer ones */
+		if (!best[0] || (!best[plen] && *rest) || (*rest && strlen(de->d_name) < strlen(best)))
+			snprintf(best, sizeof(best), "%s", de->d_name);
+	}
+	closedir(d);
+	if (!best[0])
+		return NULL;
+	snprintf(path, sizeof(path), "%s/%s", dir, best);
+	return strdup(path);
+}
+
+int usyms_library(const char *name, char **ret) {
+	*ret = NULL;
+	if (strchr(name, '/')) {
+		if (access(name, R_OK) < 0)
+			return -errno;
+		*ret = strdup(name);
+		return *ret ? 0 : -ENOMEM;
+	}
+	for (size_t d = 0; !*ret && d < sizeof(default_dirs) / sizeof(*default_dirs); d++)
+		*ret = library_in(default_dirs[d], name);
+	return *ret ? 0 : -ENOENT;
 }

@@ -57,6 +57,14 @@ int usyms_functions(struct usyms *u, const char *binary, const char *prefix,
 		    int (*cb)(const char *name, uint64_t offset, void *userdata), void *userdata);
 
 /*
+ * The file of a library as funcslower users name it: a path, a file name
+ * or soname (libc.so.6), or bcc's shorthand NAME for libNAME.so (c: libc),
+ * looked up in the dynamic linker's default directories. *ret is malloc'd.
+ * -ENOENT when there is none.
+ */
+int usyms_library(const char *name, char **ret);
+
+/*
  * The file defining the exported function symbol for binary: binary itself,
  * else the first of its DT_NEEDED libraries, looked up like the dynamic
  * linker does (DT_RUNPATH with $ORIGIN, then the default directories), that

@@ -40,10 +40,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!text)
 		return 0;
 	config_init(&c);
-	if (config_load_string(&c, "fuzz.conf", text) == 0) {
+	if (config_load_string(&c, "fuzz.conf", text, NULL) == 0) {
 		first = dump(&c);
 		config_init(&again);
-		if (config_load_string(&again, "dump.conf", first) != 0) {
+		if (config_load_string(&again, "dump.conf", first, NULL) != 0) {
 			fail("config_dump output does not load:\n%s", first);
 		}
 		second = dump(&again);

@@ -45,7 +45,7 @@ static char *write_tmp(const char *text)
 	return path;
 }
 
-static void add(enum layer l, const char *name, const char *symbol, const char *module,
+static void add(enum layer_id l, const char *name, const char *symbol, const char *module,
 		uint8_t ret_kind, uint8_t nargs)
 {
 	int id = func_table_add(&funcs, l, GROUP_NONE, name, symbol, module);

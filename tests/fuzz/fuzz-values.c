@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/target.h"
 #include "config/values.h"
 #include "fuzz.h"
 
@@ -64,7 +65,15 @@ static void names(const char *s)
 	(void)values_label_valid(s);
 	(void)values_has_control(s);
 	(void)values_user_name_valid(s);
-	(void)values_target_problem(s);
+	{
+		const char *problem;
+		struct target t;
+
+		if (target_parse(s, &t, &problem) == 0)
+			target_done(&t);
+		else if (!problem)
+			fail("target \"%s\" refused without a reason", s);
+	}
 	name = values_suggest(s, values_priority_names, 8);
 	if (name && values_distance(s, name) > VALUES_SUGGEST_DISTANCE)
 		fail("suggested \"%s\" for \"%s\", too far", name, s);

@@ -30,13 +30,14 @@ import json, sys
 for line in sys.stdin:
     e = json.loads(line)
     if e.get("MESSAGE_ID") == "a48f35af155e4887a8d221f2a9c1c250":
-        print(e["LATENCY_US"], e.get("ERRNO_NAME", "-"), e["COMM"], e["PID"], e["LAYER"], e["ARGS"])
+        print(e["LATENCY_US"], e.get("ERRNO_NAME", "-") + "/" + e.get("RETVAL", "-"), e["COMM"], e["PID"], e["LAYER"], e["ARGS"])
 ' | sort -n)
 echo "$slow"
 [ "$(echo "$slow" | wc -l)" -eq 3 ] || fail "expected 3 slow entries (30, 45 ms and the failed 13 ms call), got: $slow"
 set -- $(echo "$slow" | sed -n 1p)
 [ "$1" -ge 13000 ] && [ "$1" -lt 30000 ] || fail "failed call latency $1 us, expected ~13 ms"
-[ "$2" = ENOENT ] || fail "failed call ERRNO_NAME=$2, expected ENOENT"
+# a user function's return is no -errno: no ERRNO, the register as it is (int -2)
+case "$2" in -/0xfffffffe|-/0xfffffffffffffffe) ;; *) fail "failed call ERRNO_NAME/RETVAL=$2, expected -/0xfffffffe" ;; esac
 [ "$6" = 0xd ] || fail "ARGS=$6, expected 0xd"
 set -- $(echo "$slow" | sed -n 2p)
 [ "$1" -ge 30000 ] || fail "30 ms call logged with LATENCY_US=$1"

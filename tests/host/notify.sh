@@ -5,7 +5,8 @@
 . "$SOURCE_ROOT/tests/lib-host.sh"
 
 journald_ensure
-printf '[agent]\nuser =\nthreshold = 10ms\n[histogram]\ninterval = 0\n' >"$TMP/smblat.conf"
+# the block layer attaches on any kernel: something to trace
+printf '[agent]\nuser =\nthreshold = 10ms\n[histogram]\ninterval = 0\n[block]\nenabled = yes\n' >"$TMP/smblat.conf"
 python3 - "$SMBLAT" "$TMP" <<'PY'
 import os, signal, socket, subprocess, sys, time
 

@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The func layer: one probe per [probe NAME] section (or -f), funcslower
+ * style, on any kind of target config/target.h parses: kernel functions,
+ * module functions (attached when the module loads), user functions of
+ * binaries and libraries, USDT probe pairs, system calls.
+ *
+ * A probe is the newest function of its label in the table: a reload that
+ * changes a probe's target gives it a new id (ids are never reused) under
+ * the same FUNCTION, which summaries merge.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "base/log.h"
+#include "base/syscalls.h"
+#include "config/target.h"
+#include "layers/layer.h"
+#include "probes/btfargs.h"
+#include "symbols/ksyms.h"
+#include "symbols/usyms.h"
+
+#define NAME "func"
+
+/* A module function's probe, and the module instance it is attached to. */
+struct module_probe {
+	uint32_t id;
+	uint64_t instance;          /* 0: waiting for the module */
+};
+
+struct layer {
+	const struct layer_env *env;
+	enum backend sys_backend;   /* sys_enter/sys_exit, shared by every syscall probe */
+	struct module_probe *mods;
+	uint32_t n_mods;
+};
+
+/* Where a probe's target runs, which decides what it can record. */
+enum side {
+	SIDE_KERNEL,                /* kernel and module functions, syscalls */
+	SIDE_USER,                  /* user functions */
+	SIDE_USDT,                  /* USDT pairs: no return value */
+};
+
+/* The table keeps module:symbol split, user and USDT targets whole. */
+static enum side side_of(const struct func *f)
+{
+	if (strncmp(f->symbol, "usdt:", 5) == 0)
+		return SIDE_USDT;
+	if (f->module || !strchr(f->symbol, ':') || strncmp(f->symbol, "syscall:", 8) == 0)
+		return SIDE_KERNEL;
+	return SIDE_USER;
+}
+
+/* What is recorded: the same at start and at every reload. */
+static uint32_t probe_flags(const struct probe_config *pc, enum side side)
+{
+	uint32_t f = FF_ENABLED | (pc->user_stack ? FF_USTACK : 0);
+
+	/* The kernel stack of a user-space probe is the uprobe trap: only the user stack tells. */
+	if (pc->kernel_stack && side == SIDE_KERNEL)
+		f |= FF_KSTACK;
+	if (pc->errors && side != SIDE_USDT)
+		f |= FF_ERRORS;
+	return f;
+}
+
+static void probe_configure(struct layer *l, struct func *f, const struct probe_config *pc)
+{
+	f->cfg.threshold_ns = config_probe_threshold_ns(l->env->cfg, pc);
+	f->cfg.flags = probe_flags(pc, side_of(f));
+	f->cfg.nargs = pc->args;
+}
+
+/* The probe of label: the newest function of that name, unless gone. */
+static struct func *probe_func(struct layer *l, const char *label)
+{
+	struct func_table *t = l->env->funcs;
+
+	for (uint32_t i = t->n; i > 0; i--) {
+		struct func *f = &t->v[i - 1];
+
+		if (f->layer == LAYER_FUNC && strcmp(f->name, label) == 0)
+			return f->state == FUNC_REMOVED ? NULL : f;
+	}
+	return NULL;
+}
+
+static int module_watch_add(struct layer *l, struct func *f, uint64_t instance)
+{
+	struct module_probe *v = realloc(l->mods, (l->n_mods + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	l->mods = v;
+	v[l->n_mods++] = (struct module_probe) { .id = f->id, .instance = instance };
+	return 0;
+}
+
+/* A kernel function, of vmlinux or of a loaded module. */
+static void attach_kernel(struct layer *l, struct func *f)
+{
+	uint8_t nargs = f->cfg.nargs;
+
+	if (btfargs_fill(btfs_get(l->env->btfs, f->module), f->symbol, &f->cfg, NULL) < 0)
+		f->cfg.ret_kind = RK_INT;       /* no BTF: C's int, the common case */
+	f->cfg.nargs = nargs;
+	probes_update(l->env->probes, f);
+	probes_attach_kernel(l->env->probes, &f, 1);
+}
+
+/* module:function: now when the module is loaded, else when it is. */
+static void attach_module(struct layer *l, struct func *f)
+{
+	uint64_t inst = ksyms_module_instance(f->module);
+
+	if (inst && ksyms_reload(l->env->ks) == 0)
+		attach_kernel(l, f);
+	else
+		func_set_state(f, FUNC_PENDING, "module %s not loaded; attached when it is", f->module);
+	if (module_watch_add(l, f, func_attached(f) ? inst : 0) < 0)
+		log_layer(NAME, LOG_WARNING, "probe %s: module %s not watched: %s", f->name, f->module,
+			  strerror(ENOMEM));
+}
+
+static void attach_user(struct layer *l, struct func *f, const struct target *t)
+{
+	char *path = NULL;
+	uint64_t off;
+	int r;
+
+	r = usyms_library(t->object, &path);
+	if (r < 0) {
+		func_set_state(f, FUNC_NOT_FOUND, "%s: %s", t->object,
+			       r == -ENOENT && !strchr(t->object, '/') ?
+			       "no such library in the default directories" : strerror(-r));
+		return;
+	}
+	r = usyms_resolve(l->env->us, path, t->symbol, &off);
+	if (r == -ENOENT)
+		func_set_state(f, FUNC_NOT_FOUND, "%s has no function %s", path, t->symbol);
+	else if (r == -ENOTUNIQ)
+		func_set_state(f, FUNC_NOT_FOUND, "%s has several functions %s at different addresses",
+			       path, t->symbol);
+	else if (r < 0)
+		func_set_state(f, FUNC_NOT_FOUND, "%s: %s", path, strerror(-r));
+	else
+		probes_attach_uprobe_at(l->env->probes, f, path, off, -1);
+	free(path);
+}
+
+static void attach_usdt(struct layer *l, struct func *f, const struct target *t)
+{
+	int r = probes_attach_usdt(l->env->probes, f, t->object, t->provider, t->symbol, t->end, -1);
+
+	/* libbpf says ENOENT for a missing file and for a missing probe alike */
+	if (r == -ENOENT)
+		func_set_state(f, FUNC_NOT_FOUND, "no USDT probes %s:%s and %s:%s in %s", t->provider,
+			       t->symbol, t->provider, t->end, t->object);
+}
+
+static const struct func *syscall_taken(struct layer *l, const struct func *f)
+{
+	struct func_table *t = l->env->funcs;
+
+	for (uint32_t i = 0; i < t->n; i++)
+		if (&t->v[i] != f && t->v[i].layer == LAYER_FUNC && func_attached(&t->v[i]) &&
+		    t->v[i].symbol && strcmp(t->v[i].symbol, f->symbol) == 0)
+			return &t->v[i];
+	return NULL;
+}
+
+/* sys_enter/sys_exit serve every syscall probe: attached once, by the first. */
+static void attach_syscall(struct layer *l, struct func *f, const struct target *t)
+{
+	const struct func *other = syscall_taken(l, f);
+	int nr = syscalls_nr(t->symbol), r;
+	const char *tw;
+
+	if (nr < 0 || nr >= SMBLAT_SYSCALL_MAX) {
+		func_set_state(f, FUNC_NOT_FOUND, "no syscall %s on this architecture", t->symbol);
+		return;
+	}
+	if (other) {
+		func_set_state(f, FUNC_DUPLICATE, "syscall:%s is traced by probe %s already", t->symbol,
+			       other->name);
+		return;
+	}
+	f->cfg.ret_kind = RK_LONG;
+	probes_update(l->env->probes, f);
+	if (l->sys_backend == BACKEND_NONE) {
+		/* Exit first: an entry without its exit would leave frames behind. */
+		r = probes_attach_tracepoint(l->env->probes, "sys_exit");
+		if (r >= 0 && (r = probes_attach_tracepoint(l->env->probes, "sys_enter")) < 0)
+			probes_detach_tracepoint(l->env->probes, "sys_exit");
+		if (r < 0) {
+			tw = probes_tp_btf_why(l->env->probes);
+			func_set_state(f, FUNC_FAILED, "sys_enter/sys_exit: %s%s%s", strerror(-r),
+				       tw ? "; " : "", tw ? tw : "");
+			return;
+		}
+		l->sys_backend = r;
+	}
+	r = probes_set_syscall_id(l->env->probes, nr, f->id);
+	if (r < 0)
+		func_set_state(f, FUNC_FAILED, "syscall map: %s", strerror(-r));
+	else
+		func_set_attached(f, l->sys_backend);
+}
+
+/* Adds the probe of pc and attaches it; false when it is not attached (and will not be). */
+static bool probe_add(struct layer *l, const struct probe_config *pc)
+{
+	struct target t;
+	const char *problem;
+	struct func *f;
+	char buf[256];
+	bool module;
+	int id, r;
+
+	r = target_parse(pc->target, &t, &problem);
+	if (r < 0) {
+		log_layer(NAME, LOG_WARNING, "probe %s: target \"%s\" %s", pc->label, pc->target,
+			  problem ? problem : strerror(-r));
+		return false;
+	}
+	module = t.kind == TARGET_QUALIFIED && ksyms_module_known(t.object);
+	id = func_table_add(l->env->funcs, LAYER_FUNC, GROUP_NONE, pc->label,
+			    t.kind == TARGET_KERNEL || module ? t.symbol : pc->target,
+			    module ? t.object : NULL);
+	if (id < 0) {
+		log_layer(NAME, LOG_WARNING, "probe %s: %s", pc->label, strerror(-id));
+		target_done(&t);
+		return false;
+	}
+	f = &l->env->funcs->v[id];
+	probe_configure(l, f, pc);
+	f->cfg.ret_kind = t.kind == TARGET_USDT ? RK_VOID : RK_USER;
+	probes_update(l->env->probes, f);
+	if (t.kind == TARGET_KERNEL)
+		attach_kernel(l, f);
+	else if (module)
+		attach_module(l, f);
+	else if (t.kind == TARGET_QUALIFIED || t.kind == TARGET_USER)
+		attach_user(l, f, &t);
+	else if (t.kind == TARGET_USDT)
+		attach_usdt(l, f, &t);
+	else
+		attach_syscall(l, f, &t);
+	target_done(&t);
+	if (f->state != FUNC_ATTACHED && f->state != FUNC_PENDING)
+		log_layer(NAME, LOG_WARNING, "probe %s: not attached: %s", pc->label,
+			  func_state_text(f, buf, sizeof(buf)));
+	return f->state == FUNC_ATTACHED || f->state == FUNC_PENDING;
+}
+
+static void func_attach(struct layer *l)
+{
+	for (unsigned int i = 0; i < l->env->cfg->n_probes; i++)
+		probe_add(l, &l->env->cfg->probes[i]);
+}
+
+static const struct probe_config *probe_find(const struct config *c, const char *label)
+{
+	for (unsigned int i = 0; c && i < c->n_probes; i++)
+		if (strcmp(c->probes[i].label, label) == 0)
+			return &c->probes[i];
+	return NULL;
+}
+
+static bool same_target(const struct probe_config *was, const struct probe_config *pc)
+{
+	return was && pc && strcmp(was->target, pc->target) == 0 && was->args == pc->args;
+}
+
+/*
+ * [probe] sections: changed in place when the target is the same, else
+ * detached and attached anew; gone when the section is.
+ */
+static void func_apply(struct layer *l, const struct config *old, struct reload_counts *n)
+{
+	struct func_table *t = l->env->funcs;
+
+	for (uint32_t i = 0; i < t->n; i++) {
+		struct func *f = &t->v[i];
+		const struct probe_config *pc, *was;
+
+		if (f->layer != LAYER_FUNC || (!func_attached(f) && f->state != FUNC_PENDING) ||
+		    probe_func(l, f->name) != f)
+			continue;
+		was = probe_find(old, f->name);
+		pc = probe_find(l->env->cfg, f->name);
+		if (same_target(was, pc)) {
+			probe_configure(l, f, pc);
+			probes_update(l->env->probes, f);
+			n->kept++;
+			continue;
+		}
+		probes_detach(l->env->probes, f, FUNC_REMOVED, NULL);
+		n->removed += !pc;
+	}
+	for (unsigned int i = 0; i < l->env->cfg->n_probes; i++) {
+		const struct probe_config *pc = &l->env->cfg->probes[i];
+
+		if (probe_func(l, pc->label))
+			continue;
+		if (t->n >= probes_func_capacity(l->env->probes)) {
+			/* Ids are never reused; the histogram map was sized at start. */
+			log_layer(NAME, LOG_WARNING, "probe %s: no function id left for it (ids are not "
+				  "reused): takes effect at the next start", pc->label);
+			n->failed++;
+		} else if (probe_add(l, pc)) {
+			n->added++;
+		} else {
+			n->failed++;
+		}
+	}
+}
+
+static unsigned int func_detach(struct layer *l, enum func_state why)
+{
+	struct func_table *t = l->env->funcs;
+	unsigned int n = 0;
+
+	for (uint32_t i = 0; i < t->n; i++)
+		if (t->v[i].layer == LAYER_FUNC && (func_attached(&t->v[i]) || t->v[i].state == FUNC_PENDING)) {
+			n += func_attached(&t->v[i]);
+			probes_detach(l->env->probes, &t->v[i], why, NULL);
+		}
+	return n;
+}
+
+/* Module functions follow their module: detached when it goes, attached when it comes. */
+static void func_watch(struct layer *l)
+{
+	for (uint32_t i = 0; i < l->n_mods; i++) {
+		struct module_probe *m = &l->mods[i];
+		struct func *f = &l->env->funcs->v[m->id];
+		uint64_t inst;
+
+		if (!func_attached(f) && f->state != FUNC_PENDING && f->state != FUNC_UNLOADED)
+			continue;       /* removed by a reload, or failed for good */
+		inst = ksyms_module_instance(f->module);
+		if (m->instance && inst != m->instance) {
+			probes_detach(l->env->probes, f, FUNC_UNLOADED, "module unloaded");
+			probes_forget_module(l->env->probes, f->module);
+			log_layer(NAME, LOG_NOTICE, "probe %s: module %s unloaded; attaching again when it "
+				  "is loaded", f->name, f->module);
+			m->instance = 0;
+		}
+		if (!m->instance && inst && ksyms_reload(l->env->ks) == 0) {
+			f->cfg.flags |= FF_ENABLED;
+			attach_kernel(l, f);
+			m->instance = func_attached(f) ? inst : 0;
+			log_layer(NAME, func_attached(f) ? LOG_INFO : LOG_WARNING, "probe %s: module %s "
+				  "loaded: %s", f->name, f->module, func_attached(f) ? "attached" : "not attached");
+		}
+	}
+}
+
+static enum layer_state func_state(struct layer *l, const char **why)
+{
+	struct func_table *t = l->env->funcs;
+	bool pending = false, any = false;
+
+	for (uint32_t i = 0; i < t->n; i++) {
+		if (t->v[i].layer != LAYER_FUNC)
+			continue;
+		any = true;
+		if (func_attached(&t->v[i]))
+			return LAYER_ACTIVE;
+		pending |= t->v[i].state == FUNC_PENDING;
+	}
+	if (!any && !l->env->cfg->n_probes)
+		return LAYER_OFF;       /* nothing asked for */
+	if (pending) {
+		*why = "module not loaded";
+		return LAYER_WAITING;
+	}
+	*why = "no probe attached";
+	return LAYER_UNAVAILABLE;
+}
+
+static int func_prepare(const struct config *c, const struct layer_env *env, struct probes_opts *po)
+{
+	/* always: a reload may add the first syscall probe */
+	po->syscalls = true;
+	return 0;
+}
+
+static uint32_t func_ids_needed(const struct config *c)
+{
+	/* every probe, and room for reloads that retarget or add some */
+	return 2 * c->n_probes + 64;
+}
+
+static int func_new(const struct layer_env *env, struct layer **ret)
+{
+	struct layer *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return -ENOMEM;
+	l->env = env;
+	*ret = l;
+	return 0;
+}
+
+static void func_free(struct layer *l)
+{
+	free(l->mods);
+	free(l);
+}
+
+const struct layer_ops func_layer = {
+	.id = LAYER_FUNC,
+	.ids_needed = func_ids_needed,
+	.prepare = func_prepare,
+	.new = func_new,
+	.attach = func_attach,
+	.apply = func_apply,
+	.detach = func_detach,
+	.watch = func_watch,
+	.state = func_state,
+	.free = func_free,
+};

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The one interface every layer implements. The core holds the table of
+ * layers (layers.c) and drives each through these operations: it names no
+ * layer, and no layer calls into the core. A layer works with the services
+ * of struct layer_env (configuration, function table, BPF plumbing,
+ * symbols), says what it did through base/log.h, and keeps its own state
+ * behind struct layer.
+ *
+ * Life of a layer: prepare (before the BPF object loads) -> new -> attach
+ * -> [watch every few seconds] [apply after each reload] [detach when a
+ * reload disables it] -> free. Teardown of what is attached is the BPF
+ * plumbing's (probes_close), in one go.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/func.h"
+#include "config/config.h"
+#include "decode/record.h"
+#include "probes/probes.h"
+
+struct ksyms;
+struct btfs;
+struct usyms;
+struct event;
+
+/* The services a layer works with; the core owns them. */
+struct layer_env {
+	const struct config *cfg;   /* the configuration in force; a reload changes it in place */
+	struct func_table *funcs;
+	struct probes *probes;
+	struct ksyms *ks;
+	struct btfs *btfs;
+	struct usyms *us;
+};
+
+enum layer_state {
+	LAYER_OFF,                  /* not enabled */
+	LAYER_ACTIVE,               /* attached, at least in part */
+	LAYER_WAITING,              /* nothing attached yet, but it can still come (a module loads) */
+	LAYER_UNAVAILABLE,          /* nothing attached, and nothing will be: why says it */
+};
+
+/* What one reload did, summed over the layers for its status line. */
+struct reload_counts {
+	unsigned int added;         /* [probe] sections attached anew */
+	unsigned int removed;       /* [probe] sections gone */
+	unsigned int kept;          /* [probe] sections updated in place */
+	unsigned int failed;        /* added but not attached */
+	unsigned int attached;      /* layer functions attached again */
+	unsigned int detached;      /* layer functions detached */
+};
+
+struct layer;
+
+struct layer_ops {
+	enum layer_id id;
+	/* Function ids a configuration may need at most (the BPF maps are sized once). */
+	uint32_t (*ids_needed)(const struct config *c);
+	/*
+	 * Optional, before the BPF object loads: the programs and read-only
+	 * data the layer needs. Negative errno stops the start (said why).
+	 */
+	int (*prepare)(const struct config *c, const struct layer_env *env, struct probes_opts *po);
+	int (*new)(const struct layer_env *env, struct layer **ret);
+	/* Attaches what the configuration selects and says what it did. */
+	void (*attach)(struct layer *l);
+	/* After a reload replaced env->cfg (old: the one before), the layer staying enabled. */
+	void (*apply)(struct layer *l, const struct config *old, struct reload_counts *n);
+	/* Detaches everything, each function left in state why; returns how many. */
+	unsigned int (*detach)(struct layer *l, enum func_state why);
+	/* Optional, every few seconds: modules loaded, unloaded or replaced. */
+	void (*watch)(struct layer *l);
+	/* Optional: --list-probes rows for what is not in the function table. */
+	void (*list)(struct layer *l, FILE *out);
+	/* Optional: the fields of the layer's own part of an event. */
+	void (*decode)(struct layer *l, const struct event *e, struct record *r);
+	/* Whether it traces, waits for something, or never will (why: static or the layer's). */
+	enum layer_state (*state)(struct layer *l, const char **why);
+	void (*free)(struct layer *l);
+};
+
+/* The table of layers, indexed by enum layer_id (layers.c). */
+extern const struct layer_ops *const layer_table[_LAYER_MAX];
+
+/* --list-probes: one row, in the columns of the function table. */
+void layer_list_row(FILE *out, const char *function, enum layer_id l, const char *target,
+		    const char *backend, const char *status);
