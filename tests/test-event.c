@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "decode/event.h"
+#include "layers/block.h"
 
 #include "check.h"
 
@@ -432,7 +433,13 @@ static void test_clock(void) {
 	      (long long)b);
 }
 
-/* Block requests: no frame, no stack; the request's own fields instead. */
+/* Block requests: no frame, no stack; the block layer's fields and place instead. */
+static int decode_block(struct fixture *f, const struct event *e, struct record *r) {
+	int ret = event_decode(&f->d, e, sizeof(*e), r);
+
+	return ret < 0 ? ret : block_decode_event(e, r);
+}
+
 static void test_block(struct fixture *f) {
 	int write_id = add(&f->funcs, LAYER_BLOCK, GROUP_NONE, "BLOCK_WRITE", NULL, NULL, RK_VOID);
 	int flush_id = add(&f->funcs, LAYER_BLOCK, GROUP_NONE, "BLOCK_FLUSH", NULL, NULL, RK_VOID);
@@ -452,15 +459,14 @@ static void test_block(struct fixture *f) {
 	e.blk_queue_ns = 250000;
 	e.blk_op = 1;
 	memcpy(e.blk_disk, "nvme0n1", 8);
-	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	ret = decode_block(f, &e, &r);
 	check(ret == 0, "decode = %d", ret);
-	check(r.has_block && r.has_queue && r.has_sector, "block %d queue %d sector %d",
-	      r.has_block, r.has_queue, r.has_sector);
-	check_str(r.disk, "nvme0n1");
-	check_str(r.op, "WRITE");
-	check(r.bytes == 65536 && r.sector == 2048 && r.queue_ns == 250000,
-	      "bytes %llu sector %llu queue %llu", (unsigned long long)r.bytes,
-	      (unsigned long long)r.sector, (unsigned long long)r.queue_ns);
+	check_str(record_field(&r, "DISK"), "nvme0n1");
+	check_str(record_field(&r, "OP"), "WRITE");
+	check_str(record_field(&r, "BYTES"), "65536");
+	check_str(record_field(&r, "SECTOR"), "2048");
+	check_str(record_field(&r, "QUEUE_US"), "250");
+	check_str(r.place, "nvme0n1, 65536 bytes at sector 2048, queued 0.250 ms");
 	check(!r.has_ret && !r.err && !r.stack && !r.share && !r.file, "non-block fields set");
 	event_record_clear(&r);
 
@@ -469,24 +475,25 @@ static void test_block(struct fixture *f) {
 	e.flags = EF_BLOCK;
 	e.blk_sector = UINT64_MAX;
 	e.blk_bytes = 0;
-	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	ret = decode_block(f, &e, &r);
 	check(ret == 0, "decode = %d", ret);
-	check(!r.has_sector && !r.has_queue, "flush: sector %d queue %d", r.has_sector, r.has_queue);
-	check_str(r.op, "FLUSH");
+	check(!record_field(&r, "SECTOR") && !record_field(&r, "QUEUE_US"), "flush: sector or queue");
+	check_str(record_field(&r, "OP"), "FLUSH");
+	check_str(r.place, "nvme0n1, 0 bytes");
 	event_record_clear(&r);
 
 	/* ops without a name keep the kernel's number */
 	e.func_id = other_id;
 	e.blk_op = 44;
-	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	ret = decode_block(f, &e, &r);
 	check(ret == 0, "decode = %d", ret);
-	check_str(r.op, "44");
+	check_str(record_field(&r, "OP"), "44");
 	event_record_clear(&r);
 
 	/* other layers' events carry no block fields */
 	e = unlink_event(f);
-	ret = event_decode(&f->d, &e, sizeof(e), &r);
-	check(ret == 0 && !r.has_block, "smb event decoded as block");
+	ret = decode_block(f, &e, &r);
+	check(ret == 0 && !r.n_fields && !r.place, "smb event decoded as block");
 	event_record_clear(&r);
 }
 

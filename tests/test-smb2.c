@@ -89,7 +89,7 @@ static void test_request(void)
 	e->smb_cmd = 5;
 	e->smb_status = 0xC0000034;
 	strcpy(e->smb_server, "fs1.example.com");
-	check(event_decode(&d, e, sizeof(*e), &r) == 0, "decode");
+	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smb2_decode_event(e, &r) == 0, "decode");
 	n = journal_event_fields(&r, &v);
 	check(n > 0, "fields: %d", n);
 	check_field(v, n, "FUNCTION", "SMB2_CREATE");
@@ -108,7 +108,7 @@ static void test_request(void)
 	/* success: no SMB_STATUS; alone: SMB_COMPOUND=0 */
 	e->flags = EF_SMB2 | EF_SMB2_STATUS;
 	e->smb_status = 0;
-	check(event_decode(&d, e, sizeof(*e), &r) == 0, "decode");
+	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smb2_decode_event(e, &r) == 0, "decode");
 	n = journal_event_fields(&r, &v);
 	check_field(v, n, "SMB_STATUS", NULL);
 	check_field(v, n, "SMB_COMPOUND", "0");
@@ -136,7 +136,7 @@ static void test_links(void)
 	e->wire[0] = (struct wire_req) { .cmd = 5, .lat_us = 20412 };
 	e->wire[1] = (struct wire_req) { .cmd = 0x11, .lat_us = 20250 };
 	e->wire[2] = (struct wire_req) { .cmd = 6, .lat_us = 20038 };
-	check(event_decode(&d, e, sizeof(*e), &r) == 0, "decode");
+	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smb2_decode_event(e, &r) == 0, "decode");
 	n = journal_event_fields(&r, &v);
 	check_field(v, n, "SMB2_REQUESTS", "SMB2_CREATE:20.4ms,SMB2_SET_INFO:20.2ms,SMB2_CLOSE:20.0ms");
 	check_field(v, n, "SMB2_REQUEST_COUNT", "3");
@@ -148,7 +148,7 @@ static void test_links(void)
 	e->wire_n = SMBLAT_WIRE_MAX + 2;
 	for (int i = 0; i < SMBLAT_WIRE_MAX; i++)
 		e->wire[i] = (struct wire_req) { .cmd = 8, .lat_us = 1000 * i };
-	check(event_decode(&d, e, sizeof(*e), &r) == 0, "decode");
+	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smb2_decode_event(e, &r) == 0, "decode");
 	n = journal_event_fields(&r, &v);
 	check_field(v, n, "SMB2_REQUESTS", "SMB2_READ:0.0ms,SMB2_READ:1.0ms,SMB2_READ:2.0ms,"
 		    "SMB2_READ:3.0ms,SMB2_READ:4.0ms,SMB2_READ:5.0ms,SMB2_READ:6.0ms,SMB2_READ:7.0ms,...");
@@ -158,7 +158,7 @@ static void test_links(void)
 
 	/* without EF_WIRE, whatever the buffer holds is not a list */
 	e->flags = 0;
-	check(event_decode(&d, e, sizeof(*e), &r) == 0, "decode");
+	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smb2_decode_event(e, &r) == 0, "decode");
 	n = journal_event_fields(&r, &v);
 	check_field(v, n, "SMB2_REQUESTS", NULL);
 	check_field(v, n, "SMB2_REQUEST_COUNT", NULL);

@@ -164,17 +164,12 @@ static void test_block(void)
 	struct func fn = { .layer = LAYER_BLOCK, .name = "BLOCK_WRITE" };
 	struct record r = {
 		.func = &fn, .end_realtime_us = 1700000000123456, .latency_ns = 1204000,
-		.pid = 4242, .comm = "dd", .has_block = true, .has_sector = true, .disk = "loop0",
-		.op = "WRITE", .bytes = 65536, .sector = 2048,
+		.pid = 4242, .comm = "dd", .place = "loop0, 65536 bytes at sector 2048",
 	};
 
+	/* the layer's place follows the columns */
 	check_output("block row", term_print_event, &o, &r,
-		     "22:13:20 dd               4242    BLOCK_WRITE                    1.204 loop0 65536 bytes sector 2048\n");
-	r.has_sector = false;
-	r.has_queue = true;
-	r.queue_ns = 12345;
-	check_output("queued block row", term_print_event, &o, &r,
-		     "22:13:20 dd               4242    BLOCK_WRITE                    1.204 loop0 65536 bytes queued 0.012 ms\n");
+		     "22:13:20 dd               4242    BLOCK_WRITE                    1.204 on loop0, 65536 bytes at sector 2048\n");
 }
 
 /* -f: funcslower's columns, the function last */

@@ -83,9 +83,12 @@ static int on_event(void *ctx, void *data, size_t size)
 	struct record r;
 
 	if (event_decode(&a->dec, data, size, &r) == 0) {
-		ops = layer_table[r.func->layer];
-		if (ops->decode && a->layer[r.func->layer])
-			ops->decode(a->layer[r.func->layer], data, &r);
+		/* each layer decodes its own part of the event (the flags say which) */
+		for (int l = 0; l < _LAYER_MAX; l++) {
+			ops = layer_table[l];
+			if (ops->decode && a->layer[l])
+				ops->decode(a->layer[l], data, &r);
+		}
 		event_sink(a, &r);
 	}
 	event_record_clear(&r);

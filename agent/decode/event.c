@@ -164,43 +164,6 @@ static int ret_errno(uint8_t kind, int64_t ret)
 	return 0;
 }
 
-/* BLOCK_WRITE -> OP=WRITE; ops this build has no name for keep their number. */
-static void block_record(const struct event *e, const struct func *fn, struct record *r)
-{
-	r->has_block = true;
-	memcpy(r->disk, e->blk_disk, BLOCK_DISK_LEN);
-	r->disk[BLOCK_DISK_LEN] = '\0';
-	if (strcmp(fn->name, "BLOCK_OTHER") == 0 || strncmp(fn->name, "BLOCK_", 6) != 0)
-		snprintf(r->op, sizeof(r->op), "%u", e->blk_op);
-	else
-		snprintf(r->op, sizeof(r->op), "%s", fn->name + 6);
-	r->bytes = e->blk_bytes;
-	r->sector = e->blk_sector;
-	r->has_sector = e->blk_sector != UINT64_MAX;
-	r->has_queue = e->flags & EF_BLOCK_QUEUE;
-	r->queue_ns = e->blk_queue_ns;
-}
-
-/* smb2 layer */
-static void event_decode_smb2(const struct event *e, struct record *r)
-{
-	if (e->flags & EF_SMB2) {
-		r->smb2 = true;
-		r->smb_compound = e->flags & EF_SMB2_COMPOUND;
-		r->smb_has_status = e->flags & EF_SMB2_STATUS;
-		r->smb_cmd = e->smb_cmd;
-		r->smb_status = e->smb_status;
-		r->smb_mid = e->smb_mid;
-		memcpy(r->smb_server, e->smb_server, SMBLAT_NAME_LEN);
-		r->smb_server[SMBLAT_NAME_LEN] = '\0';
-	}
-	if (e->flags & EF_WIRE) {
-		r->wire_n = e->wire_n;
-		r->wire_ns = e->wire_ns;
-		memcpy(r->wire, e->wire, sizeof(r->wire));
-	}
-}
-
 int event_decode(const struct decoder *d, const void *data, size_t size, struct record *r)
 {
 	const struct event *e = data;
@@ -230,9 +193,6 @@ int event_decode(const struct decoder *d, const void *data, size_t size, struct 
 		r->ret = ret_value(fn->cfg.ret_kind, e->ret);
 		r->err = ret_errno(fn->cfg.ret_kind, r->ret);
 	}
-	if (e->flags & EF_BLOCK)
-		block_record(e, fn, r);
-	event_decode_smb2(e, r);
 	r->nargs = fn->cfg.nargs > SMBLAT_MAX_ARGS ? SMBLAT_MAX_ARGS : fn->cfg.nargs;
 	memcpy(r->args, e->args, sizeof(r->args));
 	return stacks(d, e, fn, r);
@@ -240,8 +200,5 @@ int event_decode(const struct decoder *d, const void *data, size_t size, struct 
 
 void event_record_clear(struct record *r)
 {
-	free((char *)r->file);
-	free(r->stack);
-	free(r->stack_folded);
-	memset(r, 0, sizeof(*r));
+	record_clear(r);
 }

@@ -7,6 +7,14 @@
 
 #include "base/func.h"
 
+#define RECORD_FIELDS_MAX 16
+
+/* One field of a layer's own: NAME=value in the journal. */
+struct record_field {
+	const char *name;           /* static: DISK, SMB_MID, ... */
+	char *value;
+};
+
 struct record {
 	const struct func *func;
 	uint64_t end_realtime_us;   /* end of the call, CLOCK_REALTIME */
@@ -25,24 +33,22 @@ struct record {
 	uint64_t args[SMBLAT_MAX_ARGS];
 	char *stack;                /* symbolized frames, innermost first, '\n' separated; or NULL */
 	char *stack_folded;         /* outer;...;inner, or NULL */
-	/* block layer */
-	bool has_block;
-	bool has_queue;
-	bool has_sector;            /* flushes have none */
-	char disk[BLOCK_DISK_LEN + 1];
-	char op[16];                /* WRITE, READ, ... or the kernel's number */
-	uint64_t bytes;
-	uint64_t sector;
-	uint64_t queue_ns;          /* insert to issue, when has_queue */
-	/* smb2 layer: the request of an SMB2_* event, the requests a call waited on */
-	bool smb2;                  /* smb_* below are set */
-	bool smb_compound;
-	bool smb_has_status;
-	uint16_t smb_cmd;
-	uint32_t smb_status;
-	uint64_t smb_mid;
-	char smb_server[SMBLAT_NAME_LEN + 1];
-	uint32_t wire_n;            /* requests waited on; wire[] holds the first ones */
-	uint64_t wire_ns;
-	struct wire_req wire[SMBLAT_WIRE_MAX];
+	/*
+	 * What a layer adds (layer_ops.decode): its words for what the call
+	 * worked on, for MESSAGE and the terminal line ("loop0, 65536 bytes at
+	 * sector 2048"; NULL: the share and file above), and its fields.
+	 */
+	char *place;
+	struct record_field fields[RECORD_FIELDS_MAX];
+	unsigned int n_fields;
 };
+
+/* Adds NAME=value (name static); -ENOMEM, -E2BIG past RECORD_FIELDS_MAX. */
+int record_add(struct record *r, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int record_set_place(struct record *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The value of a field a layer added, or NULL. */
+const char *record_field(const struct record *r, const char *name);
+/* Frees what the record owns; it is empty after. */
+void record_clear(struct record *r);

@@ -225,6 +225,40 @@ static unsigned int block_detach(struct layer *l, enum func_state why)
 	return n;
 }
 
+int block_decode_event(const struct event *e, struct record *r)
+{
+	const char *name = r->func->name;
+	char sector[40] = "", queue[40] = "";
+
+	if (!(e->flags & EF_BLOCK))
+		return 0;
+	record_add(r, "DISK", "%.*s", BLOCK_DISK_LEN, e->blk_disk[0] ? e->blk_disk : "?");
+	/* BLOCK_WRITE -> OP=WRITE; ops this build has no name for keep their number */
+	if (strcmp(name, "BLOCK_OTHER") == 0 || strncmp(name, "BLOCK_", 6) != 0)
+		record_add(r, "OP", "%u", e->blk_op);
+	else
+		record_add(r, "OP", "%s", name + 6);
+	record_add(r, "BYTES", "%u", e->blk_bytes);
+	/* flushes have no sector */
+	if (e->blk_sector != UINT64_MAX) {
+		record_add(r, "SECTOR", "%llu", (unsigned long long)e->blk_sector);
+		snprintf(sector, sizeof(sector), " at sector %llu", (unsigned long long)e->blk_sector);
+	}
+	if (e->flags & EF_BLOCK_QUEUE) {
+		record_add(r, "QUEUE_US", "%llu", (unsigned long long)e->blk_queue_ns / 1000);
+		snprintf(queue, sizeof(queue), ", queued %llu.%03llu ms",
+			 (unsigned long long)e->blk_queue_ns / 1000000,
+			 (unsigned long long)e->blk_queue_ns / 1000 % 1000);
+	}
+	return record_set_place(r, "%s, %u bytes%s%s", record_field(r, "DISK"), e->blk_bytes,
+				sector, queue);
+}
+
+static void block_decode(struct layer *l, const struct event *e, struct record *r)
+{
+	(void)block_decode_event(e, r);
+}
+
 static enum layer_state block_state(struct layer *l, const char **why)
 {
 	if (l->backend != BACKEND_NONE)
@@ -272,6 +306,7 @@ const struct layer_ops block_layer = {
 	.attach = block_attach,
 	.apply = block_apply,
 	.detach = block_detach,
+	.decode = block_decode,
 	.state = block_state,
 	.free = block_free,
 };

@@ -351,6 +351,50 @@ static void smb2_watch(struct layer *l)
 		attach_instance(l);
 }
 
+/* "SMB2_CREATE:20.4ms,SMB2_CLOSE:20.2ms,...": the requests a call waited on. */
+static void wire_list(const struct event *e, char *buf, size_t size)
+{
+	unsigned int n = e->wire_n < SMBLAT_WIRE_MAX ? e->wire_n : SMBLAT_WIRE_MAX;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < n && len < size; i++) {
+		const char *name = smb2_command_name(e->wire[i].cmd);
+
+		len += snprintf(buf + len, size - len, "%s%s:%u.%01ums", i ? "," : "",
+				name ? name : "SMB2_?", e->wire[i].lat_us / 1000,
+				e->wire[i].lat_us % 1000 / 100);
+	}
+	if (e->wire_n > n && len < size)
+		snprintf(buf + len, size - len, ",...");
+}
+
+int smb2_decode_event(const struct event *e, struct record *r)
+{
+	char buf[SMBLAT_WIRE_MAX * 40 + 8];
+
+	if (e->flags & EF_SMB2) {
+		record_add(r, "SMB_MID", "%llu", (unsigned long long)e->smb_mid);
+		record_add(r, "SMB_COMPOUND", "%d", !!(e->flags & EF_SMB2_COMPOUND));
+		if (e->smb_server[0])
+			record_add(r, "SMB_SERVER", "%.*s", SMBLAT_NAME_LEN, e->smb_server);
+		if ((e->flags & EF_SMB2_STATUS) && e->smb_status)
+			record_add(r, "SMB_STATUS", "%s", smb2_status_name(e->smb_status, buf, sizeof(buf)));
+	}
+	if ((e->flags & EF_WIRE) && e->wire_n) {
+		wire_list(e, buf, sizeof(buf));
+		record_add(r, "SMB2_REQUESTS", "%s", buf);
+		record_add(r, "SMB2_REQUEST_COUNT", "%u", e->wire_n);
+		record_add(r, "SMB2_WIRE_US", "%llu", (unsigned long long)e->wire_ns / 1000);
+	}
+	return 0;
+}
+
+static void smb2_decode(struct layer *l, const struct event *e, struct record *r)
+{
+	(void)smb2_decode_event(e, r);
+}
+
 static enum layer_state smb2_state(struct layer *l, const char **why)
 {
 	if (l->ctl.on && func_table_attached(l->env->funcs, LAYER_SMB2))
@@ -396,6 +440,7 @@ const struct layer_ops smb2_layer = {
 	.apply = smb2_apply,
 	.detach = smb2_detach,
 	.watch = smb2_watch,
+	.decode = smb2_decode,
 	.state = smb2_state,
 	.free = smb2_free,
 };

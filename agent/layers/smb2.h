@@ -14,3 +14,13 @@
  */
 int smb2_hook_arg(const struct btf *btf, enum smb2_hook h, const char *symbol, uint8_t *arg,
 		  uint8_t *kref);
+
+struct event;
+struct record;
+
+/*
+ * The smb2 parts of an event: the request of an SMB2_* event (EF_SMB2:
+ * SMB_MID, SMB_COMPOUND, SMB_SERVER, SMB_STATUS) and the requests a VFS call
+ * waited on (EF_WIRE: SMB2_REQUESTS, SMB2_REQUEST_COUNT, SMB2_WIRE_US).
+ */
+int smb2_decode_event(const struct event *e, struct record *r);

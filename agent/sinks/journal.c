@@ -17,7 +17,6 @@
 #include <systemd/sd-journal.h>
 
 #include "sinks/journal.h"
-#include "layers/smb2proto.h"
 #include "sinks/writer.h"
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
@@ -369,48 +368,11 @@ static void fields_add_args(struct fields *f, const struct record *r)
 	fields_adds(f, "ARGS", buf);
 }
 
-/* block layer: the request as issued */
-static void fields_add_block(struct fields *f, const struct record *r)
+/* What the layer of the event added. */
+static void fields_add_layer(struct fields *f, const struct record *r)
 {
-	if (!r->has_block)
-		return;
-	if (r->disk[0])
-		fields_adds(f, "DISK", r->disk);
-	fields_adds(f, "OP", r->op);
-	fields_addf(f, "BYTES", "%" PRIu64, r->bytes);
-	if (r->has_sector)
-		fields_addf(f, "SECTOR", "%" PRIu64, r->sector);
-	if (r->has_queue)
-		fields_addf(f, "QUEUE_US", "%" PRIu64, r->queue_ns / 1000);
-}
-
-/* smb2 layer: the request itself, or the requests a call waited on. */
-static void fields_add_smb2(struct fields *f, const struct record *r)
-{
-	char buf[16], list[SMBLAT_WIRE_MAX * 40 + 8], *p = list;
-	unsigned int n = r->wire_n < SMBLAT_WIRE_MAX ? r->wire_n : SMBLAT_WIRE_MAX;
-
-	if (r->smb2) {
-		fields_addf(f, "SMB_MID", "%" PRIu64, r->smb_mid);
-		fields_adds(f, "SMB_COMPOUND", r->smb_compound ? "1" : "0");
-		if (r->smb_server[0])
-			fields_adds(f, "SMB_SERVER", r->smb_server);
-		if (r->smb_has_status && r->smb_status != 0)
-			fields_adds(f, "SMB_STATUS", smb2_status_name(r->smb_status, buf, sizeof(buf)));
-	}
-	if (!r->wire_n)
-		return;
-	for (unsigned int i = 0; i < n; i++) {
-		const char *name = smb2_command_name(r->wire[i].cmd);
-
-		p += sprintf(p, "%s%s:%" PRIu32 ".%01" PRIu32 "ms", i ? "," : "", name ? name : "SMB2_?",
-			     r->wire[i].lat_us / 1000, r->wire[i].lat_us % 1000 / 100);
-	}
-	if (r->wire_n > n)
-		p += sprintf(p, ",...");
-	fields_adds(f, "SMB2_REQUESTS", list);
-	fields_addf(f, "SMB2_REQUEST_COUNT", "%" PRIu32, r->wire_n);
-	fields_addf(f, "SMB2_WIRE_US", "%" PRIu64, r->wire_ns / 1000);
+	for (unsigned int i = 0; i < r->n_fields; i++)
+		fields_adds(f, r->fields[i].name, r->fields[i].value);
 }
 
 /* "INODE_OP_UNLINK took 16.351 ms: rm[48782] on \\srv\share file a.txt (error ENOENT)" */
@@ -425,15 +387,10 @@ static void fields_add_message(struct fields *f, const struct record *r, const c
 	else if (r->err)
 		snprintf(err, sizeof(err), " (error %d)", r->err);
 
-	if (r->has_block) {
+	if (r->place) {
 		/* "BLOCK_WRITE took 1.204 ms: dd[4242] on loop0, 65536 bytes at sector 2048" */
-		char at[40] = "";
-
-		if (r->has_sector)
-			snprintf(at, sizeof(at), " at sector %" PRIu64, r->sector);
-		fields_addf(f, "MESSAGE", "%s took %" PRIu64 ".%03" PRIu64 " ms: %s[%" PRIu32 "] on %s, "
-			    "%" PRIu64 " bytes%s", r->func->name, us / 1000, us % 1000,
-			    comm, r->pid, r->disk[0] ? r->disk : "?", r->bytes, at);
+		fields_addf(f, "MESSAGE", "%s took %" PRIu64 ".%03" PRIu64 " ms: %s[%" PRIu32 "] on %s%s",
+			    r->func->name, us / 1000, us % 1000, comm, r->pid, r->place, err);
 		return;
 	}
 	fields_addf(f, "MESSAGE", "%s took %" PRIu64 ".%03" PRIu64 " ms: %s[%" PRIu32 "]%s%s%s%s%s",
@@ -477,8 +434,7 @@ static int event_fields(const struct record *r, int priority, struct fields *f)
 		if (ename)
 			fields_adds(f, "ERRNO_NAME", ename);
 	}
-	fields_add_block(f, r);
-	fields_add_smb2(f, r);
+	fields_add_layer(f, r);
 	fields_add_ret(f, r);
 	fields_add_args(f, r);
 	fields_add_stack(f, "STACK", r->stack, '\n', false);

@@ -190,17 +190,6 @@ static void print_stack(FILE *out, const char *stack)
 	}
 }
 
-/* block layer: " loop0 65536 bytes sector 2048 [queued 0.012 ms]" */
-static void block_print(FILE *out, const struct record *r)
-{
-	fprintf(out, " %s %" PRIu64 " bytes", r->disk[0] ? r->disk : "?", r->bytes);
-	if (r->has_sector)
-		fprintf(out, " sector %" PRIu64, r->sector);
-	if (r->has_queue)
-		fprintf(out, " queued %" PRIu64 ".%03" PRIu64 " ms", r->queue_ns / 1000000,
-			r->queue_ns / 1000 % 1000);
-}
-
 static void print_text(FILE *out, const struct term_opts *o, const struct record *r)
 {
 	char task[TASK_MAX], endtime[16] = "??:??:??", ret[32];
@@ -222,8 +211,9 @@ static void print_text(FILE *out, const struct term_opts *o, const struct record
 		fputc(' ', out);
 		args_print(out, r);
 	}
-	if (r->has_block)
-		block_print(out, r);
+	/* the layer's words for what the call worked on: " on loop0, 65536 bytes at sector 2048" */
+	if (r->place)
+		fprintf(out, " on %s", r->place);
 	fputc('\n', out);
 	if (o->show_stack)
 		print_stack(out, r->stack);

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "decode/event.h"
+#include "layers/block.h"
+#include "layers/smb2.h"
 #include "sinks/journal.h"
 #include "sinks/term.h"
 #include "fuzz.h"
@@ -124,6 +126,9 @@ static void one(const struct decoder *d, const uint8_t *data, size_t size)
 	struct record r;
 
 	if (event_decode(d, data, size, &r) == 0) {
+		/* the layers' parts, as the core has every layer decode */
+		(void)block_decode_event((const struct event *)data, &r);
+		(void)smb2_decode_event((const struct event *)data, &r);
 		if (r.nargs > SMBLAT_MAX_ARGS)
 			fail("nargs %u beyond the array", r.nargs);
 		journal_check(&r);

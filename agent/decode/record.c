@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode/record.h"
+
+int record_add(struct record *r, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	char *v;
+	int n;
+
+	if (r->n_fields >= RECORD_FIELDS_MAX)
+		return -E2BIG;
+	va_start(ap, fmt);
+	n = vasprintf(&v, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	r->fields[r->n_fields++] = (struct record_field) { .name = name, .value = v };
+	return 0;
+}
+
+int record_set_place(struct record *r, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	free(r->place);
+	va_start(ap, fmt);
+	n = vasprintf(&r->place, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		r->place = NULL;
+	return n < 0 ? -ENOMEM : 0;
+}
+
+const char *record_field(const struct record *r, const char *name)
+{
+	for (unsigned int i = 0; i < r->n_fields; i++)
+		if (strcmp(r->fields[i].name, name) == 0)
+			return r->fields[i].value;
+	return NULL;
+}
+
+void record_clear(struct record *r)
+{
+	free((char *)r->file);
+	free(r->stack);
+	free(r->stack_folded);
+	free(r->place);
+	for (unsigned int i = 0; i < r->n_fields; i++)
+		free(r->fields[i].value);
+	memset(r, 0, sizeof(*r));
+}
