@@ -23,7 +23,7 @@
 #include "sinks/writer.h"
 
 #define WATCH_USEC (2 * 1000000ULL)
-#define FUNC_SLACK 64           /* ids kept free beyond what the layers asked for */
+#define FUNC_SLACK 128          /* ids beyond what the layers asked for: a reload may enable one */
 /*
  * Events taken per turn of the loop: a ring buffer that never runs dry
  * must not starve the signals and timers (stop, duration, watchdog).
@@ -306,9 +306,8 @@ static int layers_prepare(struct agent *a, struct probes_opts *po)
 
 	po->func_capacity = FUNC_SLACK;
 	for (int l = 0; l < _LAYER_MAX; l++) {
-		if (!a->cfg->layer[l].enabled)
-			continue;
-		po->func_capacity += layer_table[l]->ids_needed(a->cfg);
+		if (a->cfg->layer[l].enabled)
+			po->func_capacity += layer_table[l]->ids_needed(a->cfg);
 		if (!layer_table[l]->prepare)
 			continue;
 		r = layer_table[l]->prepare(a->cfg, &a->env, po);

@@ -167,7 +167,7 @@ static void block_attach(struct layer *l)
 		log_layer(NAME, LOG_WARNING, "layer unavailable: %s", l->why);
 		return;
 	}
-	if (!probes_tracepoint_loaded(l->env->probes, tracepoints[0])) {
+	if (!probes_unit_loaded(l->env->probes, UNIT_BLOCK)) {
 		snprintf(l->why, sizeof(l->why), "its programs were not loaded at start: restart smblat");
 		log_layer(NAME, LOG_WARNING, "enabled by reload: takes effect at the next start");
 		return;
@@ -269,11 +269,15 @@ static enum layer_state block_state(struct layer *l, const char **why)
 
 static int block_prepare(const struct config *c, const struct layer_env *env, struct probes_opts *po)
 {
-	int r = block_cfg_build(c, btfs_get(env->btfs, NULL), NULL, &po->block_cfg);
+	int r;
 
+	/* disks= lives in read-only data: enabling the layer takes a restart */
+	if (!c->layer[LAYER_BLOCK].enabled)
+		return 0;
+	r = block_cfg_build(c, btfs_get(env->btfs, NULL), NULL, &po->block_cfg);
 	if (r < 0)
 		return r;
-	po->block = true;
+	po->units |= UNIT_BIT(UNIT_BLOCK);
 	return 0;
 }
 

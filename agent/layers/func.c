@@ -109,7 +109,7 @@ static void attach_kernel(struct layer *l, struct func *f)
 		f->cfg.ret_kind = RK_INT;       /* no BTF: C's int, the common case */
 	f->cfg.nargs = nargs;
 	probes_update(l->env->probes, f);
-	probes_attach_kernel(l->env->probes, &f, 1);
+	probes_attach_kernel(l->env->probes, &f, 1, KPROGS_CALL);
 }
 
 /* module:function: now when the module is loaded, else when it is. */
@@ -386,8 +386,8 @@ static enum layer_state func_state(struct layer *l, const char **why)
 
 static int func_prepare(const struct config *c, const struct layer_env *env, struct probes_opts *po)
 {
-	/* always: a reload may add the first syscall probe */
-	po->syscalls = true;
+	/* syscall programs always: a reload may add the first syscall probe */
+	po->units |= UNIT_BIT(UNIT_FUNC) | UNIT_BIT(UNIT_SYSCALL);
 	return 0;
 }
 

@@ -169,7 +169,7 @@ static void layer_sync(struct layer *l, unsigned int *attached, unsigned int *de
 	if (n) {
 		char mix[128];
 
-		r = probes_attach_kernel(l->env->probes, todo, n);
+		r = probes_attach_kernel(l->env->probes, todo, n, KPROGS_VFS);
 		*attached += r > 0 ? r : 0;
 		log_layer(NAME, r > 0 ? LOG_INFO : LOG_WARNING, "%d of %u cifs operations attached (%s)",
 			  r > 0 ? r : 0, n, r > 0 ? backends_used(todo, n, mix, sizeof(mix)) :
@@ -324,8 +324,15 @@ static enum layer_state smb_state(struct layer *l, const char **why)
 
 static uint32_t smb_ids_needed(const struct config *c)
 {
-	/* every op of a few cifs instances: ids are never reused */
-	return 256;
+	/* every op (about 65) of two cifs instances: ids are never reused */
+	return 128;
+}
+
+static int smb_prepare(const struct config *c, const struct layer_env *env, struct probes_opts *po)
+{
+	/* always: a reload may enable the layer */
+	po->units |= UNIT_BIT(UNIT_VFS);
+	return 0;
 }
 
 static int smb_new(const struct layer_env *env, struct layer **ret)
@@ -347,6 +354,7 @@ static void smb_free(struct layer *l)
 const struct layer_ops smb_layer = {
 	.id = LAYER_SMB,
 	.ids_needed = smb_ids_needed,
+	.prepare = smb_prepare,
 	.new = smb_new,
 	.attach = smb_attach,
 	.apply = smb_apply,

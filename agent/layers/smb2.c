@@ -268,12 +268,13 @@ static void attach_instance(struct layer *l)
 		return;
 	}
 	for (int h = 0; h < _SMB2_HOOK_MAX; h++)
-		if (l->hooks[h])
+		if (l->hooks[h] && h != SMB2_HOOK_ALLOC)
 			fv[n++] = l->hooks[h];
-	/* The ids first: a hook attached before would be timed as an ordinary function. */
+	/* The ids first: the programs tell the hooks apart by them. Ends before the start. */
 	l->ctl.on = 1;
 	probes_smb2_set(l->env->probes, &l->ctl);
-	r = probes_attach_kernel(l->env->probes, fv, n);
+	r = probes_attach_kernel(l->env->probes, fv, n, KPROGS_SMB2_MID);
+	r += probes_attach_kernel(l->env->probes, &l->hooks[SMB2_HOOK_ALLOC], 1, KPROGS_SMB2_ALLOC);
 	for (int h = 0; h < _SMB2_HOOK_MAX; h++) {
 		struct func *f = l->hooks[h];
 		char buf[160];
@@ -299,6 +300,12 @@ static void smb2_attach(struct layer *l)
 {
 	const char *why = NULL;
 
+	if (!probes_unit_loaded(l->env->probes, UNIT_SMB2)) {
+		snprintf(l->why_buf, sizeof(l->why_buf), "enabled by reload: takes effect at the next start");
+		l->why = l->why_buf;
+		log_layer(NAME, LOG_WARNING, "%s", l->why);
+		return;
+	}
 	if (probes_kernel_backend(l->env->probes, &why) == BACKEND_NONE) {
 		snprintf(l->why_buf, sizeof(l->why_buf), "%s", why ? why : "no backend for kernel functions");
 		l->why = l->why_buf;
@@ -408,6 +415,13 @@ static enum layer_state smb2_state(struct layer *l, const char **why)
 	return LAYER_WAITING;
 }
 
+static int smb2_prepare(const struct config *c, const struct layer_env *env, struct probes_opts *po)
+{
+	if (c->layer[LAYER_SMB2].enabled)
+		po->units |= UNIT_BIT(UNIT_SMB2);
+	return 0;
+}
+
 static uint32_t smb2_ids_needed(const struct config *c)
 {
 	/* the commands once, the hooks of a few cifs instances */
@@ -435,6 +449,7 @@ static void smb2_free(struct layer *l)
 const struct layer_ops smb2_layer = {
 	.id = LAYER_SMB2,
 	.ids_needed = smb2_ids_needed,
+	.prepare = smb2_prepare,
 	.new = smb2_new,
 	.attach = smb2_attach,
 	.apply = smb2_apply,

@@ -244,6 +244,10 @@ static void smbd_attach(struct layer *l)
 {
 	unsigned int a = 0, d = 0;
 
+	if (!probes_unit_loaded(l->env->probes, UNIT_SMBD)) {
+		unavailable(l, "enabled by reload: takes effect at the next start");
+		return;
+	}
 	if (!l->lib && locate(l) < 0)
 		return;
 	layer_sync(l, &a, &d);
@@ -280,6 +284,13 @@ static enum layer_state smbd_state(struct layer *l, const char **why)
 	return LAYER_UNAVAILABLE;
 }
 
+static int smbd_prepare(const struct config *c, const struct layer_env *env, struct probes_opts *po)
+{
+	if (c->layer[LAYER_SMBD].enabled)
+		po->units |= UNIT_BIT(UNIT_SMBD);
+	return 0;
+}
+
 static uint32_t smbd_ids_needed(const struct config *c)
 {
 	/* smb_vfs_call_* and SMB2 commands: ~120 in Samba 4.17 */
@@ -307,6 +318,7 @@ static void smbd_free(struct layer *l)
 const struct layer_ops smbd_layer = {
 	.id = LAYER_SMBD,
 	.ids_needed = smbd_ids_needed,
+	.prepare = smbd_prepare,
 	.new = smbd_new,
 	.attach = smbd_attach,
 	.apply = smbd_apply,

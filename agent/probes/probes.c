@@ -33,43 +33,62 @@ static const char *prog_tracepoint(const struct bpf_program *prog, bool *btf)
 	return strncmp(sec, "raw_tp/", 7) == 0 ? sec + 7 : NULL;
 }
 
-/* Tracepoint programs load only for the layers in use, tp_btf ones only when asked. */
-static void tracepoints_autoload(struct smblat_bpf *skel, const struct probes_opts *o, bool tp_btf)
+/* Which unit of bpf/ a program is of, by the names its unit gives them. */
+static enum prog_unit prog_unit(const struct bpf_program *prog)
+{
+	static const struct {
+		const char *prefix;
+		enum prog_unit unit;
+	} units[] = {
+		{ "vfs_", UNIT_VFS }, { "smb2_", UNIT_SMB2 }, { "blk_", UNIT_BLOCK },
+		{ "sys_", UNIT_SYSCALL }, { "smbd_", UNIT_SMBD }, { "umulti_smbd_", UNIT_SMBD },
+	};
+	const char *name = bpf_program__name(prog);
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(*units); i++)
+		if (strncmp(name, units[i].prefix, strlen(units[i].prefix)) == 0)
+			return units[i].unit;
+	return UNIT_FUNC;
+}
+
+struct features {
+	bool fentry, kmulti, tp_btf, umulti;
+};
+
+/*
+ * Programs load for the units the layers asked for, and only of the kinds
+ * the kernel is still believed to take: each refused kind is dropped in
+ * turn by probes_open().
+ */
+static void programs_setup(struct smblat_bpf *skel, const struct probes_opts *o,
+			   const struct features *ft)
 {
 	struct bpf_program *prog;
 
 	bpf_object__for_each_program(prog, skel->obj) {
-		const char *tp;
-		bool btf, want;
+		const char *sec = bpf_program__section_name(prog);
+		bool want = o->units & UNIT_BIT(prog_unit(prog)), btf;
 
-		tp = prog_tracepoint(prog, &btf);
-		if (!tp)
-			continue;
-		want = strncmp(tp, "block_", 6) == 0 ? o->block : o->syscalls;
-		bpf_program__set_autoload(prog, want && (tp_btf || !btf));
+		if (strncmp(sec, "fentry", 6) == 0 || strncmp(sec, "fexit", 5) == 0) {
+			want &= ft->fentry;
+			if (want)
+				bpf_program__set_attach_target(prog, 0, FENTRY_TEMPLATE_TARGET);
+		} else if (strncmp(bpf_program__name(prog), "umulti_", 7) == 0) {
+			want &= ft->umulti;
+			if (want)
+				bpf_program__set_expected_attach_type(prog, UMULTI_ATTACH_TYPE);
+		} else if (strstr(sec, "probe.multi")) {
+			want &= ft->kmulti;
+		} else if (prog_tracepoint(prog, &btf)) {
+			want &= ft->tp_btf || !btf;
+		}
+		bpf_program__set_autoload(prog, want);
 	}
-	if (o->block)
+	if (o->units & UNIT_BIT(UNIT_BLOCK))
 		skel->rodata->block_cfg = o->block_cfg;
 }
 
-
-
-static void umulti_setup(struct smblat_bpf *skel, bool umulti)
-{
-	struct bpf_program *progs[] = {
-		skel->progs.umulti_entry, skel->progs.umulti_exit,
-		skel->progs.umulti_smbd_begin, skel->progs.umulti_smbd_end,
-	};
-
-	for (size_t i = 0; i < sizeof(progs) / sizeof(*progs); i++) {
-		if (umulti)
-			bpf_program__set_expected_attach_type(progs[i], UMULTI_ATTACH_TYPE);
-		else
-			bpf_program__set_autoload(progs[i], false);
-	}
-}
-
-static int skel_load(const struct probes_opts *o, bool fentry, bool kmulti, bool tp_btf, bool umulti,
+static int skel_load(const struct probes_opts *o, const struct features *ft,
 		     struct smblat_bpf **ret)
 {
 	struct smblat_bpf *skel = smblat_bpf__open();
@@ -86,19 +105,7 @@ static int skel_load(const struct probes_opts *o, bool fentry, bool kmulti, bool
 	}
 	bpf_map__set_max_entries(skel->maps.events, o->ringbuf_bytes);
 	bpf_map__set_max_entries(skel->maps.hist, o->func_capacity * SMBLAT_NBUCKETS);
-	if (fentry) {
-		bpf_program__set_attach_target(skel->progs.fentry_entry, 0, FENTRY_TEMPLATE_TARGET);
-		bpf_program__set_attach_target(skel->progs.fexit_exit, 0, FENTRY_TEMPLATE_TARGET);
-	} else {
-		bpf_program__set_autoload(skel->progs.fentry_entry, false);
-		bpf_program__set_autoload(skel->progs.fexit_exit, false);
-	}
-	if (!kmulti) {
-		bpf_program__set_autoload(skel->progs.kmulti_entry, false);
-		bpf_program__set_autoload(skel->progs.kmulti_exit, false);
-	}
-	tracepoints_autoload(skel, o, tp_btf);
-	umulti_setup(skel, umulti);
+	programs_setup(skel, o, ft);
 	r = smblat_bpf__load(skel);
 	if (r < 0) {
 		smblat_bpf__destroy(skel);
@@ -106,6 +113,16 @@ static int skel_load(const struct probes_opts *o, bool fentry, bool kmulti, bool
 	}
 	*ret = skel;
 	return 0;
+}
+
+bool probes_unit_loaded(const struct probes *p, enum prog_unit u)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, p->skel->obj)
+		if (prog_unit(prog) == u && bpf_program__autoload(prog))
+			return true;
+	return false;
 }
 
 /* Some kernels load trampolines but refuse to attach them: try once for real. */
@@ -125,11 +142,12 @@ int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs
 		struct probes **ret)
 {
 	struct probes *p = calloc(1, sizeof(*p));
-	bool fentry = o->choice == CHOICE_AUTO || o->choice == CHOICE_FENTRY;
-	bool kmulti = o->choice == CHOICE_AUTO || o->choice == CHOICE_KPROBE_MULTI;
-	bool tp_btf = o->block || o->syscalls;
-
-	bool umulti = true;
+	struct features ft = {
+		.fentry = o->choice == CHOICE_AUTO || o->choice == CHOICE_FENTRY,
+		.kmulti = o->choice == CHOICE_AUTO || o->choice == CHOICE_KPROBE_MULTI,
+		.tp_btf = o->units & (UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL)),
+		.umulti = true,
+	};
 	int r;
 
 	if (!p)
@@ -138,46 +156,45 @@ int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs
 	p->btfs = btfs;
 	p->choice = o->choice;
 	/* Each optional program type is a feature probe: drop what the kernel refuses. */
-	r = skel_load(o, fentry, kmulti, tp_btf, umulti, &p->skel);
+	r = skel_load(o, &ft, &p->skel);
 	/*
 	 * tp_btf first: a refusal it did not cause costs only the raw_tp
 	 * fallback, which does the same, while fentry would fall back to kprobes.
 	 */
-	if (r < 0 && tp_btf) {
+	if (r < 0 && ft.tp_btf) {
 		p->tp_btf_why = errdup("tp_btf programs refused", r);
-		tp_btf = false;
-		r = skel_load(o, fentry, kmulti, tp_btf, umulti, &p->skel);
+		ft.tp_btf = false;
+		r = skel_load(o, &ft, &p->skel);
 	}
-	if (r < 0 && fentry) {
+	if (r < 0 && ft.fentry) {
 		p->fentry_why = errdup("fentry programs refused", r);
-		fentry = false;
-		r = skel_load(o, fentry, kmulti, tp_btf, umulti, &p->skel);
+		ft.fentry = false;
+		r = skel_load(o, &ft, &p->skel);
 	}
-	if (r < 0 && (kmulti || umulti)) {
-		if (kmulti)
+	if (r < 0 && (ft.kmulti || ft.umulti)) {
+		if (ft.kmulti)
 			p->kmulti_why = errdup("kprobe.multi programs refused", r);
-		kmulti = umulti = false;
-		r = skel_load(o, fentry, kmulti, tp_btf, umulti, &p->skel);
+		ft.kmulti = ft.umulti = false;
+		r = skel_load(o, &ft, &p->skel);
 	}
-	if (r < 0 && (o->block || o->syscalls)) {
+	if (r < 0 && (o->units & (UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL)))) {
 		/* The other layers need not go down with the tracepoint ones. */
 		struct probes_opts bare = *o;
 
-		bare.block = false;
-		bare.syscalls = false;
+		bare.units &= ~(UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL));
 		free(p->tp_btf_why);
 		p->tp_btf_why = errdup("block and syscall programs refused", r);
-		r = skel_load(&bare, fentry, kmulti, false, umulti, &p->skel);
+		r = skel_load(&bare, &ft, &p->skel);
 	}
 	if (r < 0) {
 		fprintf(stderr, "smblat: cannot load BPF programs: %s\n", strerror(-r));
 		probes_close(p);
 		return r;
 	}
-	p->fentry = fentry && fentry_works(p);
-	p->kmulti = kmulti;
-	p->tp_btf = tp_btf;
-	p->umulti = umulti;
+	p->fentry = ft.fentry && fentry_works(p);
+	p->kmulti = ft.kmulti;
+	p->tp_btf = ft.tp_btf;
+	p->umulti = ft.umulti;
 	p->kprobe = access("/sys/bus/event_source/devices/kprobe/type", F_OK) == 0;
 	if (!p->kprobe)
 		p->kprobe_why = strdup("kernel has no kprobes (no kprobe event source)");
@@ -323,7 +340,41 @@ static int fentry_clone(struct probes *p, const struct bpf_program *tmpl,
 	return 0;
 }
 
-static int attach_fentry(struct probes *p, struct func *f)
+/* A family's programs by backend; NULL where it has none (an entry-only hook has no exit). */
+struct kprogs {
+	struct bpf_program *fentry, *fexit, *kprobe, *kretprobe, *kmulti, *kretmulti;
+};
+
+static struct kprogs kprogs_of(struct probes *p, enum kprog_family fam)
+{
+	switch (fam) {
+	case KPROGS_VFS:
+		return (struct kprogs) {
+			p->skel->progs.vfs_fentry, p->skel->progs.vfs_fexit,
+			p->skel->progs.vfs_kprobe, p->skel->progs.vfs_kretprobe,
+			p->skel->progs.vfs_kmulti, p->skel->progs.vfs_kretmulti,
+		};
+	case KPROGS_SMB2_ALLOC:
+		return (struct kprogs) {
+			NULL, p->skel->progs.smb2_alloc_fexit,
+			p->skel->progs.smb2_alloc_kprobe, p->skel->progs.smb2_alloc_kretprobe,
+			p->skel->progs.smb2_alloc_kmulti, p->skel->progs.smb2_alloc_kretmulti,
+		};
+	case KPROGS_SMB2_MID:
+		return (struct kprogs) {
+			p->skel->progs.smb2_mid_fentry, NULL, p->skel->progs.smb2_mid_kprobe, NULL,
+			p->skel->progs.smb2_mid_kmulti, NULL,
+		};
+	default:
+		return (struct kprogs) {
+			p->skel->progs.fentry_entry, p->skel->progs.fexit_exit,
+			p->skel->progs.kprobe_entry, p->skel->progs.kprobe_exit,
+			p->skel->progs.kmulti_entry, p->skel->progs.kmulti_exit,
+		};
+	}
+}
+
+static int attach_fentry(struct probes *p, struct func *f, const struct kprogs *kp)
 {
 	struct btf *btf = btfs_get(p->btfs, f->module);
 	struct attachment *a;
@@ -342,11 +393,13 @@ static int attach_fentry(struct probes *p, struct func *f)
 	a = attachment_new(p, f->id);
 	if (!a)
 		return -ENOMEM;
-	r = fentry_clone(p, p->skel->progs.fentry_entry, BPF_TRACE_FENTRY, btf_id, obj_fd,
-			 f->id, &a->prog_fd[0], &a->link_fd[0]);
-	if (r == 0)
-		r = fentry_clone(p, p->skel->progs.fexit_exit, BPF_TRACE_FEXIT, btf_id, obj_fd,
-				 f->id, &a->prog_fd[1], &a->link_fd[1]);
+	r = 0;
+	if (kp->fentry)
+		r = fentry_clone(p, kp->fentry, BPF_TRACE_FENTRY, btf_id, obj_fd, f->id,
+				 &a->prog_fd[0], &a->link_fd[0]);
+	if (r == 0 && kp->fexit)
+		r = fentry_clone(p, kp->fexit, BPF_TRACE_FEXIT, btf_id, obj_fd, f->id,
+				 &a->prog_fd[1], &a->link_fd[1]);
 	if (r < 0) {
 		attachment_release(a);
 		p->n_att--;
@@ -354,7 +407,7 @@ static int attach_fentry(struct probes *p, struct func *f)
 	return r;
 }
 
-static int attach_kprobe(struct probes *p, struct func *f)
+static int attach_kprobe(struct probes *p, struct func *f, const struct kprogs *kp)
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, eo, .bpf_cookie = f->id);
 	LIBBPF_OPTS(bpf_kprobe_opts, xo, .bpf_cookie = f->id, .retprobe = true);
@@ -364,12 +417,16 @@ static int attach_kprobe(struct probes *p, struct func *f)
 	if (!a)
 		return -ENOMEM;
 	/* Exit first: an entry without its exit would leave frames behind. */
-	a->link[1] = bpf_program__attach_kprobe_opts(p->skel->progs.kprobe_exit, f->symbol, &xo);
-	if (!a->link[1])
-		goto fail;
-	a->link[0] = bpf_program__attach_kprobe_opts(p->skel->progs.kprobe_entry, f->symbol, &eo);
-	if (!a->link[0])
-		goto fail;
+	if (kp->kretprobe) {
+		a->link[1] = bpf_program__attach_kprobe_opts(kp->kretprobe, f->symbol, &xo);
+		if (!a->link[1])
+			goto fail;
+	}
+	if (kp->kprobe) {
+		a->link[0] = bpf_program__attach_kprobe_opts(kp->kprobe, f->symbol, &eo);
+		if (!a->link[0])
+			goto fail;
+	}
 	return 0;
 fail:
 	r = -errno;
@@ -402,7 +459,8 @@ int multi_keep(struct probes *p, const struct attachment *att, const uint64_t *c
 	return 0;
 }
 
-static int attach_kmulti(struct probes *p, struct func **fv, uint32_t n, bool *done)
+static int attach_kmulti(struct probes *p, struct func **fv, uint32_t n, bool *done,
+			 const struct kprogs *kp)
 {
 	unsigned long *addrs = calloc(n, sizeof(*addrs));
 	__u64 *cookies = calloc(n, sizeof(*cookies));
@@ -427,16 +485,20 @@ static int attach_kmulti(struct probes *p, struct func **fv, uint32_t n, bool *d
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, xo, .addrs = addrs, .cookies = cookies, .cnt = cnt,
 		    .retprobe = true);
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, eo, .addrs = addrs, .cookies = cookies, .cnt = cnt);
-	l[1] = bpf_program__attach_kprobe_multi_opts(p->skel->progs.kmulti_exit, NULL, &xo);
-	if (!l[1]) {
-		r = -errno;
-		goto out;
+	if (kp->kretmulti) {
+		l[1] = bpf_program__attach_kprobe_multi_opts(kp->kretmulti, NULL, &xo);
+		if (!l[1]) {
+			r = -errno;
+			goto out;
+		}
 	}
-	l[0] = bpf_program__attach_kprobe_multi_opts(p->skel->progs.kmulti_entry, NULL, &eo);
-	if (!l[0]) {
-		r = -errno;
-		bpf_link__destroy(l[1]);
-		goto out;
+	if (kp->kmulti) {
+		l[0] = bpf_program__attach_kprobe_multi_opts(kp->kmulti, NULL, &eo);
+		if (!l[0]) {
+			r = -errno;
+			bpf_link__destroy(l[1]);
+			goto out;
+		}
 	}
 	r = multi_keep(p, &(struct attachment) { .id = UINT32_MAX, .prog_fd = { -1, -1 },
 						 .link_fd = { -1, -1 }, .link = { l[0], l[1] } },
@@ -477,8 +539,9 @@ void set_failed(struct func *f, const char *what, int err)
 	func_set_state(f, FUNC_FAILED, "%s: %s", what, strerror(err < 0 ? -err : err));
 }
 
-int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n)
+int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n, enum kprog_family fam)
 {
+	struct kprogs kp = kprogs_of(p, fam);
 	bool *done = calloc(n ? n : 1, sizeof(*done));
 	const char *why = NULL;
 	uint32_t attached = 0;
@@ -494,7 +557,7 @@ int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n)
 	for (uint32_t i = 0; p->fentry && i < n; i++) {
 		if (done[i])
 			continue;
-		r = attach_fentry(p, fv[i]);
+		r = attach_fentry(p, fv[i], &kp);
 		if (r == 0) {
 			done[i] = true;
 			func_set_attached(fv[i], BACKEND_FENTRY);
@@ -508,7 +571,7 @@ int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n)
 		}
 	}
 	if (p->kmulti && p->kprobe && p->choice != CHOICE_FENTRY) {
-		r = attach_kmulti(p, fv, n, done);
+		r = attach_kmulti(p, fv, n, done, &kp);
 		if (r < 0) {
 			free(p->kmulti_why);
 			p->kmulti_why = errdup("kprobe.multi attach refused", r);
@@ -519,7 +582,7 @@ int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n)
 		if (done[i])
 			continue;
 		if (p->kprobe && (p->choice == CHOICE_AUTO || p->choice == CHOICE_KPROBE)) {
-			r = attach_kprobe(p, fv[i]);
+			r = attach_kprobe(p, fv[i], &kp);
 			if (r == 0) {
 				done[i] = true;
 				func_set_attached(fv[i], BACKEND_KPROBE);
@@ -599,11 +662,6 @@ static int tracepoint_link_keep(struct probes *p, const char *tp, struct bpf_lin
 	v[p->n_tp].name = strdup(tp);
 	v[p->n_tp++].link = l;
 	return 0;
-}
-
-bool probes_tracepoint_loaded(struct probes *p, const char *tp)
-{
-	return tracepoint_prog(p, tp, false) || tracepoint_prog(p, tp, true);
 }
 
 void probes_detach_tracepoint(struct probes *p, const char *tp)

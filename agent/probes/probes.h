@@ -12,6 +12,26 @@
 
 struct probes;
 
+/* The units of bpf/ (one per layer that has programs of its own), loaded as the layers ask. */
+enum prog_unit {
+	UNIT_FUNC,                  /* plain calls: [probe] targets, uprobes, USDT (always) */
+	UNIT_VFS,                   /* the smb layer's calls */
+	UNIT_SMB2,                  /* cifs mid hooks */
+	UNIT_BLOCK,
+	UNIT_SYSCALL,
+	UNIT_SMBD,                  /* smbd's SMB2 requests */
+	_UNIT_MAX,
+};
+#define UNIT_BIT(u) (1u << (u))
+
+/* Which programs time kernel functions of a layer. */
+enum kprog_family {
+	KPROGS_CALL,                /* plain calls (func layer) */
+	KPROGS_VFS,                 /* smb layer */
+	KPROGS_SMB2_ALLOC,          /* cifs mid allocation: header at entry, mid at return */
+	KPROGS_SMB2_MID,            /* a mid seen: entry only */
+};
+
 struct probes_opts {
 	enum backend_choice choice;
 	uint32_t tgid;
@@ -20,10 +40,8 @@ struct probes_opts {
 	uint64_t ringbuf_bytes;
 	uint32_t func_capacity;     /* ids the histogram map must hold */
 	uint32_t self_tgid;         /* never traced: the agent's own process */
-	/* tracepoint layers: their programs load only when asked for */
-	bool block;
-	struct block_cfg block_cfg;
-	bool syscalls;
+	uint32_t units;             /* UNIT_BIT()s the layers asked for */
+	struct block_cfg block_cfg; /* with UNIT_BLOCK */
 };
 
 /*
@@ -44,7 +62,9 @@ int probes_update(struct probes *p, const struct func *f);
  * Attaches entry and exit probes to each kernel function; sets its state
  * (attached with its backend, or why not). Returns the count attached.
  */
-int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n);
+int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n, enum kprog_family fam);
+/* Whether the programs of unit u were loaded (a layer enabled only by a reload may lack them). */
+bool probes_unit_loaded(const struct probes *p, enum prog_unit u);
 
 /* uprobe/uretprobe on binary:symbol for every process (pid -1) or one. */
 int probes_attach_uprobe(struct probes *p, struct func *f, const char *binary,
@@ -63,8 +83,6 @@ void probes_forget_module(struct probes *p, const char *module);
  * raw_tp otherwise. Returns the backend used, or negative errno.
  */
 int probes_attach_tracepoint(struct probes *p, const char *tp);
-/* Whether the program of tracepoint tp was loaded (its layer asked for it at start). */
-bool probes_tracepoint_loaded(struct probes *p, const char *tp);
 /* Detaches what probes_attach_tracepoint(tp) attached. */
 void probes_detach_tracepoint(struct probes *p, const char *tp);
 /* Tracepoint links of ours. */

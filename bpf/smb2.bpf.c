@@ -1,19 +1,17 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /*
  * smb2 layer: every SMB2 request of the cifs client, timed from the
  * allocation of its mid (struct mid_q_entry) to its release, accounted under
- * the func id of its command (SMB2_CREATE, ...). Included by smblat.bpf.c
- * after the frame, map and event helpers it uses.
- *
- * The mid hooks are ordinary kernel function probes (any backend) whose ids
- * the agent writes to smb2_ctl: on_entry()/on_exit() hand them over here
- * instead of timing them as calls.
+ * the func id of its command (SMB2_CREATE, ...). The mid hooks are kernel
+ * functions attached with the programs of this unit, their func ids in the
+ * cookie; the agent writes which hook is which, and where each finds the
+ * mid, to smb2_ctl.
  *
  * cifs.ko types: only the fields read here, relocated against the module's
  * BTF; each read is guarded so a kernel without the field still loads.
  */
-
-static __always_inline void account(__u32 id, __u64 lat, bool slow);
+#include "vfs.bpf.h"
+#include "wire.bpf.h"
 
 struct TCP_Server_Info {
 	char *hostname;
@@ -63,39 +61,16 @@ struct {
 	__type(value, struct smb2_req);
 } smb2_reqs SEC(".maps");
 
-/*
- * Requests of a thread that another one released (cifsd, after an async
- * read or write callback), by sending thread: the last SMBLAT_WIRE_MAX. A
- * call of that thread picks those it started while it ran.
- */
-struct smb2_async {
-	__u32 n;
-	__u32 pad;
-	struct {
-		__u64 start_ns;
-		__u32 lat_us;
-		__u16 cmd;
-		__u16 pad;
-	} req[SMBLAT_WIRE_MAX];
-};
-
+/* The allocation's header argument, from kprobe entry to return, by thread. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 4096);
 	__type(key, __u32);
-	__type(value, struct smb2_async);
-} smb2_async SEC(".maps");
+	__type(value, __u64);
+} smb2_alloc_hdr SEC(".maps");
 
-static __always_inline void smb2_frame_init(struct frame *f)
+static __always_inline struct mid_q_entry *smb2_mid(enum smb2_hook h, __u64 p)
 {
-	f->wire_n = 0;
-	f->wire_ns = 0;
-}
-
-static __always_inline struct mid_q_entry *smb2_mid(enum smb2_hook h, const __u64 *args)
-{
-	__u64 p = arg_at(args, smb2.hook_arg[h & 3]);
-
 	if (!p)
 		return NULL;
 	if (smb2.hook_kref[h & 3]) {
@@ -122,15 +97,19 @@ static __always_inline void smb2_read_status(struct mid_q_entry *mid, struct smb
 }
 
 /* Share and file of the innermost traced call on an SMB superblock the request is made for. */
-static __always_inline void smb2_req_origin(struct frames *fr, struct smb2_req *r)
+static __always_inline void smb2_req_origin(struct smb2_req *r)
 {
+	struct frames *fr = bpf_task_storage_get(&frames, bpf_get_current_task_btf(), 0, 0);
 	struct func_cfg *pfc;
 	struct super_block *sb;
 	struct dentry *de;
 	const unsigned char *name;
 	struct frame *pf;
-	__u32 d = fr->depth, fid;
+	__u32 d, fid;
 
+	if (!fr)
+		return;
+	d = fr->depth;
 	for (__u32 i = 0; i < SMBLAT_NEST; i++) {
 		if (i >= d)
 			break;
@@ -154,20 +133,18 @@ static __always_inline void smb2_req_origin(struct frames *fr, struct smb2_req *
 	}
 }
 
-/* Exit of the allocation: the mid exists now, made by the current task. */
-static __always_inline void smb2_on_alloc(struct frames *fr, struct frame *f, __u64 ret)
+/* The allocation returned mid for the SMB2 header at shdr: the request starts now. */
+static __always_inline void smb2_on_alloc(__u64 shdr, __u64 ret)
 {
 	struct mid_q_entry *mid = (struct mid_q_entry *)ret;
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), key = ret;
-	__u32 hdr[8] = {}, cmd, id;
+	__u32 hdr[8] = {}, cmd;
 	struct smb2_req r = {};
-	struct func_stats *st;
-	void *shdr;
 
-	if (!mid || ret >= (__u64)-4095)
+	if (!smb2.on || !mid || ret >= (__u64)-4095 || !task_wanted())
 		return;
-	shdr = (void *)arg_at(f->args, smb2.hook_arg[SMB2_HOOK_ALLOC]);
-	if (!shdr || bpf_probe_read_kernel(hdr, sizeof(hdr), shdr) < 0 || hdr[0] != SMB2_PROTO_ID)
+	if (!shdr || bpf_probe_read_kernel(hdr, sizeof(hdr), (void *)shdr) < 0 ||
+	    hdr[0] != SMB2_PROTO_ID)
 		return;
 	cmd = hdr[SMB2_HDR_COMMAND / 4] & 0xffff;
 	if (bpf_core_field_exists(mid->command))
@@ -185,58 +162,10 @@ static __always_inline void smb2_on_alloc(struct frames *fr, struct frame *f, __
 	r.tid = (__u32)pid_tgid;
 	r.uid = (__u32)bpf_get_current_uid_gid();
 	bpf_get_current_comm(r.comm, sizeof(r.comm));
-	smb2_req_origin(fr, &r);
+	smb2_req_origin(&r);
 	r.start_ns = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&smb2_reqs, &key, &r, BPF_ANY) < 0) {
-		/* Untimed, and it might have been slow. */
-		id = smb2.cmd_id[cmd];
-		st = bpf_map_lookup_elem(&stats, &id);
-		if (st)
-			__sync_fetch_and_add(&st->lost, 1);
-	}
-}
-
-/* The request's latency goes into every call of this task still waiting. */
-static __always_inline void smb2_link(__u16 cmd, __u64 lat)
-{
-	struct frames *fr = bpf_task_storage_get(&frames, bpf_get_current_task_btf(), 0, 0);
-	struct frame *f;
-	__u32 d, n;
-
-	if (!fr)
-		return;
-	d = fr->depth;
-	for (__u32 i = 0; i < SMBLAT_NEST; i++) {
-		if (i >= d)
-			break;
-		f = &fr->f[i];
-		n = f->wire_n;
-		if (n < SMBLAT_WIRE_MAX) {
-			f->wire[n].cmd = cmd;
-			f->wire[n].lat_us = lat / 1000;
-		}
-		f->wire_n = n + 1;
-		f->wire_ns += lat;
-	}
-}
-
-static __always_inline void smb2_link_async(struct smb2_req *r, __u64 lat)
-{
-	struct smb2_async *a, zero = {};
-	__u32 tid = r->tid, i;
-
-	a = bpf_map_lookup_elem(&smb2_async, &tid);
-	if (!a) {
-		bpf_map_update_elem(&smb2_async, &tid, &zero, BPF_NOEXIST);
-		a = bpf_map_lookup_elem(&smb2_async, &tid);
-		if (!a)
-			return;
-	}
-	/* Two callbacks racing for one slot lose one request of the list, no more. */
-	i = a->n++ & (SMBLAT_WIRE_MAX - 1);
-	a->req[i].lat_us = lat / 1000;
-	a->req[i].cmd = r->cmd;
-	a->req[i].start_ns = r->start_ns;
+	if (bpf_map_update_elem(&smb2_reqs, &key, &r, BPF_ANY) < 0)
+		account_lost(smb2.cmd_id[cmd]);     /* untimed, and it might have been slow */
 }
 
 static __always_inline bool smb2_status_failed(__u32 status)
@@ -247,15 +176,12 @@ static __always_inline bool smb2_status_failed(__u32 status)
 static __always_inline void smb2_emit(struct mid_q_entry *mid, struct smb2_req *r, __u32 id,
 				      __u64 lat)
 {
-	struct func_stats *st;
 	struct event *e;
 	char *host;
 
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		st = bpf_map_lookup_elem(&stats, &id);
-		if (st)
-			__sync_fetch_and_add(&st->lost, 1);
+		account_lost(id);
 		return;
 	}
 	e->end_ns = bpf_ktime_get_boot_ns();
@@ -299,9 +225,9 @@ static __always_inline void smb2_finish(struct mid_q_entry *mid, struct smb2_req
 	if (cmd < SMB2_NCMD)
 		id = smb2.cmd_id[cmd];
 	if (r->tid == (__u32)bpf_get_current_pid_tgid())
-		smb2_link(r->cmd, lat);
+		wire_link(r->cmd, lat);
 	else
-		smb2_link_async(r, lat);
+		wire_link_async(r->tid, r->start_ns, r->cmd, lat);
 	fc = bpf_map_lookup_elem(&funcs, &id);
 	if (fc && (fc->flags & FF_ENABLED)) {
 		slow = lat >= fc->threshold_ns;
@@ -313,16 +239,16 @@ static __always_inline void smb2_finish(struct mid_q_entry *mid, struct smb2_req
 	bpf_map_delete_elem(&smb2_reqs, &key);
 }
 
-/* Entry of a hook that sees a mid go by; false when id is no such hook. */
-static __always_inline bool smb2_hook_entry(__u32 id, const __u64 *args)
+/* A hook that sees a mid go by: answered (status only), deleted or freed (the end). */
+static __always_inline int smb2_mid_seen(__u32 id, const __u64 *args)
 {
 	struct mid_q_entry *mid;
 	struct smb2_req *r;
 	enum smb2_hook h;
 	__u64 key;
 
-	if (!smb2.on || id == SMB2_NO_HOOK)
-		return false;
+	if (!smb2.on)
+		return 0;
 	if (id == smb2.hook_id[SMB2_HOOK_RESPONSE])
 		h = SMB2_HOOK_RESPONSE;
 	else if (id == smb2.hook_id[SMB2_HOOK_DONE])
@@ -330,72 +256,109 @@ static __always_inline bool smb2_hook_entry(__u32 id, const __u64 *args)
 	else if (id == smb2.hook_id[SMB2_HOOK_FREE])
 		h = SMB2_HOOK_FREE;
 	else
-		return false;
-	mid = smb2_mid(h, args);
+		return 0;
+	mid = smb2_mid(h, arg_at(args, smb2.hook_arg[h]));
 	key = (__u64)mid;
 	r = mid ? bpf_map_lookup_elem(&smb2_reqs, &key) : NULL;
 	if (!r)
-		return true;
+		return 0;
 	smb2_read_status(mid, r);
 	if (h != SMB2_HOOK_RESPONSE)
 		smb2_finish(mid, r, key);
-	return true;
+	return 0;
 }
 
-/* Exit of a hook: true when id is the allocation hook (or another one). */
-static __always_inline bool smb2_hook_exit(__u32 id, struct frames *fr, struct frame *f, __u64 ret)
+/* ---- the allocation hook: the header argument at entry, the mid at return ---- */
+
+SEC("fexit")
+int BPF_PROG(smb2_alloc_fexit)
 {
-	if (!smb2.on || id == SMB2_NO_HOOK)
-		return false;
-	if (id == smb2.hook_id[SMB2_HOOK_ALLOC]) {
-		if (f)
-			smb2_on_alloc(fr, f, ret);
-		return true;
-	}
-	return id == smb2.hook_id[SMB2_HOOK_RESPONSE] || id == smb2.hook_id[SMB2_HOOK_DONE] ||
-	       id == smb2.hook_id[SMB2_HOOK_FREE];
+	__u64 shdr = 0, ret = 0;
+
+	bpf_get_func_arg(ctx, smb2.hook_arg[SMB2_HOOK_ALLOC], &shdr);
+	bpf_get_func_ret(ctx, &ret);
+	smb2_on_alloc(shdr, ret);
+	return 0;
 }
 
-/* Requests this thread sent during the call and another thread released. */
-static __always_inline void smb2_fill_async(struct event *e, struct frame *f)
+static __always_inline int smb2_alloc_enter(struct pt_regs *regs)
+{
+	__u64 args[SMBLAT_MAX_ARGS] = {}, shdr;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	if (!smb2.on)
+		return 0;
+	regs_args(regs, args);
+	shdr = arg_at(args, smb2.hook_arg[SMB2_HOOK_ALLOC]);
+	bpf_map_update_elem(&smb2_alloc_hdr, &tid, &shdr, BPF_ANY);
+	return 0;
+}
+
+static __always_inline int smb2_alloc_return(struct pt_regs *regs)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct smb2_async *a = bpf_map_lookup_elem(&smb2_async, &tid);
-	__u64 start;
-	__u32 n;
+	__u64 *shdr = bpf_map_lookup_elem(&smb2_alloc_hdr, &tid), s;
 
-	if (!a)
-		return;
-	for (int i = 0; i < SMBLAT_WIRE_MAX; i++) {
-		start = a->req[i].start_ns;
-		if (!start || start < f->start_ns)
-			continue;
-		n = e->wire_n;
-		if (n >= 0xffff)
-			break;
-		if (n < SMBLAT_WIRE_MAX) {
-			e->wire[n].cmd = a->req[i].cmd;
-			e->wire[n].lat_us = a->req[i].lat_us;
-		}
-		e->wire_n = n + 1;
-		e->wire_ns += (__u64)a->req[i].lat_us * 1000;
-	}
+	if (!shdr)
+		return 0;
+	s = *shdr;
+	bpf_map_delete_elem(&smb2_alloc_hdr, &tid);
+	smb2_on_alloc(s, PT_REGS_RC(regs));
+	return 0;
 }
 
-/* The SMB2 requests the call of frame f waited on. */
-static __always_inline void smb2_fill_links(struct event *e, struct frame *f)
+SEC("kprobe")
+int smb2_alloc_kprobe(struct pt_regs *regs)
 {
-	__u32 n = f->wire_n;
+	return smb2_alloc_enter(regs);
+}
 
-	e->smb_mid = 0;
-	e->smb_status = 0;
-	e->smb_cmd = 0;
-	e->smb_server[0] = 0;
-	e->wire_n = n > 0xffff ? 0xffff : n;
-	e->wire_ns = f->wire_ns;
-	for (int i = 0; i < SMBLAT_WIRE_MAX; i++)
-		e->wire[i] = f->wire[i];
-	smb2_fill_async(e, f);
-	if (e->wire_n)
-		e->flags |= EF_WIRE;
+SEC("kretprobe")
+int smb2_alloc_kretprobe(struct pt_regs *regs)
+{
+	return smb2_alloc_return(regs);
+}
+
+SEC("kprobe.multi")
+int smb2_alloc_kmulti(struct pt_regs *regs)
+{
+	return smb2_alloc_enter(regs);
+}
+
+SEC("kretprobe.multi")
+int smb2_alloc_kretmulti(struct pt_regs *regs)
+{
+	return smb2_alloc_return(regs);
+}
+
+/* ---- the hooks that see a mid go by: entry only ---- */
+
+SEC("fentry")
+int BPF_PROG(smb2_mid_fentry)
+{
+	__u64 args[SMBLAT_MAX_ARGS] = {};
+	__u64 n = bpf_get_func_arg_cnt(ctx);
+
+	for (int i = 0; i < SMBLAT_MAX_ARGS; i++)
+		if (i < n)
+			bpf_get_func_arg(ctx, i, &args[i]);
+	return smb2_mid_seen(bpf_get_attach_cookie(ctx), args);
+}
+
+SEC("kprobe")
+int smb2_mid_kprobe(struct pt_regs *regs)
+{
+	__u64 args[SMBLAT_MAX_ARGS] = {};
+
+	regs_args(regs, args);
+	return smb2_mid_seen(bpf_get_attach_cookie(regs), args);
+}
+
+SEC("kprobe.multi")
+int smb2_mid_kmulti(struct pt_regs *regs)
+{
+	__u64 args[SMBLAT_MAX_ARGS] = {};
+
+	regs_args(regs, args);
+	return smb2_mid_seen(bpf_get_attach_cookie(regs), args);
 }

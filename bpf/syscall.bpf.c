@@ -1,9 +1,10 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /*
- * Syscall targets of [probe NAME]: raw tracepoints sys_enter/sys_exit feed
- * on_entry()/on_exit() like any other probe, the function id looked up by
- * syscall number. Included by smblat.bpf.c.
+ * Syscall targets of [probe NAME]: raw tracepoints sys_enter/sys_exit time
+ * calls like any other probe (call.bpf.h), the function id looked up by
+ * syscall number.
  */
+#include "call.bpf.h"
 
 /* Syscall number -> func id + 1; 0: not traced. Set by the agent. */
 struct {
@@ -61,7 +62,7 @@ static __always_inline int sys_enter(struct pt_regs *regs, long nr)
 	if (n > 5)
 		args[5] = BPF_CORE_READ(regs, r9);
 #endif
-	return on_entry(id, args);
+	return call_entry(id, args, false);
 }
 
 /* sys_exit passes the return value only; the number is in the saved registers. */
@@ -82,7 +83,7 @@ static __always_inline int sys_exit(void *ctx, struct pt_regs *regs, long ret)
 
 	if (!id)
 		return 0;
-	return on_exit(ctx, id - 1, (__u64)ret);
+	return call_exit(ctx, id - 1, (__u64)ret, false);
 }
 
 SEC("tp_btf/sys_enter")

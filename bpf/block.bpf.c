@@ -1,11 +1,11 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Block layer: each request timed from block_rq_issue (or block_rq_insert
- * with queue_time) to block_rq_complete. Included by smblat.bpf.c for its
- * maps and account(). Requests complete in interrupt context, on another
- * task than the one that issued them, so in-flight requests are keyed by
- * their struct request in a hash, not in task storage.
+ * with queue_time) to block_rq_complete. Requests complete in interrupt
+ * context, on another task than the one that issued them, so in-flight
+ * requests are keyed by their struct request in a hash, not in task storage.
  */
+#include "core.bpf.h"
 
 const volatile struct block_cfg block_cfg = {};
 
@@ -189,7 +189,6 @@ static __always_inline void blk_fill(struct event *e, struct blk_start *s, struc
 static __always_inline int blk_complete(struct request *rq)
 {
 	__u64 key = (__u64)rq, now = bpf_ktime_get_ns(), lat;
-	struct func_stats *st;
 	struct func_cfg *fc;
 	struct blk_start *s;
 	struct event *e;
@@ -220,9 +219,7 @@ static __always_inline int blk_complete(struct request *rq)
 		goto out;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		st = bpf_map_lookup_elem(&stats, &id);
-		if (st)
-			__sync_fetch_and_add(&st->lost, 1);
+		account_lost(id);
 		goto out;
 	}
 	blk_fill(e, s, rq, id, op, lat);

@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The one definition of what every unit shares besides the weak maps. */
+#include "core.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile struct smblat_cfg cfg = {};
+
+__u64 epoch = 1;

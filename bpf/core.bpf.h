@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every BPF unit shares: the maps (weak, so that each unit may name
+ * them and the linker keeps one), the read-only configuration (defined in
+ * core.bpf.c), and the accounting of a finished call. Each layer's unit
+ * (func, vfs, smb2, block, syscall, smbd) includes this and what it uses
+ * of vfs.bpf.h, wire.bpf.h and call.bpf.h; no unit calls into another.
+ */
+#ifndef SMBLAT_CORE_BPF_H
+#define SMBLAT_CORE_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "smblat.h"
+
+extern const volatile struct smblat_cfg cfg;
+
+/* Bumped by the agent at each histogram interval; selects the min/max slot. */
+extern __u64 epoch;
+
+/* One call in progress on a task, from its entry on. */
+struct frame {
+	__u64 start_ns;
+	__u64 args[SMBLAT_MAX_ARGS];
+	__u32 func_id;
+	__u32 pad;
+	/* the SMB2 requests this call waited on (wire.bpf.h) */
+	__u32 wire_n;
+	__u32 pad2;
+	__u64 wire_ns;
+	struct wire_req wire[SMBLAT_WIRE_MAX];
+};
+
+struct frames {
+	__u32 depth;
+	__u32 pad;
+	struct frame f[SMBLAT_NEST];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct frames);
+} frames SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);       /* resized by the agent */
+} events SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SMBLAT_MAX_FUNCS);
+	__type(key, __u32);
+	__type(value, struct func_cfg);
+} funcs SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SMBLAT_MAX_FUNCS);
+	__type(key, __u32);
+	__type(value, struct func_stats);
+} stats SEC(".maps") __weak;
+
+/* Indexed by func_id * SMBLAT_NBUCKETS + bucket; sized by the agent. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SMBLAT_NBUCKETS);
+	__type(key, __u32);
+	__type(value, __u64);
+} hist SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct global_stats);
+} totals SEC(".maps") __weak;
+
+static __always_inline bool comm_matches(void)
+{
+	char comm[SMBLAT_COMM_LEN];
+
+	bpf_get_current_comm(comm, sizeof(comm));
+	for (int i = 0; i < SMBLAT_COMM_LEN; i++) {
+		if (comm[i] != cfg.comm[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
+}
+
+static __always_inline bool task_wanted(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (tgid == cfg.self_tgid || (cfg.tgid && tgid != cfg.tgid))
+		return false;
+	if (cfg.cgroup_id && bpf_get_current_cgroup_id() != cfg.cgroup_id)
+		return false;
+	if (cfg.filter_comm && !comm_matches())
+		return false;
+	return true;
+}
+
+static __always_inline struct global_stats *global_stats(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&totals, &zero);
+}
+
+static __always_inline __u64 arg_at(const __u64 *args, __u8 i)
+{
+	return i < SMBLAT_MAX_ARGS ? args[i] : 0;
+}
+
+/* A finished call of id in the per-CPU counters and the histogram. */
+static __always_inline void account(__u32 id, __u64 lat, bool slow)
+{
+	struct func_stats *st;
+	__u32 slot = epoch & 1;
+	__u32 key;
+	__u64 *b;
+
+	st = bpf_map_lookup_elem(&stats, &id);
+	if (!st)
+		return;
+	/* Atomic: a preempted program and its successor share this CPU's slot. */
+	__sync_fetch_and_add(&st->count, 1);
+	__sync_fetch_and_add(&st->total_ns, lat);
+	if (slow)
+		__sync_fetch_and_add(&st->slow, 1);
+	/*
+	 * Min/max restart each interval: the agent bumps epoch and reads the
+	 * other slot, which no probe touches until the epoch after next.
+	 */
+	if (st->mm_epoch[slot] != epoch) {
+		st->mm_epoch[slot] = epoch;
+		st->min_ns[slot] = lat;
+		st->max_ns[slot] = lat;
+	} else {
+		if (lat < st->min_ns[slot])
+			st->min_ns[slot] = lat;
+		if (lat > st->max_ns[slot])
+			st->max_ns[slot] = lat;
+	}
+	key = id * SMBLAT_NBUCKETS + smblat_bucket(lat);
+	b = bpf_map_lookup_elem(&hist, &key);
+	if (b)
+		__sync_fetch_and_add(b, 1);
+}
+
+/* A slow call of id the ring buffer had no room for. */
+static __always_inline void account_lost(__u32 id)
+{
+	struct func_stats *st = bpf_map_lookup_elem(&stats, &id);
+
+	if (st)
+		__sync_fetch_and_add(&st->lost, 1);
+}
+
+static __always_inline bool ret_failed(__u8 kind, __u64 ret)
+{
+	switch (kind) {
+	case RK_INT:
+		return (__s32)ret < 0;
+	case RK_LONG:
+		return (__s64)ret < 0 && (__s64)ret >= -4095;
+	case RK_PTR:
+		return ret >= (__u64)-4095;
+	case RK_USER:
+		return (__s32)ret < 0;
+	}
+	return false;
+}
+
+/* The task's part of an event: who, when. */
+static __always_inline void event_task(struct event *e, __u32 id, __u64 lat)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	e->end_ns = bpf_ktime_get_boot_ns();
+	e->latency_ns = lat;
+	e->func_id = id;
+	e->pid = pid_tgid >> 32;
+	e->tid = (__u32)pid_tgid;
+	e->uid = (__u32)bpf_get_current_uid_gid();
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+}
+
+static __always_inline void regs_args(struct pt_regs *regs, __u64 *args)
+{
+	args[0] = PT_REGS_PARM1(regs);
+	args[1] = PT_REGS_PARM2(regs);
+	args[2] = PT_REGS_PARM3(regs);
+	args[3] = PT_REGS_PARM4(regs);
+	args[4] = PT_REGS_PARM5(regs);
+#ifdef __TARGET_ARCH_x86
+	args[5] = regs->r9;
+#endif
+}
+
+#endif

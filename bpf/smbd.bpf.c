@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * smbd layer: SMB2 requests of Samba's smbd, by request pointer. (Its VFS
+ * calls are plain calls of func.bpf.c on uprobes.)
+ *
+ * An SMB2 request may complete on a later turn of smbd's event loop (async
+ * I/O, blocking locks, change notify), so the start cannot live on the task's
+ * frame stack: it is keyed by process and request. LRU: requests whose
+ * connection dies never complete, and must not pin entries for ever.
+ */
+#include "call.bpf.h"
+
+struct smbd_req_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 req;
+};
+
+struct smbd_req_start {
+	__u64 start_ns;
+	__u32 func_id;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct smbd_req_key);
+	__type(value, struct smbd_req_start);
+} smbd_reqs SEC(".maps");
+
+/* smbd_smb2_request_process_<cmd>(req): the id of SMBD_SMB2_<CMD> in the cookie. */
+static __always_inline int smbd_request_begin(struct pt_regs *regs)
+{
+	struct smbd_req_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .req = PT_REGS_PARM1(regs) };
+	struct smbd_req_start s = { .func_id = (__u32)bpf_get_attach_cookie(regs) };
+	struct func_cfg *fc;
+
+	if (!task_wanted())
+		return 0;
+	fc = bpf_map_lookup_elem(&funcs, &s.func_id);
+	if (!fc || !(fc->flags & FF_ENABLED))
+		return 0;
+	s.start_ns = bpf_ktime_get_ns();
+	bpf_map_update_elem(&smbd_reqs, &k, &s, BPF_ANY);
+	return 0;
+}
+
+/* smbd_smb2_request_done_ex / _error_ex(req, NTSTATUS status, ...): the reply goes out. */
+static __always_inline int smbd_request_end(struct pt_regs *regs)
+{
+	struct smbd_req_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .req = PT_REGS_PARM1(regs) };
+	__u64 now = bpf_ktime_get_ns(), status = PT_REGS_PARM2(regs) & 0xffffffffu, lat;
+	struct frame f = {};
+	struct smbd_req_start *s;
+	struct func_cfg *fc;
+	struct event *e;
+	bool slow;
+
+	s = bpf_map_lookup_elem(&smbd_reqs, &k);
+	if (!s)
+		return 0;
+	f.start_ns = s->start_ns;
+	f.func_id = s->func_id;
+	bpf_map_delete_elem(&smbd_reqs, &k);
+	fc = bpf_map_lookup_elem(&funcs, &f.func_id);
+	if (!fc)
+		return 0;
+	lat = now - f.start_ns;
+	slow = lat >= fc->threshold_ns;
+	account(f.func_id, lat, slow);
+	/* NTSTATUS: severity "error" is the top two bits */
+	if (!slow && !((fc->flags & FF_ERRORS) && (status >> 30) == 3))
+		return 0;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		account_lost(f.func_id);
+		return 0;
+	}
+	call_fill(regs, e, fc, &f, f.func_id, lat, status, false);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+SEC("uprobe")
+int smbd_req_begin(struct pt_regs *regs)
+{
+	return smbd_request_begin(regs);
+}
+
+SEC("uprobe")
+int smbd_req_end(struct pt_regs *regs)
+{
+	return smbd_request_end(regs);
+}
+
+/* uprobe.multi, as umulti_entry in func.bpf.c */
+SEC("kprobe.multi")
+int umulti_smbd_begin(struct pt_regs *regs)
+{
+	return smbd_request_begin(regs);
+}
+
+SEC("kprobe.multi")
+int umulti_smbd_end(struct pt_regs *regs)
+{
+	return smbd_request_end(regs);
+}

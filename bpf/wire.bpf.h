@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The SMB2 requests a traced call waited on: the smb2 unit links each
+ * finished request into the frames of the calls in progress on the task
+ * that sent it (or, when another thread released it, into a per-thread
+ * list); a slow VFS call's event lists them.
+ */
+#ifndef SMBLAT_WIRE_BPF_H
+#define SMBLAT_WIRE_BPF_H
+
+#include "core.bpf.h"
+
+/*
+ * Requests of a thread that another one released (cifsd, after an async
+ * read or write callback), by sending thread: the last SMBLAT_WIRE_MAX. A
+ * call of that thread picks those it started while it ran.
+ */
+struct wire_async {
+	__u32 n;
+	__u32 pad;
+	struct {
+		__u64 start_ns;
+		__u32 lat_us;
+		__u16 cmd;
+		__u16 pad;
+	} req[SMBLAT_WIRE_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct wire_async);
+} wire_async SEC(".maps") __weak;
+
+/* The request's latency goes into every call of this task still waiting. */
+static __always_inline void wire_link(__u16 cmd, __u64 lat)
+{
+	struct frames *fr = bpf_task_storage_get(&frames, bpf_get_current_task_btf(), 0, 0);
+	struct frame *f;
+	__u32 d, n;
+
+	if (!fr)
+		return;
+	d = fr->depth;
+	for (__u32 i = 0; i < SMBLAT_NEST; i++) {
+		if (i >= d)
+			break;
+		f = &fr->f[i];
+		n = f->wire_n;
+		if (n < SMBLAT_WIRE_MAX) {
+			f->wire[n].cmd = cmd;
+			f->wire[n].lat_us = lat / 1000;
+		}
+		f->wire_n = n + 1;
+		f->wire_ns += lat;
+	}
+}
+
+static __always_inline void wire_link_async(__u32 tid, __u64 start_ns, __u16 cmd, __u64 lat)
+{
+	struct wire_async *a, zero = {};
+	__u32 i;
+
+	a = bpf_map_lookup_elem(&wire_async, &tid);
+	if (!a) {
+		bpf_map_update_elem(&wire_async, &tid, &zero, BPF_NOEXIST);
+		a = bpf_map_lookup_elem(&wire_async, &tid);
+		if (!a)
+			return;
+	}
+	/* Two callbacks racing for one slot lose one request of the list, no more. */
+	i = a->n++ & (SMBLAT_WIRE_MAX - 1);
+	a->req[i].lat_us = lat / 1000;
+	a->req[i].cmd = cmd;
+	a->req[i].start_ns = start_ns;
+}
+
+/* Requests this thread sent during the call and another thread released. */
+static __always_inline void wire_fill_async(struct event *e, const struct frame *f)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct wire_async *a = bpf_map_lookup_elem(&wire_async, &tid);
+	__u64 start;
+	__u32 n;
+
+	if (!a)
+		return;
+	for (int i = 0; i < SMBLAT_WIRE_MAX; i++) {
+		start = a->req[i].start_ns;
+		if (!start || start < f->start_ns)
+			continue;
+		n = e->wire_n;
+		if (n >= 0xffff)
+			break;
+		if (n < SMBLAT_WIRE_MAX) {
+			e->wire[n].cmd = a->req[i].cmd;
+			e->wire[n].lat_us = a->req[i].lat_us;
+		}
+		e->wire_n = n + 1;
+		e->wire_ns += (__u64)a->req[i].lat_us * 1000;
+	}
+}
+
+/* The SMB2 requests the call of frame f waited on. */
+static __always_inline void wire_fill(struct event *e, const struct frame *f)
+{
+	__u32 n = f->wire_n;
+
+	e->wire_n = n > 0xffff ? 0xffff : n;
+	e->wire_ns = f->wire_ns;
+	for (int i = 0; i < SMBLAT_WIRE_MAX; i++)
+		e->wire[i] = f->wire[i];
+	wire_fill_async(e, f);
+	if (e->wire_n)
+		e->flags |= EF_WIRE;
+}
+
+#endif
