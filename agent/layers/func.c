@@ -133,13 +133,19 @@ static void attach_user(struct layer *l, struct func *f, const struct target *t)
 	int r;
 
 	r = usyms_library(t->object, &path);
-	if (r < 0) {
-		func_set_state(f, FUNC_NOT_FOUND, "%s: %s", t->object,
-			       r == -ENOENT && !strchr(t->object, '/') ?
+	if (r < 0 && t->kind == TARGET_QUALIFIED)
+		func_set_state(f, FUNC_NOT_FOUND, "%s: no kernel module or library of that name here",
+			       t->object);
+	else if (r < 0)
+		func_set_state(f, FUNC_NOT_FOUND, "%s: %s", t->object, r == -ENOENT && !strchr(t->object, '/') ?
 			       "no such library in the default directories" : strerror(-r));
+	if (r < 0)
 		return;
-	}
-	r = usyms_resolve(l->env->us, path, t->symbol, &off);
+	/* the file that is probed, as --list-probes and TARGET= show it (c:open: libc's) */
+	free(f->symbol);
+	if (asprintf(&f->symbol, "%s:%s", path, t->symbol) < 0)
+		f->symbol = NULL;
+	r = f->symbol ? usyms_resolve(l->env->us, path, t->symbol, &off) : -ENOMEM;
 	if (r == -ENOENT)
 		func_set_state(f, FUNC_NOT_FOUND, "%s has no function %s", path, t->symbol);
 	else if (r == -ENOTUNIQ)

@@ -2,7 +2,8 @@
 # SIGHUP applies a changed configuration: a [probe] added and one's
 # threshold changed, counts of before the reload kept; a broken file is
 # reported with FILE:LINE and changes nothing; a removed [probe] is detached;
-# a BPF-compiled filter (comm) is reported as needing a restart.
+# a BPF-compiled filter (comm) is reported as needing a restart; the first
+# syscall probe can come with a reload; a kept USDT probe records what it did.
 . "$SOURCE_ROOT/tests/lib-host.sh"
 
 journald_ensure
@@ -27,6 +28,16 @@ conf() {
 
 entries() {     # entries LABEL: slow-call entries of that FUNCTION
 	journal_json "FUNCTION=$1" "MESSAGE_ID=$SLOW_ID" | grep -c . || true
+}
+
+# wait_entries LABEL N: until LABEL has N entries (at most 30 s); a call
+# after the one that must not be seen comes later through the same queue.
+wait_entries() {
+	for _ in $(seq 300); do
+		[ "$(entries "$1")" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	fail "$1: $(entries "$1") entries after 30 s, expected $2"
 }
 
 links() {       # BPF links the agent holds
@@ -58,7 +69,7 @@ hup "reload: applied: 1 probes added, 0 removed, 1 kept"
 [ "$(links)" -gt "$links_one" ] || fail "no new link after adding a probe: $(links) links, $links_one before"
 "$prog_a" 5 5 5 >/dev/null
 "$prog_b" 1 1 >/dev/null
-sleep 0.5
+wait_entries "$lb" 2
 [ "$(entries "$la")" -eq 3 ] || fail "threshold 2ms after reload: $(entries "$la") entries for $la, expected 3"
 [ "$(entries "$lb")" -eq 2 ] || fail "added probe: $(entries "$lb") entries for $lb, expected 2"
 
@@ -70,7 +81,7 @@ journal_json "MESSAGE_ID=$STATUS_ID" | grep -F "reload: $TMP/smblat.conf:3:" >/d
 	fail "the reload error with FILE:LINE is not in the journal"
 "$prog_a" 5 >/dev/null
 "$prog_b" 1 >/dev/null
-sleep 0.5
+wait_entries "$lb" 3
 [ "$(entries "$la")" -eq 4 ] || fail "after a broken reload: $(entries "$la") entries for $la, expected 4"
 [ "$(entries "$lb")" -eq 3 ] || fail "after a broken reload: $(entries "$lb") entries for $lb, expected 3"
 
@@ -80,7 +91,7 @@ hup "reload: applied: 0 probes added, 1 removed, 1 kept"
 [ "$(links)" -eq "$links_one" ] || fail "$(links) links after removing a probe, $links_one with one probe"
 "$prog_b" 1 >/dev/null
 "$prog_a" 5 >/dev/null
-sleep 0.5
+wait_entries "$la" 5
 [ "$(entries "$lb")" -eq 3 ] || fail "removed probe still writes entries"
 [ "$(entries "$la")" -eq 5 ] || fail "$(entries "$la") entries for $la, expected 5"
 
@@ -91,8 +102,20 @@ hup "reload: comm changed: takes effect at the next start"
 journal_json "MESSAGE_ID=$STATUS_ID" | grep -q "reload: comm changed: takes effect at the next start" ||
 	fail "the restart-needed warning is not in the journal"
 "$prog_a" 5 >/dev/null
-sleep 0.5
-[ "$(entries "$la")" -eq 6 ] || fail "comm = nosuchcomm applied by a reload: $(entries "$la") entries, expected 6"
+wait_entries "$la" 6
+
+# The first syscall probe, added by a reload: attached, and its calls seen.
+ls="RELOADSYS_$$"
+conf 2ms
+printf '[probe %s]\ntarget = syscall:getppid\nthreshold = 0\n' "$ls" >>"$TMP/smblat.conf"
+hup "reload: applied: 1 probes added, 0 removed, 1 kept, 0 not attached"
+python3 -c 'import os; [os.getppid() for _ in range(3)]'
+wait_entries "$ls" 3
+# one that cannot attach is counted as such, not as added
+conf 2ms
+printf '[probe %s]\ntarget = syscall:getppid\nthreshold = 0\n' "$ls" >>"$TMP/smblat.conf"
+printf '[probe NOFUNC_%s]\ntarget = %s:no_such_function\n' "$$" "$prog_a" >>"$TMP/smblat.conf"
+hup "reload: applied: 0 probes added, 0 removed, 2 kept, 1 not attached"
 agent_stop
 
 # The summary at exit counts every call since start, across the reloads.
@@ -103,6 +126,7 @@ print(sum(int(json.loads(l)["COUNT"]) for l in sys.stdin))'
 }
 echo "summary COUNT: $la $(count "$la") (2 before the first reload, 6 after), $lb $(count "$lb")"
 [ "$(count "$la")" -eq 8 ] || fail "summary COUNT of $la is $(count "$la"), expected 8: counts lost across a reload"
+[ "$(count "$ls")" -ge 3 ] || fail "summary COUNT of $ls is $(count "$ls"), expected 3 at least"
 [ "$(count "$lb")" -eq 3 ] || fail "summary COUNT of $lb is $(count "$lb"), expected 3"
 
 # After the privilege drop: a reload still attaches (capabilities raised
@@ -120,5 +144,30 @@ if id nobody >/dev/null 2>&1; then
 	eff=$(awk '/^CapEff:/ {print $2}' /proc/"$AGENT_PID"/status)
 	[ "$eff" = 0000000000000000 ] || fail "effective capabilities $eff after a reload as user nobody"
 	agent_stop
+fi
+
+# A USDT probe kept across a reload records what it did at start: no kernel
+# stack (the uprobe trap says nothing), no errors flag (no return value).
+if [ -x "$BUILD_ROOT/tests/usdtprog" ]; then
+	uprog="$TMP/usdtrl$$"
+	lu="RELOADUSDT_$$"
+	cp "$BUILD_ROOT/tests/usdtprog" "$uprog"
+	uconf() {
+		printf '[agent]\nuser =\nkernel_stack = yes\n[smb]\nenabled = no\n[probe %s]\n' "$lu"
+		printf 'target = usdt:%s:usdtprog:op_start,op_end\nthreshold = %s\nerrors = yes\n' "$uprog" "$1"
+	}
+	uconf 1ms >"$TMP/smblat.conf"
+	agent_start -c "$TMP/smblat.conf"
+	"$uprog" 3 >/dev/null
+	wait_entries "$lu" 1
+	uconf 2ms >"$TMP/smblat.conf"
+	hup "reload: applied: 0 probes added, 0 removed, 1 kept"
+	"$uprog" 3 >/dev/null
+	wait_entries "$lu" 2
+	agent_stop
+	stacks=$(journal_json "FUNCTION=$lu" "MESSAGE_ID=$SLOW_ID" | python3 -c '
+import json, sys
+print(" ".join(str("STACK" in json.loads(l)) for l in sys.stdin))')
+	[ "$stacks" = "False False" ] || fail "USDT entries with a kernel STACK (before, after the reload): $stacks"
 fi
 echo ok

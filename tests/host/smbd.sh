@@ -154,6 +154,11 @@ grep -qE "^SMBD_VFS_OPENAT +smbd .*libsmbd.*:smb_vfs_call_openat +uprobe(-multi)
 printf '[agent]\nuser =\n[smb]\nenabled = no\n[smbd]\nenabled = yes\ninclude = SMBD_VFS_UNLINKAT SMBD_SMB2_CLOSE\n' >"$TMP/inc.conf"
 "$SMBLAT" -c "$TMP/inc.conf" --list-probes >"$TMP/list.out" 2>"$TMP/list.err" || fail "include=: $(cat "$TMP/list.err")"
 [ "$(grep -c '^SMBD_' "$TMP/list.out")" -eq 2 ] || fail "include= of two: $(grep '^SMBD_' "$TMP/list.out")"
+# no SMB2 command wanted: no warning that they are not attached
+printf '[agent]\nuser =\n[smb]\nenabled = no\n[smbd]\nenabled = yes\ninclude = SMBD_VFS_UNLINKAT\n' >"$TMP/vfs.conf"
+"$SMBLAT" -c "$TMP/vfs.conf" --list-probes >"$TMP/list.out" 2>"$TMP/list.err" || fail "include= VFS only: $(cat "$TMP/list.err")"
+[ "$(grep -c '^SMBD_' "$TMP/list.out")" -eq 1 ] || fail "include= of one: $(grep '^SMBD_' "$TMP/list.out")"
+! grep -q "not attached" "$TMP/list.err" || fail "a warning for what was not asked for: $(cat "$TMP/list.err")"
 printf '[agent]\nuser =\n[smb]\nenabled = no\n[smbd]\nenabled = yes\nbinary = /nonexistent/smbd\n' >"$TMP/bad.conf"
 "$SMBLAT" -c "$TMP/bad.conf" --list-probes >"$TMP/list.out" 2>"$TMP/list.err" || true
 grep -q "smbd: .*neither /nonexistent/smbd nor its libraries define smb_vfs_call_openat: No such file or directory" \

@@ -55,6 +55,6 @@ if [ -x "$BUILD_ROOT/tests/usdtprog" ]; then
 	expect_refusal "no USDT probes usdtprog:nope_start and usdtprog:nope_end" -c "$TMP/default.conf" \
 		--stdout -f "usdt:$BUILD_ROOT/tests/usdtprog:usdtprog:nope_start,nope_end"
 fi
-expect_refusal "no_such_lib_$$: no such library" -c "$TMP/default.conf" --stdout \
+expect_refusal "no_such_lib_$$: no kernel module or library of that name here" -c "$TMP/default.conf" --stdout \
 	-f "no_such_lib_$$:malloc"
 echo ok
