@@ -235,38 +235,21 @@ static __always_inline struct request *blk_rq_arg(__u64 *ctx)
 	return (struct request *)(block_cfg.rq_arg ? ctx[1] : ctx[0]);
 }
 
-SEC("tp_btf/block_rq_insert")
-int blk_insert_btf(__u64 *ctx)
+static __always_inline int blk_insert_tp(__u64 *ctx)
 {
 	return blk_insert(blk_rq_arg(ctx));
 }
 
-SEC("tp_btf/block_rq_issue")
-int blk_issue_btf(__u64 *ctx)
+static __always_inline int blk_issue_tp(__u64 *ctx)
 {
 	return blk_issue(blk_rq_arg(ctx));
 }
 
-SEC("tp_btf/block_rq_complete")
-int blk_complete_btf(__u64 *ctx)
+static __always_inline int blk_complete_tp(__u64 *ctx)
 {
 	return blk_complete((struct request *)ctx[0]);
 }
 
-SEC("raw_tp/block_rq_insert")
-int blk_insert_raw(__u64 *ctx)
-{
-	return blk_insert(blk_rq_arg(ctx));
-}
-
-SEC("raw_tp/block_rq_issue")
-int blk_issue_raw(__u64 *ctx)
-{
-	return blk_issue(blk_rq_arg(ctx));
-}
-
-SEC("raw_tp/block_rq_complete")
-int blk_complete_raw(__u64 *ctx)
-{
-	return blk_complete((struct request *)ctx[0]);
-}
+TRACEPOINT_PROGRAMS(block_rq_insert, blk_insert, blk_insert_tp)
+TRACEPOINT_PROGRAMS(block_rq_issue, blk_issue, blk_issue_tp)
+TRACEPOINT_PROGRAMS(block_rq_complete, blk_complete, blk_complete_tp)

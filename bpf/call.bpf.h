@@ -92,7 +92,7 @@ static __always_inline int call_exit(void *ctx, __u32 id, __u64 ret, const bool 
 	__u32 d, i;
 	bool slow;
 
-	fr = bpf_task_storage_get(&frames, bpf_get_current_task_btf(), 0, 0);
+	fr = task_frames();
 	if (!fr)
 		return 0;
 	d = fr->depth;
@@ -137,5 +137,48 @@ static __always_inline int call_exit(void *ctx, __u32 id, __u64 ret, const bool 
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
+
+/*
+ * A family of call programs, one per way of attaching to a kernel
+ * function: PREFIX_fentry/_fexit (cloned per target by the agent),
+ * _kprobe/_kretprobe (also uprobes), _kmulti/_kretmulti. The function id
+ * is the BPF cookie.
+ */
+#define CALL_PROGRAMS(prefix, vfs)						\
+SEC("fentry")									\
+int BPF_PROG(prefix##_fentry)							\
+{										\
+	__u64 args[SMBLAT_MAX_ARGS] = {};					\
+										\
+	trampoline_args(ctx, args);						\
+	return call_entry(bpf_get_attach_cookie(ctx), args, vfs);		\
+}										\
+										\
+SEC("fexit")									\
+int BPF_PROG(prefix##_fexit)							\
+{										\
+	__u64 ret = 0;								\
+										\
+	bpf_get_func_ret(ctx, &ret);						\
+	return call_exit(ctx, bpf_get_attach_cookie(ctx), ret, vfs);		\
+}										\
+										\
+static __always_inline int prefix##_enter(struct pt_regs *regs)		\
+{										\
+	__u64 args[SMBLAT_MAX_ARGS] = {};					\
+										\
+	regs_args(regs, args);							\
+	return call_entry(bpf_get_attach_cookie(regs), args, vfs);		\
+}										\
+										\
+static __always_inline int prefix##_return(struct pt_regs *regs)		\
+{										\
+	return call_exit(regs, bpf_get_attach_cookie(regs), PT_REGS_RC(regs), vfs); \
+}										\
+										\
+SEC("kprobe") int prefix##_kprobe(struct pt_regs *r) { return prefix##_enter(r); }	\
+SEC("kretprobe") int prefix##_kretprobe(struct pt_regs *r) { return prefix##_return(r); } \
+SEC("kprobe.multi") int prefix##_kmulti(struct pt_regs *r) { return prefix##_enter(r); } \
+SEC("kretprobe.multi") int prefix##_kretmulti(struct pt_regs *r) { return prefix##_return(r); }
 
 #endif

@@ -80,6 +80,12 @@ struct {
 	__type(value, struct global_stats);
 } totals SEC(".maps") __weak;
 
+/* The calls in progress on this task, or NULL when it has none. */
+static __always_inline struct frames *task_frames(void)
+{
+	return bpf_task_storage_get(&frames, bpf_get_current_task_btf(), 0, 0);
+}
+
 static __always_inline bool comm_matches(void)
 {
 	char comm[SMBLAT_COMM_LEN];
@@ -192,6 +198,24 @@ static __always_inline void event_task(struct event *e, __u32 id, __u64 lat)
 	e->uid = (__u32)bpf_get_current_uid_gid();
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 }
+
+/* The arguments of a traced function, at a trampoline (fentry/fexit). */
+static __always_inline void trampoline_args(void *ctx, __u64 *args)
+{
+	__u64 n = bpf_get_func_arg_cnt(ctx);
+
+	for (int i = 0; i < SMBLAT_MAX_ARGS; i++)
+		if (i < n)
+			bpf_get_func_arg(ctx, i, &args[i]);
+}
+
+/*
+ * One program as a BTF-typed and as a raw tracepoint (name_btf, name_raw):
+ * the agent attaches whichever the kernel takes.
+ */
+#define TRACEPOINT_PROGRAMS(tp, name, fn)					\
+	SEC("tp_btf/" #tp) int name##_btf(__u64 *ctx) { return fn(ctx); }	\
+	SEC("raw_tp/" #tp) int name##_raw(__u64 *ctx) { return fn(ctx); }
 
 static __always_inline void regs_args(struct pt_regs *regs, __u64 *args)
 {

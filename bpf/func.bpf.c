@@ -1,64 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Plain call programs, any function: kernel functions of [probe] sections
- * (fentry/fexit clones, kprobe.multi, kprobe), user functions (uprobe,
- * uprobe.multi) and USDT pairs. The function id is the BPF cookie.
+ * and smbd's VFS calls (the call_* family: fentry/fexit clones,
+ * kprobe.multi, kprobe, and uprobe), user functions by uprobe.multi, and
+ * USDT pairs. The function id is the BPF cookie.
  */
 #include "call.bpf.h"
 #include <bpf/usdt.bpf.h>
 
-/* fentry/fexit: cloned by the agent once per target, id in the cookie. */
-SEC("fentry")
-int BPF_PROG(fentry_entry)
-{
-	__u64 args[SMBLAT_MAX_ARGS] = {};
-	__u64 n = bpf_get_func_arg_cnt(ctx);
-
-	for (int i = 0; i < SMBLAT_MAX_ARGS; i++)
-		if (i < n)
-			bpf_get_func_arg(ctx, i, &args[i]);
-	return call_entry(bpf_get_attach_cookie(ctx), args, false);
-}
-
-SEC("fexit")
-int BPF_PROG(fexit_exit)
-{
-	__u64 ret = 0;
-
-	bpf_get_func_ret(ctx, &ret);
-	return call_exit(ctx, bpf_get_attach_cookie(ctx), ret, false);
-}
-
-/* kprobe, uprobe: one program, attached many times with a cookie each. */
-SEC("kprobe")
-int kprobe_entry(struct pt_regs *regs)
-{
-	__u64 args[SMBLAT_MAX_ARGS] = {};
-
-	regs_args(regs, args);
-	return call_entry(bpf_get_attach_cookie(regs), args, false);
-}
-
-SEC("kretprobe")
-int kprobe_exit(struct pt_regs *regs)
-{
-	return call_exit(regs, bpf_get_attach_cookie(regs), PT_REGS_RC(regs), false);
-}
-
-SEC("kprobe.multi")
-int kmulti_entry(struct pt_regs *regs)
-{
-	__u64 args[SMBLAT_MAX_ARGS] = {};
-
-	regs_args(regs, args);
-	return call_entry(bpf_get_attach_cookie(regs), args, false);
-}
-
-SEC("kretprobe.multi")
-int kmulti_exit(struct pt_regs *regs)
-{
-	return call_exit(regs, bpf_get_attach_cookie(regs), PT_REGS_RC(regs), false);
-}
+CALL_PROGRAMS(call, false)
 
 /*
  * uprobe.multi: the agent loads these with expected_attach_type
@@ -68,16 +18,13 @@ int kmulti_exit(struct pt_regs *regs)
 SEC("kprobe.multi")
 int umulti_entry(struct pt_regs *regs)
 {
-	__u64 args[SMBLAT_MAX_ARGS] = {};
-
-	regs_args(regs, args);
-	return call_entry(bpf_get_attach_cookie(regs), args, false);
+	return call_enter(regs);
 }
 
 SEC("kprobe.multi")
 int umulti_exit(struct pt_regs *regs)
 {
-	return call_exit(regs, bpf_get_attach_cookie(regs), PT_REGS_RC(regs), false);
+	return call_return(regs);
 }
 
 /*

@@ -99,7 +99,7 @@ static __always_inline void smb2_read_status(struct mid_q_entry *mid, struct smb
 /* Share and file of the innermost traced call on an SMB superblock the request is made for. */
 static __always_inline void smb2_req_origin(struct smb2_req *r)
 {
-	struct frames *fr = bpf_task_storage_get(&frames, bpf_get_current_task_btf(), 0, 0);
+	struct frames *fr = task_frames();
 	struct func_cfg *pfc;
 	struct super_block *sb;
 	struct dentry *de;
@@ -307,29 +307,10 @@ static __always_inline int smb2_alloc_return(struct pt_regs *regs)
 	return 0;
 }
 
-SEC("kprobe")
-int smb2_alloc_kprobe(struct pt_regs *regs)
-{
-	return smb2_alloc_enter(regs);
-}
-
-SEC("kretprobe")
-int smb2_alloc_kretprobe(struct pt_regs *regs)
-{
-	return smb2_alloc_return(regs);
-}
-
-SEC("kprobe.multi")
-int smb2_alloc_kmulti(struct pt_regs *regs)
-{
-	return smb2_alloc_enter(regs);
-}
-
-SEC("kretprobe.multi")
-int smb2_alloc_kretmulti(struct pt_regs *regs)
-{
-	return smb2_alloc_return(regs);
-}
+SEC("kprobe") int smb2_alloc_kprobe(struct pt_regs *r) { return smb2_alloc_enter(r); }
+SEC("kretprobe") int smb2_alloc_kretprobe(struct pt_regs *r) { return smb2_alloc_return(r); }
+SEC("kprobe.multi") int smb2_alloc_kmulti(struct pt_regs *r) { return smb2_alloc_enter(r); }
+SEC("kretprobe.multi") int smb2_alloc_kretmulti(struct pt_regs *r) { return smb2_alloc_return(r); }
 
 /* ---- the hooks that see a mid go by: entry only ---- */
 
@@ -337,16 +318,12 @@ SEC("fentry")
 int BPF_PROG(smb2_mid_fentry)
 {
 	__u64 args[SMBLAT_MAX_ARGS] = {};
-	__u64 n = bpf_get_func_arg_cnt(ctx);
 
-	for (int i = 0; i < SMBLAT_MAX_ARGS; i++)
-		if (i < n)
-			bpf_get_func_arg(ctx, i, &args[i]);
+	trampoline_args(ctx, args);
 	return smb2_mid_seen(bpf_get_attach_cookie(ctx), args);
 }
 
-SEC("kprobe")
-int smb2_mid_kprobe(struct pt_regs *regs)
+static __always_inline int smb2_mid_enter(struct pt_regs *regs)
 {
 	__u64 args[SMBLAT_MAX_ARGS] = {};
 
@@ -354,11 +331,5 @@ int smb2_mid_kprobe(struct pt_regs *regs)
 	return smb2_mid_seen(bpf_get_attach_cookie(regs), args);
 }
 
-SEC("kprobe.multi")
-int smb2_mid_kmulti(struct pt_regs *regs)
-{
-	__u64 args[SMBLAT_MAX_ARGS] = {};
-
-	regs_args(regs, args);
-	return smb2_mid_seen(bpf_get_attach_cookie(regs), args);
-}
+SEC("kprobe") int smb2_mid_kprobe(struct pt_regs *r) { return smb2_mid_enter(r); }
+SEC("kprobe.multi") int smb2_mid_kmulti(struct pt_regs *r) { return smb2_mid_enter(r); }

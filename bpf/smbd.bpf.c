@@ -82,27 +82,8 @@ static __always_inline int smbd_request_end(struct pt_regs *regs)
 	return 0;
 }
 
-SEC("uprobe")
-int smbd_req_begin(struct pt_regs *regs)
-{
-	return smbd_request_begin(regs);
-}
-
-SEC("uprobe")
-int smbd_req_end(struct pt_regs *regs)
-{
-	return smbd_request_end(regs);
-}
-
+SEC("uprobe") int smbd_req_begin(struct pt_regs *r) { return smbd_request_begin(r); }
+SEC("uprobe") int smbd_req_end(struct pt_regs *r) { return smbd_request_end(r); }
 /* uprobe.multi, as umulti_entry in func.bpf.c */
-SEC("kprobe.multi")
-int umulti_smbd_begin(struct pt_regs *regs)
-{
-	return smbd_request_begin(regs);
-}
-
-SEC("kprobe.multi")
-int umulti_smbd_end(struct pt_regs *regs)
-{
-	return smbd_request_end(regs);
-}
+SEC("kprobe.multi") int umulti_smbd_begin(struct pt_regs *r) { return smbd_request_begin(r); }
+SEC("kprobe.multi") int umulti_smbd_end(struct pt_regs *r) { return smbd_request_end(r); }

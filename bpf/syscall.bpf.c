@@ -86,26 +86,15 @@ static __always_inline int sys_exit(void *ctx, struct pt_regs *regs, long ret)
 	return call_exit(ctx, id - 1, (__u64)ret, false);
 }
 
-SEC("tp_btf/sys_enter")
-int sys_enter_btf(__u64 *ctx)
+static __always_inline int sys_enter_tp(__u64 *ctx)
 {
 	return sys_enter((struct pt_regs *)ctx[0], (long)ctx[1]);
 }
 
-SEC("tp_btf/sys_exit")
-int sys_exit_btf(__u64 *ctx)
+static __always_inline int sys_exit_tp(__u64 *ctx)
 {
 	return sys_exit(ctx, (struct pt_regs *)ctx[0], (long)ctx[1]);
 }
 
-SEC("raw_tp/sys_enter")
-int sys_enter_raw(__u64 *ctx)
-{
-	return sys_enter((struct pt_regs *)ctx[0], (long)ctx[1]);
-}
-
-SEC("raw_tp/sys_exit")
-int sys_exit_raw(__u64 *ctx)
-{
-	return sys_exit(ctx, (struct pt_regs *)ctx[0], (long)ctx[1]);
-}
+TRACEPOINT_PROGRAMS(sys_enter, sys_enter, sys_enter_tp)
+TRACEPOINT_PROGRAMS(sys_exit, sys_exit, sys_exit_tp)

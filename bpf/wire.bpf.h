@@ -36,7 +36,7 @@ struct {
 /* The request's latency goes into every call of this task still waiting. */
 static __always_inline void wire_link(__u16 cmd, __u64 lat)
 {
-	struct frames *fr = bpf_task_storage_get(&frames, bpf_get_current_task_btf(), 0, 0);
+	struct frames *fr = task_frames();
 	struct frame *f;
 	__u32 d, n;
 

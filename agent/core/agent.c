@@ -353,12 +353,10 @@ static int setup_probes(struct agent *a)
 /* Every layer exists (a reload may enable it); those enabled attach now. */
 static int layers_start(struct agent *a)
 {
-	int r;
-
 	for (int l = 0; l < _LAYER_MAX; l++) {
-		r = layer_table[l]->new(&a->env, &a->layer[l]);
-		if (r < 0)
-			return r;
+		a->layer[l] = layer_new(l, &a->env);
+		if (!a->layer[l])
+			return -ENOMEM;
 	}
 	agent_layers_privileged(a, layer_attach, NULL);
 	return 0;
@@ -519,8 +517,7 @@ static void teardown(struct agent *a)
 	ring_buffer__free(a->rb);
 	probes_close(a->probes);
 	for (int l = _LAYER_MAX - 1; l >= 0; l--)
-		if (a->layer[l])
-			layer_table[l]->free(a->layer[l]);
+		layer_free(l, a->layer[l]);
 	log_set_sink(NULL, NULL, true);
 	writer_free(a->writer);
 	journal_free(a->journal);

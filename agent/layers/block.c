@@ -286,31 +286,14 @@ static uint32_t block_ids_needed(const struct config *c)
 	return _BLOCK_OP_MAX;
 }
 
-static int block_new(const struct layer_env *env, struct layer **ret)
-{
-	struct layer *l = calloc(1, sizeof(*l));
-
-	if (!l)
-		return -ENOMEM;
-	l->env = env;
-	*ret = l;
-	return 0;
-}
-
-static void block_free(struct layer *l)
-{
-	free(l);
-}
-
 const struct layer_ops block_layer = {
 	.id = LAYER_BLOCK,
 	.ids_needed = block_ids_needed,
 	.prepare = block_prepare,
-	.new = block_new,
+	.size = sizeof(struct layer),
 	.attach = block_attach,
 	.apply = block_apply,
 	.detach = block_detach,
 	.decode = block_decode,
 	.state = block_state,
-	.free = block_free,
 };

@@ -403,28 +403,16 @@ static uint32_t func_ids_needed(const struct config *c)
 	return 2 * c->n_probes + 64;
 }
 
-static int func_new(const struct layer_env *env, struct layer **ret)
-{
-	struct layer *l = calloc(1, sizeof(*l));
-
-	if (!l)
-		return -ENOMEM;
-	l->env = env;
-	*ret = l;
-	return 0;
-}
-
 static void func_free(struct layer *l)
 {
 	free(l->mods);
-	free(l);
 }
 
 const struct layer_ops func_layer = {
 	.id = LAYER_FUNC,
 	.ids_needed = func_ids_needed,
 	.prepare = func_prepare,
-	.new = func_new,
+	.size = sizeof(struct layer),
 	.attach = func_attach,
 	.apply = func_apply,
 	.detach = func_detach,

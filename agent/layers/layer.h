@@ -7,15 +7,18 @@
  * symbols), says what it did through base/log.h, and keeps its own state
  * behind struct layer.
  *
- * Life of a layer: prepare (before the BPF object loads) -> new -> attach
+ * Life of a layer: prepare (before the BPF object loads) -> init -> attach
  * -> [watch every few seconds] [apply after each reload] [detach when a
- * reload disables it] -> free. Teardown of what is attached is the BPF
+ * reload disables it] -> free. The core allocates each layer's state
+ * (ops->size bytes, zeroed, env set: every struct layer begins with its
+ * const struct layer_env *env). Teardown of what is attached is the BPF
  * plumbing's (probes_close), in one go.
  */
 #pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "base/func.h"
@@ -59,6 +62,7 @@ struct layer;
 
 struct layer_ops {
 	enum layer_id id;
+	size_t size;                /* sizeof(struct layer) of the layer */
 	/* Function ids a configuration may need at most (the BPF maps are sized once). */
 	uint32_t (*ids_needed)(const struct config *c);
 	/*
@@ -66,7 +70,8 @@ struct layer_ops {
 	 * data the layer needs. Negative errno stops the start (said why).
 	 */
 	int (*prepare)(const struct config *c, const struct layer_env *env, struct probes_opts *po);
-	int (*new)(const struct layer_env *env, struct layer **ret);
+	/* Optional: state beyond zeroes and env. */
+	int (*init)(struct layer *l);
 	/* Attaches what the configuration selects and says what it did. */
 	void (*attach)(struct layer *l);
 	/* After a reload replaced env->cfg (old: the one before), the layer staying enabled. */
@@ -81,11 +86,20 @@ struct layer_ops {
 	void (*decode)(struct layer *l, const struct event *e, struct record *r);
 	/* Whether it traces, waits for something, or never will (why: static or the layer's). */
 	enum layer_state (*state)(struct layer *l, const char **why);
+	/* Optional: what the layer's state owns; the core frees the state itself. */
 	void (*free)(struct layer *l);
 };
 
 /* The table of layers, indexed by enum layer_id (layers.c). */
 extern const struct layer_ops *const layer_table[_LAYER_MAX];
+
+/* The state of layer id, allocated and initialised; NULL without memory. */
+struct layer *layer_new(enum layer_id id, const struct layer_env *env);
+void layer_free(enum layer_id id, struct layer *l);
+
+/* Writes why a layer cannot run to buf (size bytes) and says so; returns buf. */
+const char *layer_unavailable(const char *layer, char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* --list-probes: one row, in the columns of the function table. */
 void layer_list_row(FILE *out, const char *function, enum layer_id l, const char *target,

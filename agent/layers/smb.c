@@ -210,10 +210,8 @@ static void attach_instance(struct layer *l, unsigned int *attached, unsigned in
 	if (r == -ENOENT)
 		return;         /* gone again, or no ops table yet: the watch looks again */
 	if (r < 0) {
-		snprintf(l->why_buf, sizeof(l->why_buf), "cannot resolve the cifs operations: %s",
-			 strerror(-r));
-		l->why = l->why_buf;
-		log_layer(NAME, LOG_WARNING, "layer unavailable: %s", l->why);
+		l->why = layer_unavailable(NAME, l->why_buf, sizeof(l->why_buf),
+					   "cannot resolve the cifs operations: %s", strerror(-r));
 		return;
 	}
 	l->module = inst;
@@ -335,32 +333,15 @@ static int smb_prepare(const struct config *c, const struct layer_env *env, stru
 	return 0;
 }
 
-static int smb_new(const struct layer_env *env, struct layer **ret)
-{
-	struct layer *l = calloc(1, sizeof(*l));
-
-	if (!l)
-		return -ENOMEM;
-	l->env = env;
-	*ret = l;
-	return 0;
-}
-
-static void smb_free(struct layer *l)
-{
-	free(l);
-}
-
 const struct layer_ops smb_layer = {
 	.id = LAYER_SMB,
 	.ids_needed = smb_ids_needed,
 	.prepare = smb_prepare,
-	.new = smb_new,
+	.size = sizeof(struct layer),
 	.attach = smb_attach,
 	.apply = smb_apply,
 	.detach = smb_detach,
 	.watch = smb_watch,
 	.list = smb_list,
 	.state = smb_state,
-	.free = smb_free,
 };

@@ -6,7 +6,6 @@
  * kernels: both come from the module's BTF (kallsyms alone: first argument).
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,18 +234,6 @@ static int hooks_add(struct layer *l)
 	return 0;
 }
 
-__attribute__((format(printf, 2, 3)))
-static void unavailable(struct layer *l, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(l->why_buf, sizeof(l->why_buf), fmt, ap);
-	va_end(ap);
-	l->why = l->why_buf;
-	log_layer(NAME, LOG_WARNING, "layer unavailable: %s", l->why);
-}
-
 /* The hooks on the cifs loaded now. */
 static void attach_instance(struct layer *l)
 {
@@ -263,8 +250,8 @@ static void attach_instance(struct layer *l)
 		r = commands_add(l);
 	if (r < 0) {
 		hooks_off(l, FUNC_NOT_FOUND, "cifs has no mid allocation and release here");
-		unavailable(l, "cifs has no %s or %s here", hook_candidates[SMB2_HOOK_ALLOC][0],
-			    hook_candidates[SMB2_HOOK_FREE][0]);
+		l->why = layer_unavailable(NAME, l->why_buf, sizeof(l->why_buf), "cifs has no %s or %s here",
+					   hook_candidates[SMB2_HOOK_ALLOC][0], hook_candidates[SMB2_HOOK_FREE][0]);
 		return;
 	}
 	for (int h = 0; h < _SMB2_HOOK_MAX; h++)
@@ -284,7 +271,7 @@ static void attach_instance(struct layer *l)
 		if (h == SMB2_HOOK_ALLOC || h == SMB2_HOOK_FREE) {
 			func_state_text(f, buf, sizeof(buf));
 			hooks_off(l, FUNC_FAILED, "mid hooks not attached");
-			unavailable(l, "%s: %s", f->symbol, buf);
+			l->why = layer_unavailable(NAME, l->why_buf, sizeof(l->why_buf), "%s: %s", f->symbol, buf);
 			return;
 		}
 		log_layer(NAME, LOG_NOTICE, "%s not attached (%s): %s", f->symbol, f->name,
@@ -307,9 +294,8 @@ static void smb2_attach(struct layer *l)
 		return;
 	}
 	if (probes_kernel_backend(l->env->probes, &why) == BACKEND_NONE) {
-		snprintf(l->why_buf, sizeof(l->why_buf), "%s", why ? why : "no backend for kernel functions");
-		l->why = l->why_buf;
-		log_layer(NAME, LOG_WARNING, "layer unavailable on this kernel: %s", l->why);
+		l->why = layer_unavailable(NAME, l->why_buf, sizeof(l->why_buf), "no backend on this kernel: %s",
+					   why ? why : "no backend for kernel functions");
 		return;
 	}
 	if (!ksyms_module_instance(CIFS_MODULE)) {
@@ -415,6 +401,13 @@ static enum layer_state smb2_state(struct layer *l, const char **why)
 	return LAYER_WAITING;
 }
 
+static int smb2_init(struct layer *l)
+{
+	for (int h = 0; h < _SMB2_HOOK_MAX; h++)
+		l->ctl.hook_id[h] = SMB2_NO_HOOK;
+	return 0;
+}
+
 static int smb2_prepare(const struct config *c, const struct layer_env *env, struct probes_opts *po)
 {
 	if (c->layer[LAYER_SMB2].enabled)
@@ -428,34 +421,16 @@ static uint32_t smb2_ids_needed(const struct config *c)
 	return SMB2_NCMD + 4 * _SMB2_HOOK_MAX;
 }
 
-static int smb2_new(const struct layer_env *env, struct layer **ret)
-{
-	struct layer *l = calloc(1, sizeof(*l));
-
-	if (!l)
-		return -ENOMEM;
-	l->env = env;
-	for (int h = 0; h < _SMB2_HOOK_MAX; h++)
-		l->ctl.hook_id[h] = SMB2_NO_HOOK;
-	*ret = l;
-	return 0;
-}
-
-static void smb2_free(struct layer *l)
-{
-	free(l);
-}
-
 const struct layer_ops smb2_layer = {
 	.id = LAYER_SMB2,
 	.ids_needed = smb2_ids_needed,
 	.prepare = smb2_prepare,
-	.new = smb2_new,
+	.size = sizeof(struct layer),
+	.init = smb2_init,
 	.attach = smb2_attach,
 	.apply = smb2_apply,
 	.detach = smb2_detach,
 	.watch = smb2_watch,
 	.decode = smb2_decode,
 	.state = smb2_state,
-	.free = smb2_free,
 };

@@ -9,7 +9,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,19 +201,6 @@ static void layer_sync(struct layer *l, unsigned int *attached, unsigned int *de
 	free(b);
 }
 
-__attribute__((format(printf, 2, 3)))
-static int unavailable(struct layer *l, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(l->why_buf, sizeof(l->why_buf), fmt, ap);
-	va_end(ap);
-	l->why = l->why_buf;
-	log_layer(NAME, LOG_WARNING, "layer unavailable: %s", l->why);
-	return -ENOENT;
-}
-
 /* smbd, the library with its entry points, and whether SMB2 requests can be timed. */
 static int locate(struct layer *l)
 {
@@ -222,12 +208,18 @@ static int locate(struct layer *l)
 	int r;
 
 	l->binary = c->smbd_binary ? strdup(c->smbd_binary) : smbd_find();
-	if (!l->binary)
-		return unavailable(l, "no smbd found on PATH or in /usr/sbin; set [smbd] binary=");
+	if (!l->binary) {
+		l->why = layer_unavailable(NAME, l->why_buf, sizeof(l->why_buf),
+					   "no smbd found on PATH or in /usr/sbin; set [smbd] binary=");
+		return -ENOENT;
+	}
 	r = usyms_provider(l->env->us, l->binary, ANCHOR, &l->lib);
-	if (r < 0)
-		return unavailable(l, "neither %s nor its libraries define " ANCHOR ": %s", l->binary,
-				   strerror(-r));
+	if (r < 0) {
+		l->why = layer_unavailable(NAME, l->why_buf, sizeof(l->why_buf),
+					   "neither %s nor its libraries define " ANCHOR ": %s", l->binary,
+					   strerror(-r));
+		return r;
+	}
 	for (size_t i = 0; i < 2; i++) {
 		r = usyms_resolve(l->env->us, l->lib, smb2_ends[i], &l->ends[i]);
 		if (r < 0) {
@@ -245,7 +237,8 @@ static void smbd_attach(struct layer *l)
 	unsigned int a = 0, d = 0;
 
 	if (!probes_unit_loaded(l->env->probes, UNIT_SMBD)) {
-		unavailable(l, "enabled by reload: takes effect at the next start");
+		l->why = layer_unavailable(NAME, l->why_buf, sizeof(l->why_buf),
+					   "enabled by reload: takes effect at the next start");
 		return;
 	}
 	if (!l->lib && locate(l) < 0)
@@ -297,29 +290,17 @@ static uint32_t smbd_ids_needed(const struct config *c)
 	return 256;
 }
 
-static int smbd_new(const struct layer_env *env, struct layer **ret)
-{
-	struct layer *l = calloc(1, sizeof(*l));
-
-	if (!l)
-		return -ENOMEM;
-	l->env = env;
-	*ret = l;
-	return 0;
-}
-
 static void smbd_free(struct layer *l)
 {
 	free(l->binary);
 	free(l->lib);
-	free(l);
 }
 
 const struct layer_ops smbd_layer = {
 	.id = LAYER_SMBD,
 	.ids_needed = smbd_ids_needed,
 	.prepare = smbd_prepare,
-	.new = smbd_new,
+	.size = sizeof(struct layer),
 	.attach = smbd_attach,
 	.apply = smbd_apply,
 	.detach = smbd_detach,

@@ -128,7 +128,7 @@ bool probes_unit_loaded(const struct probes *p, enum prog_unit u)
 /* Some kernels load trampolines but refuse to attach them: try once for real. */
 static bool fentry_works(struct probes *p)
 {
-	struct bpf_link *l = bpf_program__attach_trace(p->skel->progs.fentry_entry);
+	struct bpf_link *l = bpf_program__attach_trace(p->skel->progs.call_fentry);
 
 	if (!l) {
 		p->fentry_why = errdup("fentry attach refused", -errno);
@@ -367,9 +367,9 @@ static struct kprogs kprogs_of(struct probes *p, enum kprog_family fam)
 		};
 	default:
 		return (struct kprogs) {
-			p->skel->progs.fentry_entry, p->skel->progs.fexit_exit,
-			p->skel->progs.kprobe_entry, p->skel->progs.kprobe_exit,
-			p->skel->progs.kmulti_entry, p->skel->progs.kmulti_exit,
+			p->skel->progs.call_fentry, p->skel->progs.call_fexit,
+			p->skel->progs.call_kprobe, p->skel->progs.call_kretprobe,
+			p->skel->progs.call_kmulti, p->skel->progs.call_kretmulti,
 		};
 	}
 }
