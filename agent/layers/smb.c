@@ -174,6 +174,10 @@ static void layer_sync(struct layer *l, unsigned int *attached, unsigned int *de
 		log_layer(NAME, r > 0 ? LOG_INFO : LOG_WARNING, "%d of %u cifs operations attached (%s)",
 			  r > 0 ? r : 0, n, r > 0 ? backends_used(todo, n, mix, sizeof(mix)) :
 			  func_state_text(todo[0], mix, sizeof(mix)));
+		if (r <= 0 && !func_table_attached(t, LAYER_SMB))
+			l->why = layer_unavailable(NAME, l->why_buf, sizeof(l->why_buf),
+						   "the kernel attached no probe: %s",
+						   func_state_text(todo[0], mix, sizeof(mix)));
 	}
 	free(todo);
 }

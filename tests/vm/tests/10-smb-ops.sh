@@ -20,7 +20,7 @@ echo x >"$d/quick"
 
 agent_start -c conf
 journal_mark
-rm "$d/quick"           # no delay: below the threshold
+quick_ms=$(elapsed_ms rm "$d/quick")    # no delay: below the threshold, unless the machine stretched it
 
 netem_on 20
 rm "$d/victim" & rm_pid=$!
@@ -55,5 +55,7 @@ assert_ge "$(journal_field "$e" LATENCY_US)" 20000 "INODE_OP_SETATTR LATENCY_US"
 assert_eq "$(journal_field "$e" COMM)" touch "COMM of the setattr"
 
 agent_stop
-assert_eq "$(journal_count FUNCTION=INODE_OP_UNLINK FILE=quick)" 0 "entries for the unlink below threshold"
+# judged by the rm's own measure: a loaded host can stretch even a quick rm past 20 ms
+[ "$quick_ms" -ge 20 ] ||
+	assert_eq "$(journal_count FUNCTION=INODE_OP_UNLINK FILE=quick)" 0 "entries for the unlink below threshold"
 rm -rf "$d"
