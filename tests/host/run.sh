@@ -27,7 +27,9 @@ for db in passwd group shadow gshadow; do
 done
 ! getent passwd smblat >/dev/null || fail "smblat still in the overlay's passwd"
 
-printf '[agent]\nthreshold = 1s\n[smb]\nenabled = no\n[histogram]\ninterval = 0\n' >"$TMP/smblat.conf"
+# something to trace on any kernel: a uprobe
+printf '[agent]\nthreshold = 1s\n[smb]\nenabled = no\n[histogram]\ninterval = 0\n[probe RUN_%s]\ntarget = %s:slow_call\n' \
+	$$ "$BUILD_ROOT/tests/slowprog" >"$TMP/smblat.conf"
 export SMBLAT_BUILD_DIR=$BUILD_ROOT
 
 # 1. ./run creates the user and the agent becomes it.
