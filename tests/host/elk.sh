@@ -1,0 +1,193 @@
+#!/bin/bash
+# deploy/elk on real entries: the agent writes entries of every kind this
+# kernel can produce into a journald of the test's own (and the smb/smb2
+# layers' fields through the journal sink, tests/smbentries.c); each entry,
+# shaped as filebeat's journald input publishes it (tests/ingest.py), goes
+# through the shipped ingest pipeline, and the result must be typed ECS:
+# numbers for every *_US, COUNT and PID-like field, process.* the traced
+# task, event.code the MESSAGE_ID, @timestamp the call's end, event.duration
+# its latency in ns, the rest under smblat.*, every field mapped by the
+# shipped index template with a matching type. The files are what
+# deploy/generate writes, and every field they name is in smblat-fields(7)
+# and in this run's entries.
+. "$SOURCE_ROOT/tests/lib-journald.sh"
+journald_ns "$@"
+. "$SOURCE_ROOT/tests/lib-host.sh"
+. "$SOURCE_ROOT/tests/lib-entries.sh"
+trap 'entries_cleanup; journald_private_cleanup; cleanup' EXIT
+journald_private_start
+
+# The committed files are the generator's.
+"$SOURCE_ROOT/deploy/generate" "$TMP/gen"
+for f in elk/smblat-pipeline.json elk/smblat-template.json rsyslog/smblat.conf; do
+	diff -u "$SOURCE_ROOT/deploy/$f" "$TMP/gen/$f" ||
+		fail "deploy/$f is not what deploy/generate writes: run it and commit"
+done
+
+entries_make
+entries_smb
+# deploy/elk/filebeat.yml: the journal match it gives filebeat's journalctl
+# selects the entries; its pipeline and index are the shipped ones.
+fb="$SOURCE_ROOT/deploy/elk/filebeat.yml"
+match=$(sed -n '/include_matches.match:/{n;s/^ *- *//p}' "$fb")
+[ "$match" = SYSLOG_IDENTIFIER=smblat ] || fail "filebeat.yml: include_matches '$match'"
+grep -qE '^  pipeline: smblat$' "$fb" || fail "filebeat.yml: no 'pipeline: smblat' in the output"
+grep -qE '^  index: "smblat-[a-z]+"$' "$fb" || fail "filebeat.yml: index not matching smblat-*"
+journalctl -o json --no-pager "$match" >"$TMP/entries.json"
+[ "$(journalctl -o json --no-pager -t smblat | wc -l)" -eq "$(wc -l <"$TMP/entries.json")" ] ||
+	fail "filebeat.yml's match does not select exactly smblat's entries"
+echo "$(wc -l <"$TMP/entries.json") entries"
+
+PYTHONPATH="$SOURCE_ROOT/tests" python3 - "$SOURCE_ROOT" "$TMP/entries.json" "$ENTRIES_AGENT_PID" <<'PY'
+import json, re, sys
+import ingest
+
+root, path, agent_pid = sys.argv[1], sys.argv[2], int(sys.argv[3])
+problems = []
+def bad(msg):
+    problems.append(msg)
+
+pipeline = json.load(open(root + "/deploy/elk/smblat-pipeline.json"))
+tmpl = json.load(open(root + "/deploy/elk/smblat-template.json"))
+entries = [json.loads(l) for l in open(path)]
+
+# --- the fields of smblat-fields(7) ------------------------------------------
+man, in_fields = set(), False
+lines = open(root + "/man/smblat-fields.7").read().splitlines()
+for i, l in enumerate(lines):
+    if l.startswith(".SH"):
+        in_fields = "FIELDS" in l or "ENTRIES" in l
+    elif in_fields and i and lines[i - 1] == ".TP" and re.match(r"^\.BR? ", l):
+        man |= set(re.findall(r"[A-Z][A-Z0-9_]+", l.split(None, 1)[1]))
+header = {"MESSAGE", "MESSAGE_ID", "PRIORITY", "SYSLOG_IDENTIFIER"}
+seen = set().union(*(e.keys() for e in entries))
+
+# fields the shipped files name: journald.custom.<f> in the pipeline,
+# smblat.<f> in both
+named = set()
+for step in pipeline["processors"]:
+    (kind, p), = step.items()
+    for v in [p.get("field"), p.get("target_field"), p.get("copy_from")]:
+        for f in (v if isinstance(v, list) else [v]):
+            m = re.match(r"^(?:journald\.custom|smblat)\.([a-z0-9_]+)$", f or "")
+            if m:
+                named.add(m.group(1).upper())
+smap = tmpl["template"]["mappings"]["properties"]["smblat"]["properties"]
+named |= {k.upper() for k in smap}
+for f in sorted(named - man):
+    bad("%s is named in deploy/elk but not in smblat-fields(7)" % f)
+for f in sorted(named - seen):
+    bad("%s is named in deploy/elk but in no entry of this run" % f)
+for f in sorted(man - named - header):
+    bad("%s of smblat-fields(7) is not handled by deploy/elk" % f)
+for f in sorted(man - seen):
+    bad("%s of smblat-fields(7) is in no entry of this run" % f)
+
+# --- the template's types -----------------------------------------------------
+def tmpl_type(path):
+    node = {"properties": tmpl["template"]["mappings"]["properties"]}
+    for part in path.split("."):
+        node = node.get("properties", {}).get(part)
+        if node is None:
+            break
+    if node is not None:
+        return node.get("type", "object")
+    for dt in tmpl["template"]["mappings"]["dynamic_templates"]:
+        (_, d), = dt.items()
+        pm = d.get("path_match")
+        if pm and re.match("^" + re.escape(pm).replace(r"\*", ".*") + "$", path):
+            return d["mapping"]["type"]
+    return None
+
+PY_TYPES = {"long": int, "integer": int, "double": (int, float), "date": str,
+            "keyword": str, "text": str, "match_only_text": str}
+NUMERIC = re.compile(r"(_US|_USEC|COUNT|^PID|^TID|^ERRNO|^BYTES|^SECTOR|_MID|^LOST_RINGBUF"
+                     r"|^SUPPRESSED|^WRITE_FAILED|^INTERVAL_S)$")
+ECS_OF = {"PID": "process.pid", "TID": "process.thread.id", "COMM": "process.name",
+          "UID": "process.user.id"}
+KIND = {"a48f35af155e4887a8d221f2a9c1c250": "smblat.slow",
+        "ab8331e2b4474579a55840c9d3a77bac": "smblat.summary",
+        "007f72e0507d4b96b52049ce539ad083": "smblat.loss",
+        "7106711428c445b698f0b7f8871465e2": "smblat.status"}
+LEVELS = ["emergency", "alert", "critical", "error", "warning", "notice", "informational", "debug"]
+
+def leaves(d, prefix=""):
+    for k, v in d.items():
+        p = prefix + k
+        if isinstance(v, dict):
+            yield from leaves(v, p + ".")
+        else:
+            yield p, v
+
+counts = {}
+for variant in ("9", "8", "7"):
+    for e in entries:
+        fb = ingest.filebeat_event(e, variant)
+        if variant == "9" and ingest.get(fb, "journald.custom.latency_us") not in (None, e.get("LATENCY_US")):
+            bad("filebeat shape: LATENCY_US not in journald.custom.latency_us")
+        doc, err = ingest.run_pipeline(pipeline, fb)
+        name = "%s (filebeat %s)" % (e.get("FUNCTION", e["MESSAGE"][:40]), variant)
+        if err:
+            bad("%s: pipeline failed: %s" % (name, err))
+            continue
+        kind = KIND.get(e.get("MESSAGE_ID"))
+        counts[kind] = counts.get(kind, 0) + 1
+        if doc.get("event", {}).get("code") != e["MESSAGE_ID"]:
+            bad("%s: event.code %r" % (name, ingest.get(doc, "event.code")))
+        if ingest.get(doc, "event.dataset") != kind:
+            bad("%s: event.dataset %r" % (name, ingest.get(doc, "event.dataset")))
+        if ingest.get(doc, "log.level") != LEVELS[int(e["PRIORITY"])]:
+            bad("%s: log.level %r" % (name, ingest.get(doc, "log.level")))
+        if ingest.get(doc, "host.name") != e["_HOSTNAME"]:
+            bad("%s: host.name %r" % (name, ingest.get(doc, "host.name")))
+        # every smblat field: typed, where it belongs, and nowhere else
+        for f, raw in e.items():
+            if f.startswith("_") or f in header:
+                continue
+            where = ECS_OF.get(f, "smblat." + f.lower())
+            v = ingest.get(doc, where)
+            if ingest.has(doc, "journald.custom." + f.lower()):
+                bad("%s: %s left in journald.custom" % (name, f))
+            if NUMERIC.search(f):
+                want = float(raw) if "." in raw else int(raw)
+                if isinstance(v, bool) or not isinstance(v, (int, float)) or v != want:
+                    bad("%s: %s -> %s = %r, want the number %r" % (name, f, where, v, want))
+            elif v != raw and not (tmpl_type(where) in ("long", "integer") and v == int(raw)):
+                bad("%s: %s -> %s = %r, want %r" % (name, f, where, v, raw))
+        if "PID" in e:
+            if ingest.get(doc, "process.pid") == agent_pid or ingest.get(doc, "process.executable"):
+                bad("%s: process.* still describes the agent" % name)
+        elif ingest.has(doc, "process"):
+            bad("%s: process.* on an entry without a traced task: %r" % (name, doc["process"]))
+        if "END_REALTIME_USEC" in e:
+            want = ingest.iso_ms(int(e["END_REALTIME_USEC"]) // 1000)
+            if doc["@timestamp"] != want or ingest.get(doc, "event.end") != want:
+                bad("%s: @timestamp %s, event.end %s, want %s (END_REALTIME_USEC)"
+                    % (name, doc["@timestamp"], ingest.get(doc, "event.end"), want))
+        if "LATENCY_US" in e:
+            if ingest.get(doc, "event.duration") != int(e["LATENCY_US"]) * 1000:
+                bad("%s: event.duration %r, LATENCY_US %s" % (name, ingest.get(doc, "event.duration"), e["LATENCY_US"]))
+        elif ingest.has(doc, "event.duration"):
+            bad("%s: event.duration without LATENCY_US" % name)
+        # the template maps what the pipeline made, with a matching type
+        for p, v in leaves(doc):
+            if not p.startswith(("smblat.", "process.", "event.", "@timestamp", "host.", "log.")):
+                continue
+            if p in ("event.kind",) or p.startswith("log.syslog.facility"):
+                continue
+            t = tmpl_type(p)
+            if t is None:
+                bad("%s: %s not mapped by the template" % (name, p))
+            elif not isinstance(v, PY_TYPES.get(t, object)) or isinstance(v, bool):
+                bad("%s: %s = %r does not fit the template's %s" % (name, p, v, t))
+
+print("pipeline results:", ", ".join("%s %d" % kv for kv in sorted(counts.items(), key=str)))
+for k in KIND.values():
+    if not counts.get(k):
+        bad("no %s entry in this run" % k)
+if problems:
+    for p in sorted(set(problems))[:60]:
+        print("FAIL:", p, file=sys.stderr)
+    sys.exit(1)
+PY
+echo ok

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Entries of the smb and smb2 layers for the shipper tests (tests/host/elk.sh,
+ * rsyslog.sh, journal-remote.sh) on a machine without cifs.ko: events as the
+ * BPF side sends them, decoded by the agent's decoder and the smb2 layer
+ * (event_decode(), smb2_decode_event()), formatted by the journal sink
+ * (journal_event_fields()) and sent to journald. Only the kernel that would
+ * have timed the calls is missing; the share, which the decoder finds in the
+ * mount table, is set by hand.
+ *   smbentries LABEL   FUNCTION names are LABEL_UNLINK and LABEL_CREATE
+ */
+#define SD_JOURNAL_SUPPRESS_LOCATION   /* as the agent: no CODE_FILE, CODE_LINE, CODE_FUNC */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <systemd/sd-journal.h>
+#include <time.h>
+
+#include "decode/event.h"
+#include "layers/smb2.h"
+#include "sinks/journal.h"
+
+static int send(struct record *r)
+{
+	char **v = NULL;
+	int n = journal_event_fields(r, &v), k;
+	struct iovec *iov;
+
+	if (n <= 0) {
+		fprintf(stderr, "smbentries: journal_event_fields: %d\n", n);
+		return 1;
+	}
+	iov = calloc(n, sizeof(*iov));
+	for (int i = 0; iov && i < n; i++)
+		iov[i] = (struct iovec) { .iov_base = v[i], .iov_len = strlen(v[i]) };
+	k = iov ? sd_journal_sendv(iov, n) : -1;
+	if (k < 0)
+		fprintf(stderr, "smbentries: sd_journal_sendv: %s\n", strerror(-k));
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	free(iov);
+	return k < 0;
+}
+
+/* The event through the decoder and the smb2 layer's decode, then to journald. */
+static int decode_send(const struct decoder *d, const struct event *e)
+{
+	struct record r = {};
+	int k;
+
+	if (event_decode(d, e, sizeof(*e), &r) < 0 || smb2_decode_event(e, &r) < 0) {
+		fprintf(stderr, "smbentries: decoding failed\n");
+		event_record_clear(&r);
+		return 1;
+	}
+	r.share = "\\\\srv\\share";
+	k = send(&r);
+	r.share = NULL;
+	event_record_clear(&r);
+	return k;
+}
+
+int main(int argc, char **argv)
+{
+	char unlink_name[64], create_name[64];
+	struct event *e;
+	int k;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: smbentries LABEL\n");
+		return 2;
+	}
+	snprintf(unlink_name, sizeof(unlink_name), "%s_UNLINK", argv[1]);
+	snprintf(create_name, sizeof(create_name), "%s_CREATE", argv[1]);
+	struct func fns[] = {
+		{ .id = 0, .layer = LAYER_SMB, .group = GROUP_INODE, .name = unlink_name,
+		  .symbol = "cifs_unlink", .module = "cifs", .backend = BACKEND_FENTRY,
+		  .cfg = { .threshold_ns = 10000000, .ret_kind = RK_INT } },
+		{ .id = 1, .layer = LAYER_SMB2, .name = create_name, .module = "cifs",
+		  .cfg = { .threshold_ns = 10000000 } },
+	};
+	struct func_table t = { .v = fns, .n = 2, .cap = 2 };
+	struct decoder d = { .funcs = &t, .boot_to_realtime_ns = event_clock_offset() };
+	struct timespec now;
+
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return 1;
+	clock_gettime(CLOCK_BOOTTIME, &now);
+	/* one of the requests below: a compound CREATE the server refused */
+	e->func_id = 1;
+	e->end_ns = now.tv_sec * 1000000000ULL + now.tv_nsec - 40000000;
+	e->latency_ns = 20412000;
+	e->pid = 48782;
+	e->tid = 48783;
+	e->uid = 1000;
+	strcpy(e->comm, "rm");
+	strcpy(e->name, "a.txt");
+	e->flags = EF_HAS_NAME | EF_SMB2 | EF_SMB2_COMPOUND | EF_SMB2_STATUS;
+	e->smb_mid = 77;
+	e->smb_cmd = 5;
+	e->smb_status = 0xC0000022;
+	strcpy(e->smb_server, "srv.example.com");
+	k = decode_send(&d, e);
+	/* a slow unlink that failed, after three SMB2 requests */
+	memset(e, 0, sizeof(*e));
+	e->func_id = 0;
+	e->end_ns = now.tv_sec * 1000000000ULL + now.tv_nsec;
+	e->latency_ns = 61234567;
+	e->pid = 48782;
+	e->tid = 48783;
+	e->uid = 1000;
+	strcpy(e->comm, "rm");
+	strcpy(e->name, "a.txt");
+	e->flags = EF_HAS_NAME | EF_HAS_RET | EF_WIRE;
+	e->ret = (uint64_t)-EACCES;
+	e->wire_n = 3;
+	e->wire_ns = 60700000;
+	e->wire[0] = (struct wire_req) { .cmd = 5, .lat_us = 20412 };
+	e->wire[1] = (struct wire_req) { .cmd = 0x11, .lat_us = 20250 };
+	e->wire[2] = (struct wire_req) { .cmd = 6, .lat_us = 20038 };
+	k |= decode_send(&d, e);
+	free(e);
+	return k;
+}
