@@ -2,7 +2,7 @@
 # cifs.ko unloaded and loaded again under a running agent (kprobe backend,
 # which holds no module reference): the agent notices, detaches its cifs
 # probes and says so, then attaches to the new module and logs a slow
-# unlink again.
+# unlink again; the smb2 layer's mid hooks follow the module the same way.
 . "$VM_DIR/lib.sh"
 
 # Lines of /sys/kernel/debug/kprobes/list name the module as a word ("cifs" or "[cifs]").
@@ -19,8 +19,10 @@ rmmod_cifs() {
 	return 1
 }
 
-printf '[agent]\nthreshold = 20ms\nuser =\nbackend = kprobe\n[histogram]\ninterval = 0\n[smb]\ninclude = INODE_OP_UNLINK INODE_OP_CREATE FILE_WRITE_ITER\n' >conf
+printf '[agent]\nthreshold = 20ms\nuser =\nbackend = kprobe\n[histogram]\ninterval = 0\n[smb]\ninclude = INODE_OP_UNLINK INODE_OP_CREATE FILE_WRITE_ITER\n[smb2]\nenabled = yes\n' >conf
 agent_start -c conf
+grep -qE "smb2: [1-9][0-9]* SMB2 commands timed through [1-9] mid hooks \(kprobe\)" "$AGENT_LOG" ||
+	fail "no smb2 attach: $(grep 'smb2:' "$AGENT_LOG")"
 grep -qE "smb: [1-9][0-9]* of [0-9]+ cifs operations attached \(kprobe\)" "$AGENT_LOG" ||
 	fail "no kprobe attach: $(grep 'smb:' "$AGENT_LOG")"
 before=$(kprobes_cifs)
@@ -32,6 +34,7 @@ smb_unlink_slow "before the reload"
 umount "$SMB_MNT"
 rmmod_cifs || fail "rmmod cifs with kprobes attached: $(cat rmmod.err) (refcnt $(cat /sys/module/cifs/refcnt))"
 agent_log_wait "smb: cifs module unloaded: [1-9][0-9]* probes detached" 1
+agent_log_wait "smb2: cifs module unloaded: [1-9] mid hooks detached" 1
 attached=$(grep -oE "smb: [0-9]+ of [0-9]+ cifs operations attached" "$AGENT_LOG" | head -1 | awk '{print $2}')
 detached=$(grep -oE "smb: cifs module unloaded: [0-9]+ probes detached" "$AGENT_LOG" | awk '{print $5}')
 assert_eq "$detached" "$attached" "probes detached on unload (attached at start)"
@@ -43,10 +46,15 @@ journal_query MESSAGE_ID=7106711428c445b698f0b7f8871465e2 | grep -q "cifs module
 modprobe cifs
 mount -t cifs //127.0.0.1/share "$SMB_MNT" -o guest,vers=3.0
 agent_log_wait "smb: [1-9][0-9]* of [0-9]+ cifs operations attached \(kprobe\)" 2
-# the same functions again, each once (FILE_WRITE_ITER names three of them)
+agent_log_wait "smb2: [1-9][0-9]* SMB2 commands timed through [1-9] mid hooks \(kprobe\)" 2
+# the same functions and mid hooks again, each once (FILE_WRITE_ITER names three of them)
 assert_eq "$(kprobes_cifs)" "$before" "kprobes on the new cifs"
 smb_unlink_slow "after the reload"
+# the unlink's requests, timed by the hooks on the new module
+e=$(journal_wait FUNCTION=SMB2_CREATE | head -1)
+assert_ge "$(journal_field "$e" LATENCY_US)" 20000 "SMB2_CREATE after the reload"
 agent_stop
+sed -i '/^\[smb2\]$/,$d' conf
 
 # As an unprivileged user: the attach capabilities stay permitted (raised
 # only around an attach), so the agent follows the module as root does.
