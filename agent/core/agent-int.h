@@ -34,6 +34,7 @@ struct agent {
 	struct layer *layer[_LAYER_MAX];
 	bool dropped;               /* privileges dropped */
 	unsigned int batch;         /* events taken in this turn of the loop */
+	bool stopping;              /* the final report is being written */
 	/* per function id */
 	struct summary *acc;        /* since the last summary */
 	struct loss *loss;          /* since the last loss report */

@@ -549,6 +549,7 @@ static void finish(struct agent *a)
 	uint64_t written, failed;
 
 	sd_notify(false, "STOPPING=1");
+	a->stopping = true;
 	agent_drain(a, ringbuf_events(a));
 	if (a->writer)
 		writer_drain(a->writer, 3000);   /* so that the last loss report has its failures */

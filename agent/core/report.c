@@ -131,6 +131,21 @@ static void emit_losses(struct agent *a, double interval_s)
 	free(v);
 }
 
+/* The layers' own views, after the function table's. */
+static void emit_views(struct agent *a, double interval_s, bool final)
+{
+	struct summary_out out = {
+		.journal = a->journal,
+		.table = a->opt->term.folded || a->opt->term.format == TERM_CSV ? stderr : stdout,
+		.interval_s = interval_s,
+		.final = final,
+	};
+
+	for (int l = 0; l < _LAYER_MAX; l++)
+		if (a->layer[l] && a->cfg->layer[l].enabled && layer_table[l]->summarize)
+			layer_table[l]->summarize(a->layer[l], &out);
+}
+
 void report_now(struct agent *a, bool summary, bool losses)
 {
 	uint64_t now = agent_now_ns();
@@ -139,6 +154,7 @@ void report_now(struct agent *a, bool summary, bool losses)
 		return;
 	if (summary) {
 		emit_summaries(a, (now - a->last_summary_ns) / 1e9);
+		emit_views(a, (now - a->last_summary_ns) / 1e9, a->stopping);
 		a->last_summary_ns = now;
 	}
 	if (losses) {

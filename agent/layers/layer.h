@@ -30,6 +30,19 @@ struct ksyms;
 struct btfs;
 struct usyms;
 struct event;
+struct journal;
+
+/*
+ * Where the summaries of a layer's own views go (aggregation-only views
+ * such as per-share or per-syscall tables): the journal
+ * (journal_write_view_summary), or a table on the terminal.
+ */
+struct summary_out {
+	struct journal *journal;    /* NULL: the terminal */
+	FILE *table;                /* the terminal's table stream */
+	double interval_s;
+	bool final;                 /* the last one, at exit */
+};
 
 /* The services a layer works with; the core owns them. */
 struct layer_env {
@@ -84,6 +97,11 @@ struct layer_ops {
 	void (*list)(struct layer *l, FILE *out);
 	/* Optional: the fields of the layer's own part of an event. */
 	void (*decode)(struct layer *l, const struct event *e, struct record *r);
+	/*
+	 * Optional: at each summary interval and at exit, after the summaries
+	 * of the function table, the layer's own views (counted in its maps).
+	 */
+	void (*summarize)(struct layer *l, const struct summary_out *out);
 	/* Whether it traces, waits for something, or never will (why: static or the layer's). */
 	enum layer_state (*state)(struct layer *l, const char **why);
 	/* Optional: what the layer's state owns; the core frees the state itself. */

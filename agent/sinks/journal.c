@@ -525,6 +525,35 @@ int journal_summary_fields(const struct func *fn, const struct summary *s, doubl
 	return fields_steal(&f, fields);
 }
 
+int journal_write_view_summary(struct journal *j, const char *function, enum layer_id layer,
+			       const struct summary *s, double interval_s,
+			       const struct record_field *extra, unsigned int n, const char *message_id)
+{
+	_cleanup_fields_ struct fields f = {};
+	struct func fn = { .name = (char *)function, .layer = layer };
+	int k;
+
+	k = summary_fields(&fn, s, interval_s, j->opts.priority_summary, &f);
+	for (unsigned int i = 0; k >= 0 && i < n; i++)
+		fields_adds(&f, extra[i].name, extra[i].value);
+	if (k >= 0 && message_id) {
+		/* the view's own kind of summary: its MESSAGE_ID replaces the generic one */
+		for (size_t i = 0; i < f.n; i++)
+			if (strncmp(f.v[i], "MESSAGE_ID=", 11) == 0) {
+				free(f.v[i]);
+				if (asprintf(&f.v[i], "MESSAGE_ID=%s", message_id) < 0) {
+					f.v[i] = NULL;
+					f.error = -ENOMEM;
+				}
+			}
+	}
+	if (k < 0 || f.error) {
+		j->failed++;
+		return k < 0 ? k : f.error;
+	}
+	return fields_send(j, &f);
+}
+
 int journal_write_summary(struct journal *j, const struct func *fn,
 			  const struct summary *s, double interval_s)
 {

@@ -49,6 +49,14 @@ int journal_write_summary(struct journal *j, const struct func *f,
 			  const struct summary *s, double interval_s);
 int journal_write_loss(struct journal *j, const struct loss *l, unsigned int n,
 		       double interval_s);
+/*
+ * A summary of a layer's own view (per share, per syscall, per stack...):
+ * the histogram of s under FUNCTION function, the view's fields, and its
+ * MESSAGE_ID (NULL: the summary one).
+ */
+int journal_write_view_summary(struct journal *j, const char *function, enum layer_id layer,
+			       const struct summary *s, double interval_s,
+			       const struct record_field *extra, unsigned int n, const char *message_id);
 /* Status entries (MESSAGE_ID=SMBLAT_MID_STATUS): start-up, layers, reloads, stop. */
 int journal_write_status(struct journal *j, const struct status *s);
 /* Whether stderr is the journal (JOURNAL_STREAM): then status lines go there once. */
