@@ -168,7 +168,8 @@ const char *func_state_text(const struct func *f, char *buf, size_t size)
 		return s;
 	/* the detail alone when it says it all ("kprobe: No such file or directory") */
 	if (f->state == FUNC_FAILED || f->state == FUNC_NO_BACKEND || f->state == FUNC_UNUSABLE ||
-	    f->state == FUNC_DUPLICATE || f->state == FUNC_NOT_FOUND || f->state == FUNC_UNLOADED)
+	    f->state == FUNC_DUPLICATE || f->state == FUNC_NOT_FOUND || f->state == FUNC_UNLOADED ||
+	    f->state == FUNC_PENDING)
 		snprintf(buf, size, "%s", f->detail);
 	else
 		snprintf(buf, size, "%s: %s", s, f->detail);

@@ -62,6 +62,7 @@ cat "$AGENT_LOG" >>"$LOG_DIR/agent-root.log"
 : >"$AGENT_LOG"
 sed -i 's/^user =$/user = nobody/' conf
 agent_start -c conf
+before=$(kprobes_cifs)
 assert_eq "$(awk '/^Uid:/ {print $3}' /proc/$AGENT_PID/status)" "$(id -u nobody)" "agent's effective uid"
 assert_eq "$(awk '/^CapEff:/ {print $2}' /proc/$AGENT_PID/status)" 0000000000000000 "effective capabilities"
 umount "$SMB_MNT"
