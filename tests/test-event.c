@@ -510,10 +510,5 @@ int main(void) {
 	test_clock();
 	fixture_done(&f);
 
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return EXIT_FAILURE;
-	}
-	printf("ok\n");
-	return EXIT_SUCCESS;
+	return check_done("event");
 }

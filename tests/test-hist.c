@@ -468,10 +468,5 @@ int main(void)
 	test_empty();
 	test_table();
 
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return EXIT_FAILURE;
-	}
-	printf("hist: all checks passed\n");
-	return EXIT_SUCCESS;
+	return check_done("hist");
 }

@@ -299,10 +299,5 @@ int main(void) {
 	test_live();
 	rmdir(dir);
 
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return EXIT_FAILURE;
-	}
-	printf("ok\n");
-	return EXIT_SUCCESS;
+	return check_done("ksyms");
 }

@@ -160,10 +160,5 @@ int main(void) {
 	test_self();
 	unlink(path);
 
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return EXIT_FAILURE;
-	}
-	printf("ok\n");
-	return EXIT_SUCCESS;
+	return check_done("mounts");
 }
