@@ -9,19 +9,7 @@
 # round ends with reads and a flush that use every request struct again.
 . "$SOURCE_ROOT/tests/lib-host.sh"
 
-LOOPS=()
-block_cleanup() {
-	for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null || true; done
-	cleanup
-}
-trap block_cleanup EXIT
-
-# loop_new NAME: a 64 MiB loop device in $LOOP (not in $(...): LOOPS must reach the cleanup)
-loop_new() {
-	truncate -s 64M "$TMP/$1.img"
-	LOOP=$(losetup -f --show "$TMP/$1.img") || fail "losetup: cannot create a loop device"
-	LOOPS+=("$LOOP")
-}
+. "$SOURCE_ROOT/tests/lib-loop.sh"
 
 # stat_sum DEV...: "READ WRITE DISCARD FLUSH" requests completed, summed over DEVs
 # (fields 1, 5, 12 and 16 of Documentation/block/stat.rst)
@@ -57,8 +45,8 @@ print(" ".join(str(count[o]) for o in ops), " ".join(str(lost[o]) for o in ops))
 }
 
 journald_ensure
-loop_new a
-loop_new b
+loop_new a 64M
+loop_new b 64M
 names="$(basename "${LOOPS[0]}") $(basename "${LOOPS[1]}")"
 for l in "${LOOPS[@]}"; do
 	# flushes reach the device only with a write back cache

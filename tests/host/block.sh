@@ -6,25 +6,12 @@
 # I/O scheduler; a summary counting every request.
 . "$SOURCE_ROOT/tests/lib-host.sh"
 
-LOOPS=()
-block_cleanup() {
-	for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null || true; done
-	cleanup
-}
-trap block_cleanup EXIT
-
-# loop_new NAME: a 16 MiB loop device in $LOOP; not in $(...), whose subshell
-# would keep LOOPS from the cleanup.
-loop_new() {
-	truncate -s 16M "$TMP/$1.img"
-	LOOP=$(losetup -f --show "$TMP/$1.img") || fail "losetup: cannot create a loop device"
-	LOOPS+=("$LOOP")
-}
+. "$SOURCE_ROOT/tests/lib-loop.sh"
 
 journald_ensure
-loop_new a
+loop_new a 16M
 traced=$LOOP
-loop_new b
+loop_new b 16M
 other=$LOOP
 tname=$(basename "$traced")
 oname=$(basename "$other")
