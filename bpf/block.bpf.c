@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Block layer: each request timed from block_rq_issue (or block_rq_insert
- * with queue_time) to block_rq_complete. Requests complete in interrupt
+ * with queue_time) to block_rq_complete; one never issued (a write that only
+ * flushes) from block_io_start. Requests complete in interrupt
  * context, on another task than the one that issued them, so in-flight
  * requests are keyed by their struct request in a hash, not in task storage.
  */
@@ -9,24 +10,38 @@
 
 const volatile struct block_cfg block_cfg = {};
 
-/* What the issue side saw; read back at completion. */
+/* Where a request is, as its tracepoints said. */
+enum blk_state {
+	BLK_QUEUED,                 /* inserted; may yet be merged into another and freed */
+	BLK_ISSUED,                 /* given to the driver: it completes */
+	BLK_FLUSHING,               /* a write that only flushes: it completes */
+	BLK_REQUEUED,               /* back from the driver, to be queued again */
+};
+
+/* What the start of a request saw; read back at completion. */
 struct blk_start {
+	__u64 start_ns;             /* first seen: the agent sweeps by it (probes/inflight.h) */
 	__u64 insert_ns;            /* 0: not seen queued */
-	__u64 issue_ns;             /* 0: queued, not issued yet */
+	__u64 issue_ns;             /* 0: not issued (yet, or ever: a write that only flushes) */
 	__u64 sector;
 	__u32 bytes;
+	__u32 func_id;              /* of its op when first seen */
 	__u32 pid;
 	__u32 tid;
 	__u32 uid;
+	__u32 state;                /* enum blk_state */
 	char comm[SMBLAT_COMM_LEN];
 };
 
 /*
- * LRU: a request freed without a completion event (queue teardown, a driver
- * that ends requests its own way) must not pin a slot for ever.
+ * A plain hash, not an LRU: an LRU evicts live entries before it is full
+ * (its free entries sit in per-CPU lists), and a request whose start was
+ * evicted went by unseen. Here an entry goes when its request completes,
+ * or when the agent sweeps one older than requests live (a request freed
+ * without completing); a start that finds the table full is counted lost.
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u64);
 	__type(value, struct blk_start);
@@ -111,50 +126,127 @@ static __always_inline __u32 block_op(__u32 op)
 	return BLOCK_OP_OTHER;
 }
 
-static __always_inline void blk_task(struct blk_start *s)
+/* The func id timing rq's op, or -1 when that op is not traced. */
+static __always_inline long blk_op_id(struct request *rq)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 idx = block_op(BPF_CORE_READ(rq, cmd_flags) & BLOCK_REQ_OP_MASK), *idp, id;
+	struct func_cfg *fc;
 
-	s->pid = pid_tgid >> 32;
-	s->tid = (__u32)pid_tgid;
-	s->uid = (__u32)bpf_get_current_uid_gid();
-	bpf_get_current_comm(s->comm, sizeof(s->comm));
+	idp = bpf_map_lookup_elem(&blk_ids, &idx);
+	if (!idp || !*idp)
+		return -1;
+	id = *idp - 1;
+	fc = bpf_map_lookup_elem(&funcs, &id);
+	return fc && (fc->flags & FF_ENABLED) ? id : -1;
 }
 
-/* The first task to see a request stands for it: the submitter when queued. */
+/*
+ * The first task to see a request stands for it: the submitter when queued.
+ * The agent is not left out here as elsewhere: starts seen in interrupt
+ * context run on whichever task was interrupted, often the agent busy with
+ * the events, and its own few requests feed nothing back.
+ */
+static __always_inline bool blk_wanted(struct request *rq)
+{
+	return task_selected() && disk_wanted(rq_disk(rq));
+}
+
+/*
+ * An entry left by an earlier life of this struct request that was bound to
+ * complete: its completion went by without our program. Linux 6.18 was
+ * seen to do that, now and then, for block_rq_complete in a softirq (no
+ * recursion miss counted, ftrace saw the event); the request is counted
+ * lost when its struct comes back into use.
+ */
+static __always_inline void blk_missed(__u64 key)
+{
+	struct blk_start *old = bpf_map_lookup_elem(&blk_inflight, &key);
+
+	if (old && (old->state == BLK_ISSUED || old->state == BLK_FLUSHING))
+		account_lost(old->func_id);
+}
+
+/* A new entry for rq, seen first now; a full table counts the request lost. */
+static __always_inline void blk_track(struct request *rq, __u64 now, enum blk_state state)
+{
+	__u64 key = (__u64)rq, pid_tgid = bpf_get_current_pid_tgid();
+	struct blk_start s = {};
+	long id;
+
+	blk_missed(key);
+	id = blk_op_id(rq);
+	if (id < 0 || !blk_wanted(rq)) {
+		bpf_map_delete_elem(&blk_inflight, &key);
+		return;
+	}
+	s.state = state;
+	s.start_ns = now;
+	s.insert_ns = state == BLK_QUEUED ? now : 0;
+	s.issue_ns = state == BLK_ISSUED ? now : 0;
+	s.sector = BPF_CORE_READ(rq, __sector);
+	s.bytes = BPF_CORE_READ(rq, __data_len);
+	s.func_id = id;
+	s.pid = pid_tgid >> 32;
+	s.tid = (__u32)pid_tgid;
+	s.uid = (__u32)bpf_get_current_uid_gid();
+	bpf_get_current_comm(s.comm, sizeof(s.comm));
+	if (bpf_map_update_elem(&blk_inflight, &key, &s, BPF_ANY) < 0)
+		account_lost(id);
+}
+
+/*
+ * A write that only flushes (fsync of a block device: no data, PREFLUSH)
+ * is never inserted nor issued itself: the flush machinery runs a flush
+ * request for it and ends it. The kernel counts it as a write; so do we,
+ * from block_io_start (6.5 on), where every request begins.
+ */
+static __always_inline int blk_io_start(struct request *rq)
+{
+	__u32 flags;
+
+	if (!bpf_core_enum_value_exists(enum req_flag_bits, __REQ_PREFLUSH))
+		return 0;
+	flags = BPF_CORE_READ(rq, cmd_flags);
+	if (BPF_CORE_READ(rq, __data_len) ||
+	    !(flags & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH))))
+		return 0;
+	blk_track(rq, bpf_ktime_get_ns(), BLK_FLUSHING);
+	return 0;
+}
+
+/* Queued: a new start, also for a request queued again after a requeue. */
 static __always_inline int blk_insert(struct request *rq)
 {
-	__u64 key = (__u64)rq;
-	struct blk_start s = {};
+	blk_track(rq, bpf_ktime_get_ns(), BLK_QUEUED);
+	return 0;
+}
 
-	if (!task_wanted() || !disk_wanted(rq_disk(rq)))
-		return 0;
-	s.insert_ns = bpf_ktime_get_ns();
-	blk_task(&s);
-	bpf_map_update_elem(&blk_inflight, &key, &s, BPF_ANY);
+/* Back from the driver (busy): queued and issued again, it starts anew; no completion was missed. */
+static __always_inline int blk_requeue(struct request *rq)
+{
+	__u64 key = (__u64)rq;
+	struct blk_start *p = bpf_map_lookup_elem(&blk_inflight, &key);
+
+	if (p)
+		p->state = BLK_REQUEUED;
 	return 0;
 }
 
 static __always_inline int blk_issue(struct request *rq)
 {
 	__u64 key = (__u64)rq;
-	struct blk_start *p, s = {};
+	struct blk_start *p;
 
 	p = bpf_map_lookup_elem(&blk_inflight, &key);
-	if (p && !p->issue_ns) {
+	if (p && p->state == BLK_QUEUED) {
 		p->sector = BPF_CORE_READ(rq, __sector);
 		p->bytes = BPF_CORE_READ(rq, __data_len);
 		p->issue_ns = bpf_ktime_get_ns();
+		p->state = BLK_ISSUED;
 		return 0;
 	}
 	/* Not queued (direct issue), or issued again after a requeue. */
-	if (!task_wanted() || !disk_wanted(rq_disk(rq)))
-		return 0;
-	blk_task(&s);
-	s.sector = BPF_CORE_READ(rq, __sector);
-	s.bytes = BPF_CORE_READ(rq, __data_len);
-	s.issue_ns = bpf_ktime_get_ns();
-	bpf_map_update_elem(&blk_inflight, &key, &s, BPF_ANY);
+	blk_track(rq, bpf_ktime_get_ns(), BLK_ISSUED);
 	return 0;
 }
 
@@ -172,11 +264,12 @@ static __always_inline void blk_fill(struct event *e, struct blk_start *s, struc
 	e->uid = s->uid;
 	__builtin_memcpy(e->comm, s->comm, sizeof(e->comm));
 	e->flags = EF_BLOCK;
-	if (block_cfg.queue_time && s->insert_ns) {
+	if (block_cfg.queue_time && s->insert_ns && s->issue_ns) {
 		e->flags |= EF_BLOCK_QUEUE;
 		e->blk_queue_ns = s->issue_ns - s->insert_ns;
 	}
-	e->blk_sector = s->sector;
+	/* a request without data has no sector to speak of */
+	e->blk_sector = s->bytes ? s->sector : (__u64)-1;
 	e->blk_bytes = s->bytes;
 	e->blk_op = op;
 	if (disk)
@@ -188,31 +281,26 @@ static __always_inline void blk_fill(struct event *e, struct blk_start *s, struc
 
 static __always_inline int blk_complete(struct request *rq)
 {
-	__u64 key = (__u64)rq, now = bpf_ktime_get_ns(), lat;
+	__u64 key = (__u64)rq, now = bpf_ktime_get_ns(), lat, from;
 	struct func_cfg *fc;
 	struct blk_start *s;
 	struct event *e;
-	__u32 op, idx, *idp, id;
+	long id;
 	bool slow;
 
 	s = bpf_map_lookup_elem(&blk_inflight, &key);
 	if (!s)
 		return 0;
-	if (!s->issue_ns) {
-		/* Completed without an issue event: nothing to time. */
-		bpf_map_delete_elem(&blk_inflight, &key);
-		return 0;
-	}
-	op = BPF_CORE_READ(rq, cmd_flags) & BLOCK_REQ_OP_MASK;
-	idx = block_op(op);
-	idp = bpf_map_lookup_elem(&blk_ids, &idx);
-	if (!idp || !*idp)
+	id = blk_op_id(rq);
+	if (id < 0)
 		goto out;
-	id = *idp - 1;
-	fc = bpf_map_lookup_elem(&funcs, &id);
-	if (!fc || !(fc->flags & FF_ENABLED))
+	fc = bpf_map_lookup_elem(&funcs, &(__u32){ id });
+	if (!fc)
 		goto out;
-	lat = now - (block_cfg.queue_time && s->insert_ns ? s->insert_ns : s->issue_ns);
+	/* Never issued (a write that only flushes, a request failed in the queue): since first seen. */
+	from = block_cfg.queue_time && s->insert_ns ? s->insert_ns :
+	       s->issue_ns ? s->issue_ns : s->start_ns;
+	lat = now - from;
 	slow = lat >= fc->threshold_ns;
 	account(id, lat, slow);
 	if (!slow)
@@ -222,14 +310,14 @@ static __always_inline int blk_complete(struct request *rq)
 		account_lost(id);
 		goto out;
 	}
-	blk_fill(e, s, rq, id, op, lat);
+	blk_fill(e, s, rq, id, BPF_CORE_READ(rq, cmd_flags) & BLOCK_REQ_OP_MASK, lat);
 	bpf_ringbuf_submit(e, 0);
 out:
 	bpf_map_delete_elem(&blk_inflight, &key);
 	return 0;
 }
 
-/* block_rq_issue/insert lost their request_queue argument in 5.11: rq_arg says where rq is. */
+/* block_rq_issue/insert/requeue lost their request_queue argument in 5.11: rq_arg says where rq is. */
 static __always_inline struct request *blk_rq_arg(__u64 *ctx)
 {
 	return (struct request *)(block_cfg.rq_arg ? ctx[1] : ctx[0]);
@@ -250,6 +338,18 @@ static __always_inline int blk_complete_tp(__u64 *ctx)
 	return blk_complete((struct request *)ctx[0]);
 }
 
+static __always_inline int blk_requeue_tp(__u64 *ctx)
+{
+	return blk_requeue(blk_rq_arg(ctx));
+}
+
+static __always_inline int blk_io_start_tp(__u64 *ctx)
+{
+	return blk_io_start((struct request *)ctx[0]);
+}
+
 TRACEPOINT_PROGRAMS(block_rq_insert, blk_insert, blk_insert_tp)
 TRACEPOINT_PROGRAMS(block_rq_issue, blk_issue, blk_issue_tp)
 TRACEPOINT_PROGRAMS(block_rq_complete, blk_complete, blk_complete_tp)
+TRACEPOINT_PROGRAMS(block_rq_requeue, blk_requeue, blk_requeue_tp)
+TRACEPOINT_PROGRAMS(block_io_start, blk_io_start, blk_io_start_tp)

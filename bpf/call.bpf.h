@@ -75,6 +75,12 @@ static __always_inline void call_fill(void *ctx, struct event *e, const struct f
 		vfs_fill(e, fc, f->args);
 		wire_fill(e, f);
 	}
+	/*
+	 * No frames skipped here: how many the machinery above the traced code
+	 * takes differs by program type and kernel (a tracepoint with one probe
+	 * or several), so the agent drops them by name. The arrays hold one
+	 * frame past what is kept, to know a stack was cut.
+	 */
 	e->kstack_sz = (fc->flags & FF_KSTACK) ?
 		bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), 0) : 0;
 	e->ustack_sz = (fc->flags & FF_USTACK) ?

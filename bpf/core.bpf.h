@@ -100,17 +100,24 @@ static __always_inline bool comm_matches(void)
 	return true;
 }
 
-static __always_inline bool task_wanted(void)
+/* The pid, cgroup and comm filters of the configuration. */
+static __always_inline bool task_selected(void)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-	if (tgid == cfg.self_tgid || (cfg.tgid && tgid != cfg.tgid))
+	if (cfg.tgid && tgid != cfg.tgid)
 		return false;
 	if (cfg.cgroup_id && bpf_get_current_cgroup_id() != cfg.cgroup_id)
 		return false;
 	if (cfg.filter_comm && !comm_matches())
 		return false;
 	return true;
+}
+
+/* Selected, and not the agent itself: its own calls would feed back. */
+static __always_inline bool task_wanted(void)
+{
+	return (bpf_get_current_pid_tgid() >> 32) != cfg.self_tgid && task_selected();
 }
 
 static __always_inline struct global_stats *global_stats(void)
@@ -161,7 +168,7 @@ static __always_inline void account(__u32 id, __u64 lat, bool slow)
 		__sync_fetch_and_add(b, 1);
 }
 
-/* A slow call of id the ring buffer had no room for. */
+/* A slow call of id the ring buffer had no room for, or a call whose start could not be kept. */
 static __always_inline void account_lost(__u32 id)
 {
 	struct func_stats *st = bpf_map_lookup_elem(&stats, &id);

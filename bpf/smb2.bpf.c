@@ -40,7 +40,7 @@ struct smb2_ctl smb2 = {
 
 /* A request in flight, from its mid's allocation on. */
 struct smb2_req {
-	__u64 start_ns;
+	__u64 start_ns;         /* first: the agent sweeps by it */
 	__u64 mid;
 	__u32 pid;
 	__u32 tid;
@@ -53,9 +53,14 @@ struct smb2_req {
 	char name[SMBLAT_NAME_LEN];
 };
 
-/* Keyed by mid pointer; LRU so mids freed where no hook sees them cannot fill it. */
+/*
+ * Keyed by mid pointer. A plain hash: an LRU would evict requests in flight
+ * before it is full; mids freed where no hook sees them are swept by the
+ * agent (probes/inflight.h), and a start finding the table full is counted
+ * lost.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 8192);
 	__type(key, __u64);
 	__type(value, struct smb2_req);

@@ -5,8 +5,10 @@
  *
  * An SMB2 request may complete on a later turn of smbd's event loop (async
  * I/O, blocking locks, change notify), so the start cannot live on the task's
- * frame stack: it is keyed by process and request. LRU: requests whose
- * connection dies never complete, and must not pin entries for ever.
+ * frame stack: it is keyed by process and request, in a plain hash (an LRU
+ * would evict requests in flight before it is full). Requests whose
+ * connection dies never complete: the agent sweeps their entries
+ * (probes/inflight.h); a start finding the table full is counted lost.
  */
 #include "call.bpf.h"
 
@@ -17,13 +19,13 @@ struct smbd_req_key {
 };
 
 struct smbd_req_start {
-	__u64 start_ns;
+	__u64 start_ns;         /* first: the agent sweeps by it */
 	__u32 func_id;
 	__u32 pad;
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, struct smbd_req_key);
 	__type(value, struct smbd_req_start);
@@ -42,7 +44,8 @@ static __always_inline int smbd_request_begin(struct pt_regs *regs)
 	if (!fc || !(fc->flags & FF_ENABLED))
 		return 0;
 	s.start_ns = bpf_ktime_get_ns();
-	bpf_map_update_elem(&smbd_reqs, &k, &s, BPF_ANY);
+	if (bpf_map_update_elem(&smbd_reqs, &k, &s, BPF_ANY) < 0)
+		account_lost(s.func_id);        /* untimed, and it might have been slow */
 	return 0;
 }
 

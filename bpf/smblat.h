@@ -18,7 +18,9 @@ typedef __s64 int64_t;
 
 #define SMBLAT_MAX_FUNCS 1024     /* function ids, across all layers */
 #define SMBLAT_MAX_ARGS 6
-#define SMBLAT_STACK_DEPTH 32
+#define SMBLAT_STACK_DEPTH 32     /* frames kept of a stack */
+/* One frame more is captured: a stack cut at the depth tells from one that just fits. */
+#define SMBLAT_STACK_SLOTS (SMBLAT_STACK_DEPTH + 1)
 #define SMBLAT_NAME_LEN 64
 #define SMBLAT_COMM_LEN 16
 #define SMBLAT_NEST 16            /* nested probed calls tracked per task */
@@ -92,7 +94,7 @@ struct func_stats {
 	uint64_t count;
 	uint64_t total_ns;
 	uint64_t slow;            /* calls at or over the threshold */
-	uint64_t lost;            /* slow events the ring buffer had no room for */
+	uint64_t lost;            /* slow events the ring buffer had no room for, or starts an in-flight table had none for */
 	uint64_t unmatched;       /* returns whose entry was not seen */
 	uint64_t min_ns[2];       /* indexed by epoch & 1, see smblat.bpf.c */
 	uint64_t max_ns[2];
@@ -149,8 +151,8 @@ struct event {
 	uint32_t blk_bytes;
 	uint32_t blk_op;            /* cmd_flags & REQ_OP_MASK, the kernel's numbering */
 	char blk_disk[BLOCK_DISK_LEN];
-	uint64_t kstack[SMBLAT_STACK_DEPTH];
-	uint64_t ustack[SMBLAT_STACK_DEPTH];
+	uint64_t kstack[SMBLAT_STACK_SLOTS];
+	uint64_t ustack[SMBLAT_STACK_SLOTS];
 	/* smb2 layer: the request (EF_SMB2) and the requests a call waited on (EF_WIRE) */
 	uint64_t smb_mid;
 	uint32_t smb_status;      /* NT status of the response */

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdio.h>
+#include <stdlib.h>
 
 static int failures;
 
@@ -17,3 +18,14 @@ static int failures;
 	} while (0)
 
 #define CHECK check
+
+/* The end of every test's main(): what came of the checks, as the exit status. */
+static inline int check_done(const char *test)
+{
+	if (failures) {
+		fprintf(stderr, "%s: %d check(s) failed\n", test, failures);
+		return EXIT_FAILURE;
+	}
+	printf("%s: all checks passed\n", test);
+	return EXIT_SUCCESS;
+}

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * A workload of raw syscalls for the syscall:NAME tests:
- *   sysprog [w] s:MS|o:PATH...
+ *   sysprog [w] [r:DEPTH] s:MS|o:PATH...
  * w waits for a line on stdin first (so the agent can be told our pid);
- * s:MS calls nanosleep(2) for MS ms, o:PATH calls openat(2) on PATH. Calls
- * go through syscall(2): the C library may use clock_nanosleep instead.
+ * r:DEPTH makes the calls after it from DEPTH frames of recursion down (a
+ * deep user stack); s:MS calls nanosleep(2) for MS ms, o:PATH calls
+ * openat(2) on PATH. Calls go through syscall(2): the C library may use
+ * clock_nanosleep instead.
  * Prints, one per line, how long each call took in microseconds and its
  * return value or -errno.
  */
@@ -36,8 +38,21 @@ static long call(const char *op)
 	exit(2);
 }
 
+/* The barrier after the call keeps it from being a tail call: every level is a frame. */
+__attribute__((noinline)) static long deep(int n, const char *op)
+{
+	long r;
+
+	if (n <= 0)
+		return call(op);
+	r = deep(n - 1, op);
+	__asm__ volatile("" ::: "memory");
+	return r;
+}
+
 int main(int argc, char **argv)
 {
+	int depth = 0;
 	int i = 1;
 
 	if (argc > 1 && strcmp(argv[1], "w") == 0) {
@@ -51,8 +66,12 @@ int main(int argc, char **argv)
 		struct timespec t0, t1;
 		long r;
 
+		if (strncmp(argv[i], "r:", 2) == 0) {
+			depth = atoi(argv[i] + 2);
+			continue;
+		}
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		r = call(argv[i]);
+		r = deep(depth, argv[i]);
 		if (r < 0)
 			r = -errno;
 		clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -183,10 +183,5 @@ int main(void) {
 	test_fill(btf);
 	btfs_free(b);
 
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return EXIT_FAILURE;
-	}
-	printf("ok\n");
-	return EXIT_SUCCESS;
+	return check_done("btfargs");
 }

@@ -501,10 +501,5 @@ int main(void) {
 	test_no_tables(btf);
 	btf__free(btf);
 
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return EXIT_FAILURE;
-	}
-	printf("ok\n");
-	return EXIT_SUCCESS;
+	return check_done("cifsops");
 }

@@ -31,6 +31,10 @@ static const char kallsyms[] =
 	"ffffffff81103000 T entry_SYSCALL_64_after_hwframe\n"
 	"ffffffff81104000 T d_alloc\n"
 	"ffffffff81105000 T arch_rethook_trampoline\n"
+	"ffffffff81106000 T bpf_trace_run2\n"
+	"ffffffff81106800 t __bpf_trace_sys_exit\n"
+	"ffffffff81107000 T syscall_exit_work\n"
+	"ffffffff81108000 T user_path_at\n"
 	"ffffffff81200000 D some_data\n"
 	"ffffffffc0a00000 t cifs_lookup\t[cifs]\n"
 	"ffffffffc0a01000 t cifs_unlink\t[cifs]\n"
@@ -45,7 +49,12 @@ static const char kallsyms[] =
 #define A_RETHOOK      0xffffffff81105000ull
 #define A_BPF_PROG     0xffffffffc0c00000ull
 #define A_BPF_TRAMP    0xffffffffc0c01000ull
+#define A_TRACE_RUN    0xffffffff81106000ull
+#define A_BPF_TRACE    0xffffffff81106800ull
+#define A_EXIT_WORK    0xffffffff81107000ull
+#define A_USER_PATH    0xffffffff81108000ull
 #define A_UNKNOWN      0xffffffff80000000ull    /* below every symbol */
+#define A_JIT          0xffffffffc0030d31ull    /* past vmlinux: a BPF program kallsyms did not list */
 
 static const char mountinfo[] =
 	"22 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw\n"
@@ -67,7 +76,7 @@ struct fixture {
 	struct ksyms *ks;
 	struct mounts *mounts;
 	struct decoder d;
-	int unlink_id, lookup_id, dalloc_id, uprobe_id, read_id, count_id, void_id;
+	int unlink_id, lookup_id, dalloc_id, uprobe_id, read_id, count_id, void_id, sys_id;
 };
 
 static int add(struct func_table *t, enum layer_id l, enum op_group g, const char *name,
@@ -100,6 +109,8 @@ static void fixture_init(struct fixture *f) {
 	f->count_id = add(&f->funcs, LAYER_FUNC, GROUP_NONE, "COUNT", "do_unlinkat", NULL, RK_UINT);
 	f->void_id = add(&f->funcs, LAYER_FUNC, GROUP_NONE, "NOTHING", "do_syscall_64", NULL,
 			 RK_VOID);
+	f->sys_id = add(&f->funcs, LAYER_FUNC, GROUP_NONE, "UNLINKAT", "syscall:unlinkat", NULL,
+			RK_LONG);
 	f->funcs.v[f->unlink_id].cfg.threshold_ns = 20000000;
 	f->funcs.v[f->unlink_id].cfg.nargs = 2;
 
@@ -283,6 +294,104 @@ static void test_returns(struct fixture *f) {
 	check_ret(f, f->void_id, (uint64_t)-2, -2, 0);
 }
 
+static size_t lines(const char *s) {
+	size_t n = s && *s ? 1 : 0;
+
+	for (; s && *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static const char *last_line(const char *s) {
+	const char *nl = s ? strrchr(s, '\n') : NULL;
+
+	return nl ? nl + 1 : s;
+}
+
+/*
+ * A syscall probe's stack, taken at sys_exit: the tracepoint's machinery on
+ * top (a JITed program kallsyms did not list, bpf_trace_run2,
+ * __bpf_trace_sys_exit, syscall_exit_work) goes; the syscall's own function,
+ * returned by then, is named first.
+ */
+static void test_syscall_stack(struct fixture *f) {
+	struct event e = unlink_event(f);
+	struct record r;
+	int ret;
+
+	e.func_id = f->sys_id;
+	e.flags = EF_HAS_RET;
+	e.ret = 0;
+	e.kstack[0] = A_JIT;
+	e.kstack[1] = A_TRACE_RUN + 0x6a;
+	e.kstack[2] = A_BPF_TRACE + 0x22;
+	e.kstack[3] = A_EXIT_WORK + 0xd8;
+	e.kstack[4] = A_DO_SYSCALL + 0x40;
+	e.kstack[5] = A_ENTRY + 0x76;
+	e.kstack_sz = 6 * 8;
+	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	check(ret == 0, "decode = %d", ret);
+#if defined(__x86_64__)
+	check_str(r.stack, "__x64_sys_unlinkat+0x0\ndo_syscall_64+0x40\nentry_SYSCALL_64_after_hwframe+0x76");
+	check_str(r.stack_folded, "entry_SYSCALL_64_after_hwframe;do_syscall_64;__x64_sys_unlinkat");
+#endif
+	check(r.stack && !strstr(r.stack, "bpf_trace") && !strstr(r.stack, "0xffffffffc0030d31") &&
+	      !strstr(r.stack, "syscall_exit_work") && !strstr(r.stack, "+0x3"),
+	      "tracing machinery left in:\n%s", r.stack);
+	event_record_clear(&r);
+
+	/* Below the first real frame, frames no symbol covers stay: only the top goes. */
+	e.kstack[5] = A_UNKNOWN;
+	e.kstack[6] = A_ENTRY + 0x76;
+	e.kstack_sz = 7 * 8;
+	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	check(ret == 0 && r.stack && strstr(r.stack, "\n0xffffffff80000000\n"),
+	      "unknown frame under the syscall's own dropped:\n%s", r.stack);
+	event_record_clear(&r);
+}
+
+/* A stack that filled every slot ends with a marker saying it was cut; one that fits, not. */
+static void test_stack_cut(struct fixture *f) {
+	struct event e = unlink_event(f);
+	struct record r;
+	char marker[64];
+	int ret;
+
+	e.func_id = f->dalloc_id;
+	for (int i = 0; i < SMBLAT_STACK_SLOTS; i++)
+		e.kstack[i] = A_USER_PATH + 0x10 + i;
+	e.kstack_sz = SMBLAT_STACK_DEPTH * 8;
+	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	check(ret == 0 && lines(r.stack) == 1 + SMBLAT_STACK_DEPTH && !strstr(r.stack, "cut"),
+	      "%d frames that fit: %zu lines:\n%s", SMBLAT_STACK_DEPTH, lines(r.stack), r.stack);
+	event_record_clear(&r);
+
+	e.kstack_sz = SMBLAT_STACK_SLOTS * 8;
+	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	snprintf(marker, sizeof(marker), "[kernel stack cut at %d frames]", SMBLAT_STACK_DEPTH);
+	check(ret == 0 && lines(r.stack) == 1 + SMBLAT_STACK_DEPTH + 1, "%zu lines", lines(r.stack));
+	check_str(last_line(r.stack), marker);
+	check(r.stack_folded && strncmp(r.stack_folded, marker, strlen(marker)) == 0 &&
+	      r.stack_folded[strlen(marker)] == ';', "folded stack does not start with the marker: %s",
+	      r.stack_folded);
+	event_record_clear(&r);
+
+	/* A deep user stack under a short kernel one: each says for itself. */
+	e.kstack_sz = 2 * 8;
+	for (int i = 0; i < SMBLAT_STACK_SLOTS; i++)
+		e.ustack[i] = 0x401000 + 0x10 * i;
+	e.ustack_sz = SMBLAT_STACK_SLOTS * 8;
+	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	snprintf(marker, sizeof(marker), "[user stack cut at %d frames]", SMBLAT_STACK_DEPTH);
+	check(ret == 0 && lines(r.stack) == 1 + 2 + SMBLAT_STACK_DEPTH + 1, "%zu lines", lines(r.stack));
+	check_str(last_line(r.stack), marker);
+	check(r.stack && !strstr(r.stack, "kernel stack cut"), "short kernel stack marked cut:\n%s",
+	      r.stack);
+	check(r.stack_folded && strncmp(r.stack_folded, marker, strlen(marker)) == 0,
+	      "folded: %s", r.stack_folded);
+	event_record_clear(&r);
+}
+
 static void test_stacks(struct fixture *f) {
 	struct event e = unlink_event(f);
 	struct decoder raw = f->d;
@@ -291,12 +400,12 @@ static void test_stacks(struct fixture *f) {
 
 	/* A kernel function probed outside the smb layer is named first too. */
 	e.func_id = f->dalloc_id;
-	e.kstack[3] = A_UNKNOWN;
-	e.kstack_sz = 5 * 8;
+	e.kstack[4] = A_UNKNOWN;
+	e.kstack_sz = 6 * 8;
 	ret = event_decode(&f->d, &e, sizeof(e), &r);
 	check(ret == 0, "decode = %d", ret);
-	check_str(r.stack, "d_alloc+0x0\n0xffffffff80000000\ndo_unlinkat+0x1a0");
-	check_str(r.stack_folded, "do_unlinkat;0xffffffff80000000;d_alloc");
+	check_str(r.stack, "d_alloc+0x0\nvfs_unlink+0x12f\n0xffffffff80000000\n__x64_sys_unlinkat+0x20");
+	check_str(r.stack_folded, "__x64_sys_unlinkat;0xffffffff80000000;vfs_unlink;d_alloc");
 	event_record_clear(&r);
 
 	/* User frames follow the kernel ones, and come first (outermost) when folded. */
@@ -340,19 +449,13 @@ static void test_stacks(struct fixture *f) {
 
 	/* A full stack is read to SMBLAT_STACK_DEPTH, never past it. */
 	e = unlink_event(f);
-	for (int i = 0; i < SMBLAT_STACK_DEPTH; i++)
+	for (int i = 0; i < SMBLAT_STACK_SLOTS; i++)
 		e.kstack[i] = A_DO_SYSCALL + i;
 	e.kstack_sz = 4 * SMBLAT_STACK_DEPTH * 8;      /* a bogus size */
 	ret = event_decode(&f->d, &e, sizeof(e), &r);
 	check(ret == 0, "decode = %d", ret);
-	{
-		size_t lines = 1;
-
-		for (const char *p = r.stack; p && *p; p++)
-			lines += *p == '\n';
-		check(lines == 1 + SMBLAT_STACK_DEPTH, "%zu frames, want %d", lines,
-		      1 + SMBLAT_STACK_DEPTH);
-	}
+	check(lines(r.stack) == 1 + SMBLAT_STACK_DEPTH + 1, "%zu lines, want %d frames and the marker",
+	      lines(r.stack), 1 + SMBLAT_STACK_DEPTH);
 	event_record_clear(&r);
 
 	/* Without symbols: raw addresses, and no probed-function frame to name. */
@@ -505,15 +608,12 @@ int main(void) {
 	test_flags(&f);
 	test_returns(&f);
 	test_stacks(&f);
+	test_syscall_stack(&f);
+	test_stack_cut(&f);
 	test_invalid(&f);
 	test_block(&f);
 	test_clock();
 	fixture_done(&f);
 
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return EXIT_FAILURE;
-	}
-	printf("ok\n");
-	return EXIT_SUCCESS;
+	return check_done("event");
 }

@@ -298,7 +298,7 @@ static void test_report_example(void)
 		      "min 41.002 ms, max 52.900 ms, p50 ")) == 0, "headline:\n%s", t);
 	check(strstr(t, ", p99 52.9 ms, 3 slow\n"), "headline end:\n%s", t);
 	check(has_line(t, "     usecs               : count    distribution"), "table header:\n%s", t);
-	check(has_line(t, "     32768 -> 65535      : 12       |****************************************|"),
+	check(has_line(t, " 33554.432 -> 67108.864  : 12       |****************************************|"),
 	      "row:\n%s", t);
 	check(count_lines(t) == 3, "%d lines:\n%s", count_lines(t), t);
 	check(t[strlen(t) - 1] != '\n', "trailing newline");
@@ -328,7 +328,7 @@ static void test_report_exact(void)
 		return;
 	check(has_line(t, "INODE_OP_UNLINK (smb): 1 call in 0.5 s, avg 0.002 ms, min 0.002 ms, "
 		       "max 0.002 ms, p50 0.00234 ms, p90 0.00234 ms, p99 0.00234 ms, 0 slow"), "headline:\n%s", t);
-	check(has_line(t, "         2 -> 3          : 1        |****************************************|"),
+	check(has_line(t, "     2.048 -> 4.096      : 1        |****************************************|"),
 	      "row:\n%s", t);
 	free(t);
 }
@@ -339,36 +339,40 @@ static void test_report_rows(void)
 	char *t;
 
 	hist_init(&s);
-	/* Sub-microsecond calls go to "0 -> 1", with the 1.x us ones. */
+	/* Rows are the powers of two of nanoseconds: 300 ns in 256 -> 512, 1.5 us in 1024 -> 2048. */
 	for (int i = 0; i < 4; i++)
 		hist_add(&s, 300);
 	for (int i = 0; i < 6; i++)
 		hist_add(&s, 1500);
-	/* 20 in 4 -> 7 us, split over two sub-buckets of one power of two. */
+	/* 20 in 4096 -> 8192 ns, split over two sub-buckets of one power of two. */
 	for (int i = 0; i < 10; i++) {
 		hist_add(&s, 4200);
 		hist_add(&s, 6000);
 	}
-	/* Nothing in 8 -> 15 or 16 -> 31; 5 in 32 -> 63. */
+	/* Nothing in the two rows above; 5 in 32768 -> 65536 ns. */
 	for (int i = 0; i < 5; i++)
 		hist_add(&s, 40000);
 	t = report(&s, 10);
 	if (!t)
 		return;
-	check(has_line(t, "         0 -> 1          : 10       |********************                    |"),
+	check(has_line(t, "     0.256 -> 0.512      : 4        |********                                |"),
 	      "row 0:\n%s", t);
-	check(has_line(t, "         2 -> 3          : 0        |                                        |"),
+	check(has_line(t, "     0.512 -> 1.024      : 0        |                                        |"),
 	      "row 1:\n%s", t);
-	check(has_line(t, "         4 -> 7          : 20       |****************************************|"),
+	check(has_line(t, "     1.024 -> 2.048      : 6        |************                            |"),
 	      "row 2:\n%s", t);
-	check(has_line(t, "         8 -> 15         : 0        |                                        |"),
+	check(has_line(t, "     2.048 -> 4.096      : 0        |                                        |"),
 	      "row 3:\n%s", t);
-	check(has_line(t, "        16 -> 31         : 0        |                                        |"),
+	check(has_line(t, "     4.096 -> 8.192      : 20       |****************************************|"),
 	      "row 4:\n%s", t);
-	check(has_line(t, "        32 -> 63         : 5        |**********                              |"),
+	check(has_line(t, "     8.192 -> 16.384     : 0        |                                        |"),
 	      "row 5:\n%s", t);
-	check(count_lines(t) == 8, "%d lines:\n%s", count_lines(t), t);
-	check(!strstr(t, "64 -> 127"), "row after the last non-empty one:\n%s", t);
+	check(has_line(t, "    16.384 -> 32.768     : 0        |                                        |"),
+	      "row 6:\n%s", t);
+	check(has_line(t, "    32.768 -> 65.536     : 5        |**********                              |"),
+	      "row 7:\n%s", t);
+	check(count_lines(t) == 10, "%d lines:\n%s", count_lines(t), t);
+	check(!strstr(t, "65.536 -> 131.072"), "row after the last non-empty one:\n%s", t);
 	free(t);
 
 	/* Leading empty rows are left out too; the last bucket has a row. */
@@ -378,10 +382,156 @@ static void test_report_rows(void)
 	t = report(&s, 10);
 	if (!t)
 		return;
-	check(!strstr(t, "0 -> 1 "), "leading empty row:\n%s", t);
-	check(has_line(t, " 536870912 -> 1073741823 : 2        |****************************************|"),
+	check(!strstr(t, "0 -> 0.004 "), "leading empty row:\n%s", t);
+	/* labels wider than 10 widen the columns, header included */
+	check(has_line(t, "        usecs                  : count    distribution"), "wide header:\n%s", t);
+	check(has_line(t, "549755813.888 -> inf           : 2        |****************************************|"),
 	      "last row:\n%s", t);
 	free(t);
+}
+
+/* "1048.576" (microseconds, up to 3 decimals) as nanoseconds; UINT64_MAX for "inf". */
+static uint64_t label_ns(const char *s, const char **end)
+{
+	uint64_t ns = 0;
+	int decimals = -1;
+
+	if (strncmp(s, "inf", 3) == 0) {
+		*end = s + 3;
+		return UINT64_MAX;
+	}
+	for (; (*s >= '0' && *s <= '9') || *s == '.'; s++) {
+		if (*s == '.') {
+			decimals = 0;
+			continue;
+		}
+		ns = ns * 10 + (uint64_t)(*s - '0');
+		if (decimals >= 0)
+			decimals++;
+	}
+	for (int d = decimals < 0 ? 0 : decimals; d < 3; d++)
+		ns *= 10;
+	*end = s;
+	return ns;
+}
+
+/*
+ * Every row of the distribution says "lo -> hi : n": n must be the number
+ * of values in [lo, hi), whatever the bucket boundaries are.
+ */
+static void check_rows_true(const char *t, const uint64_t *v, size_t n, const char *what)
+{
+	const char *line = strstr(t, "distribution\n");
+	size_t rows = 0, total = 0;
+
+	check(line, "%s: no table:\n%s", what, t);
+	for (line = line ? strchr(line, '\n') + 1 : NULL; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		const char *p = line, *e;
+		uint64_t lo, hi, want = 0;
+		unsigned long long got;
+
+		while (*p == ' ')
+			p++;
+		lo = label_ns(p, &e);
+		check(strncmp(e, " -> ", 4) == 0, "%s: row without \" -> \": %.60s", what, line);
+		if (strncmp(e, " -> ", 4) != 0)
+			return;
+		hi = label_ns(e + 4, &e);
+		while (*e == ' ')
+			e++;
+		check(sscanf(e, ": %llu", &got) == 1, "%s: row without a count: %.60s", what, line);
+		for (size_t i = 0; i < n; i++)
+			want += v[i] >= lo && (v[i] < hi || hi == UINT64_MAX);
+		check(got == want, "%s: row %.40s holds %llu, but %llu of the values lie in it", what,
+		      line, got, (unsigned long long)want);
+		rows++;
+		total += got;
+	}
+	check(rows > 0 && total == n, "%s: %zu rows count %zu of %zu values", what, rows, total, n);
+}
+
+static void test_report_true_bounds(void)
+{
+	/* Three calls of 2.08 to 2.10 ms: either side of 2^21 ns = 2097.152 us. */
+	static const uint64_t three[] = { 2080000, 2090000, 2100000 };
+	uint64_t many[500];
+	unsigned int seed = 1;
+	struct summary s;
+	char *t;
+
+	hist_init(&s);
+	for (size_t i = 0; i < 3; i++)
+		hist_add(&s, three[i]);
+	t = report(&s, 60);
+	if (!t)
+		return;
+	check(has_line(t, "  1048.576 -> 2097.152   : 2        |****************************************|"),
+	      "row of 2.08 and 2.09 ms:\n%s", t);
+	check(has_line(t, "  2097.152 -> 4194.304   : 1        |********************                    |"),
+	      "row of 2.10 ms:\n%s", t);
+	check(!strstr(t, "1024 -> 2047") && !strstr(t, "2048 -> 4095"),
+	      "rows labelled in powers of two of microseconds:\n%s", t);
+	check_rows_true(t, three, 3, "2.08-2.10 ms");
+	free(t);
+
+	/* Any spread of values, from nanoseconds to minutes. */
+	hist_init(&s);
+	for (size_t i = 0; i < sizeof(many) / sizeof(many[0]); i++) {
+		many[i] = (uint64_t)rand_r(&seed) >> (rand_r(&seed) % 31);
+		many[i] *= 1 + i % 97;
+		hist_add(&s, many[i]);
+	}
+	t = report(&s, 60);
+	if (t)
+		check_rows_true(t, many, sizeof(many) / sizeof(many[0]), "random values");
+	free(t);
+}
+
+/* Samples sharing a bucket: the median lies between them, not on MIN or on a bucket edge. */
+static void test_percentile_in_bucket(void)
+{
+	struct summary s;
+	uint64_t lo, hi, v;
+	char *t;
+
+	/* 2.08, 2.085, 2.09 ms: one bucket, [1835.008, 2097.152) us. */
+	hist_init(&s);
+	hist_add(&s, 2080000);
+	hist_add(&s, 2085000);
+	hist_add(&s, 2090000);
+	hist_bucket_range(smblat_bucket(2080000), &lo, &hi);
+	check(smblat_bucket(2090000) == smblat_bucket(2080000), "test values not in one bucket");
+	v = hist_percentile(&s, 50);
+	check(v == 2085000, "p50 of 2.08, 2.085, 2.09 ms = %llu ns, want 2085000 (min %llu, bucket %llu-%llu)",
+	      (unsigned long long)v, (unsigned long long)s.min_ns, (unsigned long long)lo,
+	      (unsigned long long)hi);
+	check(hist_percentile(&s, 1) == 2080000, "p1 = %llu, want the min",
+	      (unsigned long long)hist_percentile(&s, 1));
+	check(hist_percentile(&s, 100) == 2090000, "p100 = %llu, want the max",
+	      (unsigned long long)hist_percentile(&s, 100));
+
+	/* 2.08, 2.09, 2.10 ms: two in one bucket, the max in the next. */
+	hist_init(&s);
+	hist_add(&s, 2080000);
+	hist_add(&s, 2090000);
+	hist_add(&s, 2100000);
+	v = hist_percentile(&s, 50);
+	check(v > 2080000 && v < 2097152 && v >= 2085000 && v <= 2095000,
+	      "p50 of 2.08, 2.09, 2.10 ms = %llu ns: not between the first two, away from min and edge",
+	      (unsigned long long)v);
+	t = report(&s, 60);
+	if (t)
+		check(strstr(t, ", p50 2.09 ms, "), "headline p50:\n%s", t);
+	free(t);
+
+	/* Ten equal values and one far above: p50 stays on them. */
+	hist_init(&s);
+	for (int i = 0; i < 10; i++)
+		hist_add(&s, 3000000);
+	hist_add(&s, 90000000);
+	v = hist_percentile(&s, 50);
+	hist_bucket_range(smblat_bucket(3000000), &lo, &hi);
+	check(v >= 3000000 && v < hi, "p50 of ten 3 ms and one 90 ms = %llu", (unsigned long long)v);
 }
 
 static void test_empty(void)
@@ -467,11 +617,8 @@ int main(void)
 	test_report_rows();
 	test_empty();
 	test_table();
+	test_report_true_bounds();
+	test_percentile_in_bucket();
 
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return EXIT_FAILURE;
-	}
-	printf("hist: all checks passed\n");
-	return EXIT_SUCCESS;
+	return check_done("hist");
 }

@@ -715,10 +715,5 @@ int main(void)
 	test_loss_fields();
 	test_journald();
 
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return EXIT_FAILURE;
-	}
-	printf("all journal checks passed\n");
-	return EXIT_SUCCESS;
+	return check_done("journal");
 }

@@ -10,7 +10,6 @@
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <pwd.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +25,8 @@
 
 #include "base/privs.h"
 
+#include "check.h"
+
 #define TEST_USER "nobody"
 #define EXIT_SKIP 77
 
@@ -35,8 +36,6 @@ struct user {
 	gid_t pw_gid;
 };
 
-static int failures;
-
 /*
  * A copy of this test binary that nobody maps, in a directory the test user
  * can search: the uprobe target, so that no running process gets a breakpoint.
@@ -45,18 +44,6 @@ static char uprobe_dir[] = "/tmp/test-privs-XXXXXX";
 static char uprobe_path[sizeof(uprobe_dir) + 16];
 static int64_t uprobe_offset = -ENOENT;
 
-static void fail(const char *fmt, ...) {
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "FAIL: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	failures++;
-}
-
-#define check(expr, ...) do { if (!(expr)) fail(__VA_ARGS__); } while (0)
 
 static long read_sysctl(const char *path) {
 	char buf[32] = {};
@@ -410,7 +397,8 @@ static void case_status(void) {
 	      "raise/lower before drop changed CapEff");
 }
 
-static int run(const char *name, void (*fn)(const struct user *), const struct user *pw) {
+/* Each case in a child of its own: a drop cannot be undone. A failed child is one failure here. */
+static void run(const char *name, void (*fn)(const struct user *), const struct user *pw) {
 	pid_t pid;
 	int status;
 
@@ -418,7 +406,8 @@ static int run(const char *name, void (*fn)(const struct user *), const struct u
 	pid = fork();
 	if (pid < 0) {
 		perror("fork");
-		return 1;
+		failures++;
+		return;
 	}
 	if (pid == 0) {
 		fn(pw);
@@ -427,10 +416,10 @@ static int run(const char *name, void (*fn)(const struct user *), const struct u
 	}
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		fprintf(stderr, "FAIL: %s\n", name);
-		return 1;
+		failures++;
+		return;
 	}
 	printf("ok: %s\n", name);
-	return 0;
 }
 
 static int copy_file(const char *from, const char *to) {
@@ -493,7 +482,6 @@ int main(void) {
 	struct privs_state st;
 	struct passwd *pw;
 	struct user u;
-	int bad = 0;
 
 	if (geteuid() != 0) {
 		printf("skip: needs root\n");
@@ -519,14 +507,14 @@ int main(void) {
 	for (enum attach_kind k = 0; k < _ATTACH_MAX; k++)
 		attach_as_root[k] = attach_try(k);
 
-	bad += run("status", wrap_status, &u);
-	bad += run("missing user", wrap_missing, &u);
-	bad += run("drop everything", case_drop_all, &u);
+	run("status", wrap_status, &u);
+	run("missing user", wrap_missing, &u);
+	run("drop everything", case_drop_all, &u);
 	if ((st.cap_prm & PRIVS_ATTACH_CAPS) == PRIVS_ATTACH_CAPS)
-		bad += run("drop keeping attach caps", case_drop_keep, &u);
+		run("drop keeping attach caps", case_drop_keep, &u);
 	else
 		printf("skip: drop keeping attach caps: root here lacks CAP_BPF, CAP_PERFMON or CAP_SYSLOG\n");
 
 	uprobe_target_cleanup();
-	return bad ? 1 : 0;
+	return check_done("privs");
 }

@@ -267,10 +267,5 @@ int main(void)
 	test_config();
 	test_request();
 	test_links();
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return EXIT_FAILURE;
-	}
-	printf("all smb2 checks passed\n");
-	return EXIT_SUCCESS;
+	return check_done("smb2");
 }

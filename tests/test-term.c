@@ -213,10 +213,5 @@ int main(void)
 	test_block();
 	test_funcslower();
 
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return EXIT_FAILURE;
-	}
-	printf("all term checks passed\n");
-	return EXIT_SUCCESS;
+	return check_done("term");
 }

@@ -368,10 +368,5 @@ int main(void) {
 	test_speed(u);
 	usyms_free(u);
 
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return EXIT_FAILURE;
-	}
-	printf("ok\n");
-	return EXIT_SUCCESS;
+	return check_done("usyms");
 }

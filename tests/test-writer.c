@@ -76,5 +76,5 @@ int main(void)
 	      "push after stop accepted");
 	writer_free(w);
 	free(wl);
-	return failures ? 1 : 0;
+	return check_done("writer");
 }

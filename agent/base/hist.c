@@ -9,8 +9,6 @@
 #include "base/hist.h"
 
 #define HIST_BAR_WIDTH 40
-/* Usec log2 rows of the report: slot 0 is "0 -> 1", the last holds the last bucket. */
-#define HIST_ROWS 64
 
 void hist_init(struct summary *s)
 {
@@ -67,12 +65,17 @@ static uint64_t buckets_sum(const struct summary *s)
 
 /*
  * Where the rank-th smallest value (1-based) sits, assuming even spread in
- * its bucket; the k-th of c is put at the top of its 1/c share, so the
- * highest rank reaches the bucket's end and p100 clamps to exactly max.
+ * its bucket over the part of it the data can reach: the bucket's bounds
+ * clipped to the known min and max. A clipped end is a sample itself (the
+ * min or the max), so the first or last value of the bucket sits on it;
+ * an open end is half a step away, as a bucket's values are seldom on its
+ * edge. Samples sharing a bucket thus get their median between them, not
+ * on min or on the bucket's edge.
  */
 static uint64_t bucket_interpolate(const struct summary *s, uint64_t rank)
 {
-	uint64_t seen = 0, lo, hi;
+	uint64_t seen = 0, lo, hi, c;
+	double gap_lo = 0.5, gap_hi = 0.5, steps;
 	unsigned int b;
 
 	for (b = 0; b < SMBLAT_NBUCKETS - 1; b++) {
@@ -84,9 +87,23 @@ static uint64_t bucket_interpolate(const struct summary *s, uint64_t rank)
 	/* The open-ended last bucket is spread as if it stopped at the next power of two. */
 	if (b == SMBLAT_NBUCKETS - 1)
 		hi = (uint64_t)1 << (SMBLAT_MAX_LOG2 + 1);
-	if (s->buckets[b] == 0)
+	c = s->buckets[b];
+	if (c == 0)
 		return lo;
-	return lo + (uint64_t)((double)(hi - lo) * (double)(rank - seen) / (double)s->buckets[b]);
+	if (minmax_known(s)) {
+		if (s->min_ns >= lo && s->min_ns < hi) {
+			lo = s->min_ns;
+			gap_lo = 0;
+		}
+		if (s->max_ns >= lo && s->max_ns < hi) {
+			hi = s->max_ns;
+			gap_hi = 0;
+		}
+	}
+	steps = (double)(c - 1) + gap_lo + gap_hi;
+	if (steps <= 0)
+		return lo;
+	return lo + (uint64_t)((double)(hi - lo) * ((double)(rank - seen - 1) + gap_lo) / steps);
 }
 
 uint64_t hist_percentile(const struct summary *s, double p)
@@ -258,17 +275,31 @@ static void report_headline(FILE *f, const struct func *fn, const struct summary
 }
 
 /*
- * The usec log2 row of a bucket, from its lower edge as biolatency does
- * with whole usecs: 0 and 1 share row 0, then [2^r, 2^(r+1)). Every ns
- * power of two lands whole in one row, whose label is then ~2.4 % early.
+ * One row per power of two of nanoseconds, as the buckets are (their four
+ * sub-buckets folded), labelled with its true bounds in microseconds
+ * [lo, hi): "1048.576 -> 2097.152" holds 1.05 to 2.10 ms, as HIST says.
  */
-static unsigned int report_row(unsigned int b)
-{
-	uint64_t lo, hi, us;
+#define HIST_ROWS ((int)(SMBLAT_NBUCKETS / SMBLAT_SUBS))
 
-	hist_bucket_range(b, &lo, &hi);
-	us = lo / 1000;
-	return us < 2 ? 0 : smblat_log2(us);
+static void row_range(unsigned int r, uint64_t *lo_ns, uint64_t *hi_ns)
+{
+	uint64_t ignored;
+
+	hist_bucket_range(r * SMBLAT_SUBS, lo_ns, &ignored);
+	hist_bucket_range(r * SMBLAT_SUBS + SMBLAT_SUBS - 1, &ignored, hi_ns);
+}
+
+/* As print_us(), into buf. */
+static void format_us(char *buf, size_t len, uint64_t ns)
+{
+	FILE *f = fmemopen(buf, len, "w");
+
+	if (!f) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	print_us(f, ns);
+	fclose(f);
 }
 
 static void print_bar(FILE *f, uint64_t n, uint64_t max)
@@ -283,14 +314,12 @@ static void print_bar(FILE *f, uint64_t n, uint64_t max)
 
 static void report_table(FILE *f, const struct summary *s)
 {
+	char lo_s[HIST_ROWS][24], hi_s[HIST_ROWS][24];
 	uint64_t rows[HIST_ROWS] = {}, max = 0;
-	int first = -1, last = -1;
+	int first = -1, last = -1, width = 10;
 
-	for (unsigned int b = 0; b < SMBLAT_NBUCKETS; b++) {
-		unsigned int r = report_row(b);
-
-		rows[r] += s->buckets[b];
-	}
+	for (unsigned int b = 0; b < SMBLAT_NBUCKETS; b++)
+		rows[b / SMBLAT_SUBS] += s->buckets[b];
 	for (int r = 0; r < HIST_ROWS; r++) {
 		if (rows[r] == 0)
 			continue;
@@ -302,14 +331,23 @@ static void report_table(FILE *f, const struct summary *s)
 	}
 	if (first < 0)
 		return;
-
-	fprintf(f, "%5s%-19s : count    distribution\n", "", "usecs");
+	/* Labels as wide as the widest one shown, at least biolatency's 10 columns. */
 	for (int r = first; r <= last; r++) {
-		uint64_t lo = r == 0 ? 0 : (uint64_t)1 << r;
-		uint64_t hi = ((uint64_t)1 << (r + 1)) - 1;
+		uint64_t lo, hi;
 
-		fprintf(f, "%10llu -> %-10llu : %-8llu ",
-			(unsigned long long)lo, (unsigned long long)hi, (unsigned long long)rows[r]);
+		row_range(r, &lo, &hi);
+		format_us(lo_s[r], sizeof(lo_s[r]), lo);
+		format_us(hi_s[r], sizeof(hi_s[r]), hi);
+		if ((int)strlen(lo_s[r]) > width)
+			width = (int)strlen(lo_s[r]);
+		if ((int)strlen(hi_s[r]) > width)
+			width = (int)strlen(hi_s[r]);
+	}
+
+	fprintf(f, "%*s%-*s : count    distribution\n", width - 5, "", width + 9, "usecs");
+	for (int r = first; r <= last; r++) {
+		fprintf(f, "%*s -> %-*s : %-8llu ", width, lo_s[r], width, hi_s[r],
+			(unsigned long long)rows[r]);
 		print_bar(f, rows[r], max);
 	}
 }

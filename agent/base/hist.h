@@ -28,8 +28,9 @@ void hist_bucket_range(unsigned int b, uint64_t *lo_ns, uint64_t *hi_ns);
 
 /*
  * Latency at percentile p (0 < p <= 100) estimated from the buckets:
- * linear interpolation inside the bucket holding the rank, clamped to
- * [min_ns, max_ns] when those are known. 0 when count is 0.
+ * linear interpolation inside the bucket holding the rank, over the
+ * bucket's bounds clipped to [min_ns, max_ns] when those are known (min
+ * and max being samples themselves). 0 when count is 0.
  */
 uint64_t hist_percentile(const struct summary *s, double p);
 
@@ -48,12 +49,14 @@ char *hist_format_compact(const struct summary *s);
  * A readable report: header line "FUNCTION (LAYER): N calls in INTERVAL s,
  * avg X ms, min X ms, max X ms, p50 X ms, p90 X ms, p99 X ms, N slow"
  * ("no calls in INTERVAL s" and nothing more when empty), then a log2
- * distribution (power of two rows, sub-buckets folded) in usecs with text
- * bars, like biolatency:
+ * distribution with text bars, like biolatency: one row per power of two
+ * of nanoseconds (sub-buckets folded), labelled [lo, hi) in microseconds
+ * with the bounds HIST has:
  *      usecs               : count    distribution
- *       1024 -> 2047       : 12       |****************************************|
- * Empty leading/trailing rows are left out; no final newline. Returns
- * malloc'd text, NULL on ENOMEM.
+ *   1048.576 -> 2097.152   : 12       |****************************************|
+ * Labels widen past 10 columns when a bound needs it. Empty leading and
+ * trailing rows are left out; no final newline. Returns malloc'd text,
+ * NULL on ENOMEM.
  */
 char *hist_format_report(const struct func *f, const struct summary *s, double interval_s);
 

@@ -25,6 +25,26 @@ static bool frame_is_noise(const char *s)
 	       strstr(s, "kretprobe_trampoline") || strstr(s, "rethook_trampoline");
 }
 
+/*
+ * Where a tracepoint hands over to BPF, on top of its stacks: bpf_trace_runN
+ * and __bpf_trace_TP (raw_tp, tp_btf), __traceiter_TP when the tracepoint
+ * has several probes, and the functions firing sys_enter and sys_exit,
+ * which run only because the tracepoint is on.
+ */
+static const char *const hook_frames[] = {
+	"bpf_trace_run", "__bpf_trace_", "__traceiter_",
+	"syscall_trace_enter", "syscall_trace_exit", "syscall_exit_work",
+	"syscall_exit_to_user_mode_prepare",
+};
+
+static bool frame_is_hook(const char *s)
+{
+	for (size_t i = 0; i < sizeof(hook_frames) / sizeof(*hook_frames); i++)
+		if (strncmp(s, hook_frames[i], strlen(hook_frames[i])) == 0)
+			return true;
+	return false;
+}
+
 struct frames {
 	char **v;
 	size_t n;
@@ -51,38 +71,101 @@ static void frames_free(struct frames *f)
 	free(f->v);
 }
 
+/* Frames in a stack of the event, at most SMBLAT_STACK_SLOTS whatever size says. */
+static int stack_frames(int32_t size)
+{
+	return size <= 0 ? 0 : size / 8 > SMBLAT_STACK_SLOTS ? SMBLAT_STACK_SLOTS : size / 8;
+}
+
+/* The slot past SMBLAT_STACK_DEPTH was filled: there was more than was kept. */
+static void push_cut_marker(struct frames *out, int n, const char *which)
+{
+	char buf[64];
+
+	if (n <= SMBLAT_STACK_DEPTH)
+		return;
+	snprintf(buf, sizeof(buf), "[%s stack cut at %d frames]", which, SMBLAT_STACK_DEPTH);
+	frames_push(out, buf);
+}
+
+/* The function serving syscall name: this architecture's wrapper (4.17 on), or sys_NAME. */
+static const struct ksym *syscall_handler(const struct ksyms *ks, const char *name)
+{
+	static const char *const prefixes[] = {
+#if defined(__x86_64__)
+		"__x64_sys_",
+#elif defined(__aarch64__)
+		"__arm64_sys_",
+#elif defined(__s390x__)
+		"__s390x_sys_",
+#elif defined(__riscv)
+		"__riscv_sys_",
+#endif
+		"sys_",
+	};
+	const struct ksym *k;
+	char sym[FRAME_MAX];
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++) {
+		snprintf(sym, sizeof(sym), "%s%s", prefixes[i], name);
+		k = ksyms_lookup(ks, sym, "vmlinux");
+		if (k)
+			return k;
+	}
+	return NULL;
+}
+
+/* The kernel function fn probes, when it has returned before the exit probe ran. */
+static const struct ksym *probed_function(const struct decoder *d, const struct func *fn)
+{
+	if (!d->ks || !fn->symbol)
+		return NULL;
+	if (strncmp(fn->symbol, "syscall:", 8) == 0)
+		return syscall_handler(d->ks, fn->symbol + 8);
+	if (fn->layer == LAYER_FUNC && strchr(fn->symbol, '/'))
+		return NULL;    /* a user function or USDT probe */
+	return ksyms_lookup(d->ks, fn->symbol, fn->module);
+}
+
 static void kernel_frames(const struct decoder *d, const struct event *e, const struct func *fn,
 			  struct frames *out)
 {
 	char buf[FRAME_MAX];
-	int n = e->kstack_sz > 0 ? e->kstack_sz / 8 : 0;
+	int n = stack_frames(e->kstack_sz);
 	const struct ksym *k;
+	bool top = true;
 
-	/*
-	 * The probed function returned before the exit probe ran: name it first,
-	 * when there is a recorded stack to complete.
-	 */
-	if (n > 0 && (fn->layer != LAYER_FUNC || !strchr(fn->symbol ? fn->symbol : "", '/'))) {
-		k = d->ks && fn->symbol ? ksyms_lookup(d->ks, fn->symbol, fn->module) : NULL;
-		if (k) {
-			ksyms_format(d->ks, k->addr, buf, sizeof(buf));
-			frames_push(out, buf);
-		}
+	/* Named first, when there is a recorded stack to complete. */
+	k = n > 0 ? probed_function(d, fn) : NULL;
+	if (k) {
+		ksyms_format(d->ks, k->addr, buf, sizeof(buf));
+		frames_push(out, buf);
 	}
 	for (int i = 0; i < n && i < SMBLAT_STACK_DEPTH; i++) {
+		int r = 0;
+
 		if (d->ks)
-			ksyms_format(d->ks, e->kstack[i], buf, sizeof(buf));
+			r = ksyms_format(d->ks, e->kstack[i], buf, sizeof(buf));
 		else
 			snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)e->kstack[i]);
-		if (!frame_is_noise(buf))
-			frames_push(out, buf);
+		if (frame_is_noise(buf))
+			continue;
+		/*
+		 * On top, what no symbol covers is a BPF program kallsyms did not
+		 * list when it was read; with the tracepoint's hooks it goes.
+		 */
+		if (top && d->ks && (r < 0 || frame_is_hook(buf)))
+			continue;
+		top = false;
+		frames_push(out, buf);
 	}
+	push_cut_marker(out, n, "kernel");
 }
 
 static void user_frames(const struct decoder *d, const struct event *e, struct frames *out)
 {
 	char buf[FRAME_MAX];
-	int n = e->ustack_sz > 0 ? e->ustack_sz / 8 : 0;
+	int n = stack_frames(e->ustack_sz);
 
 	for (int i = 0; i < n && i < SMBLAT_STACK_DEPTH; i++) {
 		if (d->us)
@@ -91,6 +174,7 @@ static void user_frames(const struct decoder *d, const struct event *e, struct f
 			snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)e->ustack[i]);
 		frames_push(out, buf);
 	}
+	push_cut_marker(out, n, "user");
 }
 
 static char *join(struct frames *f, bool reverse, char sep)
@@ -117,12 +201,12 @@ static char *join(struct frames *f, bool reverse, char sep)
 	return s;
 }
 
-/* Folded frames carry no offsets or module tags: flame graphs merge by name. */
+/* Folded frames carry no offsets or module tags: flame graphs merge by name. Markers stay whole. */
 static void strip_frame(char *s)
 {
 	char *c = strpbrk(s, "+ ");
 
-	if (c && s[0] != '0')
+	if (c && s[0] != '0' && s[0] != '[')
 		*c = '\0';
 }
 

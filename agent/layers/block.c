@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "layers/block.h"
 #include "layers/layer.h"
+#include "probes/inflight.h"
 
 static const char *const op_names[_BLOCK_OP_MAX] = {
 	[BLOCK_OP_READ] = "READ",
@@ -103,13 +104,28 @@ int block_cfg_build(const struct config *c, const struct btf *vmlinux, const cha
 
 #define NAME "block"
 
-/* Completion first: an issue without its completion would only fill the map. */
-static const char *const tracepoints[] = { "block_rq_complete", "block_rq_issue", "block_rq_insert" };
+/*
+ * Completion first: an issue without its completion would only fill the
+ * map; block_rq_insert last, attached only for queue_time.
+ */
+static const char *const tracepoints[] = {
+	"block_rq_complete", "block_rq_requeue", "block_rq_issue", "block_rq_insert",
+};
+/* Where writes that only flush begin (6.5 on); without it they go unseen. */
+#define TP_IO_START "block_io_start"
+
+/*
+ * A request in flight this long never completes (its queue went away, or
+ * a driver ended it its own way): drivers time out and retry in minutes.
+ */
+#define STALE_NS (10 * 60 * 1000000000ULL)
+#define STALE_WORDS "10 min"
 
 struct layer {
 	const struct layer_env *env;
 	struct func *ops[_BLOCK_OP_MAX];
 	enum backend backend;       /* of the tracepoints, BACKEND_NONE: not attached */
+	bool io_start;              /* TP_IO_START attached */
 	char why[256];
 };
 
@@ -158,7 +174,8 @@ static void ops_mark(struct layer *l)
 
 static void block_attach(struct layer *l)
 {
-	unsigned int n_tps = l->env->cfg->block_queue_time ? 3 : 2;
+	unsigned int n_tps = sizeof(tracepoints) / sizeof(*tracepoints) -
+			     !l->env->cfg->block_queue_time;
 	int r;
 
 	r = ops_add(l);
@@ -190,12 +207,15 @@ static void block_attach(struct layer *l)
 		if (l->backend == BACKEND_NONE || r == BACKEND_RAW_TP)
 			l->backend = r;
 	}
+	l->io_start = probes_attach_tracepoint(l->env->probes, TP_IO_START) >= 0;
 	l->why[0] = '\0';
 	ops_mark(l);
-	log_layer(NAME, LOG_INFO, "%u request ops timed from %s to completion (%s)%s",
+	log_layer(NAME, LOG_INFO, "%u request ops timed from %s to completion (%s)%s%s",
 		  func_table_attached(l->env->funcs, LAYER_BLOCK),
 		  l->env->cfg->block_queue_time ? "insert" : "issue", backend_name(l->backend),
-		  l->env->cfg->block_disks ? ", disks filtered" : "");
+		  l->env->cfg->block_disks ? ", disks filtered" : "",
+		  l->io_start ? "" : "; no " TP_IO_START " (before Linux 6.5): writes that only "
+		  "flush are not seen");
 }
 
 static void block_apply(struct layer *l, const struct config *old, struct reload_counts *n)
@@ -218,6 +238,8 @@ static unsigned int block_detach(struct layer *l, enum func_state why)
 
 	for (unsigned int i = 0; i < sizeof(tracepoints) / sizeof(*tracepoints); i++)
 		probes_detach_tracepoint(l->env->probes, tracepoints[i]);
+	probes_detach_tracepoint(l->env->probes, TP_IO_START);
+	l->io_start = false;
 	for (uint32_t op = 0; op < _BLOCK_OP_MAX; op++)
 		if (l->ops[op])
 			probes_detach(l->env->probes, l->ops[op], why, NULL);
@@ -252,6 +274,55 @@ int block_decode_event(const struct event *e, struct record *r)
 	}
 	return record_set_place(r, "%s, %u bytes%s%s", record_field(r, "DISK"), e->blk_bytes,
 				sector, queue);
+}
+
+/* Mirrors struct blk_start of bpf/block.bpf.c, as far as the sweep reads it. */
+struct blk_start_head {
+	uint64_t start_ns;
+	uint64_t insert_ns;
+	uint64_t issue_ns;
+	uint64_t sector;
+	uint32_t bytes;
+	uint32_t func_id;
+};
+
+struct swept {
+	struct layer *l;
+	unsigned int per_op[_BLOCK_OP_MAX];
+};
+
+static void on_swept(const void *key, const void *value, void *userdata)
+{
+	struct swept *w = userdata;
+	struct blk_start_head h;
+
+	memcpy(&h, value, sizeof(h));
+	for (uint32_t op = 0; op < _BLOCK_OP_MAX; op++)
+		if (w->l->ops[op] && w->l->ops[op]->id == h.func_id)
+			w->per_op[op]++;
+}
+
+/* "BLOCK_WRITE 2, BLOCK_FLUSH 1" */
+static void describe_swept(void *userdata, char *buf, size_t size)
+{
+	const struct swept *w = userdata;
+	size_t len = 0;
+
+	for (uint32_t op = 0; op < _BLOCK_OP_MAX && len < size; op++)
+		if (w->per_op[op])
+			len += snprintf(buf + len, size - len, "%s%s %u", len ? ", " : "",
+					w->l->ops[op]->name, w->per_op[op]);
+}
+
+/* Entries of requests that never completed go, and are said. */
+static void block_watch(struct layer *l)
+{
+	struct swept w = { .l = l };
+	struct inflight_sweep s = { .max_age_ns = STALE_NS, .swept = on_swept, .userdata = &w };
+
+	if (l->backend != BACKEND_NONE)
+		layer_sweep(l->env, NAME, INFLIGHT_BLOCK, &s, "not completed in " STALE_WORDS,
+			    describe_swept);
 }
 
 static void block_decode(struct layer *l, const struct event *e, struct record *r)
@@ -294,6 +365,7 @@ const struct layer_ops block_layer = {
 	.attach = block_attach,
 	.apply = block_apply,
 	.detach = block_detach,
+	.watch = block_watch,
 	.decode = block_decode,
 	.state = block_state,
 };

@@ -119,6 +119,17 @@ void layer_free(enum layer_id id, struct layer *l);
 const char *layer_unavailable(const char *layer, char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+struct inflight_sweep;
+/*
+ * Drops the entries of in-flight table t that s calls stale (probes/inflight.h)
+ * and says how many went, why (words of the layer: "never completed in 10
+ * min") and what describe() adds about them. Returns how many went, or
+ * negative errno (said too).
+ */
+int layer_sweep(const struct layer_env *env, const char *layer, enum inflight_table t,
+		struct inflight_sweep *s, const char *why,
+		void (*describe)(void *userdata, char *buf, size_t size));
+
 /* --list-probes: one row, in the columns of the function table. */
 void layer_list_row(FILE *out, const char *function, enum layer_id l, const char *target,
 		    const char *backend, const char *status);

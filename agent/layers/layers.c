@@ -2,10 +2,12 @@
 /* The one table of layers: adding a layer is its module and one entry here. */
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 #include <syslog.h>
 
 #include "base/log.h"
 #include "layers/layer.h"
+#include "probes/inflight.h"
 
 extern const struct layer_ops smb_layer, smb2_layer, block_layer, func_layer, smbd_layer;
 
@@ -57,4 +59,26 @@ void layer_free(enum layer_id id, struct layer *l)
 	if (layer_table[id]->free)
 		layer_table[id]->free(l);
 	free(l);
+}
+
+int layer_sweep(const struct layer_env *env, const char *layer, enum inflight_table t,
+		struct inflight_sweep *s, const char *why,
+		void (*describe)(void *userdata, char *buf, size_t size))
+{
+	char detail[512] = "";
+	int n;
+
+	s->now_ns = inflight_now();
+	n = probes_sweep(env->probes, t, s);
+	if (n < 0) {
+		log_layer(layer, LOG_WARNING, "cannot sweep the requests in flight: %s", strerror(-n));
+		return n;
+	}
+	if (n == 0)
+		return 0;
+	if (describe)
+		describe(s->userdata, detail, sizeof(detail));
+	log_layer(layer, LOG_WARNING, "%d request%s dropped from the in-flight table, %s%s%s", n,
+		  n == 1 ? "" : "s", why, detail[0] ? ": " : "", detail);
+	return n;
 }

@@ -18,6 +18,7 @@
 #include "layers/smb2.h"
 #include "layers/smb2proto.h"
 #include "probes/btfargs.h"
+#include "probes/inflight.h"
 #include "symbols/ksyms.h"
 
 #define CIFS_MODULE "cifs"
@@ -326,12 +327,21 @@ static void smb2_apply(struct layer *l, const struct config *old, struct reload_
 	}
 }
 
+/*
+ * SMB2 requests may wait long (a blocking lock, a change notify), but one
+ * in flight for an hour has lost its end: its mid was freed where no hook
+ * saw it.
+ */
+#define STALE_NS (60 * 60 * 1000000000ULL)
+
 static void smb2_watch(struct layer *l)
 {
+	struct inflight_sweep s = { .max_age_ns = STALE_NS };
 	uint64_t inst;
 
 	if (l->why && !l->module)
 		return;         /* no backend: nothing will change that */
+	layer_sweep(l->env, NAME, INFLIGHT_SMB2, &s, "not ended in 60 min", NULL);
 	inst = ksyms_module_instance(CIFS_MODULE);
 	if (l->module && inst != l->module) {
 		unsigned int n = smb2_detach(l, FUNC_UNLOADED);

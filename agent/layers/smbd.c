@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 
 #include "base/log.h"
 #include "layers/layer.h"
+#include "probes/inflight.h"
 #include "symbols/usyms.h"
 
 #define VFS_PREFIX "smb_vfs_call_"
@@ -265,6 +267,33 @@ static unsigned int smbd_detach(struct layer *l, enum func_state why)
 	return n;
 }
 
+/* As the key of smbd_reqs in bpf/smbd.bpf.c. */
+struct smbd_req_key {
+	uint32_t tgid;
+	uint32_t pad;
+	uint64_t req;
+};
+
+/* The connection of an smbd process died with requests in flight: they never end. */
+static bool process_gone(const void *key, const void *value, void *userdata)
+{
+	const struct smbd_req_key *k = key;
+
+	return kill((pid_t)k->tgid, 0) < 0 && errno == ESRCH;
+}
+
+/* A request waits at most for a change notify or a lock; an hour is past that. */
+#define STALE_NS (60 * 60 * 1000000000ULL)
+
+static void smbd_watch(struct layer *l)
+{
+	struct inflight_sweep s = { .max_age_ns = STALE_NS, .stale = process_gone };
+
+	if (l->requests)
+		layer_sweep(l->env, NAME, INFLIGHT_SMBD, &s,
+			    "their smbd process gone or not ended in 60 min", NULL);
+}
+
 static enum layer_state smbd_state(struct layer *l, const char **why)
 {
 	if (l->why) {
@@ -304,6 +333,7 @@ const struct layer_ops smbd_layer = {
 	.attach = smbd_attach,
 	.apply = smbd_apply,
 	.detach = smbd_detach,
+	.watch = smbd_watch,
 	.state = smbd_state,
 	.free = smbd_free,
 };

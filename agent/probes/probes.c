@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "probes/inflight.h"
 #include "probes/probes-int.h"
 
 /* Any long-lived vmlinux function with BTF: the template is never attached there. */
@@ -53,7 +54,23 @@ static enum prog_unit prog_unit(const struct bpf_program *prog)
 
 struct features {
 	bool fentry, kmulti, tp_btf, umulti;
+	const struct btf *vmlinux;  /* NULL: not known, every tracepoint assumed there */
 };
+
+/*
+ * A tp_btf program of a tracepoint this kernel lacks (block_io_start before
+ * 6.5) would fail the whole load: it is left out, and its raw_tp twin then
+ * fails only its own attach.
+ */
+static bool tracepoint_known(const struct btf *vmlinux, const char *tp)
+{
+	char name[128];
+
+	if (!vmlinux)
+		return true;
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	return btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) >= 0;
+}
 
 /*
  * Programs load for the units the layers asked for, and only of the kinds
@@ -68,6 +85,7 @@ static void programs_setup(struct smblat_bpf *skel, const struct probes_opts *o,
 	bpf_object__for_each_program(prog, skel->obj) {
 		const char *sec = bpf_program__section_name(prog);
 		bool want = o->units & UNIT_BIT(prog_unit(prog)), btf;
+		const char *tp;
 
 		if (strncmp(sec, "fentry", 6) == 0 || strncmp(sec, "fexit", 5) == 0) {
 			want &= ft->fentry;
@@ -79,8 +97,8 @@ static void programs_setup(struct smblat_bpf *skel, const struct probes_opts *o,
 				bpf_program__set_expected_attach_type(prog, UMULTI_ATTACH_TYPE);
 		} else if (strstr(sec, "probe.multi")) {
 			want &= ft->kmulti;
-		} else if (prog_tracepoint(prog, &btf)) {
-			want &= ft->tp_btf || !btf;
+		} else if ((tp = prog_tracepoint(prog, &btf))) {
+			want &= !btf || (ft->tp_btf && tracepoint_known(ft->vmlinux, tp));
 		}
 		bpf_program__set_autoload(prog, want);
 	}
@@ -147,6 +165,7 @@ int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs
 		.kmulti = o->choice == CHOICE_AUTO || o->choice == CHOICE_KPROBE_MULTI,
 		.tp_btf = o->units & (UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL)),
 		.umulti = true,
+		.vmlinux = btfs_get(btfs, NULL),
 	};
 	int r;
 
@@ -783,4 +802,15 @@ uint32_t probes_attached(const struct probes *p)
 uint32_t probes_func_capacity(const struct probes *p)
 {
 	return bpf_map__max_entries(p->skel->maps.hist) / SMBLAT_NBUCKETS;
+}
+
+int probes_sweep(struct probes *p, enum inflight_table t, const struct inflight_sweep *s)
+{
+	struct bpf_map *m = t == INFLIGHT_BLOCK ? p->skel->maps.blk_inflight :
+			    t == INFLIGHT_SMB2 ? p->skel->maps.smb2_reqs : p->skel->maps.smbd_reqs;
+	int fd = bpf_map__fd(m);
+
+	if (fd < 0)
+		return -EBADF;
+	return inflight_sweep(fd, bpf_map__key_size(m), bpf_map__value_size(m), s);
 }

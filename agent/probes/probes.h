@@ -134,3 +134,13 @@ int probes_attach_smbd_requests(struct probes *p, struct func **fv, uint64_t *be
 				uint32_t n, const uint64_t *ends, uint32_t n_ends, const char *binary);
 /* Function ids the histogram map holds (probes_opts.func_capacity). */
 uint32_t probes_func_capacity(const struct probes *p);
+
+/* The in-flight tables of BPF (probes/inflight.h). */
+enum inflight_table {
+	INFLIGHT_BLOCK,             /* block requests, by struct request */
+	INFLIGHT_SMB2,              /* cifs mids */
+	INFLIGHT_SMBD,              /* smbd's SMB2 requests, by process and request */
+};
+struct inflight_sweep;
+/* Drops what s calls stale from table t; how many entries went, or negative errno. */
+int probes_sweep(struct probes *p, enum inflight_table t, const struct inflight_sweep *s);

@@ -17,6 +17,7 @@
 #define READ_CHUNK (256 * 1024)
 #define NO_MODULE ((uintptr_t)-1)
 #define GROW_MIN 4096           /* kallsyms has 100k+ lines: skip the small steps */
+#define KSYMS_TAIL_MAX 4096     /* extent of the last symbol of vmlinux or of a module */
 
 struct ksyms {
 	char *path;
@@ -451,6 +452,16 @@ const struct ksym *ksyms_find(const struct ksyms *k, uint64_t addr, uint64_t *of
 		else
 			hi = mid;
 	}
+	/*
+	 * kallsyms has no sizes: a symbol ends where the next one starts. The
+	 * last one of vmlinux or of a module ends nowhere that kallsyms says,
+	 * and what follows it may be text it does not name (BPF programs JITed
+	 * after the table was read, other modules' gaps): give it a page, as
+	 * perf does, rather than naming everything up to the next owner.
+	 */
+	if (addr - k->text[lo].addr >= KSYMS_TAIL_MAX &&
+	    (lo + 1 == k->n_text || k->text[lo + 1].module != k->text[lo].module))
+		return NULL;
 	while (lo > 0 && k->text[lo - 1].addr == k->text[lo].addr)
 		lo--;
 

@@ -35,7 +35,11 @@ int ksyms_reload(struct ksyms *k);
 /* Why ksyms_load() failed, in words for the user; NULL when errno says it all. */
 const char *ksyms_explain(int r);
 
-/* Nearest text symbol at or below addr; NULL when addr is zero or below them all. */
+/*
+ * The text symbol covering addr: the nearest at or below it, up to the next
+ * symbol; the last one of vmlinux or of a module covers a page at most.
+ * NULL when addr is zero, below them all, or in no symbol's reach.
+ */
 const struct ksym *ksyms_find(const struct ksyms *k, uint64_t addr, uint64_t *offset);
 
 /*

@@ -1,8 +1,8 @@
 #!/bin/bash
 # journald failing under the agent, on a journald of the test's own:
-#  1. frozen (SIGSTOP) for 10 s under a flood: the agent keeps pinging the
-#     watchdog and draining the ring buffer, counts what it could not write,
-#     and the accounting still adds up once journald is back (SIGCONT);
+#  1. frozen (SIGSTOP) for as long as a flood runs: the agent keeps pinging
+#     the watchdog and draining the ring buffer, counts what it could not
+#     write, and the accounting still adds up once journald is back (SIGCONT);
 #  2. killed while the agent runs (its socket left behind: ECONNREFUSED;
 #     then removed: ENOENT), then started again: failures are said and
 #     counted, writing resumes;
@@ -33,25 +33,84 @@ PY
 LISTENER=$!
 for _ in $(seq 50); do [ -S "$TMP/notify.sock" ] && break; sleep 0.1; done
 
+# wait_for WHAT COMMAND...: runs COMMAND every 0.2 s until it succeeds, 120 s at most
+wait_for() {
+	local what=$1
+	shift
+	for _ in $(seq 600); do
+		"$@" && return 0
+		sleep 0.2
+	done
+	fail "timed out waiting for $what"
+}
+
+# entries_at_least LABEL N: journald has stored N slow-call entries of LABEL
+entries_at_least() {
+	journalctl --sync 2>/dev/null || true
+	[ "$(journalctl -q -t smblat -o cat "FUNCTION=$1" MESSAGE_ID=a48f35af155e4887a8d221f2a9c1c250 2>/dev/null |
+		wc -l)" -ge "$2" ]
+}
+
+# write_failed_reported LABEL N: loss entries in the journal count N write failures of LABEL
+write_failed_reported() {
+	[ "$(journal_json MESSAGE_ID=007f72e0507d4b96b52049ce539ad083 | python3 -c '
+import json, sys
+n = 0
+for line in sys.stdin:
+    for item in json.loads(line).get("LOST_FUNCTIONS", "").split():
+        name, _, v = item.rpartition(":")
+        if name == sys.argv[1]:
+            n += int(v.split("/")[2])
+print(n)' "$1")" -ge "$2" ]
+}
+
+# status_counts FROM: "WRITTEN FAILED" of each STATUS= the agent sent, from line FROM of the notify log
+status_counts() {
+	tail -n +"$1" "$TMP/notify.log" | sed -n 's/^[0-9.]* STATUS=.* \([0-9]*\) entries written, \([0-9]*\) failed$/\1 \2/p'
+}
+
+# failed_at_least FROM N: a STATUS= since line FROM counts N failed writes
+failed_at_least() {
+	status_counts "$1" | awk -v n="$2" '$2 >= n {ok = 1} END {exit !ok}'
+}
+
+# writer_idle FROM: two STATUS= in a row since line FROM (one a second) with the
+# same counts: the agent's queue of entries for journald is empty
+writer_idle() {
+	status_counts "$1" | awk 'prev == $0 {ok = 1} {prev = $0} END {exit !ok}'
+}
+
+# notify_mark: where the notify log ends now, for the waits above
+notify_mark() {
+	echo $(($(wc -l <"$TMP/notify.log") + 1))
+}
+
 # --- 1: journald frozen under a flood --------------------------------------
 label="FROZEN_$$"
 write_flood_conf "$label" ""
 NOTIFY_SOCKET="$TMP/notify.sock" WATCHDOG_USEC=2000000 agent_start -c "$TMP/smblat.conf"
 "$prog" 40000 200 >"$TMP/n1" &
 work=$!
-sleep 1
+wait_for "the flood's first entries" entries_at_least "$label" 1
+# Frozen for as long as the flood runs (8 s of calls at least): the agent
+# must keep draining the ring buffer and pinging the watchdog meanwhile.
 kill -STOP "$JOURNALD_PID"
 t0=$(date +%s.%N)
-sleep 10
+wait "$work"
 t1=$(date +%s.%N)
 kill -CONT "$JOURNALD_PID"
 kill -0 "$AGENT_PID" || fail "agent died while journald was frozen"
-wait "$work"
-sleep 2.5       # the queue drains, the loss timer fires
+mark=$(awk -v b="$t1" '$1 < b' "$TMP/notify.log" | wc -l)
+wait_for "the agent's queue to drain" writer_idle $((mark + 1))
 agent_stop
+frozen=$(python3 -c 'import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 1))' "$t0" "$t1")
 pings=$(awk -v a="$t0" -v b="$t1" '$1 > a && $1 < b && $2 == "WATCHDOG=1"' "$TMP/notify.log" | wc -l)
-echo "watchdog pings while journald was frozen for 10 s: $pings"
-[ "$pings" -ge 8 ] || fail "only $pings WATCHDOG=1 pings in 10 s with WATCHDOG_USEC=2s: the event loop blocked"
+echo "watchdog pings while journald was frozen for $frozen s: $pings"
+python3 -c 'import sys; sys.exit(float(sys.argv[1]) < 4)' "$frozen" ||
+	fail "journald frozen for only $frozen s: the flood ended too soon to prove anything"
+# WATCHDOG_USEC=2s: a ping a second, less one for each end of the window
+python3 -c 'import sys; sys.exit(int(sys.argv[1]) < float(sys.argv[2]) * 0.8 - 1)' "$pings" "$frozen" ||
+	fail "only $pings WATCHDOG=1 pings in $frozen s with WATCHDOG_USEC=2s: the event loop blocked"
 grep -q "journal writes failing: journald is not keeping up" "$TMP/agent.err" ||
 	{ cat "$TMP/agent.err"; fail "no line saying journal writes were failing"; }
 account "$label" "$(cat "$TMP/n1")"
@@ -64,22 +123,26 @@ account "$label" "$(cat "$TMP/n1")"
 # --- 2: journald killed, then back ----------------------------------------
 label="RESTART_$$"
 write_flood_conf "$label" ""
-agent_start -c "$TMP/smblat.conf"
+from=$(notify_mark)
+NOTIFY_SOCKET="$TMP/notify.sock" agent_start -c "$TMP/smblat.conf"
 n1=$("$prog" 200 1000)
-sleep 1.5; journalctl --sync
+wait_for "$n1 entries in the journal" entries_at_least "$label" "$n1"
 journald_private_stop keep-socket
 n2=$("$prog" 300 1000)
-sleep 2.5       # a loss report fails too, and is kept for later
+# every write failed, and a loss report with them (kept for later: it failed too)
+wait_for "$n2 failed writes" failed_at_least "$from" "$n2"
 journald_private_start
 n3=$("$prog" 200 1000)
-sleep 2.5; journalctl --sync
+wait_for "$((n1 + n3)) entries in the journal" entries_at_least "$label" $((n1 + n3))
+wait_for "the kept loss report" write_failed_reported "$label" "$n2"
 # Gone again, its socket removed this time (ENOENT), and back.
 journald_private_stop
 n4=$("$prog" 100 1000)
-sleep 2.5
+wait_for "$((n2 + n4)) failed writes" failed_at_least "$from" $((n2 + n4))
 journald_private_start
 n5=$("$prog" 100 1000)
-sleep 2.5
+wait_for "$((n1 + n3 + n5)) entries in the journal" entries_at_least "$label" $((n1 + n3 + n5))
+wait_for "the loss reports of both outages" write_failed_reported "$label" $((n2 + n4))
 agent_stop
 grep -q "journal writes failing: Connection refused" "$TMP/agent.err" ||
 	{ cat "$TMP/agent.err"; fail "journald gone: no line saying writes fail with ECONNREFUSED"; }
@@ -101,7 +164,7 @@ write_flood_conf "$label" ""
 agent_start -c "$TMP/smblat.conf"
 "$prog" 20000 100 >"$TMP/n4" &
 work=$!
-sleep 0.5
+wait_for "the flood's first entries" entries_at_least "$label" 1
 kill -STOP "$JOURNALD_PID"
 wait "$work"
 start=$(date +%s)
@@ -111,7 +174,7 @@ kill -CONT "$JOURNALD_PID"
 echo "agent stopped in ${took}s with journald frozen"
 [ "$took" -le 15 ] || fail "agent took ${took}s to stop with journald frozen"
 grep "lost $label:" "$TMP/agent.err" || { cat "$TMP/agent.err"; fail "nothing said on stderr about entries not written at exit"; }
-sleep 1; journalctl --sync
+journalctl --sync
 read -r e_rb e_sup e_wf < <(sed -n "s/^smblat: lost $label: \([0-9]*\) ring buffer, \([0-9]*\) rate limited, \([0-9]*\) not written$/\1 \2 \3/p" "$TMP/agent.err" | tail -1)
 account_partial() {
 	# the summary at exit may be among what was not written: no COUNT check
@@ -141,7 +204,8 @@ label="NOJOURNAL_$$"
 write_flood_conf "$label" ""
 agent_start -c "$TMP/smblat.conf"
 "$prog" 5 >/dev/null
-sleep 1
+terminal_lines() { [ "$(grep -c "fast_call\|$label" "$TMP/agent.out")" -ge 5 ]; }
+wait_for "5 events on the terminal" terminal_lines
 agent_stop
 grep -q "journald is not running (/run/systemd/journal/socket: No such file or directory): printing events to the terminal instead" "$TMP/agent.err" ||
 	{ cat "$TMP/agent.err"; fail "no line saying journald is absent"; }

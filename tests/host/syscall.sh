@@ -1,7 +1,9 @@
 #!/bin/bash
 # syscall:NAME targets on this kernel: nanosleep(2) timed from sys_enter to
 # sys_exit, a failed openat(2) reported with errors = yes below the
-# threshold, and pid = keeping other processes' syscalls out.
+# threshold, pid = keeping other processes' syscalls out, and the stacks of
+# a syscall: the syscall on top, not the tracing machinery, and a marker
+# where a deep stack was cut.
 . "$SOURCE_ROOT/tests/lib-host.sh"
 
 journald_ensure
@@ -121,4 +123,74 @@ n_traced=$(echo "$s" | awk -v p="$traced" '$4 == p && $1 >= 35000' | grep -c . |
 n_other=$(printf '%s\n%s\n' "$s" "$o" | awk -v p="$other" '$4 == p' | grep -c . || true)
 [ "$n_traced" -eq 1 ] || fail "pid = $traced: its 35 ms nanosleep logged $n_traced times"
 [ "$n_other" -eq 0 ] || fail "pid = $traced: process $other was logged $n_other times"
+# 3. stacks. The kernel stack of a syscall probe, taken at sys_exit, starts
+# with the syscall's own function, not with the machinery of the tracepoint
+# (bpf_trace_run2, __bpf_trace_sys_exit, a BPF program kallsyms did not
+# name when the agent read it); a user stack deeper than the frames kept
+# ends with a marker saying it was cut, in the journal and on the terminal.
+stack_label="STACK_$$"
+cat >"$TMP/stack.conf" <<CONF
+[agent]
+threshold = 20ms
+user =
+[smb]
+enabled = no
+[probe $stack_label]
+target = syscall:nanosleep
+kernel_stack = yes
+user_stack = yes
+CONF
+# check_stacks STACK_FILE FOLDED_FILE|- deep|shallow WHAT
+check_stacks() {
+	python3 -c '
+import re, sys
+stack = open(sys.argv[1]).read().rstrip("\n")
+folded = open(sys.argv[2]).read().rstrip("\n") if sys.argv[2] != "-" else None
+deep, what = sys.argv[3] == "deep", sys.argv[4]
+frames = stack.split("\n")
+marker = "[user stack cut at 32 frames]"
+machinery = re.compile(r"bpf_trace_run|__bpf_trace_|__traceiter_|bpf_prog_|bpf_trampoline_|_einittext\+|syscall_exit_work|syscall_trace_e")
+bad = [f for f in frames if machinery.search(f)]
+if bad:
+    sys.exit("%s: tracing machinery in the stack: %s\n%s" % (what, bad, stack))
+if not re.match(r"(__[a-z0-9]+_)?sys_nanosleep\+0x0$", frames[0]):
+    sys.exit("%s: first frame %r is not the syscall\n%s" % (what, frames[0], stack))
+if deep:
+    # (the process may be gone when its frames are named: addresses will do)
+    if frames[-1] != marker or len(frames) < 32 + 2:
+        sys.exit("%s: deep stack without its marker at the end\n%s" % (what, stack))
+    if folded is not None and not folded.startswith(marker + ";"):
+        sys.exit("%s: folded stack does not start with the marker: %s" % (what, folded))
+elif "cut at" in stack:
+    sys.exit("%s: a shallow stack marked cut\n%s" % (what, stack))
+' "$@"
+}
+agent_start -c "$TMP/stack.conf"
+"$prog" s:30 r:40 s:30 >/dev/null
+agent_stop
+# STACK and STACK_FOLDED of our entries, in order: $TMP/stack.N, $TMP/folded.N
+journal_json "FUNCTION=$stack_label" "MESSAGE_ID=a48f35af155e4887a8d221f2a9c1c250" | python3 -c '
+import json, sys
+n = 0
+for line in sys.stdin:
+    e = json.loads(line)
+    if e["COMM"] == sys.argv[1]:
+        n += 1
+        open("%s/stack.%d" % (sys.argv[2], n), "w").write(e.get("STACK", ""))
+        open("%s/folded.%d" % (sys.argv[2], n), "w").write(e.get("STACK_FOLDED", ""))
+print(n)
+' "$comm" "$TMP" >"$TMP/n_stacks"
+[ "$(cat "$TMP/n_stacks")" -eq 2 ] || fail "stacks: $(cat "$TMP/n_stacks") entries of $comm, expected 2"
+head -4 "$TMP/stack.2"; tail -2 "$TMP/stack.2"; echo
+check_stacks "$TMP/stack.1" "$TMP/folded.1" shallow "journal, 30 ms nanosleep from main" ||
+	fail "stacks in the journal"
+check_stacks "$TMP/stack.2" "$TMP/folded.2" deep "journal, 30 ms nanosleep 40 calls down" ||
+	fail "stacks in the journal"
+
+agent_start --stdout -c /dev/null -K -U -m 20 -f syscall:nanosleep
+"$prog" r:40 s:30 >/dev/null
+agent_stop
+# the event line of our program, then its indented frames
+awk -v c="$comm" '/^[^ ]/ {on = ($2 == c)} on && /^    / {sub(/^    /, ""); print}' "$TMP/agent.out" >"$TMP/stack.term"
+check_stacks "$TMP/stack.term" - deep "terminal" || { cat "$TMP/agent.out"; fail "stacks on the terminal"; }
 echo ok
