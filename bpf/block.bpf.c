@@ -163,7 +163,7 @@ static __always_inline void blk_missed(__u64 key)
 	struct blk_start *old = bpf_map_lookup_elem(&blk_inflight, &key);
 
 	if (old && (old->state == BLK_ISSUED || old->state == BLK_FLUSHING))
-		account_lost(old->func_id);
+		account_untimed(old->func_id);
 }
 
 /* A new entry for rq, seen first now; a full table counts the request lost. */
@@ -191,7 +191,7 @@ static __always_inline void blk_track(struct request *rq, __u64 now, enum blk_st
 	s.uid = (__u32)bpf_get_current_uid_gid();
 	bpf_get_current_comm(s.comm, sizeof(s.comm));
 	if (bpf_map_update_elem(&blk_inflight, &key, &s, BPF_ANY) < 0)
-		account_lost(id);
+		account_untimed(id);
 }
 
 /*

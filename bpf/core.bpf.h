@@ -168,7 +168,16 @@ static __always_inline void account(__u32 id, __u64 lat, bool slow)
 		__sync_fetch_and_add(b, 1);
 }
 
-/* A slow call of id the ring buffer had no room for, or a call whose start could not be kept. */
+/* A request of id that could not be timed (block, smb2, smbd: started elsewhere than it ends). */
+static __always_inline void account_untimed(__u32 id)
+{
+	struct func_stats *st = bpf_map_lookup_elem(&stats, &id);
+
+	if (st)
+		__sync_fetch_and_add(&st->untimed, 1);
+}
+
+/* A slow call of id the ring buffer had no room for. */
 static __always_inline void account_lost(__u32 id)
 {
 	struct func_stats *st = bpf_map_lookup_elem(&stats, &id);

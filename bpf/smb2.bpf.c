@@ -170,7 +170,7 @@ static __always_inline void smb2_on_alloc(__u64 shdr, __u64 ret)
 	smb2_req_origin(&r);
 	r.start_ns = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&smb2_reqs, &key, &r, BPF_ANY) < 0)
-		account_lost(smb2.cmd_id[cmd]);     /* untimed, and it might have been slow */
+		account_untimed(smb2.cmd_id[cmd]);
 }
 
 static __always_inline bool smb2_status_failed(__u32 status)

@@ -45,7 +45,7 @@ static __always_inline int smbd_request_begin(struct pt_regs *regs)
 		return 0;
 	s.start_ns = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&smbd_reqs, &k, &s, BPF_ANY) < 0)
-		account_lost(s.func_id);        /* untimed, and it might have been slow */
+		account_untimed(s.func_id);
 	return 0;
 }
 

@@ -94,7 +94,8 @@ struct func_stats {
 	uint64_t count;
 	uint64_t total_ns;
 	uint64_t slow;            /* calls at or over the threshold */
-	uint64_t lost;            /* slow events the ring buffer had no room for, or starts an in-flight table had none for */
+	uint64_t lost;            /* slow events the ring buffer had no room for */
+	uint64_t untimed;         /* requests never timed: no room for their start, or their end unseen */
 	uint64_t unmatched;       /* returns whose entry was not seen */
 	uint64_t min_ns[2];       /* indexed by epoch & 1, see smblat.bpf.c */
 	uint64_t max_ns[2];

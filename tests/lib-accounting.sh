@@ -29,7 +29,7 @@ account() {
 import json, sys
 label = sys.argv[1]
 entries = count = 0
-lost = [0, 0, 0]
+lost = [0, 0, 0, 0]
 times = []
 for line in sys.stdin:
     e = json.loads(line)

@@ -6,7 +6,8 @@
  * (event_decode(), smb2_decode_event()), formatted by the journal sink
  * (journal_event_fields()) and sent to journald. Only the kernel that would
  * have timed the calls is missing; the share, which the decoder finds in the
- * mount table, is set by hand.
+ * mount table, is set by hand. And a loss entry of requests the smb2 layer
+ * could not time (UNTIMED).
  *   smbentries LABEL   FUNCTION names are LABEL_UNLINK and LABEL_CREATE
  */
 #define SD_JOURNAL_SUPPRESS_LOCATION   /* as the agent: no CODE_FILE, CODE_LINE, CODE_FUNC */
@@ -22,14 +23,13 @@
 #include "layers/smb2.h"
 #include "sinks/journal.h"
 
-static int send(struct record *r)
+static int send_fields(char **v, int n)
 {
-	char **v = NULL;
-	int n = journal_event_fields(r, &v), k;
 	struct iovec *iov;
+	int k;
 
 	if (n <= 0) {
-		fprintf(stderr, "smbentries: journal_event_fields: %d\n", n);
+		fprintf(stderr, "smbentries: no fields: %d\n", n);
 		return 1;
 	}
 	iov = calloc(n, sizeof(*iov));
@@ -43,6 +43,14 @@ static int send(struct record *r)
 	free(v);
 	free(iov);
 	return k < 0;
+}
+
+static int send(struct record *r)
+{
+	char **v = NULL;
+	int n = journal_event_fields(r, &v);
+
+	return send_fields(v, n);
 }
 
 /* The event through the decoder and the smb2 layer's decode, then to journald. */
@@ -124,5 +132,13 @@ int main(int argc, char **argv)
 	e->wire[2] = (struct wire_req) { .cmd = 6, .lat_us = 20038 };
 	k |= decode_send(&d, e);
 	free(e);
+	/* requests the smb2 layer could not time: a loss entry with UNTIMED */
+	{
+		struct loss l = { .func = &fns[1], .untimed = 2 };
+		char **v = NULL;
+		int n = journal_loss_fields(&l, 1, 60, &v);
+
+		k |= send_fields(v, n);
+	}
 	return k;
 }

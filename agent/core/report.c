@@ -26,6 +26,7 @@ static void collect_writer(struct agent *a)
 	for (uint32_t i = 0; i < a->funcs.n; i++) {
 		a->loss[i].write_failed += wl[i].write_failed + wl[i].carried.write_failed;
 		a->loss[i].ringbuf += wl[i].carried.ringbuf;
+		a->loss[i].untimed += wl[i].carried.untimed;
 		a->loss[i].suppressed += wl[i].carried.suppressed;
 	}
 	free(wl);
@@ -45,6 +46,7 @@ static int collect(struct agent *a)
 	for (uint32_t i = 0; r == 0 && i < a->funcs.n; i++) {
 		hist_merge(&a->acc[i], &iv[i].sum);
 		a->loss[i].ringbuf += iv[i].lost;
+		a->loss[i].untimed += iv[i].untimed;
 	}
 	free(iv);
 	collect_writer(a);
@@ -95,6 +97,7 @@ static void loss_give_back(struct agent *a, const struct loss *v, unsigned int n
 		struct loss *l = &a->loss[v[i].func->id];
 
 		l->ringbuf += v[i].ringbuf;
+		l->untimed += v[i].untimed;
 		l->suppressed += v[i].suppressed;
 		l->write_failed += v[i].write_failed;
 	}
@@ -102,9 +105,10 @@ static void loss_give_back(struct agent *a, const struct loss *v, unsigned int n
 
 static void loss_print(FILE *f, const struct loss *l)
 {
-	fprintf(f, "smblat: lost %s: %llu ring buffer, %llu rate limited, %llu not written\n",
-		l->func->name, (unsigned long long)l->ringbuf, (unsigned long long)l->suppressed,
-		(unsigned long long)l->write_failed);
+	fprintf(f, "smblat: lost %s: %llu ring buffer, %llu rate limited, %llu not written, "
+		"%llu not timed\n", l->func->name, (unsigned long long)l->ringbuf,
+		(unsigned long long)l->suppressed, (unsigned long long)l->write_failed,
+		(unsigned long long)l->untimed);
 }
 
 static void emit_losses(struct agent *a, double interval_s)
@@ -117,7 +121,7 @@ static void emit_losses(struct agent *a, double interval_s)
 	for (uint32_t i = 0; i < a->funcs.n; i++) {
 		struct loss *l = &a->loss[i];
 
-		if (!l->ringbuf && !l->suppressed && !l->write_failed)
+		if (!l->ringbuf && !l->suppressed && !l->write_failed && !l->untimed)
 			continue;
 		v[n] = *l;
 		v[n++].func = &a->funcs.v[i];
@@ -220,9 +224,10 @@ void report_writer_stop(struct agent *a)
 		l.write_failed += wl[i].write_failed;
 		/* a last loss entry the queue refused gave its counts back */
 		l.ringbuf += a->loss[i].ringbuf;
+		l.untimed += a->loss[i].untimed;
 		l.suppressed += a->loss[i].suppressed;
 		l.write_failed += a->loss[i].write_failed;
-		if (l.ringbuf || l.suppressed || l.write_failed)
+		if (l.ringbuf || l.suppressed || l.write_failed || l.untimed)
 			loss_print(stderr, &l);
 	}
 	free(wl);

@@ -8,7 +8,7 @@
 #include "probes/stats.h"
 
 struct cumulative {
-	uint64_t count, total_ns, slow, lost, unmatched;
+	uint64_t count, total_ns, slow, lost, untimed, unmatched;
 	uint64_t buckets[SMBLAT_NBUCKETS];
 };
 
@@ -99,6 +99,7 @@ static int collect_one(struct stats *s, int stats_fd, int hist_fd, uint32_t id, 
 		cur.total_ns += p->total_ns;
 		cur.slow += p->slow;
 		cur.lost += p->lost;
+		cur.untimed += p->untimed;
 		cur.unmatched += p->unmatched;
 		if (p->mm_epoch[slot] == ended && p->count) {
 			if (p->min_ns[slot] < out->sum.min_ns)
@@ -108,10 +109,12 @@ static int collect_one(struct stats *s, int stats_fd, int hist_fd, uint32_t id, 
 		}
 	}
 	out->lost = cur.lost - prev->lost;
+	out->untimed = cur.untimed - prev->untimed;
 	out->unmatched = cur.unmatched - prev->unmatched;
 	out->sum.count = cur.count - prev->count;
 	if (!out->sum.count) {
 		prev->lost = cur.lost;
+		prev->untimed = cur.untimed;
 		prev->unmatched = cur.unmatched;
 		return 0;
 	}

@@ -13,6 +13,7 @@ struct stats;
 struct interval {
 	struct summary sum;
 	uint64_t lost;              /* ring buffer full */
+	uint64_t untimed;           /* requests never timed */
 	uint64_t unmatched;
 };
 

@@ -570,20 +570,22 @@ int journal_write_summary(struct journal *j, const struct func *fn,
 
 static uint64_t loss_total(const struct loss *l)
 {
-	return l->ringbuf + l->suppressed + l->write_failed;
+	return l->ringbuf + l->suppressed + l->write_failed + l->untimed;
 }
 
 /* " INODE_OP_UNLINK 10 (ring buffer full 8, rate limited 2)" */
 static void loss_describe(FILE *m, const struct loss *l)
 {
-	static const char *const why[] = { "ring buffer full", "rate limited", "journal write failed" };
-	const uint64_t c[] = { l->ringbuf, l->suppressed, l->write_failed };
+	static const char *const why[] = {
+		"ring buffer full", "rate limited", "journal write failed", "not timed",
+	};
+	const uint64_t c[] = { l->ringbuf, l->suppressed, l->write_failed, l->untimed };
 	unsigned int reasons = 0;
 
-	for (unsigned int i = 0; i < 3; i++)
+	for (unsigned int i = 0; i < 4; i++)
 		reasons += c[i] > 0;
 	fprintf(m, "%s %" PRIu64 " (", l->func->name, loss_total(l));
-	for (unsigned int i = 0, k = 0; i < 3; i++) {
+	for (unsigned int i = 0, k = 0; i < 4; i++) {
 		if (c[i] == 0)
 			continue;
 		fprintf(m, "%s%s", k++ ? ", " : "", why[i]);
@@ -598,7 +600,7 @@ static int loss_fields(const struct loss *l, unsigned int n, double interval_s, 
 {
 	_cleanup_free_ char *msg = NULL, *list = NULL;
 	size_t msg_len = 0, list_len = 0;
-	uint64_t ringbuf = 0, suppressed = 0, failed = 0;
+	uint64_t ringbuf = 0, suppressed = 0, failed = 0, untimed = 0;
 	char interval[32];
 	FILE *m, *ls;
 	bool first = true;
@@ -608,6 +610,7 @@ static int loss_fields(const struct loss *l, unsigned int n, double interval_s, 
 		ringbuf += l[i].ringbuf;
 		suppressed += l[i].suppressed;
 		failed += l[i].write_failed;
+		untimed += l[i].untimed;
 	}
 
 	m = open_memstream(&msg, &msg_len);
@@ -618,7 +621,7 @@ static int loss_fields(const struct loss *l, unsigned int n, double interval_s, 
 		fclose(m);
 		return -ENOMEM;
 	}
-	fprintf(m, "lost %" PRIu64 " events in %s s", ringbuf + suppressed + failed, interval);
+	fprintf(m, "lost %" PRIu64 " events in %s s", ringbuf + suppressed + failed + untimed, interval);
 	for (unsigned int i = 0; i < n; i++) {
 		if (!l[i].func || !l[i].func->name || loss_total(&l[i]) == 0)
 			continue;
@@ -626,6 +629,9 @@ static int loss_fields(const struct loss *l, unsigned int n, double interval_s, 
 		loss_describe(m, &l[i]);
 		fprintf(ls, "%s%s:%" PRIu64 "/%" PRIu64 "/%" PRIu64, first ? "" : " ",
 			l[i].func->name, l[i].ringbuf, l[i].suppressed, l[i].write_failed);
+		/* a fourth count only where there is one: the three are what readers expect */
+		if (l[i].untimed)
+			fprintf(ls, "/%" PRIu64, l[i].untimed);
 		first = false;
 	}
 	if ((fclose(m) | fclose(ls)) != 0)
@@ -639,6 +645,8 @@ static int loss_fields(const struct loss *l, unsigned int n, double interval_s, 
 	fields_addf(f, "LOST_RINGBUF", "%" PRIu64, ringbuf);
 	fields_addf(f, "SUPPRESSED", "%" PRIu64, suppressed);
 	fields_addf(f, "WRITE_FAILED", "%" PRIu64, failed);
+	if (untimed)
+		fields_addf(f, "UNTIMED", "%" PRIu64, untimed);
 	if (list_len > 0)
 		fields_adds(f, "LOST_FUNCTIONS", list);
 	return f->error;

@@ -85,6 +85,7 @@ static void item_count_failed(struct writer *w, const struct item *it)
 		c->ringbuf += l->ringbuf;
 		c->suppressed += l->suppressed;
 		c->write_failed += l->write_failed;
+		c->untimed += l->untimed;
 	}
 }
 
@@ -237,6 +238,7 @@ void writer_take(struct writer *w, struct writer_losses *out, uint32_t n)
 		out[i].carried.ringbuf += l->carried.ringbuf;
 		out[i].carried.suppressed += l->carried.suppressed;
 		out[i].carried.write_failed += l->carried.write_failed;
+		out[i].carried.untimed += l->carried.untimed;
 		*l = (struct writer_losses) {};
 	}
 	pthread_mutex_unlock(&w->lock);
