@@ -342,6 +342,8 @@ static unsigned int func_detach(struct layer *l, enum func_state why)
 /* Module functions follow their module: detached when it goes, attached when it comes. */
 static void func_watch(struct layer *l)
 {
+	char buf[256];
+
 	for (uint32_t i = 0; i < l->n_mods; i++) {
 		struct module_probe *m = &l->mods[i];
 		struct func *f = &l->env->funcs->v[m->id];
@@ -362,7 +364,10 @@ static void func_watch(struct layer *l)
 			attach_kernel(l, f);
 			m->instance = func_attached(f) ? inst : 0;
 			log_layer(NAME, func_attached(f) ? LOG_INFO : LOG_WARNING, "probe %s: module %s "
-				  "loaded: %s", f->name, f->module, func_attached(f) ? "attached" : "not attached");
+				  "loaded: %s%s%s", f->name, f->module,
+				  func_attached(f) ? "attached" : "not attached",
+				  func_attached(f) ? "" : ": ", func_attached(f) ? "" :
+				  func_state_text(f, buf, sizeof(buf)));
 		}
 	}
 }
