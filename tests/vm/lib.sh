@@ -34,6 +34,17 @@ fail() {
 	exit 1
 }
 
+# skip REASON...: end the test as skipped. REASON names what this kernel
+# lacks (the feature, and the kernel version or option that has it); it
+# becomes the reason on the SKIP line. Only for what no agent could do here,
+# never for a shortcoming of the agent.
+skip() {
+	[ $# -gt 0 ] || fail "skip needs a reason"
+	printf 'SKIP: %s\n' "$*" >&2
+	printf '%s\n' "$*" >"$LOG_DIR/skip-reason"
+	exit 77
+}
+
 # log MSG...: timestamped progress line in the test log.
 log() {
 	printf '[%(%T)T.%s] %s\n' "${EPOCHREALTIME%[.,]*}" "${EPOCHREALTIME: -6:3}" "$*" >&2

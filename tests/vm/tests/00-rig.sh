@@ -12,9 +12,15 @@ grep -qE "^//127\.0\.0\.1/share $SMB_MNT cifs " /proc/mounts || fail "no cifs mo
 grep -qE "^/dev/loop[0-9]+ $EXT4_MNT ext4 " /proc/mounts || fail "no ext4 loop mount at $EXT4_MNT"
 
 # Module BTF for cifs is what the agent's fentry/kprobe programs resolve
-# against.
-[ -e /sys/kernel/btf/cifs ] || fail "/sys/kernel/btf/cifs missing"
+# against, on kernels that have module BTF at all (5.11 and later).
 [ -e /sys/kernel/btf/vmlinux ] || fail "/sys/kernel/btf/vmlinux missing"
+if find /sys/kernel/btf -mindepth 1 ! -name vmlinux | grep -q .; then
+	[ -e /sys/kernel/btf/cifs ] || fail "/sys/kernel/btf/cifs missing"
+	cifs_btf=1
+else
+	log "no module BTF on this kernel (CONFIG_DEBUG_INFO_BTF_MODULES, Linux 5.11)"
+	cifs_btf=0
+fi
 
 # journald receives both syslog and stream entries.
 logger -t smbltest "hello from $TEST_NAME"
@@ -47,19 +53,24 @@ assert_eq "$(journal_count "MESSAGE=rig check $$")" 0 "journal_count after journ
 dir=$SMB_MNT/$TEST_NAME.$$
 n=10
 mkdir "$dir"
-for i in $(seq $n); do
-	echo data >"$dir/fast.$i"
-	echo data >"$dir/slow.$i"
+# A loaded host can stretch the rm without delay as much as netem does: up to
+# three tries (a delay that does not work fails all three).
+for try in 1 2 3; do
+	for i in $(seq $n); do
+		echo data >"$dir/fast.$i"
+		echo data >"$dir/slow.$i"
+	done
+	[ "$(cat "$dir/fast.1")" = data ] || fail "read back from the share failed"
+	fast=$(elapsed_ms rm "$dir"/fast.*)
+	netem_on 20
+	slow=$(elapsed_ms rm "$dir"/slow.*)
+	netem_off
+	per_file=$(((slow - fast) / n))
+	log "try $try: rm of $n files: $fast ms without netem, $slow ms with 20 ms netem; +$per_file ms per file"
+	[ -z "$(ls -A "$dir")" ] || fail "files left after rm: $(ls -A "$dir")"
+	((per_file < 20)) || break
 done
-[ "$(cat "$dir/fast.1")" = data ] || fail "read back from the share failed"
-fast=$(elapsed_ms rm "$dir"/fast.*)
-netem_on 20
-slow=$(elapsed_ms rm "$dir"/slow.*)
-netem_off
-per_file=$(((slow - fast) / n))
-log "rm of $n files: $fast ms without netem, $slow ms with 20 ms netem; +$per_file ms per file"
 assert_ge "$per_file" 20 "extra time per rm on the share with netem 20ms (ms)"
-[ -z "$(ls -A "$dir")" ] || fail "files left after rm: $(ls -A "$dir")"
 rmdir "$dir"
 
 # ext4 side works too.
@@ -68,7 +79,7 @@ rm "$EXT4_MNT/$TEST_NAME.$$"
 
 # BPF tooling: listing programs works (the kernel may have none loaded).
 bpftool prog list >"$LOG_DIR/bpftool-prog.txt" || fail "bpftool prog list failed"
-grep -qa cifs_unlink /sys/kernel/btf/cifs || fail "cifs_unlink not in the cifs BTF"
+[ "$cifs_btf" = 0 ] || grep -qa cifs_unlink /sys/kernel/btf/cifs || fail "cifs_unlink not in the cifs BTF"
 log "bpftool: $(wc -l <"$LOG_DIR/bpftool-prog.txt") lines of prog list"
 
 log "rig OK"

@@ -62,8 +62,18 @@ pinned() {
 }
 
 unavailable=
-pinned fentry fentry
-[ -z "$unavailable" ] || fail "fentry not available"
+no_fentry=
+if [ -e /sys/kernel/btf/cifs ]; then
+	pinned fentry fentry
+	[ -z "$unavailable" ] || fail "fentry not available"
+else
+	no_fentry="fentry on cifs needs module BTF (CONFIG_DEBUG_INFO_BTF_MODULES, Linux 5.11)"
+	log "$no_fentry"
+fi
 pinned kprobe-multi kprobe-multi
-# Debian's 6.1 refuses kprobe.multi programs (EOPNOTSUPP); 6.12 has them.
-[ -z "$unavailable" ] || [ "$KSERIES" != 6.12 ] || fail "kprobe.multi not available on 6.12"
+# Debian's 6.1 refuses kprobe.multi programs (EOPNOTSUPP); 6.12 and sid have them.
+case $KSERIES in
+6.12|sid) [ -z "$unavailable" ] || fail "kprobe.multi not available on $KSERIES" ;;
+esac
+[ -z "$no_fentry" ] || [ -z "$unavailable" ] ||
+	skip "$no_fentry; kprobe.multi (Linux 5.18) not available either"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The smbd layer on a real kernel: the guest's smbd (started before the
 # agent) serves the cifs mount; its VFS calls and SMB2 requests become
-# entries. 6.1 has no uprobe.multi (single uprobes), 6.12 has.
+# entries. uprobe.multi came with 6.6: 5.10 and 6.1 use single uprobes.
 . "$VM_DIR/lib.sh"
 
 cat >conf <<CONF
@@ -21,7 +21,7 @@ agent_start -c conf
 line=$(grep -E "smbd: [0-9]+ VFS operations" "$LOG_DIR/agent.log" | tail -1)
 log "$line"
 case $KSERIES in
-6.1) want=uprobe ;;
+5.10|6.1) want=uprobe ;;
 *) want=uprobe-multi ;;
 esac
 [[ "$line" == *"($want)" ]] || fail "expected backend $want: $line"
