@@ -1,24 +1,24 @@
 #!/bin/bash
 # module:function targets: a module of the running kernel is a module even
-# when its name starts with "lib" (libcrc32c:crc32c is no library); one not
+# when its name starts with "lib" (libarc4:arc4_crypt is no library); one not
 # loaded yet is waited for and attached when it loads.
 . "$VM_DIR/lib.sh"
 
 printf '[agent]\nuser =\n[smb]\nenabled = no\n' >conf
 
 # 1. a lib* name of the running kernel's modules: taken as the module
-mod=libcrc32c
+mod=libarc4
 modinfo "$mod" >/dev/null 2>&1 || fail "no $mod module in this kernel: the test needs one named lib*"
 modprobe -r "$mod" 2>/dev/null || true
 if [ ! -e /sys/module/$mod ]; then
-	"$SMBLAT" -c conf --list-probes -f "$mod:crc32c" >list.out 2>list.err || fail "--list-probes: $(cat list.err)"
+	"$SMBLAT" -c conf --list-probes -f "$mod:arc4_crypt" >list.out 2>list.err || fail "--list-probes: $(cat list.err)"
 	cat list.out list.err
-	grep -E "^$mod:crc32c +func +crc32c \[$mod\] +- +module $mod not loaded; attached when it is$" list.out ||
-		fail "$mod:crc32c not taken as a module waiting to load: $(grep crc32c list.out)"
+	grep -E "^$mod:arc4_crypt +func +arc4_crypt \[$mod\] +- +module $mod not loaded; attached when it is$" list.out ||
+		fail "$mod:arc4_crypt not taken as a module waiting to load: $(grep arc4 list.out)"
 else
 	log "$mod is loaded and in use here: only its listing as a module is checked"
-	"$SMBLAT" -c conf --list-probes -f "$mod:crc32c" >list.out 2>list.err || true
-	grep -E "^$mod:crc32c +func +crc32c \[$mod\] " list.out || fail "$mod:crc32c not taken as a module: $(cat list.out)"
+	"$SMBLAT" -c conf --list-probes -f "$mod:arc4_crypt" >list.out 2>list.err || true
+	grep -E "^$mod:arc4_crypt +func +arc4_crypt \[$mod\] " list.out || fail "$mod:arc4_crypt not taken as a module: $(cat list.out)"
 fi
 
 # 2. a module loaded after the agent started: waited for, then attached and traced
