@@ -24,7 +24,7 @@ struct layer {
 	const struct layer_env *env;
 	uint64_t module;            /* cifs instance resolved, 0: none */
 	const char *why;            /* unavailable: why (static or the probes') */
-	char why_buf[160];
+	char why_buf[256];
 };
 
 static uint32_t base_flags(const struct config *c)
@@ -226,10 +226,12 @@ static void attach_instance(struct layer *l, unsigned int *attached, unsigned in
 static void smb_attach(struct layer *l)
 {
 	unsigned int a = 0, d = 0;
+	const char *why = NULL;
 
-	if (probes_kernel_backend(l->env->probes, &l->why) == BACKEND_NONE) {
-		if (!l->why)
-			l->why = "no backend for kernel functions";
+	if (probes_kernel_backend(l->env->probes, &why) == BACKEND_NONE) {
+		/* a copy: the probes' reason is rewritten at each call */
+		snprintf(l->why_buf, sizeof(l->why_buf), "%s", why ? why : "no backend for kernel functions");
+		l->why = l->why_buf;
 		log_layer(NAME, LOG_WARNING, "layer unavailable on this kernel: %s", l->why);
 		return;
 	}

@@ -52,7 +52,7 @@ int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs
 		struct probes **ret);
 void probes_close(struct probes *p);
 
-/* Backend used for kernel functions, or BACKEND_NONE with a reason. */
+/* Backend used for kernel functions, or BACKEND_NONE with a reason (valid until the next call). */
 enum backend probes_kernel_backend(struct probes *p, const char **why);
 
 /* Publishes f->cfg to BPF (threshold, flags, argument layout). */
