@@ -26,18 +26,18 @@ for ((r = 0; r < rounds; r++)); do
 	for ((k = 0; k < 3; k++)); do
 		# rotate the order so no mode always runs first after a stop
 		mode=${modes[(r + k) % 3]}
-		prog_ids_before
+		prog_ids_before ids-before
 		case $mode in
 		smblat) agent_start -c conf ;;
 		bpftrace) bt_start trace.bt ;;
 		esac
-		prog_ids_new >ids
+		ids=$(prog_ids_new ids-before)
 		sync
-		s0=$(prog_stats ids)
+		s0=$(prog_stats "$ids")
 		t0=${EPOCHREALTIME/[.,]/}
 		cp -r src "$SMB_MNT/dst"
 		t1=${EPOCHREALTIME/[.,]/}
-		s1=$(prog_stats ids)
+		s1=$(prog_stats "$ids")
 		read -r rt0 rc0 _ <<<"$s0"
 		read -r rt1 rc1 np <<<"$s1"
 		wall_us=$((t1 - t0))
