@@ -31,20 +31,34 @@ struct journal {
 	struct writer *writer;      /* reliability: entries go through its thread once set */
 };
 
-/* "NAME=value" strings of one entry, built up field by field. */
+/*
+ * The fields of one entry, built up field by field as "NAME=value" texts
+ * one after the other in one buffer (on the stack until an entry outgrows
+ * it), with where each ends: the entry is then one allocation
+ * (fields_entry()), and formatting a field allocates nothing.
+ */
+#define FIELDS_INLINE_TEXT 2048
+#define FIELDS_INLINE_N 48
+
 struct fields {
-	char **v;
-	size_t n;
-	size_t allocated;
+	char *buf;
+	size_t len, cap;
+	uint32_t *end;          /* end offset of each field in buf */
+	size_t n, allocated;
 	int error;              /* first failure; later adds are no-ops */
+	char inline_buf[FIELDS_INLINE_TEXT];
+	uint32_t inline_end[FIELDS_INLINE_N];
 };
 
 static void fields_done(struct fields *f)
 {
-	for (size_t i = 0; i < f->n; i++)
-		free(f->v[i]);
-	free(f->v);
-	*f = (struct fields) {};
+	if (f->buf != f->inline_buf)
+		free(f->buf);
+	if (f->end != f->inline_end)
+		free(f->end);
+	f->buf = NULL;
+	f->end = NULL;
+	f->len = f->cap = f->n = f->allocated = 0;
 }
 
 static void freep(void *p)
@@ -60,69 +74,227 @@ static void closep(int *fd)
 		close(*fd);
 }
 
-static int fields_push(struct fields *f, char *s)
+static int fields_fail(struct fields *f, int err)
 {
-	if (!s) {
-		f->error = -ENOMEM;
-		return f->error;
+	if (!f->error)
+		f->error = err;
+	return f->error;
+}
+
+/* Room for more bytes of text; grows off the stack when needed. */
+static int fields_reserve(struct fields *f, size_t more)
+{
+	size_t want = f->len + more, cap;
+	char *b;
+
+	if (!f->buf) {
+		f->buf = f->inline_buf;
+		f->cap = sizeof(f->inline_buf);
+	}
+	if (want <= f->cap)
+		return 0;
+	if (want > UINT32_MAX)
+		return fields_fail(f, -E2BIG);
+	for (cap = f->cap * 2; cap < want; cap *= 2)
+		;
+	b = f->buf == f->inline_buf ? malloc(cap) : realloc(f->buf, cap);
+	if (!b)
+		return fields_fail(f, -ENOMEM);
+	if (f->buf == f->inline_buf)
+		memcpy(b, f->buf, f->len);
+	f->buf = b;
+	f->cap = cap;
+	return 0;
+}
+
+/* The text since the last field ends a field. */
+static int fields_close(struct fields *f)
+{
+	if (!f->end) {
+		f->end = f->inline_end;
+		f->allocated = FIELDS_INLINE_N;
 	}
 	if (f->n == f->allocated) {
-		size_t m = f->allocated ? f->allocated * 2 : 32;
-		char **v = realloc(f->v, m * sizeof(*v));
+		size_t m = f->allocated * 2;
+		uint32_t *v = f->end == f->inline_end ? malloc(m * sizeof(*v)) :
+			      realloc(f->end, m * sizeof(*v));
 
-		if (!v) {
-			free(s);
-			f->error = -ENOMEM;
-			return f->error;
-		}
-		f->v = v;
+		if (!v)
+			return fields_fail(f, -ENOMEM);
+		if (f->end == f->inline_end)
+			memcpy(v, f->end, f->n * sizeof(*v));
+		f->end = v;
 		f->allocated = m;
 	}
-	f->v[f->n++] = s;
+	f->end[f->n++] = (uint32_t)f->len;
 	return 0;
+}
+
+static void fields_append(struct fields *f, const char *s, size_t len)
+{
+	memcpy(f->buf + f->len, s, len);
+	f->len += len;
+}
+
+/* "NAME=": the start of a field; the caller has reserved room for it. */
+static void fields_name(struct fields *f, const char *name, size_t len)
+{
+	fields_append(f, name, len);
+	f->buf[f->len++] = '=';
+}
+
+static int fields_addn(struct fields *f, const char *name, const char *value, size_t vlen)
+{
+	size_t nlen = strlen(name);
+
+	if (f->error)
+		return f->error;
+	if (fields_reserve(f, nlen + 1 + vlen) < 0)
+		return f->error;
+	fields_name(f, name, nlen);
+	fields_append(f, value, vlen);
+	return fields_close(f);
+}
+
+static int fields_adds(struct fields *f, const char *name, const char *value)
+{
+	return fields_addn(f, name, value, strlen(value));
+}
+
+/* Decimal digits of v, written backwards from the end of buf[21]. */
+static const char *utoa(uint64_t v, char buf[static 21], size_t *len)
+{
+	char *p = buf + 21;
+
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	*len = (size_t)(buf + 21 - p);
+	return p;
+}
+
+static int fields_addu(struct fields *f, const char *name, uint64_t v, bool negative)
+{
+	char buf[22];
+	size_t len;
+	const char *p = utoa(v, buf + 1, &len);
+
+	if (negative) {
+		*(char *)--p = '-';
+		len++;
+	}
+	return fields_addn(f, name, p, len);
+}
+
+/*
+ * The formats of single numbers and strings the entries use most are
+ * written without printf, which costs more than all the rest of an entry.
+ */
+static bool fields_add_plain(struct fields *f, const char *name, const char *fmt, va_list ap)
+{
+	if (strcmp(fmt, "%s") == 0) {
+		fields_adds(f, name, va_arg(ap, const char *));
+	} else if (strcmp(fmt, "%d") == 0) {
+		int v = va_arg(ap, int);
+
+		fields_addu(f, name, v < 0 ? -(uint64_t)v : (uint64_t)v, v < 0);
+	} else if (strcmp(fmt, "%u") == 0) {
+		fields_addu(f, name, va_arg(ap, unsigned int), false);
+	} else if (strcmp(fmt, "%" PRIu64) == 0) {
+		fields_addu(f, name, va_arg(ap, uint64_t), false);
+	} else if (strcmp(fmt, "%" PRId64) == 0) {
+		int64_t v = va_arg(ap, int64_t);
+
+		fields_addu(f, name, v < 0 ? -(uint64_t)v : (uint64_t)v, v < 0);
+	} else {
+		return false;
+	}
+	return true;
 }
 
 __attribute__((format(printf, 3, 4)))
 static int fields_addf(struct fields *f, const char *name, const char *fmt, ...)
 {
-	_cleanup_free_ char *value = NULL;
-	char *s;
+	size_t nlen = strlen(name);
 	va_list ap;
-	int r;
+	int k;
 
 	if (f->error)
 		return f->error;
 	va_start(ap, fmt);
-	r = vasprintf(&value, fmt, ap);
-	va_end(ap);
-	if (r < 0) {
-		value = NULL;
-		f->error = -ENOMEM;
+	if (fields_add_plain(f, name, fmt, ap)) {
+		va_end(ap);
 		return f->error;
 	}
-	if (asprintf(&s, "%s=%s", name, value) < 0)
-		s = NULL;
-	return fields_push(f, s);
+	va_end(ap);
+	if (fields_reserve(f, nlen + 1 + 64) < 0)
+		return f->error;
+	fields_name(f, name, nlen);
+	va_start(ap, fmt);
+	k = vsnprintf(f->buf + f->len, f->cap - f->len, fmt, ap);
+	va_end(ap);
+	if (k < 0)
+		return fields_fail(f, -EINVAL);
+	if ((size_t)k >= f->cap - f->len) {
+		/* did not fit: once more with room for all of it */
+		if (fields_reserve(f, (size_t)k + 1) < 0)
+			return f->error;
+		va_start(ap, fmt);
+		vsnprintf(f->buf + f->len, f->cap - f->len, fmt, ap);
+		va_end(ap);
+	}
+	f->len += (size_t)k;
+	return fields_close(f);
 }
 
-static int fields_adds(struct fields *f, const char *name, const char *value)
+/* Field i as an iovec into base (f->buf, or its copy). */
+static struct iovec fields_iov(const struct fields *f, const char *base, size_t i)
 {
-	return fields_addf(f, name, "%s", value);
+	uint32_t from = i ? f->end[i - 1] : 0;
+
+	return (struct iovec) { .iov_base = (char *)base + from, .iov_len = f->end[i] - from };
 }
 
-/* Hands the strings over to the caller of the *_fields() API. */
+/* The entry, in one allocation, for the writer. */
+static struct entry *fields_entry(const struct fields *f)
+{
+	struct entry *e = entry_new(f->n, f->len);
+	char *text;
+
+	if (!e)
+		return NULL;
+	text = entry_text(e);
+	memcpy(text, f->buf, f->len);
+	for (size_t i = 0; i < f->n; i++)
+		e->iov[i] = fields_iov(f, text, i);
+	return e;
+}
+
+/* Hands the fields over as separate strings to the caller of the *_fields() API. */
 static int fields_steal(struct fields *f, char ***ret)
 {
-	int n;
+	char **v;
 
 	if (f->error)
 		return f->error;
 	if (f->n > INT32_MAX)
 		return -E2BIG;
-	n = (int) f->n;
-	*ret = f->v;
-	*f = (struct fields) {};
-	return n;
+	v = calloc(f->n ? f->n : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->n; i++) {
+		struct iovec iov = fields_iov(f, f->buf, i);
+
+		v[i] = strndup(iov.iov_base, iov.iov_len);
+		if (!v[i]) {
+			while (i > 0)
+				free(v[--i]);
+			free(v);
+			return -ENOMEM;
+		}
+	}
+	*ret = v;
+	return (int)f->n;
 }
 
 static int fields_queue(struct journal *j, struct fields *f, int32_t id,
@@ -139,26 +311,24 @@ static int fields_send(struct journal *j, struct fields *f)
 		j->failed++;
 		return f->error;
 	}
-	iov = calloc(f->n, sizeof(*iov));
+	iov = calloc(f->n ? f->n : 1, sizeof(*iov));
 	if (!iov) {
 		j->failed++;
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < f->n; i++)
-		iov[i] = (struct iovec) { .iov_base = f->v[i], .iov_len = strlen(f->v[i]) };
+		iov[i] = fields_iov(f, f->buf, i);
 	r = sd_journal_sendv(iov, (int) f->n);
 	if (r < 0)
 		j->failed++;
 	return r;
 }
 
-/* Through the writer thread when there is one; the strings are handed over. */
+/* Through the writer thread when there is one, as one entry. */
 static int fields_queue(struct journal *j, struct fields *f, int32_t id,
 			const struct loss *carry, unsigned int n_carry)
 {
 	struct writer *w = j->writer;
-	char **v = f->v;
-	size_t n = f->n;
 
 	if (!w || f->error) {
 		int r;
@@ -168,8 +338,7 @@ static int fields_queue(struct journal *j, struct fields *f, int32_t id,
 		j->writer = w;
 		return r;
 	}
-	*f = (struct fields) {};
-	return writer_push(w, v, n, id, carry, n_carry);
+	return writer_push(w, fields_entry(f), id, carry, n_carry);
 }
 
 void journal_set_writer(struct journal *j, struct writer *w)
@@ -476,7 +645,7 @@ static void format_interval(char *buf, size_t n, double interval_s)
 }
 
 static int summary_fields(const struct func *fn, const struct summary *s, double interval_s,
-			  int priority, struct fields *f)
+			  int priority, const char *message_id, struct fields *f)
 {
 	_cleanup_free_ char *hist = NULL, *report = NULL;
 	char interval[32];
@@ -490,7 +659,7 @@ static int summary_fields(const struct func *fn, const struct summary *s, double
 	format_interval(interval, sizeof(interval), interval_s);
 
 	fields_adds(f, "MESSAGE", report);
-	fields_adds(f, "MESSAGE_ID", SMBLAT_MID_SUMMARY);
+	fields_adds(f, "MESSAGE_ID", message_id);
 	fields_addf(f, "PRIORITY", "%d", priority);
 	fields_adds(f, "SYSLOG_IDENTIFIER", "smblat");
 	fields_adds(f, "FUNCTION", fn->name);
@@ -519,7 +688,7 @@ int journal_summary_fields(const struct func *fn, const struct summary *s, doubl
 	_cleanup_fields_ struct fields f = {};
 	int k;
 
-	k = summary_fields(fn, s, interval_s, LOG_INFO, &f);
+	k = summary_fields(fn, s, interval_s, LOG_INFO, SMBLAT_MID_SUMMARY, &f);
 	if (k < 0)
 		return k;
 	return fields_steal(&f, fields);
@@ -533,20 +702,11 @@ int journal_write_view_summary(struct journal *j, const char *function, enum lay
 	struct func fn = { .name = (char *)function, .layer = layer };
 	int k;
 
-	k = summary_fields(&fn, s, interval_s, j->opts.priority_summary, &f);
+	/* the view's own kind of summary: its MESSAGE_ID in place of the generic one */
+	k = summary_fields(&fn, s, interval_s, j->opts.priority_summary,
+			   message_id ? message_id : SMBLAT_MID_SUMMARY, &f);
 	for (unsigned int i = 0; k >= 0 && i < n; i++)
 		fields_adds(&f, extra[i].name, extra[i].value);
-	if (k >= 0 && message_id) {
-		/* the view's own kind of summary: its MESSAGE_ID replaces the generic one */
-		for (size_t i = 0; i < f.n; i++)
-			if (strncmp(f.v[i], "MESSAGE_ID=", 11) == 0) {
-				free(f.v[i]);
-				if (asprintf(&f.v[i], "MESSAGE_ID=%s", message_id) < 0) {
-					f.v[i] = NULL;
-					f.error = -ENOMEM;
-				}
-			}
-	}
 	if (k < 0 || f.error) {
 		j->failed++;
 		return k < 0 ? k : f.error;
@@ -560,7 +720,7 @@ int journal_write_summary(struct journal *j, const struct func *fn,
 	_cleanup_fields_ struct fields f = {};
 	int k;
 
-	k = summary_fields(fn, s, interval_s, j->opts.priority_summary, &f);
+	k = summary_fields(fn, s, interval_s, j->opts.priority_summary, SMBLAT_MID_SUMMARY, &f);
 	if (k < 0) {
 		j->failed++;
 		return k;
