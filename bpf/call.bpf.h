@@ -16,6 +16,14 @@
 #include "vfs.bpf.h"
 #include "wire.bpf.h"
 
+/* Only the arguments that the exit's checks and fields read. */
+static __always_inline void frame_args(struct frame *f, const __u64 *args, __u8 n)
+{
+	for (int i = 0; i < SMBLAT_MAX_ARGS; i++)
+		if (i < n)
+			f->args[i] = args[i];
+}
+
 static __always_inline int call_entry(__u32 id, const __u64 *args, const bool vfs)
 {
 	struct global_stats *gs;
@@ -49,8 +57,7 @@ static __always_inline int call_entry(__u32 id, const __u64 *args, const bool vf
 		return 0;
 	}
 	fr->f[d].func_id = id;
-	for (int i = 0; i < SMBLAT_MAX_ARGS; i++)
-		fr->f[d].args[i] = args[i];
+	frame_args(&fr->f[d], args, vfs ? fc->frame_args : fc->nargs);
 	if (vfs) {
 		fr->f[d].wire_n = 0;
 		fr->f[d].wire_ns = 0;
@@ -87,7 +94,8 @@ static __always_inline void call_fill(void *ctx, struct event *e, const struct f
 		bpf_get_stack(ctx, e->ustack, sizeof(e->ustack), BPF_F_USER_STACK) : 0;
 }
 
-static __always_inline int call_exit(void *ctx, __u32 id, __u64 ret, const bool vfs)
+static __always_inline int call_exit(void *ctx, __u32 id, __u64 ret, const bool vfs,
+				     const enum acct how)
 {
 	struct func_stats *st;
 	struct func_cfg *fc;
@@ -130,7 +138,7 @@ static __always_inline int call_exit(void *ctx, __u32 id, __u64 ret, const bool 
 		return 0;
 	lat = now - f->start_ns;
 	slow = lat >= fc->threshold_ns;
-	account(id, lat, slow);
+	account(id, lat, slow, how);
 	if (!slow && !((fc->flags & FF_ERRORS) && ret_failed(fc->ret_kind, ret)))
 		return 0;
 
@@ -144,11 +152,25 @@ static __always_inline int call_exit(void *ctx, __u32 id, __u64 ret, const bool 
 	return 0;
 }
 
+/* Entry and exit at a probe on pt_regs (kprobes, uprobes), the id in the cookie. */
+static __always_inline int regs_entry(struct pt_regs *regs, const bool vfs)
+{
+	__u64 args[SMBLAT_MAX_ARGS] = {};
+
+	regs_args(regs, args);
+	return call_entry(bpf_get_attach_cookie(regs), args, vfs);
+}
+
+static __always_inline int regs_exit(struct pt_regs *regs, const bool vfs, const enum acct how)
+{
+	return call_exit(regs, bpf_get_attach_cookie(regs), PT_REGS_RC(regs), vfs, how);
+}
+
 /*
  * A family of call programs, one per way of attaching to a kernel
  * function: PREFIX_fentry/_fexit (cloned per target by the agent),
- * _kprobe/_kretprobe (also uprobes), _kmulti/_kretmulti. The function id
- * is the BPF cookie.
+ * _kprobe/_kretprobe, _kmulti/_kretmulti. The function id is the BPF
+ * cookie. All of them account exclusively (see enum acct).
  */
 #define CALL_PROGRAMS(prefix, vfs)						\
 SEC("fentry")									\
@@ -166,25 +188,14 @@ int BPF_PROG(prefix##_fexit)							\
 	__u64 ret = 0;								\
 										\
 	bpf_get_func_ret(ctx, &ret);						\
-	return call_exit(ctx, bpf_get_attach_cookie(ctx), ret, vfs);		\
+	return call_exit(ctx, bpf_get_attach_cookie(ctx), ret, vfs, ACCT_EXCLUSIVE); \
 }										\
 										\
-static __always_inline int prefix##_enter(struct pt_regs *regs)		\
-{										\
-	__u64 args[SMBLAT_MAX_ARGS] = {};					\
-										\
-	regs_args(regs, args);							\
-	return call_entry(bpf_get_attach_cookie(regs), args, vfs);		\
-}										\
-										\
-static __always_inline int prefix##_return(struct pt_regs *regs)		\
-{										\
-	return call_exit(regs, bpf_get_attach_cookie(regs), PT_REGS_RC(regs), vfs); \
-}										\
-										\
-SEC("kprobe") int prefix##_kprobe(struct pt_regs *r) { return prefix##_enter(r); }	\
-SEC("kretprobe") int prefix##_kretprobe(struct pt_regs *r) { return prefix##_return(r); } \
-SEC("kprobe.multi") int prefix##_kmulti(struct pt_regs *r) { return prefix##_enter(r); } \
-SEC("kretprobe.multi") int prefix##_kretmulti(struct pt_regs *r) { return prefix##_return(r); }
+SEC("kprobe") int prefix##_kprobe(struct pt_regs *r) { return regs_entry(r, vfs); }	\
+SEC("kretprobe") int prefix##_kretprobe(struct pt_regs *r)			\
+{ return regs_exit(r, vfs, ACCT_EXCLUSIVE); }					\
+SEC("kprobe.multi") int prefix##_kmulti(struct pt_regs *r) { return regs_entry(r, vfs); } \
+SEC("kretprobe.multi") int prefix##_kretmulti(struct pt_regs *r)		\
+{ return regs_exit(r, vfs, ACCT_EXCLUSIVE); }
 
 #endif

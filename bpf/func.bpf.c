@@ -10,22 +10,17 @@
 
 CALL_PROGRAMS(call, false)
 
+/* User functions: preemptible, so they account with atomics (enum acct). */
+SEC("uprobe") int call_uprobe(struct pt_regs *r) { return regs_entry(r, false); }
+SEC("uretprobe") int call_uretprobe(struct pt_regs *r) { return regs_exit(r, false, ACCT_SHARED); }
+
 /*
  * uprobe.multi: the agent loads these with expected_attach_type
  * BPF_TRACE_UPROBE_MULTI (libbpf 1.1 has no section name for it) and links
  * many offsets of one file at once.
  */
-SEC("kprobe.multi")
-int umulti_entry(struct pt_regs *regs)
-{
-	return call_enter(regs);
-}
-
-SEC("kprobe.multi")
-int umulti_exit(struct pt_regs *regs)
-{
-	return call_return(regs);
-}
+SEC("kprobe.multi") int umulti_entry(struct pt_regs *r) { return regs_entry(r, false); }
+SEC("kprobe.multi") int umulti_exit(struct pt_regs *r) { return regs_exit(r, false, ACCT_SHARED); }
 
 /*
  * USDT: START pushes a frame like a function entry, with the probe's
@@ -49,5 +44,5 @@ int usdt_entry(struct pt_regs *regs)
 SEC("usdt")
 int usdt_exit(struct pt_regs *regs)
 {
-	return call_exit(regs, (__u32)bpf_usdt_cookie(regs), 0, false);
+	return call_exit(regs, (__u32)bpf_usdt_cookie(regs), 0, false, ACCT_SHARED);
 }

@@ -122,7 +122,7 @@ static int skel_load(const struct probes_opts *o, const struct features *ft,
 		strncpy(skel->rodata->cfg.comm, o->comm, SMBLAT_COMM_LEN - 1);
 	}
 	bpf_map__set_max_entries(skel->maps.events, o->ringbuf_bytes);
-	bpf_map__set_max_entries(skel->maps.hist, o->func_capacity * SMBLAT_NBUCKETS);
+	bpf_map__set_max_entries(skel->maps.stats, o->func_capacity);
 	programs_setup(skel, o, ft);
 	r = smblat_bpf__load(skel);
 	if (r < 0) {
@@ -292,8 +292,15 @@ enum backend probes_kernel_backend(struct probes *p, const char **why)
 
 int probes_update(struct probes *p, const struct func *f)
 {
-	if (bpf_map__update_elem(p->skel->maps.funcs, &f->id, sizeof(f->id), &f->cfg,
-				 sizeof(f->cfg), BPF_ANY) < 0)
+	struct func_cfg c = f->cfg;
+
+	c.frame_args = c.nargs;
+	if (c.sb_kind != AK_NONE && c.sb_arg + 1 > c.frame_args)
+		c.frame_args = c.sb_arg + 1;
+	if (c.name_kind != AK_NONE && c.name_arg + 1 > c.frame_args)
+		c.frame_args = c.name_arg + 1;
+	if (bpf_map__update_elem(p->skel->maps.funcs, &f->id, sizeof(f->id), &c,
+				 sizeof(c), BPF_ANY) < 0)
 		return -errno;
 	return 0;
 }
@@ -762,11 +769,6 @@ int probes_stats_fd(const struct probes *p)
 	return bpf_map__fd(p->skel->maps.stats);
 }
 
-int probes_hist_fd(const struct probes *p)
-{
-	return bpf_map__fd(p->skel->maps.hist);
-}
-
 int probes_totals_fd(const struct probes *p)
 {
 	return bpf_map__fd(p->skel->maps.totals);
@@ -798,10 +800,10 @@ uint32_t probes_attached(const struct probes *p)
 	return n;
 }
 
-/* reliability: ids the histogram map was sized for; a reload cannot add more. */
+/* reliability: ids the stats map was sized for; a reload cannot add more. */
 uint32_t probes_func_capacity(const struct probes *p)
 {
-	return bpf_map__max_entries(p->skel->maps.hist) / SMBLAT_NBUCKETS;
+	return bpf_map__max_entries(p->skel->maps.stats);
 }
 
 int probes_sweep(struct probes *p, enum inflight_table t, const struct inflight_sweep *s)

@@ -50,8 +50,8 @@ static struct bpf_link *uprobe_at(struct probes *p, struct func *f, bool exit, c
 	const struct uprobe_place *w = where;
 	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = f->id, .retprobe = exit, .func_name = w->symbol);
 
-	return bpf_program__attach_uprobe_opts(exit ? p->skel->progs.call_kretprobe :
-					       p->skel->progs.call_kprobe,
+	return bpf_program__attach_uprobe_opts(exit ? p->skel->progs.call_uretprobe :
+					       p->skel->progs.call_uprobe,
 					       w->pid, w->binary, w->offset, &o);
 }
 
