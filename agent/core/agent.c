@@ -19,6 +19,7 @@
 
 #include "base/log.h"
 #include "base/privs.h"
+#include "base/profile.h"
 #include "core/agent-int.h"
 #include "sinks/writer.h"
 
@@ -513,9 +514,14 @@ static int writer_setup(struct agent *a)
 
 static void teardown(struct agent *a)
 {
+	uint64_t t0 = prof_now_ns();
+
 	sd_event_unref(a->loop);
 	ring_buffer__free(a->rb);
 	probes_close(a->probes);
+	/* after the last status line: stderr only, for whoever times a stop */
+	if (a->started_ns && prof_now_ns() - t0 >= 1000000)
+		fprintf(stderr, "smblat: detached in %.2f s\n", (prof_now_ns() - t0) / 1e9);
 	for (int l = _LAYER_MAX - 1; l >= 0; l--)
 		layer_free(l, a->layer[l]);
 	log_set_sink(NULL, NULL, true);
@@ -534,9 +540,13 @@ static void teardown(struct agent *a)
 
 static void ready(struct agent *a)
 {
-	log_status(STATUS_AGENT, LOG_INFO, "ready: %u functions attached, threshold %.3f ms, output %s",
-		   func_table_attached(&a->funcs, -1), a->cfg->threshold_ns / 1e6,
-		   a->journal ? "journal" : "terminal");
+	char spent[256];
+
+	prof_format(spent, sizeof(spent));
+	log_status(STATUS_AGENT, LOG_INFO, "ready: %u functions attached, threshold %.3f ms, output %s "
+		   "(start-up %.2f s%s%s)", func_table_attached(&a->funcs, -1), a->cfg->threshold_ns / 1e6,
+		   a->journal ? "journal" : "terminal", (prof_now_ns() - a->started_ns) / 1e9,
+		   spent[0] ? ": " : "", spent);
 	sd_notifyf(false, "READY=1\nSTATUS=%u functions attached", func_table_attached(&a->funcs, -1));
 	if (a->opt->to_stdout && !a->opt->hist_only)
 		term_print_header(stdout, &a->opt->term);
@@ -580,7 +590,7 @@ static int start(struct agent *a)
 
 int agent_run(struct config *c, const struct run_opts *o)
 {
-	struct agent a = { .cfg = c, .opt = o };
+	struct agent a = { .cfg = c, .opt = o, .started_ns = prof_now_ns() };
 	int r;
 
 	libbpf_set_print(o->verbose ? libbpf_verbose : libbpf_quiet);

@@ -105,7 +105,7 @@ static void attach_kernel(struct layer *l, struct func *f)
 {
 	uint8_t nargs = f->cfg.nargs;
 
-	if (btfargs_fill(btfs_get(l->env->btfs, f->module), f->symbol, &f->cfg, NULL) < 0)
+	if (btfs_fill(l->env->btfs, f->module, f->symbol, &f->cfg) < 0)
 		f->cfg.ret_kind = RK_INT;       /* no BTF: C's int, the common case */
 	f->cfg.nargs = nargs;
 	probes_update(l->env->probes, f);
@@ -117,7 +117,7 @@ static void attach_module(struct layer *l, struct func *f)
 {
 	uint64_t inst = ksyms_module_instance(f->module);
 
-	if (inst && ksyms_reload(l->env->ks) == 0)
+	if (inst && ksyms_refresh(l->env->ks, f->module) == 0)
 		attach_kernel(l, f);
 	else
 		func_set_state(f, FUNC_PENDING, "module %s not loaded; attached when it is", f->module);
@@ -359,7 +359,7 @@ static void func_watch(struct layer *l)
 				  "is loaded", f->name, f->module);
 			m->instance = 0;
 		}
-		if (!m->instance && inst && ksyms_reload(l->env->ks) == 0) {
+		if (!m->instance && inst && ksyms_refresh(l->env->ks, f->module) == 0) {
 			f->cfg.flags |= FF_ENABLED;
 			attach_kernel(l, f);
 			m->instance = func_attached(f) ? inst : 0;

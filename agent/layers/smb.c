@@ -12,6 +12,7 @@
 #include <syslog.h>
 
 #include "base/log.h"
+#include "base/profile.h"
 #include "layers/cifsops.h"
 #include "layers/layer.h"
 #include "layers/peek.h"
@@ -60,7 +61,7 @@ static void op_configure(struct layer *l, struct func *f, bool generic)
 		.threshold_ns = config_layer_threshold_ns(c, LAYER_SMB),
 		.flags = base_flags(c) | (generic ? FF_SB_CHECK : 0),
 	};
-	(void)btfargs_fill(btfs_get(l->env->btfs, f->module), f->symbol, &f->cfg, NULL);
+	(void)btfs_fill(l->env->btfs, f->module, f->symbol, &f->cfg);
 }
 
 /* Reads the ops tables of the loaded cifs into the function table; -ENOENT: not loaded. */
@@ -69,9 +70,10 @@ static int resolve(struct layer *l)
 	struct cifs_op *ops = NULL;
 	struct peek *pk = NULL;
 	size_t n = 0;
+	uint64_t t0;
 	int r;
 
-	r = ksyms_reload(l->env->ks);
+	r = ksyms_refresh(l->env->ks, CIFS_MODULE);
 	if (r < 0)
 		return r;
 	r = peek_open(&pk);
@@ -79,7 +81,9 @@ static int resolve(struct layer *l)
 		log_layer(NAME, LOG_ERR, "cannot read the cifs ops tables: %s", strerror(-r));
 		return r;
 	}
+	t0 = prof_now_ns();
 	r = cifsops_resolve(l->env->ks, btfs_get(l->env->btfs, NULL), peek_read, pk, &ops, &n);
+	prof_add(PROF_OPS, t0);
 	peek_close(pk);
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		struct func *f = op_func(l, &ops[i]);

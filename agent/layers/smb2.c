@@ -243,7 +243,7 @@ static void attach_instance(struct layer *l)
 	int r;
 
 	l->module = ksyms_module_instance(CIFS_MODULE);
-	if (!l->module || ksyms_reload(l->env->ks) < 0)
+	if (!l->module || ksyms_refresh(l->env->ks, CIFS_MODULE) < 0)
 		return;
 	l->why = NULL;
 	r = hooks_add(l);

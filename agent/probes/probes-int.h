@@ -38,6 +38,7 @@ struct probes {
 	struct btfs *btfs;
 	enum backend_choice choice;
 	bool fentry;                /* template loaded: clones may work */
+	bool fentry_tried;          /* fentry_usable() attached the template once */
 	bool kmulti;
 	bool umulti;                /* uprobe.multi programs loaded; cleared when links are refused */
 	bool smbd_ends;             /* smbd's request completions hooked (once for all begins) */

@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "base/profile.h"
 #include "probes/inflight.h"
 #include "probes/probes-int.h"
 
@@ -109,6 +110,7 @@ static void programs_setup(struct smblat_bpf *skel, const struct probes_opts *o,
 static int skel_load(const struct probes_opts *o, const struct features *ft,
 		     struct smblat_bpf **ret)
 {
+	uint64_t t0 = prof_now_ns();
 	struct smblat_bpf *skel = smblat_bpf__open();
 	int r;
 
@@ -125,6 +127,7 @@ static int skel_load(const struct probes_opts *o, const struct features *ft,
 	bpf_map__set_max_entries(skel->maps.stats, o->func_capacity);
 	programs_setup(skel, o, ft);
 	r = smblat_bpf__load(skel);
+	prof_add(PROF_LOAD, t0);
 	if (r < 0) {
 		smblat_bpf__destroy(skel);
 		return r;
@@ -143,13 +146,22 @@ bool probes_unit_loaded(const struct probes *p, enum prog_unit u)
 	return false;
 }
 
-/* Some kernels load trampolines but refuse to attach them: try once for real. */
-static bool fentry_works(struct probes *p)
+/*
+ * Some kernels load trampolines but refuse to attach them: try once for
+ * real, when fentry is first wanted (a trampoline costs a grace period to
+ * take down, which a start that uses kprobe.multi need not pay).
+ */
+static bool fentry_usable(struct probes *p)
 {
-	struct bpf_link *l = bpf_program__attach_trace(p->skel->progs.call_fentry);
+	struct bpf_link *l;
 
+	if (!p->fentry || p->fentry_tried)
+		return p->fentry;
+	p->fentry_tried = true;
+	l = bpf_program__attach_trace(p->skel->progs.call_fentry);
 	if (!l) {
 		p->fentry_why = errdup("fentry attach refused", -errno);
+		p->fentry = false;
 		return false;
 	}
 	bpf_link__destroy(l);
@@ -210,7 +222,7 @@ int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs
 		probes_close(p);
 		return r;
 	}
-	p->fentry = ft.fentry && fentry_works(p);
+	p->fentry = ft.fentry;
 	p->kmulti = ft.kmulti;
 	p->tp_btf = ft.tp_btf;
 	p->umulti = ft.umulti;
@@ -267,10 +279,10 @@ void probes_close(struct probes *p)
 
 enum backend probes_kernel_backend(struct probes *p, const char **why)
 {
-	if (p->fentry)
-		return BACKEND_FENTRY;
-	if (p->kmulti && p->kprobe)
+	if (p->kmulti && p->kprobe && p->choice != CHOICE_FENTRY)
 		return BACKEND_KPROBE_MULTI;
+	if (fentry_usable(p))
+		return BACKEND_FENTRY;
 	if (p->kprobe && (p->choice == CHOICE_AUTO || p->choice == CHOICE_KPROBE))
 		return BACKEND_KPROBE;
 	switch (p->choice) {
@@ -347,14 +359,18 @@ static int fentry_clone(struct probes *p, const struct bpf_program *tmpl,
 		    .attach_btf_id = btf_id,
 		    .attach_btf_obj_fd = obj_fd > 0 ? obj_fd : 0);
 	LIBBPF_OPTS(bpf_link_create_opts, co, .tracing.cookie = cookie);
+	uint64_t t0 = prof_now_ns();
 	int fd, lfd;
 
 	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING,
 			   type == BPF_TRACE_FENTRY ? "smblat_entry" : "smblat_exit", "GPL",
 			   bpf_program__insns(tmpl), bpf_program__insn_cnt(tmpl), &lo);
+	prof_add(PROF_CLONE, t0);
 	if (fd < 0)
 		return -errno;
+	t0 = prof_now_ns();
 	lfd = bpf_link_create(fd, 0, type, &co);
+	prof_add(PROF_LINK, t0);
 	if (lfd < 0) {
 		int r = -errno;
 
@@ -402,13 +418,11 @@ static struct kprogs kprogs_of(struct probes *p, enum kprog_family fam)
 
 static int attach_fentry(struct probes *p, struct func *f, const struct kprogs *kp)
 {
-	struct btf *btf = btfs_get(p->btfs, f->module);
+	const struct btf *btf;
 	struct attachment *a;
 	int btf_id, obj_fd = 0, r;
 
-	if (!btf)
-		return -ENOENT;
-	btf_id = btf__find_by_name_kind(btf, f->symbol, BTF_KIND_FUNC);
+	btf_id = btfs_func(p->btfs, f->module, f->symbol, &btf);
 	if (btf_id < 0)
 		return -ENOENT;
 	if (f->module) {
@@ -438,6 +452,7 @@ static int attach_kprobe(struct probes *p, struct func *f, const struct kprogs *
 	LIBBPF_OPTS(bpf_kprobe_opts, eo, .bpf_cookie = f->id);
 	LIBBPF_OPTS(bpf_kprobe_opts, xo, .bpf_cookie = f->id, .retprobe = true);
 	struct attachment *a = attachment_new(p, f->id);
+	uint64_t t0 = prof_now_ns();
 	int r;
 
 	if (!a)
@@ -453,9 +468,11 @@ static int attach_kprobe(struct probes *p, struct func *f, const struct kprogs *
 		if (!a->link[0])
 			goto fail;
 	}
+	prof_add(PROF_LINK, t0);
 	return 0;
 fail:
 	r = -errno;
+	prof_add(PROF_LINK, t0);
 	attachment_release(a);
 	p->n_att--;
 	return r;
@@ -492,6 +509,7 @@ static int attach_kmulti(struct probes *p, struct func **fv, uint32_t n, bool *d
 	__u64 *cookies = calloc(n, sizeof(*cookies));
 	struct bpf_link *l[2] = {};
 	uint32_t cnt = 0;
+	uint64_t t0;
 	int r = 0;
 
 	if (!addrs || !cookies) {
@@ -511,6 +529,7 @@ static int attach_kmulti(struct probes *p, struct func **fv, uint32_t n, bool *d
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, xo, .addrs = addrs, .cookies = cookies, .cnt = cnt,
 		    .retprobe = true);
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, eo, .addrs = addrs, .cookies = cookies, .cnt = cnt);
+	t0 = prof_now_ns();
 	if (kp->kretmulti) {
 		l[1] = bpf_program__attach_kprobe_multi_opts(kp->kretmulti, NULL, &xo);
 		if (!l[1]) {
@@ -526,6 +545,7 @@ static int attach_kmulti(struct probes *p, struct func **fv, uint32_t n, bool *d
 			goto out;
 		}
 	}
+	prof_add(PROF_LINK, t0);
 	r = multi_keep(p, &(struct attachment) { .id = UINT32_MAX, .prog_fd = { -1, -1 },
 						 .link_fd = { -1, -1 }, .link = { l[0], l[1] } },
 		       (const uint64_t *)cookies, cnt);
@@ -580,7 +600,22 @@ int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n, enum kp
 			done[i] = true;
 			func_set_attached(fv[i], BACKEND_KPROBE_MULTI);
 		}
-	for (uint32_t i = 0; p->fentry && i < n; i++) {
+	/*
+	 * One kprobe.multi link first: one program verified once for all the
+	 * functions, and one unregistration at stop, where fentry verifies a
+	 * clone per function and waits for a grace period per trampoline.
+	 * Kernels whose kprobe.multi cannot take module functions (6.1) refuse
+	 * the link; fentry then.
+	 */
+	if (p->kmulti && p->kprobe && p->choice != CHOICE_FENTRY) {
+		r = attach_kmulti(p, fv, n, done, &kp);
+		if (r < 0) {
+			free(p->kmulti_why);
+			p->kmulti_why = errdup("kprobe.multi attach refused", r);
+			p->kmulti = false;
+		}
+	}
+	for (uint32_t i = 0; i < n && fentry_usable(p); i++) {
 		if (done[i])
 			continue;
 		r = attach_fentry(p, fv[i], &kp);
@@ -594,14 +629,6 @@ int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n, enum kp
 			p->fentry = false;
 		} else if (p->choice == CHOICE_FENTRY) {
 			set_failed(fv[i], "fentry", r);
-		}
-	}
-	if (p->kmulti && p->kprobe && p->choice != CHOICE_FENTRY) {
-		r = attach_kmulti(p, fv, n, done, &kp);
-		if (r < 0) {
-			free(p->kmulti_why);
-			p->kmulti_why = errdup("kprobe.multi attach refused", r);
-			p->kmulti = false;
 		}
 	}
 	for (uint32_t i = 0; i < n; i++) {

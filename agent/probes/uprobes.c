@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "base/profile.h"
 #include "probes/probes-int.h"
 
 /* Entry and exit programs on one place of binary, a cookie naming f; exit first. */
@@ -49,10 +50,14 @@ static struct bpf_link *uprobe_at(struct probes *p, struct func *f, bool exit, c
 {
 	const struct uprobe_place *w = where;
 	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = f->id, .retprobe = exit, .func_name = w->symbol);
+	uint64_t t0 = prof_now_ns();
+	struct bpf_link *l;
 
-	return bpf_program__attach_uprobe_opts(exit ? p->skel->progs.call_uretprobe :
-					       p->skel->progs.call_uprobe,
-					       w->pid, w->binary, w->offset, &o);
+	l = bpf_program__attach_uprobe_opts(exit ? p->skel->progs.call_uretprobe :
+					    p->skel->progs.call_uprobe,
+					    w->pid, w->binary, w->offset, &o);
+	prof_add(PROF_LINK, t0);
+	return l;
 }
 
 int probes_attach_uprobe_at(struct probes *p, struct func *f, const char *binary,
@@ -182,14 +187,17 @@ static int umulti_pair(struct probes *p, struct bpf_program *const prog[2], cons
 {
 	struct attachment a = { .id = UINT32_MAX, .prog_fd = { -1, -1 }, .link_fd = { -1, -1 } };
 	struct attachment *kept;
+	uint64_t t0;
 	int r = 0;
 
 	if (!p->umulti)
 		return -EOPNOTSUPP;
+	t0 = prof_now_ns();
 	if (prog[1])
 		r = umulti_attach(&a, 1, prog[1], binary, offsets, cookies, n, true);
 	if (r == 0)
 		r = umulti_attach(&a, 0, prog[0], binary, offsets, cookies, n, false);
+	prof_add(PROF_LINK, t0);
 	if (r == 0 && cookies)
 		r = multi_keep(p, &a, cookies, n);
 	if (r == 0 && !cookies) {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/array.h"
+#include "base/profile.h"
 #include "symbols/ksyms.h"
 
 #define KALLSYMS_PATH "/proc/kallsyms"
@@ -28,6 +29,14 @@ struct ksyms {
 	char *pool;             /* every name and module name, NUL separated */
 	uint32_t *index;        /* open addressing by name: 1 + position in text, then data */
 	size_t index_mask;
+	struct loaded *loaded;  /* the modules whose symbols the last read holds */
+	size_t n_loaded;
+};
+
+/* A module and its instance (ksyms_module_instance()), as loaded during a read. */
+struct loaded {
+	char name[64];
+	uint64_t instance;
 };
 
 /* Parse state. Names are pool offsets until the pool stops moving. */
@@ -344,22 +353,74 @@ static int builder_finish(struct builder *b, struct ksyms *k) {
 	return 0;
 }
 
+/* The modules loaded now, by /proc/modules, and their instances; NULL when unknown. */
+static struct loaded *modules_loaded(size_t *n) {
+	struct loaded *v = NULL;
+	char *line = NULL;
+	size_t size = 0, cap = 0;
+	FILE *f = fopen("/proc/modules", "re");
+
+	*n = 0;
+	if (!f)
+		return NULL;
+	while (getline(&line, &size, f) > 0) {
+		size_t len = strcspn(line, " ");
+		struct loaded *nv;
+
+		if (len == 0 || len >= sizeof(v->name))
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 64;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+		}
+		memcpy(v[*n].name, line, len);
+		v[*n].name[len] = '\0';
+		v[*n].instance = ksyms_module_instance(v[*n].name);
+		(*n)++;
+	}
+	free(line);
+	fclose(f);
+	return v;
+}
+
+/*
+ * Also notes which module instances the read holds: those loaded before it
+ * began and still the same after it ended (ksyms_refresh()).
+ */
 static int ksyms_parse(const char *path, struct ksyms *k) {
 	struct builder b = { .last_module = NO_MODULE };
+	uint64_t t0 = prof_now_ns();
+	struct loaded *before;
+	size_t n_before, kept = 0;
 	int fd, r;
 
+	before = modules_loaded(&n_before);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		free(before);
 		return -errno;
+	}
 	r = builder_read(&b, fd);
 	close(fd);
 	if (r >= 0)
 		r = builder_finish(&b, k);
 	builder_done(&b);
+	for (size_t i = 0; r >= 0 && i < n_before; i++)
+		if (before[i].instance && before[i].instance == ksyms_module_instance(before[i].name))
+			before[kept++] = before[i];
+	k->loaded = before;
+	k->n_loaded = r >= 0 ? kept : 0;
+	prof_add(PROF_SYMBOLS, t0);
 	return r;
 }
 
 static void ksyms_clear(struct ksyms *k) {
+	free(k->loaded);
+	k->loaded = NULL;
+	k->n_loaded = 0;
 	free(k->text);
 	free(k->data);
 	free(k->pool);
@@ -413,6 +474,15 @@ int ksyms_reload(struct ksyms *k) {
 	fresh.path = k->path;
 	*k = fresh;
 	return 0;
+}
+
+int ksyms_refresh(struct ksyms *k, const char *module) {
+	uint64_t inst = ksyms_module_instance(module);
+
+	for (size_t i = 0; inst && i < k->n_loaded; i++)
+		if (k->loaded[i].instance == inst && strcmp(k->loaded[i].name, module) == 0)
+			return 0;
+	return ksyms_reload(k);
 }
 
 const char *ksyms_explain(int r) {

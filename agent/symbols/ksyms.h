@@ -31,6 +31,12 @@ void ksyms_free(struct ksyms *k);
 
 /* Re-reads the same file, for modules loaded since; on failure k is unchanged. */
 int ksyms_reload(struct ksyms *k);
+/*
+ * Makes sure the table holds the symbols of the loaded instance of module:
+ * re-reads the file only when the last read does not (the module was not
+ * loaded then, or has been loaded again since).
+ */
+int ksyms_refresh(struct ksyms *k, const char *module);
 
 /* Why ksyms_load() failed, in words for the user; NULL when errno says it all. */
 const char *ksyms_explain(int r);
