@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +151,20 @@ static void layer_attach(struct agent *a, enum layer_id l, void *userdata)
 		layer_table[l]->attach(a->layer[l]);
 }
 
+/*
+ * Once attaching is over, what only attaching needs goes: BTF, kernel data
+ * symbols and the name index, and the heap they leave free. Loaded again
+ * when a module comes or a reload attaches more.
+ */
+static void services_trim(struct agent *a)
+{
+	bool freed = btfs_trim(a->btfs);
+
+	freed |= ksyms_trim(a->ks);
+	if (freed)
+		malloc_trim(0);
+}
+
 /* ---- the loop ---- */
 
 /* Time sources fire once; periodic ones are armed again each time. */
@@ -187,6 +202,7 @@ static int on_loss_timer(sd_event_source *s, uint64_t usec, void *ctx)
 static int on_watch(sd_event_source *s, uint64_t usec, void *ctx)
 {
 	agent_layers_privileged(ctx, layer_watch, NULL);
+	services_trim(ctx);
 	return rearm(s, usec + WATCH_USEC);
 }
 
@@ -216,6 +232,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *c
 	sd_notify(false, "RELOADING=1");
 	agent_drain(a, ringbuf_events(a));  /* events of removed functions still have their names */
 	(void)reload_config(a);
+	services_trim(a);
 	sd_notify(false, "READY=1");
 	return 0;
 }
@@ -595,14 +612,13 @@ int agent_run(struct config *c, const struct run_opts *o)
 
 	libbpf_set_print(o->verbose ? libbpf_verbose : libbpf_quiet);
 	a.hist_interval_ns = o->hist_only ? o->hist_interval_ns : c->hist_interval_ns;
+	/* zero-filled summaries are empty ones (hist_merge()): pages of ids never used stay untouched */
 	a.acc = calloc(SMBLAT_MAX_FUNCS, sizeof(*a.acc));
 	a.loss = calloc(SMBLAT_MAX_FUNCS, sizeof(*a.loss));
 	if (!a.acc || !a.loss) {
 		r = -ENOMEM;
 		goto out;
 	}
-	for (int i = 0; i < SMBLAT_MAX_FUNCS; i++)
-		hist_init(&a.acc[i]);
 	r = start(&a);
 	if (r < 0)
 		goto out;
@@ -625,6 +641,9 @@ int agent_run(struct config *c, const struct run_opts *o)
 	if (r < 0)
 		goto out;
 	ready(&a);
+	services_trim(&a);
+	/* and what libbpf's load let go */
+	malloc_trim(0);
 	r = sd_event_loop(a.loop);
 	finish(&a);
 out:

@@ -156,6 +156,23 @@ struct btf *btfs_get(struct btfs *b, const char *module)
 	return btf;
 }
 
+bool btfs_trim(struct btfs *b)
+{
+	bool any = b->vmlinux || b->n;
+
+	for (unsigned int i = 0; i < b->n; i++) {
+		btf__free(b->mod[i].btf);
+		free(b->mod[i].module);
+		index_free(&b->mod[i].funcs);
+	}
+	b->n = 0;
+	btf__free(b->vmlinux);
+	b->vmlinux = NULL;
+	b->vmlinux_tried = false;
+	index_free(&b->vmlinux_funcs);
+	return any;
+}
+
 void btfs_forget(struct btfs *b, const char *module)
 {
 	for (unsigned int i = 0; i < b->n; i++)

@@ -19,6 +19,12 @@ struct btf *btfs_get(struct btfs *b, const char *module);
  * look-up costs a hash probe, not a walk over every type.
  */
 int btfs_func(struct btfs *b, const char *module, const char *name, const struct btf **btf);
+/*
+ * Lets go of every BTF loaded (vmlinux's alone is several MiB), once
+ * attaching is over; btfs_get() loads again when asked. Pointers from
+ * btfs_get() and btfs_func() die with it. true: it let go of something.
+ */
+bool btfs_trim(struct btfs *b);
 /* Drops module's cached BTF, for a module unloaded and maybe loaded again. */
 void btfs_forget(struct btfs *b, const char *module);
 /* A file descriptor of the kernel's BTF object for module (for fentry attach), or -errno. */

@@ -31,6 +31,7 @@ struct ksyms {
 	size_t index_mask;
 	struct loaded *loaded;  /* the modules whose symbols the last read holds */
 	size_t n_loaded;
+	bool trimmed;           /* ksyms_trim() since the last read */
 };
 
 /* A module and its instance (ksyms_module_instance()), as loaded during a read. */
@@ -418,6 +419,7 @@ static int ksyms_parse(const char *path, struct ksyms *k) {
 }
 
 static void ksyms_clear(struct ksyms *k) {
+	k->trimmed = false;
 	free(k->loaded);
 	k->loaded = NULL;
 	k->n_loaded = 0;
@@ -429,6 +431,66 @@ static void ksyms_clear(struct ksyms *k) {
 	k->pool = NULL;
 	k->index = NULL;
 	k->n_text = k->n_data = 0;
+}
+
+/* A copy of the pool with only the names text symbols use; NULL when out of memory. */
+static char *pool_of_text(struct ksyms *k) {
+	size_t len = 0, o = 0;
+	const char *module = NULL;
+	char *pool, *copy = NULL;
+
+	for (size_t i = 0; i < k->n_text; i++) {
+		len += strlen(k->text[i].name) + 1;
+		/* module symbols come in runs: one copy of each run's name */
+		if (k->text[i].module && k->text[i].module != module) {
+			module = k->text[i].module;
+			len += strlen(module) + 1;
+		}
+	}
+	pool = malloc(len ?: 1);
+	if (!pool)
+		return NULL;
+	module = NULL;
+	for (size_t i = 0; i < k->n_text; i++) {
+		struct ksym *s = &k->text[i];
+		size_t n = strlen(s->name) + 1;
+
+		if (s->module && s->module != module) {
+			module = s->module;
+			copy = pool + o;
+			memcpy(copy, module, strlen(module) + 1);
+			o += strlen(module) + 1;
+		}
+		memcpy(pool + o, s->name, n);
+		s->name = pool + o;
+		o += n;
+		if (s->module)
+			s->module = copy;
+	}
+	return pool;
+}
+
+bool ksyms_trim(struct ksyms *k) {
+	char *pool;
+
+	if (k->trimmed)
+		return false;
+	k->trimmed = true;
+	free(k->index);
+	k->index = NULL;
+	free(k->data);
+	k->data = NULL;
+	k->n_data = 0;
+	/* the next ksyms_refresh() reads again, for the data symbols */
+	free(k->loaded);
+	k->loaded = NULL;
+	k->n_loaded = 0;
+	pool = pool_of_text(k);
+	if (pool) {
+		free(k->pool);
+		k->pool = pool;
+	}
+	return true;
 }
 
 void ksyms_free(struct ksyms *k) {
@@ -570,7 +632,9 @@ const struct ksym *ksyms_lookup(const struct ksyms *k, const char *name, const c
 	const struct ksym *best = NULL;
 
 	/* Built on first use, not at load: reloads for stack frames never need it. */
-	if (!k->index && ksyms_index((struct ksyms *)k) < 0) {
+	if (!k->index && ksyms_index((struct ksyms *)k) == 0)
+		((struct ksyms *)k)->trimmed = false;
+	if (!k->index) {
 		for (size_t i = 0; i < k->n_text + k->n_data; i++)
 			best = lookup_pick(best, ksyms_at(k, i + 1), name, module);
 		return best;

@@ -38,6 +38,15 @@ int ksyms_reload(struct ksyms *k);
  */
 int ksyms_refresh(struct ksyms *k, const char *module);
 
+/*
+ * Keeps what symbolizing stacks needs (text symbols and their names) and
+ * lets go of what only finding objects by name does (data symbols, the name
+ * index): after attaching, until the next ksyms_refresh() or ksyms_reload(),
+ * which read the file again. Pointers to text symbols stay valid; their
+ * names move.
+ */
+bool ksyms_trim(struct ksyms *k);         /* true: it let go of something */
+
 /* Why ksyms_load() failed, in words for the user; NULL when errno says it all. */
 const char *ksyms_explain(int r);
 
