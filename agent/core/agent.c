@@ -426,7 +426,7 @@ static void list_probes(struct agent *a)
 		printf("# kernel functions: %s first, falling back per function\n", backend_name(be));
 	why = probes_tp_btf_why(a->probes);
 	printf("# tracepoints (block, syscall:): %s\n", why ? why : "tp_btf first, raw_tp when refused");
-	printf("%-28s %-6s %-36s %-13s %s\n", "FUNCTION", "LAYER", "TARGET", "BACKEND", "STATUS");
+	printf("%-28s %-6s %-36s %-14s %s\n", "FUNCTION", "LAYER", "TARGET", "BACKEND", "STATUS");
 	for (uint32_t i = 0; i < a->funcs.n; i++) {
 		const struct func *f = &a->funcs.v[i];
 		char target[256];

@@ -33,7 +33,7 @@ const char *layer_unavailable(const char *layer, char *buf, size_t size, const c
 void layer_list_row(FILE *out, const char *function, enum layer_id l, const char *target,
 		    const char *backend, const char *status)
 {
-	fprintf(out, "%-28s %-6s %-36s %-13s %s\n", function, layer_name(l), target, backend, status);
+	fprintf(out, "%-28s %-6s %-36s %-14s %s\n", function, layer_name(l), target, backend, status);
 }
 
 struct layer *layer_new(enum layer_id id, const struct layer_env *env)

@@ -10,6 +10,8 @@
 /* BPF_TRACE_UPROBE_MULTI and BPF_F_UPROBE_MULTI_RETURN, Linux 6.6 (newer than Debian 12's uapi) */
 #define UMULTI_ATTACH_TYPE 48
 #define UMULTI_RETURN 1u
+/* BPF_TRACE_UPROBE_SESSION, Linux 6.13 */
+#define USESSION_ATTACH_TYPE 57
 
 struct attachment {
 	uint32_t id;
@@ -30,6 +32,7 @@ struct multi {
 	bool *live;
 	uint32_t n_ids;
 	uint32_t n_live;
+	enum backend backend;       /* what its ids are attached with */
 };
 
 struct probes {
@@ -41,6 +44,7 @@ struct probes {
 	bool fentry_tried;          /* fentry_usable() attached the template once */
 	bool kmulti;
 	bool umulti;                /* uprobe.multi programs loaded; cleared when links are refused */
+	bool usession;              /* the uprobe.session program loaded; cleared when refused */
 	bool smbd_ends;             /* smbd's request completions hooked (once for all begins) */
 	bool kprobe;                /* the kernel has a kprobe PMU */
 	char *kprobe_why;
@@ -73,9 +77,9 @@ struct attachment *attachment_new(struct probes *p, uint32_t id);
 void attachment_release(struct attachment *a);
 /* Keeps a batch's links as serving the ids in cookies; on -ENOMEM the caller releases att. */
 int multi_keep(struct probes *p, const struct attachment *att, const uint64_t *cookies,
-	       uint32_t n);
-/* A dormant id of a live batch comes back in place; true when it did. */
-bool multi_revive(struct probes *p, uint32_t id);
+	       uint32_t n, enum backend be);
+/* The backend of the batch that holds id dormant, now revived; BACKEND_NONE: none does. */
+enum backend multi_revive(struct probes *p, uint32_t id);
 
 /* Records in f that backend what refused it with err. */
 void set_failed(struct func *f, const char *what, int err);

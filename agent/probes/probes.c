@@ -54,7 +54,7 @@ static enum prog_unit prog_unit(const struct bpf_program *prog)
 }
 
 struct features {
-	bool fentry, kmulti, tp_btf, umulti;
+	bool fentry, kmulti, tp_btf, umulti, usession;
 	const struct btf *vmlinux;  /* NULL: not known, every tracepoint assumed there */
 };
 
@@ -96,6 +96,10 @@ static void programs_setup(struct smblat_bpf *skel, const struct probes_opts *o,
 			want &= ft->umulti;
 			if (want)
 				bpf_program__set_expected_attach_type(prog, UMULTI_ATTACH_TYPE);
+		} else if (strcmp(bpf_program__name(prog), "usession") == 0) {
+			want &= ft->usession;
+			if (want)
+				bpf_program__set_expected_attach_type(prog, USESSION_ATTACH_TYPE);
 		} else if (strstr(sec, "probe.multi")) {
 			want &= ft->kmulti;
 		} else if ((tp = prog_tracepoint(prog, &btf))) {
@@ -168,6 +172,39 @@ static bool fentry_usable(struct probes *p)
 	return true;
 }
 
+/* Whether vmlinux's enum bpf_attach_type has the value called name. */
+static bool attach_type_known(const struct btf *btf, const char *name)
+{
+	uint32_t n = btf__type_cnt(btf);
+
+	for (uint32_t id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const struct btf_enum *e;
+
+		if (!btf_is_enum(t) || strcmp(btf__name_by_offset(btf, t->name_off), "bpf_attach_type"))
+			continue;
+		e = btf_enum(t);
+		for (uint16_t i = 0; i < btf_vlen(t); i++)
+			if (strcmp(btf__name_by_offset(btf, e[i].name_off), name) == 0)
+				return true;
+		return false;
+	}
+	return false;
+}
+
+/*
+ * uprobe.session (Linux 6.13), told by the kernel's BTF: the attach type
+ * and the kfunc the program calls. Loading a program the kernel cannot take
+ * would cost a second load of the whole object.
+ */
+static bool usession_known(struct btfs *btfs)
+{
+	const struct btf *btf;
+
+	return btfs_func(btfs, NULL, "bpf_session_cookie", &btf) >= 0 &&
+	       attach_type_known(btf, "BPF_TRACE_UPROBE_SESSION");
+}
+
 int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs *btfs,
 		struct probes **ret)
 {
@@ -178,6 +215,7 @@ int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs
 		.tp_btf = o->units & (UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL)),
 		.umulti = true,
 		.vmlinux = btfs_get(btfs, NULL),
+		.usession = (o->units & UNIT_BIT(UNIT_FUNC)) && usession_known(btfs),
 	};
 	int r;
 
@@ -200,6 +238,10 @@ int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs
 	if (r < 0 && ft.fentry) {
 		p->fentry_why = errdup("fentry programs refused", r);
 		ft.fentry = false;
+		r = skel_load(o, &ft, &p->skel);
+	}
+	if (r < 0 && ft.usession) {
+		ft.usession = false;
 		r = skel_load(o, &ft, &p->skel);
 	}
 	if (r < 0 && (ft.kmulti || ft.umulti)) {
@@ -226,6 +268,7 @@ int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs
 	p->kmulti = ft.kmulti;
 	p->tp_btf = ft.tp_btf;
 	p->umulti = ft.umulti;
+	p->usession = ft.usession;
 	p->kprobe = access("/sys/bus/event_source/devices/kprobe/type", F_OK) == 0;
 	if (!p->kprobe)
 		p->kprobe_why = strdup("kernel has no kprobes (no kprobe event source)");
@@ -478,7 +521,8 @@ fail:
 	return r;
 }
 
-int multi_keep(struct probes *p, const struct attachment *att, const uint64_t *cookies, uint32_t n)
+int multi_keep(struct probes *p, const struct attachment *att, const uint64_t *cookies, uint32_t n,
+	       enum backend be)
 {
 	struct multi *v = realloc(p->multi, (p->n_multi + 1) * sizeof(*v));
 	struct multi *m;
@@ -488,7 +532,7 @@ int multi_keep(struct probes *p, const struct attachment *att, const uint64_t *c
 	p->multi = v;
 	m = &v[p->n_multi];
 	*m = (struct multi) { .att = *att, .ids = calloc(n, sizeof(uint32_t)),
-			      .live = calloc(n, sizeof(bool)), .n_ids = n, .n_live = n };
+			      .live = calloc(n, sizeof(bool)), .n_ids = n, .n_live = n, .backend = be };
 	if (!m->ids || !m->live) {
 		free(m->ids);
 		free(m->live);
@@ -548,7 +592,7 @@ static int attach_kmulti(struct probes *p, struct func **fv, uint32_t n, bool *d
 	prof_add(PROF_LINK, t0);
 	r = multi_keep(p, &(struct attachment) { .id = UINT32_MAX, .prog_fd = { -1, -1 },
 						 .link_fd = { -1, -1 }, .link = { l[0], l[1] } },
-		       (const uint64_t *)cookies, cnt);
+		       (const uint64_t *)cookies, cnt, BACKEND_KPROBE_MULTI);
 	if (r < 0) {
 		bpf_link__destroy(l[0]);
 		bpf_link__destroy(l[1]);
@@ -565,7 +609,7 @@ out:
 	return r;
 }
 
-bool multi_revive(struct probes *p, uint32_t id)
+enum backend multi_revive(struct probes *p, uint32_t id)
 {
 	for (uint32_t b = 0; b < p->n_multi; b++) {
 		struct multi *m = &p->multi[b];
@@ -574,10 +618,10 @@ bool multi_revive(struct probes *p, uint32_t id)
 			if (m->ids[i] == id && !m->live[i]) {
 				m->live[i] = true;
 				m->n_live++;
-				return true;
+				return m->backend;
 			}
 	}
-	return false;
+	return BACKEND_NONE;
 }
 
 void set_failed(struct func *f, const char *what, int err)
@@ -596,7 +640,7 @@ int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n, enum kp
 	if (!done)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++)
-		if (multi_revive(p, fv[i]->id)) {
+		if (multi_revive(p, fv[i]->id) != BACKEND_NONE) {
 			done[i] = true;
 			func_set_attached(fv[i], BACKEND_KPROBE_MULTI);
 		}
