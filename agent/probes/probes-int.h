@@ -37,6 +37,8 @@ struct multi {
 
 struct probes {
 	struct smblat_bpf *skel;
+	struct smblat_bpf *fskel;   /* the fentry templates, loaded when fentry is first wanted */
+	struct probes_opts opts;    /* as opened, for fskel */
 	const struct ksyms *ks;
 	struct btfs *btfs;
 	enum backend_choice choice;

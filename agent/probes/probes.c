@@ -53,10 +53,39 @@ static enum prog_unit prog_unit(const struct bpf_program *prog)
 	return UNIT_FUNC;
 }
 
+/* The optional kinds of program: each one the kernel may refuse. */
+enum feature {
+	FEAT_NONE,                  /* every kernel with BPF takes it */
+	FEAT_FENTRY,
+	FEAT_KMULTI,
+	FEAT_UMULTI,
+	FEAT_USESSION,
+	FEAT_TP_BTF,
+	_FEAT_MAX,
+};
+
 struct features {
-	bool fentry, kmulti, tp_btf, umulti, usession;
+	bool on[_FEAT_MAX];
 	const struct btf *vmlinux;  /* NULL: not known, every tracepoint assumed there */
 };
+
+static enum feature prog_feature(const struct bpf_program *prog)
+{
+	const char *sec = bpf_program__section_name(prog), *name = bpf_program__name(prog);
+	bool btf;
+
+	if (strncmp(sec, "fentry", 6) == 0 || strncmp(sec, "fexit", 5) == 0)
+		return FEAT_FENTRY;
+	if (strncmp(name, "umulti_", 7) == 0)
+		return FEAT_UMULTI;
+	if (strcmp(name, "usession") == 0)
+		return FEAT_USESSION;
+	if (strstr(sec, "probe.multi"))
+		return FEAT_KMULTI;
+	if (prog_tracepoint(prog, &btf) && btf)
+		return FEAT_TP_BTF;
+	return FEAT_NONE;
+}
 
 /*
  * A tp_btf program of a tracepoint this kernel lacks (block_io_start before
@@ -79,47 +108,60 @@ static bool tracepoint_known(const struct btf *vmlinux, const char *tp)
  * turn by probes_open().
  */
 static void programs_setup(struct smblat_bpf *skel, const struct probes_opts *o,
-			   const struct features *ft)
+			   const struct features *ft, bool fentry_only)
 {
 	struct bpf_program *prog;
 
 	bpf_object__for_each_program(prog, skel->obj) {
-		const char *sec = bpf_program__section_name(prog);
-		bool want = o->units & UNIT_BIT(prog_unit(prog)), btf;
-		const char *tp;
+		enum feature f = prog_feature(prog);
+		bool want = (o->units & UNIT_BIT(prog_unit(prog))) && (f == FEAT_NONE || ft->on[f]);
 
-		if (strncmp(sec, "fentry", 6) == 0 || strncmp(sec, "fexit", 5) == 0) {
-			want &= ft->fentry;
-			if (want)
-				bpf_program__set_attach_target(prog, 0, FENTRY_TEMPLATE_TARGET);
-		} else if (strncmp(bpf_program__name(prog), "umulti_", 7) == 0) {
-			want &= ft->umulti;
-			if (want)
-				bpf_program__set_expected_attach_type(prog, UMULTI_ATTACH_TYPE);
-		} else if (strcmp(bpf_program__name(prog), "usession") == 0) {
-			want &= ft->usession;
-			if (want)
-				bpf_program__set_expected_attach_type(prog, USESSION_ATTACH_TYPE);
-		} else if (strstr(sec, "probe.multi")) {
-			want &= ft->kmulti;
-		} else if ((tp = prog_tracepoint(prog, &btf))) {
-			want &= !btf || (ft->tp_btf && tracepoint_known(ft->vmlinux, tp));
+		/* the fentry object: the templates of the units, and the one fentry_usable() tries */
+		if (fentry_only)
+			want = f == FEAT_FENTRY && ((o->units & UNIT_BIT(prog_unit(prog))) ||
+						    strcmp(bpf_program__name(prog), "call_fentry") == 0);
+
+		if (want && f == FEAT_TP_BTF) {
+			bool btf;
+
+			want = tracepoint_known(ft->vmlinux, prog_tracepoint(prog, &btf));
 		}
+		if (want && f == FEAT_FENTRY)
+			bpf_program__set_attach_target(prog, 0, FENTRY_TEMPLATE_TARGET);
+		else if (want && f == FEAT_UMULTI)
+			bpf_program__set_expected_attach_type(prog, UMULTI_ATTACH_TYPE);
+		else if (want && f == FEAT_USESSION)
+			bpf_program__set_expected_attach_type(prog, USESSION_ATTACH_TYPE);
 		bpf_program__set_autoload(prog, want);
 	}
 	if (o->units & UNIT_BIT(UNIT_BLOCK))
 		skel->rodata->block_cfg = o->block_cfg;
 }
 
+/*
+ * Opens and loads the object; with share, only its fentry templates, on the
+ * maps of share (the same counters, frames and ring buffer).
+ */
 static int skel_load(const struct probes_opts *o, const struct features *ft,
-		     struct smblat_bpf **ret)
+		     const struct smblat_bpf *share, struct smblat_bpf **ret)
 {
 	uint64_t t0 = prof_now_ns();
 	struct smblat_bpf *skel = smblat_bpf__open();
+	struct bpf_map *m;
 	int r;
 
 	if (!skel)
 		return -errno;
+	bpf_object__for_each_map(m, skel->obj) {
+		const struct bpf_map *theirs = share ?
+			bpf_object__find_map_by_name(share->obj, bpf_map__name(m)) : NULL;
+
+		if (theirs && bpf_map__reuse_fd(m, bpf_map__fd(theirs)) < 0) {
+			r = -errno;
+			smblat_bpf__destroy(skel);
+			return r;
+		}
+	}
 	skel->rodata->cfg.tgid = o->tgid;
 	skel->rodata->cfg.self_tgid = o->self_tgid;
 	skel->rodata->cfg.cgroup_id = o->cgroup_id;
@@ -129,7 +171,7 @@ static int skel_load(const struct probes_opts *o, const struct features *ft,
 	}
 	bpf_map__set_max_entries(skel->maps.events, o->ringbuf_bytes);
 	bpf_map__set_max_entries(skel->maps.stats, o->func_capacity);
-	programs_setup(skel, o, ft);
+	programs_setup(skel, o, ft, share != NULL);
 	r = smblat_bpf__load(skel);
 	prof_add(PROF_LOAD, t0);
 	if (r < 0) {
@@ -157,12 +199,24 @@ bool probes_unit_loaded(const struct probes *p, enum prog_unit u)
  */
 static bool fentry_usable(struct probes *p)
 {
+	struct features ft = { .on = { [FEAT_FENTRY] = true } };
 	struct bpf_link *l;
+	int r;
 
 	if (!p->fentry || p->fentry_tried)
 		return p->fentry;
 	p->fentry_tried = true;
-	l = bpf_program__attach_trace(p->skel->progs.call_fentry);
+	/*
+	 * The templates load only now, into an object of their own on the same
+	 * maps: a start that attaches with kprobe.multi does not verify them.
+	 */
+	r = skel_load(&p->opts, &ft, p->skel, &p->fskel);
+	if (r < 0) {
+		p->fentry_why = errdup("fentry programs refused", r);
+		p->fentry = false;
+		return false;
+	}
+	l = bpf_program__attach_trace(p->fskel->progs.call_fentry);
 	if (!l) {
 		p->fentry_why = errdup("fentry attach refused", -errno);
 		p->fentry = false;
@@ -205,17 +259,108 @@ static bool usession_known(struct btfs *btfs)
 	       attach_type_known(btf, "BPF_TRACE_UPROBE_SESSION");
 }
 
+/*
+ * The program libbpf last failed to load, caught from its warning while the
+ * object loads, so that a refusal drops the kind of program refused and no
+ * other: on Debian's 6.1 the kprobe.multi programs fail to load, and
+ * dropping kinds in a fixed order dropped fentry first.
+ */
+static char failed_prog[64];
+static libbpf_print_fn_t print_next;
+
+static int print_catch(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	static const char refused[] = "prog '%s': failed to load";
+	va_list copy;
+
+	if (level == LIBBPF_WARN && strncmp(fmt, refused, sizeof(refused) - 1) == 0) {
+		va_copy(copy, ap);
+		snprintf(failed_prog, sizeof(failed_prog), "%s", va_arg(copy, const char *));
+		va_end(copy);
+	}
+	return print_next ? print_next(level, fmt, ap) : 0;
+}
+
+/* The kind of the program called name, FEAT_NONE when there is none such. */
+static enum feature feature_of(const char *name)
+{
+	struct smblat_bpf *skel = smblat_bpf__open();
+	struct bpf_program *prog;
+	enum feature f = FEAT_NONE;
+
+	if (!skel)
+		return FEAT_NONE;
+	prog = bpf_object__find_program_by_name(skel->obj, name);
+	if (prog)
+		f = prog_feature(prog);
+	smblat_bpf__destroy(skel);
+	return f;
+}
+
+static const char *const feature_refused[_FEAT_MAX] = {
+	[FEAT_FENTRY] = "fentry programs refused",
+	[FEAT_KMULTI] = "kprobe.multi programs refused",
+	[FEAT_UMULTI] = "uprobe.multi programs refused",
+	[FEAT_USESSION] = "uprobe.session programs refused",
+	[FEAT_TP_BTF] = "tp_btf programs refused",
+};
+
+/* What a failed load says to drop: the refused program's kind, else the first kind on. */
+static enum feature feature_to_drop(const struct features *ft)
+{
+	enum feature f = failed_prog[0] ? feature_of(failed_prog) : FEAT_NONE;
+
+	if (f != FEAT_NONE && ft->on[f])
+		return f;
+	/* unknown: tp_btf first, as raw_tp does the same; fentry would fall back to kprobes */
+	static const enum feature order[] = { FEAT_TP_BTF, FEAT_FENTRY, FEAT_USESSION, FEAT_UMULTI,
+					      FEAT_KMULTI };
+	for (size_t i = 0; i < sizeof(order) / sizeof(*order); i++)
+		if (ft->on[order[i]])
+			return order[i];
+	return FEAT_NONE;
+}
+
+/* Loads the object with every kind of program the kernel takes; the kinds it refused say why. */
+static int load_what_loads(struct probes *p, const struct probes_opts *o, struct features *ft)
+{
+	char *why[_FEAT_MAX] = {};
+	enum feature f;
+	int r;
+
+	print_next = libbpf_set_print(print_catch);
+	for (;;) {
+		failed_prog[0] = '\0';
+		r = skel_load(o, ft, NULL, &p->skel);
+		f = r < 0 ? feature_to_drop(ft) : FEAT_NONE;
+		if (f == FEAT_NONE)
+			break;
+		ft->on[f] = false;
+		free(why[f]);
+		why[f] = errdup(feature_refused[f], r);
+	}
+	libbpf_set_print(print_next);
+	p->fentry_why = why[FEAT_FENTRY];
+	p->kmulti_why = why[FEAT_KMULTI];
+	p->tp_btf_why = why[FEAT_TP_BTF];
+	free(why[FEAT_UMULTI]);
+	free(why[FEAT_USESSION]);
+	return r;
+}
+
 int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs *btfs,
 		struct probes **ret)
 {
 	struct probes *p = calloc(1, sizeof(*p));
 	struct features ft = {
-		.fentry = o->choice == CHOICE_AUTO || o->choice == CHOICE_FENTRY,
-		.kmulti = o->choice == CHOICE_AUTO || o->choice == CHOICE_KPROBE_MULTI,
-		.tp_btf = o->units & (UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL)),
-		.umulti = true,
+		.on = {
+			/* the fentry templates load later, on their own (fentry_usable()) */
+			[FEAT_KMULTI] = o->choice == CHOICE_AUTO || o->choice == CHOICE_KPROBE_MULTI,
+			[FEAT_TP_BTF] = o->units & (UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL)),
+			[FEAT_UMULTI] = true,
+			[FEAT_USESSION] = (o->units & UNIT_BIT(UNIT_FUNC)) && usession_known(btfs),
+		},
 		.vmlinux = btfs_get(btfs, NULL),
-		.usession = (o->units & UNIT_BIT(UNIT_FUNC)) && usession_known(btfs),
 	};
 	int r;
 
@@ -224,32 +369,8 @@ int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs
 	p->ks = ks;
 	p->btfs = btfs;
 	p->choice = o->choice;
-	/* Each optional program type is a feature probe: drop what the kernel refuses. */
-	r = skel_load(o, &ft, &p->skel);
-	/*
-	 * tp_btf first: a refusal it did not cause costs only the raw_tp
-	 * fallback, which does the same, while fentry would fall back to kprobes.
-	 */
-	if (r < 0 && ft.tp_btf) {
-		p->tp_btf_why = errdup("tp_btf programs refused", r);
-		ft.tp_btf = false;
-		r = skel_load(o, &ft, &p->skel);
-	}
-	if (r < 0 && ft.fentry) {
-		p->fentry_why = errdup("fentry programs refused", r);
-		ft.fentry = false;
-		r = skel_load(o, &ft, &p->skel);
-	}
-	if (r < 0 && ft.usession) {
-		ft.usession = false;
-		r = skel_load(o, &ft, &p->skel);
-	}
-	if (r < 0 && (ft.kmulti || ft.umulti)) {
-		if (ft.kmulti)
-			p->kmulti_why = errdup("kprobe.multi programs refused", r);
-		ft.kmulti = ft.umulti = false;
-		r = skel_load(o, &ft, &p->skel);
-	}
+	p->opts = *o;
+	r = load_what_loads(p, o, &ft);
 	if (r < 0 && (o->units & (UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL)))) {
 		/* The other layers need not go down with the tracepoint ones. */
 		struct probes_opts bare = *o;
@@ -257,18 +378,18 @@ int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs
 		bare.units &= ~(UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL));
 		free(p->tp_btf_why);
 		p->tp_btf_why = errdup("block and syscall programs refused", r);
-		r = skel_load(&bare, &ft, &p->skel);
+		r = skel_load(&bare, &ft, NULL, &p->skel);
 	}
 	if (r < 0) {
 		fprintf(stderr, "smblat: cannot load BPF programs: %s\n", strerror(-r));
 		probes_close(p);
 		return r;
 	}
-	p->fentry = ft.fentry;
-	p->kmulti = ft.kmulti;
-	p->tp_btf = ft.tp_btf;
-	p->umulti = ft.umulti;
-	p->usession = ft.usession;
+	p->fentry = o->choice == CHOICE_AUTO || o->choice == CHOICE_FENTRY;
+	p->kmulti = ft.on[FEAT_KMULTI];
+	p->tp_btf = ft.on[FEAT_TP_BTF];
+	p->umulti = ft.on[FEAT_UMULTI];
+	p->usession = ft.on[FEAT_USESSION];
 	p->kprobe = access("/sys/bus/event_source/devices/kprobe/type", F_OK) == 0;
 	if (!p->kprobe)
 		p->kprobe_why = strdup("kernel has no kprobes (no kprobe event source)");
@@ -311,6 +432,7 @@ void probes_close(struct probes *p)
 		close(p->btf_fds[i].fd);
 		free(p->btf_fds[i].module);
 	}
+	smblat_bpf__destroy(p->fskel);
 	smblat_bpf__destroy(p->skel);
 	free(p->fentry_why);
 	free(p->kmulti_why);
@@ -430,31 +552,34 @@ struct kprogs {
 	struct bpf_program *fentry, *fexit, *kprobe, *kretprobe, *kmulti, *kretmulti;
 };
 
+/* The fentry programs live in fskel, the others in skel. */
 static struct kprogs kprogs_of(struct probes *p, enum kprog_family fam)
 {
+	struct smblat_bpf *k = p->skel, *f = p->fskel;
+
 	switch (fam) {
 	case KPROGS_VFS:
 		return (struct kprogs) {
-			p->skel->progs.vfs_fentry, p->skel->progs.vfs_fexit,
-			p->skel->progs.vfs_kprobe, p->skel->progs.vfs_kretprobe,
-			p->skel->progs.vfs_kmulti, p->skel->progs.vfs_kretmulti,
+			f ? f->progs.vfs_fentry : NULL, f ? f->progs.vfs_fexit : NULL,
+			k->progs.vfs_kprobe, k->progs.vfs_kretprobe,
+			k->progs.vfs_kmulti, k->progs.vfs_kretmulti,
 		};
 	case KPROGS_SMB2_ALLOC:
 		return (struct kprogs) {
-			NULL, p->skel->progs.smb2_alloc_fexit,
-			p->skel->progs.smb2_alloc_kprobe, p->skel->progs.smb2_alloc_kretprobe,
-			p->skel->progs.smb2_alloc_kmulti, p->skel->progs.smb2_alloc_kretmulti,
+			NULL, f ? f->progs.smb2_alloc_fexit : NULL,
+			k->progs.smb2_alloc_kprobe, k->progs.smb2_alloc_kretprobe,
+			k->progs.smb2_alloc_kmulti, k->progs.smb2_alloc_kretmulti,
 		};
 	case KPROGS_SMB2_MID:
 		return (struct kprogs) {
-			p->skel->progs.smb2_mid_fentry, NULL, p->skel->progs.smb2_mid_kprobe, NULL,
-			p->skel->progs.smb2_mid_kmulti, NULL,
+			f ? f->progs.smb2_mid_fentry : NULL, NULL, k->progs.smb2_mid_kprobe, NULL,
+			k->progs.smb2_mid_kmulti, NULL,
 		};
 	default:
 		return (struct kprogs) {
-			p->skel->progs.call_fentry, p->skel->progs.call_fexit,
-			p->skel->progs.call_kprobe, p->skel->progs.call_kretprobe,
-			p->skel->progs.call_kmulti, p->skel->progs.call_kretmulti,
+			f ? f->progs.call_fentry : NULL, f ? f->progs.call_fexit : NULL,
+			k->progs.call_kprobe, k->progs.call_kretprobe,
+			k->progs.call_kmulti, k->progs.call_kretmulti,
 		};
 	}
 }
@@ -662,6 +787,7 @@ int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n, enum kp
 	for (uint32_t i = 0; i < n && fentry_usable(p); i++) {
 		if (done[i])
 			continue;
+		kp = kprogs_of(p, fam);         /* the fentry templates loaded just now */
 		r = attach_fentry(p, fv[i], &kp);
 		if (r == 0) {
 			done[i] = true;
