@@ -12,9 +12,11 @@ prog_ids_before() {
 	bpftool -j prog show | jq -c '[.[].id]' >"$1"
 }
 
+# prog_ids_new FILE [NAME_REGEX]: only programs whose name matches, when
+# other users of the machine may load programs at the same time.
 prog_ids_new() {
-	bpftool -j prog show | jq -c --slurpfile old "$1" \
-		'[.[] | select(.name != "BEGIN") | .id] - $old[0]'
+	bpftool -j prog show | jq -c --slurpfile old "$1" --arg re "${2:-.}" \
+		'[.[] | select(.name != "BEGIN" and (.name | test($re))) | .id] - $old[0]'
 }
 
 # prog_stats IDS_JSON: "RUN_TIME_NS RUN_CNT PROGS" summed over the programs

@@ -24,10 +24,13 @@ for be in auto fentry kprobe-multi kprobe; do
 	done
 done
 
-# bpftrace on the functions the default configuration attaches
-printf '[agent]\nthreshold = 10ms\nuser =\n[histogram]\ninterval = 0\n' >conf
-smb_targets conf >targets
+# bpftrace on the functions the agent attaches with the same kind of probe
 for kind in kfunc kprobe; do
+	be=fentry
+	[ "$kind" = kfunc ] || be=kprobe
+	printf '[agent]\nthreshold = 10ms\nuser =\nbackend = %s\n[histogram]\ninterval = 0\n' "$be" >conf
+	smb_targets conf >targets
+	[ -s targets ] || continue
 	bt_script "$kind" targets >"bt-$kind.bt"
 	for ((i = 0; i < reps; i++)); do
 		t0=$(now_ms)
