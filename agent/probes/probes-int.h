@@ -72,6 +72,15 @@ struct probes {
 	uint32_t n_tp;
 };
 
+/* object.c: loads p->skel with the kinds of program the kernel takes (p->ks, p->btfs set). */
+int object_load(struct probes *p, const struct probes_opts *o);
+/* Whether fentry clones can work: the templates load and attach (tried once). */
+bool object_fentry_usable(struct probes *p);
+/* "tp_btf/block_rq_issue" -> "block_rq_issue", or NULL for other programs. */
+const char *prog_tracepoint(const struct bpf_program *prog, bool *btf);
+/* Which unit of bpf/ a program is of. */
+enum prog_unit prog_unit(const struct bpf_program *prog);
+
 /* "what: strerror(-err)", malloc'd. */
 char *errdup(const char *what, int err);
 /* A new slot in p->att for id, links empty; NULL without memory. */
