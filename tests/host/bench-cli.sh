@@ -24,8 +24,19 @@ host p2 uprobe smblat run_time_ns 3000 run_cnt 20 progs 2
 host p2 uprobe empty run_time_ns 1000 run_cnt 20 progs 2
 RAW
 table=$(python3 "$SOURCE_ROOT/bench/report.py" "$TMP/raw") || fail "report.py failed"
-grep -qF '| P2 | host uprobe: ns per call (entry+exit programs) smblat / empty pair | 300 / 100 ns (10 / 10 calls) |' <<<"$table" ||
+grep -qF '| P2 | host uprobe: ns per call (entry+exit programs) smblat / empty pair | 300 / 100 ns (10 / 10 calls); 3.00x |' <<<"$table" ||
 	fail "report.py table: $table"
+# P3: the agent's rate against the raw loop alone and against the raw loop
+# with the flood's tight loop beside it (1000/s, 2000/s and 1250/s here)
+cat >"$TMP/raw3" <<'RAW'
+meta mode quick
+host p3 agent calls 9000 flood_us 5000000 total_us 5000000 journal 5000 written 5000 failed 0 lost_ringbuf 4000 suppressed 0 write_failed 0 lost_entries 1
+host p3 raw total_us 5000000 journal 10000 sent 10000 failed 0
+host p3 raw_busy total_us 4000000 journal 5000 sent 5000 failed 0
+RAW
+table=$(python3 "$SOURCE_ROOT/bench/report.py" "$TMP/raw3") || fail "report.py failed on P3"
+grep -qF '| 1000 / 2000 (50 %) |' <<<"$table" || fail "report.py P3 against the raw loop: $table"
+grep -qF '| 1250 ; 80 % |' <<<"$table" || fail "report.py P3 against the busy raw loop: $table"
 
 # A full-mode run writes its results file (the file name of a quick run
 # carries "-quick"; the full one's once ended bench/run under set -e, after
@@ -43,12 +54,12 @@ out=$("$SOURCE_ROOT/bench/run" --report "$TMP/full.raw" --results "$TMP/results"
 [ "$rc" -eq 0 ] || fail "bench/run --report of a full run exited with $rc: $out"
 res=$TMP/results/2026-11-22T1000-6.99.0-test.txt
 [ -s "$res" ] || fail "no results file $res: $(ls "$TMP/results" 2>&1)"
-grep -qF '| 300 / 100 ns (10 / 10 calls) |' "$res" || fail "results file without the table: $(cat "$res")"
+grep -qF '| 300 / 100 ns (10 / 10 calls); 3.00x |' "$res" || fail "results file without the table: $(cat "$res")"
 # the results file is a valid --report input too (its raw part)
 sed -i 's/^meta mode full/meta mode quick/' "$res"
 "$SOURCE_ROOT/bench/run" --report "$res" --results "$TMP/results" --no-readme >/dev/null 2>&1 ||
 	fail "bench/run --report of a results file failed"
-grep -qF '| 300 / 100 ns (10 / 10 calls) |' "$TMP/results/2026-11-22T1000-6.99.0-test-quick.txt" ||
+grep -qF '| 300 / 100 ns (10 / 10 calls); 3.00x |' "$TMP/results/2026-11-22T1000-6.99.0-test-quick.txt" ||
 	fail "no -quick results file with the table"
 
 # A tracer's programs are the ids that appeared while it started, compared
