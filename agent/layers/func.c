@@ -20,6 +20,7 @@
 #include "config/target.h"
 #include "layers/layer.h"
 #include "probes/btfargs.h"
+#include "symbols/kmodules.h"
 #include "symbols/ksyms.h"
 #include "symbols/usyms.h"
 
@@ -115,7 +116,7 @@ static void attach_kernel(struct layer *l, struct func *f)
 /* module:function: now when the module is loaded, else when it is. */
 static void attach_module(struct layer *l, struct func *f)
 {
-	uint64_t inst = ksyms_module_instance(f->module);
+	uint64_t inst = kmodule_instance(f->module);
 
 	if (inst && ksyms_refresh(l->env->ks, f->module) == 0)
 		attach_kernel(l, f);
@@ -233,7 +234,7 @@ static bool probe_add(struct layer *l, const struct probe_config *pc)
 			  problem ? problem : strerror(-r));
 		return false;
 	}
-	module = t.kind == TARGET_QUALIFIED && ksyms_module_known(t.object);
+	module = t.kind == TARGET_QUALIFIED && kmodule_known(t.object);
 	id = func_table_add(l->env->funcs, LAYER_FUNC, GROUP_NONE, pc->label,
 			    t.kind == TARGET_KERNEL || module ? t.symbol : pc->target,
 			    module ? t.object : NULL);
@@ -351,7 +352,7 @@ static void func_watch(struct layer *l)
 
 		if (!func_attached(f) && f->state != FUNC_PENDING && f->state != FUNC_UNLOADED)
 			continue;       /* removed by a reload, or failed for good */
-		inst = ksyms_module_instance(f->module);
+		inst = kmodule_instance(f->module);
 		if (m->instance && inst != m->instance) {
 			probes_detach(l->env->probes, f, FUNC_UNLOADED, "module unloaded");
 			probes_forget_module(l->env->probes, f->module);

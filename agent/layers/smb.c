@@ -16,6 +16,7 @@
 #include "layers/cifsops.h"
 #include "layers/layer.h"
 #include "layers/peek.h"
+#include "symbols/kmodules.h"
 #include "symbols/ksyms.h"
 
 #define CIFS_MODULE "cifs"
@@ -209,7 +210,7 @@ static void report_not_served(struct layer *l)
 /* Resolves the instance of cifs loaded now and attaches what is wanted of it. */
 static void attach_instance(struct layer *l, unsigned int *attached, unsigned int *detached)
 {
-	uint64_t inst = ksyms_module_instance(CIFS_MODULE);
+	uint64_t inst = kmodule_instance(CIFS_MODULE);
 	int r;
 
 	if (!inst)
@@ -240,7 +241,7 @@ static void smb_attach(struct layer *l)
 		return;
 	}
 	l->why = NULL;
-	if (!ksyms_module_instance(CIFS_MODULE)) {
+	if (!kmodule_instance(CIFS_MODULE)) {
 		log_layer(NAME, LOG_NOTICE, "cifs module not loaded; attaching when it is");
 		return;
 	}
@@ -273,7 +274,7 @@ static void smb_apply(struct layer *l, const struct config *old, struct reload_c
 	if (l->why)
 		return;
 	if (!l->module) {
-		if (ksyms_module_instance(CIFS_MODULE))
+		if (kmodule_instance(CIFS_MODULE))
 			attach_instance(l, &n->attached, &n->detached);
 		return;
 	}
@@ -289,7 +290,7 @@ static void smb_watch(struct layer *l)
 
 	if (l->why)
 		return;
-	inst = ksyms_module_instance(CIFS_MODULE);
+	inst = kmodule_instance(CIFS_MODULE);
 	if (l->module && inst != l->module) {
 		unsigned int n = smb_detach(l, FUNC_UNLOADED);
 

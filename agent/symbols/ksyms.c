@@ -12,6 +12,7 @@
 
 #include "base/array.h"
 #include "base/profile.h"
+#include "symbols/kmodules.h"
 #include "symbols/ksyms.h"
 
 #define KALLSYMS_PATH "/proc/kallsyms"
@@ -29,15 +30,9 @@ struct ksyms {
 	char *pool;             /* every name and module name, NUL separated */
 	uint32_t *index;        /* open addressing by name: 1 + position in text, then data */
 	size_t index_mask;
-	struct loaded *loaded;  /* the modules whose symbols the last read holds */
+	struct kmodule *loaded;  /* the modules whose symbols the last read holds */
 	size_t n_loaded;
 	bool trimmed;           /* ksyms_trim() since the last read */
-};
-
-/* A module and its instance (ksyms_module_instance()), as loaded during a read. */
-struct loaded {
-	char name[64];
-	uint64_t instance;
 };
 
 /* Parse state. Names are pool offsets until the pool stops moving. */
@@ -373,39 +368,6 @@ static int builder_finish(struct builder *b, struct ksyms *k) {
 	return 0;
 }
 
-/* The modules loaded now, by /proc/modules, and their instances; NULL when unknown. */
-static struct loaded *modules_loaded(size_t *n) {
-	struct loaded *v = NULL;
-	char *line = NULL;
-	size_t size = 0, cap = 0;
-	FILE *f = fopen("/proc/modules", "re");
-
-	*n = 0;
-	if (!f)
-		return NULL;
-	while (getline(&line, &size, f) > 0) {
-		size_t len = strcspn(line, " ");
-		struct loaded *nv;
-
-		if (len == 0 || len >= sizeof(v->name))
-			continue;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 64;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv)
-				break;
-			v = nv;
-		}
-		memcpy(v[*n].name, line, len);
-		v[*n].name[len] = '\0';
-		v[*n].instance = ksyms_module_instance(v[*n].name);
-		(*n)++;
-	}
-	free(line);
-	fclose(f);
-	return v;
-}
-
 /*
  * Also notes which module instances the read holds: those loaded before it
  * began and still the same after it ended (ksyms_refresh()).
@@ -413,11 +375,11 @@ static struct loaded *modules_loaded(size_t *n) {
 static int ksyms_parse(const char *path, struct ksyms *k) {
 	struct builder b = { .last_module = NO_MODULE };
 	uint64_t t0 = prof_now_ns();
-	struct loaded *before;
+	struct kmodule *before;
 	size_t n_before, kept = 0;
 	int fd, r;
 
-	before = modules_loaded(&n_before);
+	before = kmodules_loaded(&n_before);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		free(before);
@@ -429,7 +391,7 @@ static int ksyms_parse(const char *path, struct ksyms *k) {
 		r = builder_finish(&b, k);
 	builder_done(&b);
 	for (size_t i = 0; r >= 0 && i < n_before; i++)
-		if (before[i].instance && before[i].instance == ksyms_module_instance(before[i].name))
+		if (before[i].instance && before[i].instance == kmodule_instance(before[i].name))
 			before[kept++] = before[i];
 	k->loaded = before;
 	k->n_loaded = r >= 0 ? kept : 0;
@@ -558,7 +520,7 @@ int ksyms_reload(struct ksyms *k) {
 }
 
 int ksyms_refresh(struct ksyms *k, const char *module) {
-	uint64_t inst = ksyms_module_instance(module);
+	uint64_t inst = kmodule_instance(module);
 
 	for (size_t i = 0; inst && i < k->n_loaded; i++)
 		if (k->loaded[i].instance == inst && strcmp(k->loaded[i].name, module) == 0)
@@ -680,55 +642,4 @@ int ksyms_format(const struct ksyms *k, uint64_t addr, char *buf, size_t len) {
 	else
 		snprintf(buf, len, "%s+0x%llx", s->name, (unsigned long long)off);
 	return 0;
-}
-
-uint64_t ksyms_module_instance(const char *module) {
-	char path[256];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/sys/module/%s", module);
-	return stat(path, &st) == 0 ? (uint64_t) st.st_ino : 0;
-}
-
-/* Module names spell '-' as '_' in /sys/module and modules.dep may have either. */
-static bool module_name_eq(const char *a, size_t n, const char *b) {
-	for (size_t i = 0; i < n; i++, b++) {
-		char x = a[i] == '-' ? '_' : a[i], y = *b == '-' ? '_' : *b;
-
-		if (!*b || x != y)
-			return false;
-	}
-	return !*b;
-}
-
-bool ksyms_module_known(const char *module) {
-	char path[PATH_MAX], *line = NULL;
-	size_t size = 0;
-	struct utsname u;
-	bool found = false;
-	FILE *f;
-
-	if (ksyms_module_instance(module))
-		return true;
-	if (uname(&u) < 0)
-		return false;
-	snprintf(path, sizeof(path), "/lib/modules/%s/modules.dep", u.release);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	/* "kernel/fs/smb/client/cifs.ko.xz: kernel/..." */
-	while (!found && getline(&line, &size, f) > 0) {
-		char *colon = strchr(line, ':'), *base, *dot;
-
-		if (!colon)
-			continue;
-		*colon = '\0';
-		base = strrchr(line, '/');
-		base = base ? base + 1 : line;
-		dot = strstr(base, ".ko");
-		found = dot && module_name_eq(base, dot - base, module);
-	}
-	free(line);
-	fclose(f);
-	return found;
 }

@@ -70,13 +70,6 @@ const struct ksym *ksyms_lookup(const struct ksyms *k, const char *name, const c
  */
 int ksyms_format(const struct ksyms *k, uint64_t addr, char *buf, size_t len);
 
-/*
- * The loaded instance of a kernel module: its /sys/module inode, which
- * changes when it is unloaded and loaded again; 0 when it is not loaded.
- */
-uint64_t ksyms_module_instance(const char *module);
-/* Whether module is loaded, or installed for the running kernel (modules.dep). */
-bool ksyms_module_known(const char *module);
 
 /* Counts, for start-up logging and tests. */
 size_t ksyms_count_text(const struct ksyms *k);
