@@ -201,8 +201,11 @@ def p5(rows, out):
                        % (r[0], r[2], "ring buffer and other BPF maps, heap, other anonymous, libraries", int(d["VmRSS:"]) / 1024, parts, int(d["VmHWM:"]) / 1024))
         elif r[:3] == ["host", "p5", "idle"]:
             d = kv(r[4:])
-            out.append("| P5 | idle wake-ups (context switches/s over %s s, host), %s config | %.2f /s |"
-                       % (d["seconds"], r[3], int(d["ctxt_switches"]) / int(d["seconds"])))
+            out.append("| P5 | idle, host, %s config: wake-ups (context switches/s over %s s) ; VmRSS | %.2f /s ; %s |"
+                       % (r[3], d["seconds"], int(d["ctxt_switches"]) / int(d["seconds"]),
+                          "%.1f MiB" % (int(d["rss_kb"]) / 1024) if "rss_kb" in d else "-"))
+        elif r[:3] == ["host", "p5", "idle_refused"]:
+            out.append("| P5 | idle, host, %s config | refused on this host: %s |" % (r[3], " ".join(r[4:])))
 
 
 def table(metas, rows):
