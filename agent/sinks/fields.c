@@ -131,6 +131,58 @@ int fields_addu(struct fields *f, const char *name, uint64_t v, bool negative)
 	return fields_addn(f, name, p, len);
 }
 
+/* A field made in pieces: the name now, the value by fields_cat*(), fields_end() ends it. */
+int fields_open(struct fields *f, const char *name)
+{
+	size_t nlen = strlen(name);
+
+	if (f->error)
+		return f->error;
+	if (fields_reserve(f, nlen + 1) < 0)
+		return f->error;
+	fields_name(f, name, nlen);
+	return 0;
+}
+
+void fields_catn(struct fields *f, const char *s, size_t len)
+{
+	if (f->error || fields_reserve(f, len) < 0)
+		return;
+	fields_append(f, s, len);
+}
+
+void fields_cat(struct fields *f, const char *s)
+{
+	fields_catn(f, s, strlen(s));
+}
+
+void fields_catu(struct fields *f, uint64_t v, unsigned int min_digits)
+{
+	char buf[21];
+	size_t len;
+	const char *p = utoa(v, buf, &len);
+
+	for (; len < min_digits; len++)
+		fields_catn(f, "0", 1);
+	fields_catn(f, p, 21 - (size_t)(p - buf));
+}
+
+void fields_catx(struct fields *f, uint64_t v)
+{
+	static const char digit[] = "0123456789abcdef";
+	char buf[16], *p = buf + sizeof(buf);
+
+	do
+		*--p = digit[v & 15];
+	while (v >>= 4);
+	fields_catn(f, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+int fields_end(struct fields *f)
+{
+	return f->error ? f->error : fields_close(f);
+}
+
 /*
  * The formats of single numbers and strings the entries use most are
  * written without printf, which costs more than all the rest of an entry.

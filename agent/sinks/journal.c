@@ -261,7 +261,10 @@ static void fields_add_ret(struct fields *f, const struct record *r)
 	switch (r->func->cfg.ret_kind) {
 	case RK_PTR:
 	case RK_USER:
-		fields_addf(f, "RETVAL", "0x%" PRIx64, (uint64_t) r->ret);
+		fields_open(f, "RETVAL");
+		fields_cat(f, "0x");
+		fields_catx(f, (uint64_t) r->ret);
+		fields_end(f);
 		break;
 	case RK_UINT:
 		fields_addf(f, "RETVAL", "%" PRIu64, (uint64_t) r->ret);
@@ -303,16 +306,33 @@ static void fields_add_message(struct fields *f, const struct record *r, const c
 	else if (r->err)
 		snprintf(err, sizeof(err), " (error %d)", r->err);
 
+	fields_open(f, "MESSAGE");
+	fields_cat(f, r->func->name);
+	fields_cat(f, " took ");
+	fields_catu(f, us / 1000, 1);
+	fields_cat(f, ".");
+	fields_catu(f, us % 1000, 3);
+	fields_cat(f, " ms: ");
+	fields_cat(f, comm);
+	fields_cat(f, "[");
+	fields_catu(f, r->pid, 1);
+	fields_cat(f, "]");
 	if (r->place) {
 		/* "BLOCK_WRITE took 1.204 ms: dd[4242] on loop0, 65536 bytes at sector 2048" */
-		fields_addf(f, "MESSAGE", "%s took %" PRIu64 ".%03" PRIu64 " ms: %s[%" PRIu32 "] on %s%s",
-			    r->func->name, us / 1000, us % 1000, comm, r->pid, r->place, err);
-		return;
+		fields_cat(f, " on ");
+		fields_cat(f, r->place);
+	} else {
+		if (r->share) {
+			fields_cat(f, " on ");
+			fields_cat(f, r->share);
+		}
+		if (r->file) {
+			fields_cat(f, " file ");
+			fields_cat(f, r->file);
+		}
 	}
-	fields_addf(f, "MESSAGE", "%s took %" PRIu64 ".%03" PRIu64 " ms: %s[%" PRIu32 "]%s%s%s%s%s",
-		    r->func->name, us / 1000, us % 1000, comm, r->pid,
-		    r->share ? " on " : "", r->share ?: "",
-		    r->file ? " file " : "", r->file ?: "", err);
+	fields_cat(f, err);
+	fields_end(f);
 }
 
 static int event_fields(const struct record *r, int priority, struct fields *f)
