@@ -145,6 +145,7 @@ static void test_event_fields(void)
 	check_field(&e, "MESSAGE_ID", SMBLAT_MID_SLOW);
 	check_field(&e, "PRIORITY", prio);
 	check_field(&e, "SYSLOG_IDENTIFIER", "smblat");
+	check_field(&e, "SYSLOG_FACILITY", "3");
 	check_field(&e, "FUNCTION", "INODE_OP_UNLINK");
 	check_field(&e, "LAYER", "smb");
 	check_field(&e, "KERNEL_FUNCTION", "cifs_unlink");
@@ -165,7 +166,7 @@ static void test_event_fields(void)
 	check_field(&e, "ARGS", "0xffff888012345678 0x1");
 	check_field(&e, "STACK", r.stack);
 	check_field(&e, "STACK_FOLDED", r.stack_folded);
-	CHECK(e.n == 22, "%d fields, want 22", e.n);
+	CHECK(e.n == 23, "%d fields, want 23", e.n);
 	entry_free(&e);
 }
 
@@ -485,6 +486,7 @@ static void test_summary_fields(void)
 	check_field(&e, "MESSAGE_ID", SMBLAT_MID_SUMMARY);
 	check_field(&e, "PRIORITY", prio);
 	check_field(&e, "SYSLOG_IDENTIFIER", "smblat");
+	check_field(&e, "SYSLOG_FACILITY", "3");
 	check_field(&e, "FUNCTION", "INODE_OP_UNLINK");
 	check_field(&e, "LAYER", "smb");
 	check_field(&e, "INTERVAL_S", "60");
@@ -532,6 +534,7 @@ static void test_loss_fields(void)
 	check_field(&e, "MESSAGE_ID", SMBLAT_MID_LOST);
 	check_field(&e, "PRIORITY", prio);
 	check_field(&e, "SYSLOG_IDENTIFIER", "smblat");
+	check_field(&e, "SYSLOG_FACILITY", "3");
 	check_field(&e, "INTERVAL_S", "60");
 	check_field(&e, "LOST_RINGBUF", "11");
 	check_field(&e, "SUPPRESSED", "3");
@@ -690,6 +693,7 @@ static void test_journald(void)
 		check_json(json, "MESSAGE_ID", SMBLAT_MID_SLOW);
 		check_json(json, "SMB_SHARE", "\\\\srv\\share");
 		check_json(json, "ERRNO_NAME", "ENOENT");
+		check_json(json, "SYSLOG_FACILITY", "3");
 		if (stack)
 			check_json(json, "STACK", stack);
 		free(json);

@@ -239,6 +239,19 @@ uint64_t journal_failed(const struct journal *j)
 	return j ? j->failed : 0;
 }
 
+/*
+ * What every entry carries: its kind, priority and source as syslog knows
+ * them; facility daemon, so that syslog rules (daemon.*) and shippers
+ * file it with the system's services rather than as user messages.
+ */
+static void fields_add_common(struct fields *f, const char *message_id, int priority)
+{
+	fields_adds(f, "MESSAGE_ID", message_id);
+	fields_addf(f, "PRIORITY", "%d", priority);
+	fields_addf(f, "SYSLOG_FACILITY", "%d", LOG_FAC(LOG_DAEMON));
+	fields_adds(f, "SYSLOG_IDENTIFIER", "smblat");
+}
+
 /* comm is padded by some tools; trailing blanks only make matches fail. */
 static void comm_clean(const char *comm, char out[static SMBLAT_COMM_LEN + 1])
 {
@@ -409,9 +422,7 @@ static int event_fields(const struct record *r, int priority, struct fields *f)
 	comm_clean(r->comm, comm);
 
 	fields_add_message(f, r, comm);
-	fields_adds(f, "MESSAGE_ID", SMBLAT_MID_SLOW);
-	fields_addf(f, "PRIORITY", "%d", priority);
-	fields_adds(f, "SYSLOG_IDENTIFIER", "smblat");
+	fields_add_common(f, SMBLAT_MID_SLOW, priority);
 	fields_adds(f, "FUNCTION", fn->name);
 	fields_adds(f, "LAYER", layer_name(fn->layer));
 	if (fn->symbol)
@@ -490,9 +501,7 @@ static int summary_fields(const struct func *fn, const struct summary *s, double
 	format_interval(interval, sizeof(interval), interval_s);
 
 	fields_adds(f, "MESSAGE", report);
-	fields_adds(f, "MESSAGE_ID", SMBLAT_MID_SUMMARY);
-	fields_addf(f, "PRIORITY", "%d", priority);
-	fields_adds(f, "SYSLOG_IDENTIFIER", "smblat");
+	fields_add_common(f, SMBLAT_MID_SUMMARY, priority);
 	fields_adds(f, "FUNCTION", fn->name);
 	fields_adds(f, "LAYER", layer_name(fn->layer));
 	fields_adds(f, "INTERVAL_S", interval);
@@ -638,9 +647,7 @@ static int loss_fields(const struct loss *l, unsigned int n, double interval_s, 
 		return -ENOMEM;
 
 	fields_adds(f, "MESSAGE", msg);
-	fields_adds(f, "MESSAGE_ID", SMBLAT_MID_LOST);
-	fields_addf(f, "PRIORITY", "%d", priority);
-	fields_adds(f, "SYSLOG_IDENTIFIER", "smblat");
+	fields_add_common(f, SMBLAT_MID_LOST, priority);
 	fields_adds(f, "INTERVAL_S", interval);
 	fields_addf(f, "LOST_RINGBUF", "%" PRIu64, ringbuf);
 	fields_addf(f, "SUPPRESSED", "%" PRIu64, suppressed);
@@ -685,9 +692,7 @@ int journal_write_status(struct journal *j, const struct status *s)
 		fields_addf(&f, "MESSAGE", "%s: %s", s->layer, s->message ?: "");
 	else
 		fields_adds(&f, "MESSAGE", s->message ?: "");
-	fields_adds(&f, "MESSAGE_ID", SMBLAT_MID_STATUS);
-	fields_addf(&f, "PRIORITY", "%d", s->priority);
-	fields_adds(&f, "SYSLOG_IDENTIFIER", "smblat");
+	fields_add_common(&f, SMBLAT_MID_STATUS, s->priority);
 	if (s->layer)
 		fields_adds(&f, "LAYER", s->layer);
 	return fields_send(j, &f);

@@ -59,7 +59,7 @@ for i, l in enumerate(lines):
         in_fields = "FIELDS" in l or "ENTRIES" in l
     elif in_fields and i and lines[i - 1] == ".TP" and re.match(r"^\.BR? ", l):
         man |= set(re.findall(r"[A-Z][A-Z0-9_]+", l.split(None, 1)[1]))
-header = {"MESSAGE", "MESSAGE_ID", "PRIORITY", "SYSLOG_IDENTIFIER"}
+header = {"MESSAGE", "MESSAGE_ID", "PRIORITY", "SYSLOG_FACILITY", "SYSLOG_IDENTIFIER"}
 seen = set().union(*(e.keys() for e in entries))
 
 # fields the shipped files name: journald.custom.<f> in the pipeline,
@@ -138,6 +138,9 @@ for variant in ("9", "8", "7"):
             bad("%s: event.dataset %r" % (name, ingest.get(doc, "event.dataset")))
         if ingest.get(doc, "log.level") != LEVELS[int(e["PRIORITY"])]:
             bad("%s: log.level %r" % (name, ingest.get(doc, "log.level")))
+        if ingest.get(doc, "log.syslog.facility.code") != 3:
+            bad("%s: log.syslog.facility.code %r, want 3 (daemon)"
+                % (name, ingest.get(doc, "log.syslog.facility.code")))
         if ingest.get(doc, "host.name") != e["_HOSTNAME"]:
             bad("%s: host.name %r" % (name, ingest.get(doc, "host.name")))
         # every smblat field: typed, where it belongs, and nowhere else
