@@ -33,6 +33,7 @@ struct agent {
 	struct layer_env env;
 	struct layer *layer[_LAYER_MAX];
 	bool dropped;               /* privileges dropped */
+	char waiting[512];          /* nothing attached yet: what the layers wait for */
 	unsigned int batch;         /* events taken in this turn of the loop */
 	bool stopping;              /* the final report is being written */
 	/* per function id */

@@ -82,7 +82,8 @@ static void restart_keys_report(struct agent *a, const struct config *next)
 	CHANGED("[histogram] interval", next->hist_interval_ns != was->hist_interval_ns);
 #undef CHANGED
 	if (n)
-		log_status(STATUS_RELOAD, LOG_WARNING, "reload: %s changed: takes effect at the next "
+		log_status(STATUS_RELOAD_REFUSED, REASON_RESTART_NEEDED, LOG_WARNING,
+			   "reload: %s changed: takes effect at the next "
 			   "start, running values kept", list);
 }
 
@@ -105,6 +106,24 @@ static void restart_keys_keep(struct config *now, struct config *old)
 #undef SWAP_STR
 }
 
+/* What a reload did, in one status: its counts as fields, and in the message. */
+static void reload_report(struct agent *a, const struct reload_counts *n)
+{
+	struct status s = { .kind = STATUS_RELOAD_APPLIED, .priority = n->failed ? LOG_WARNING : LOG_INFO };
+
+	status_count_set(&s, COUNT_PROBES_ADDED, n->added);
+	status_count_set(&s, COUNT_PROBES_REMOVED, n->removed);
+	status_count_set(&s, COUNT_PROBES_KEPT, n->kept);
+	status_count_set(&s, COUNT_PROBES_FAILED, n->failed);
+	status_count_set(&s, COUNT_DETACHED, n->detached);
+	status_count_set(&s, COUNT_ATTACHED, n->attached);
+	status_count_set(&s, COUNT_THRESHOLD_US, a->cfg->threshold_ns / 1000);
+	log_emit(&s, "reload: applied: %u probes added, %u removed, %u kept, %u not attached; "
+		 "%u layer functions detached, %u attached; threshold %.3f ms",
+		 n->added, n->removed, n->kept, n->failed, n->detached, n->attached,
+		 a->cfg->threshold_ns / 1e6);
+}
+
 struct apply {
 	const struct config *old;
 	struct reload_counts n;
@@ -120,7 +139,11 @@ static void layer_reload(struct agent *a, enum layer_id l, void *userdata)
 	if (was && !now) {
 		n = layer_table[l]->detach(a->layer[l], FUNC_DISABLED);
 		ap->n.detached += n;
-		log_layer(layer_name(l), LOG_NOTICE, "layer disabled by reload: %u probes detached", n);
+		struct status s = { .kind = STATUS_LAYER_OFF, .reason = REASON_DISABLED,
+				    .priority = LOG_NOTICE, .layer = layer_name(l) };
+
+		status_count_set(&s, COUNT_DETACHED, n);
+		log_emit(&s, "layer disabled by reload: %u probes detached", n);
 	} else if (!was && now) {
 		uint32_t before = func_table_attached(&a->funcs, l);
 
@@ -143,7 +166,8 @@ int reload_config(struct agent *a)
 	if (r == 0)
 		r = config_carry_cli(&next, a->cfg);
 	if (r < 0) {
-		log_status(STATUS_RELOAD, LOG_ERR, "reload: %s; keeping the running configuration",
+		log_status(STATUS_RELOAD_REFUSED, REASON_CONFIG_INVALID, LOG_ERR,
+			   "reload: %s; keeping the running configuration",
 			   error ? error : strerror(-r));
 		free(error);
 		config_free(&next);
@@ -156,10 +180,6 @@ int reload_config(struct agent *a)
 	ap.old = &old;
 	agent_layers_privileged(a, layer_reload, &ap);
 	config_free(&old);
-	log_status(STATUS_RELOAD, ap.n.failed ? LOG_WARNING : LOG_INFO,
-		   "reload: applied: %u probes added, %u removed, %u kept, %u not attached; "
-		   "%u layer functions detached, %u attached; threshold %.3f ms",
-		   ap.n.added, ap.n.removed, ap.n.kept, ap.n.failed, ap.n.detached, ap.n.attached,
-		   a->cfg->threshold_ns / 1e6);
+	reload_report(a, &ap.n);
 	return 0;
 }

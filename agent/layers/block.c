@@ -92,7 +92,8 @@ int block_cfg_build(const struct config *c, const struct btf *vmlinux, const cha
 			return -E2BIG;
 		r = disk_dev(sysfs ? sysfs : "/sys", c->block_disks[i], &bc.devs[bc.n_devs]);
 		if (r < 0) {
-			log_layer("block", LOG_ERR, "disks = %s: no such block device (%s)",
+			log_layer("block", STATUS_LAYER_UNAVAILABLE, REASON_NOT_FOUND, LOG_ERR,
+				  "disks = %s: no such block device (%s)",
 				  c->block_disks[i], strerror(-r));
 			return -ENODEV;
 		}
@@ -174,6 +175,7 @@ static void ops_mark(struct layer *l)
 
 static void block_attach(struct layer *l)
 {
+	struct status s = { .kind = STATUS_LAYER_ATTACHED, .priority = LOG_INFO, .layer = NAME };
 	unsigned int n_tps = sizeof(tracepoints) / sizeof(*tracepoints) -
 			     !l->env->cfg->block_queue_time;
 	int r;
@@ -181,12 +183,14 @@ static void block_attach(struct layer *l)
 	r = ops_add(l);
 	if (r < 0) {
 		snprintf(l->why, sizeof(l->why), "cannot add functions: %s", strerror(-r));
-		log_layer(NAME, LOG_WARNING, "layer unavailable: %s", l->why);
+		log_layer(NAME, STATUS_LAYER_UNAVAILABLE, REASON_SYSTEM, LOG_WARNING,
+			  "layer unavailable: %s", l->why);
 		return;
 	}
 	if (!probes_unit_loaded(l->env->probes, UNIT_BLOCK)) {
 		snprintf(l->why, sizeof(l->why), "its programs were not loaded at start: restart smblat");
-		log_layer(NAME, LOG_WARNING, "enabled by reload: takes effect at the next start");
+		log_layer(NAME, STATUS_LAYER_UNAVAILABLE, REASON_RESTART_NEEDED, LOG_WARNING,
+			  "enabled by reload: takes effect at the next start");
 		return;
 	}
 	for (unsigned int i = 0; i < n_tps; i++) {
@@ -200,7 +204,8 @@ static void block_attach(struct layer *l)
 				probes_detach_tracepoint(l->env->probes, tracepoints[j]);
 			for (uint32_t op = 0; op < _BLOCK_OP_MAX; op++)
 				func_set_state(l->ops[op], FUNC_FAILED, "%s", l->why);
-			log_layer(NAME, LOG_WARNING, "layer unavailable: %s", l->why);
+			log_layer(NAME, STATUS_LAYER_UNAVAILABLE, r == -ENOENT ? REASON_NOT_FOUND :
+				  REASON_ATTACH_FAILED, LOG_WARNING, "layer unavailable: %s", l->why);
 			return;
 		}
 		/* raw_tp after a refused tp_btf: the earlier ones stay as they are, both work */
@@ -210,12 +215,14 @@ static void block_attach(struct layer *l)
 	l->io_start = probes_attach_tracepoint(l->env->probes, TP_IO_START) >= 0;
 	l->why[0] = '\0';
 	ops_mark(l);
-	log_layer(NAME, LOG_INFO, "%u request ops timed from %s to completion (%s)%s%s",
-		  func_table_attached(l->env->funcs, LAYER_BLOCK),
-		  l->env->cfg->block_queue_time ? "insert" : "issue", backend_name(l->backend),
-		  l->env->cfg->block_disks ? ", disks filtered" : "",
-		  l->io_start ? "" : "; no " TP_IO_START " (before Linux 6.5): writes that only "
-		  "flush are not seen");
+	status_count_set(&s, COUNT_ATTACHED, func_table_attached(l->env->funcs, LAYER_BLOCK));
+	status_count_set(&s, COUNT_NOT_ATTACHED, 0);
+	log_emit(&s, "%u request ops timed from %s to completion (%s)%s%s",
+		 func_table_attached(l->env->funcs, LAYER_BLOCK),
+		 l->env->cfg->block_queue_time ? "insert" : "issue", backend_name(l->backend),
+		 l->env->cfg->block_disks ? ", disks filtered" : "",
+		 l->io_start ? "" : "; no " TP_IO_START " (before Linux 6.5): writes that only "
+		 "flush are not seen");
 }
 
 static void block_apply(struct layer *l, const struct config *old, struct reload_counts *n)

@@ -22,6 +22,7 @@
 #include <stdio.h>
 
 #include "base/func.h"
+#include "base/log.h"
 #include "config/config.h"
 #include "decode/record.h"
 #include "probes/probes.h"
@@ -116,8 +117,11 @@ struct layer *layer_new(enum layer_id id, const struct layer_env *env);
 void layer_free(enum layer_id id, struct layer *l);
 
 /* Writes why a layer cannot run to buf (size bytes) and says so; returns buf. */
-const char *layer_unavailable(const char *layer, char *buf, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+const char *layer_unavailable(const char *layer, enum status_reason why, char *buf, size_t size,
+			      const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* The REASON= code of a function's state: module-not-loaded, attach-failed, ... */
+enum status_reason layer_func_reason(const struct func *f);
 
 struct inflight_sweep;
 /*

@@ -19,15 +19,42 @@ const struct layer_ops *const layer_table[_LAYER_MAX] = {
 	[LAYER_SMBD] = &smbd_layer,
 };
 
-const char *layer_unavailable(const char *layer, char *buf, size_t size, const char *fmt, ...)
+const char *layer_unavailable(const char *layer, enum status_reason why, char *buf, size_t size,
+			      const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(buf, size, fmt, ap);
 	va_end(ap);
-	log_layer(layer, LOG_WARNING, "layer unavailable: %s", buf);
+	log_layer(layer, STATUS_LAYER_UNAVAILABLE, why, LOG_WARNING, "layer unavailable: %s", buf);
 	return buf;
+}
+
+enum status_reason layer_func_reason(const struct func *f)
+{
+	switch (f->state) {
+	case FUNC_PENDING:
+		return REASON_MODULE_NOT_LOADED;
+	case FUNC_ATTACHED:
+		return REASON_NONE;
+	case FUNC_NO_BACKEND:
+		return REASON_NO_BACKEND;
+	case FUNC_NOT_FOUND:
+		return REASON_NOT_FOUND;
+	case FUNC_UNLOADED:
+		return REASON_MODULE_UNLOADED;
+	case FUNC_DISABLED:
+	case FUNC_REMOVED:
+	case FUNC_EXCLUDED:
+		return REASON_DISABLED;
+	case FUNC_DUPLICATE:
+		return REASON_CONFIG_INVALID;
+	case FUNC_FAILED:
+	case FUNC_UNUSABLE:
+	default:
+		return REASON_ATTACH_FAILED;
+	}
 }
 
 void layer_list_row(FILE *out, const char *function, enum layer_id l, const char *target,
@@ -71,14 +98,15 @@ int layer_sweep(const struct layer_env *env, const char *layer, enum inflight_ta
 	s->now_ns = inflight_now();
 	n = probes_sweep(env->probes, t, s);
 	if (n < 0) {
-		log_layer(layer, LOG_WARNING, "cannot sweep the requests in flight: %s", strerror(-n));
+		log_layer(layer, STATUS_AGENT_DEGRADED, REASON_SYSTEM, LOG_WARNING, "cannot sweep the requests in flight: %s", strerror(-n));
 		return n;
 	}
 	if (n == 0)
 		return 0;
 	if (describe)
 		describe(s->userdata, detail, sizeof(detail));
-	log_layer(layer, LOG_WARNING, "%d request%s dropped from the in-flight table, %s%s%s", n,
+	log_layer(layer, STATUS_AGENT_DEGRADED, REASON_SYSTEM, LOG_WARNING,
+		  "%d request%s dropped from the in-flight table, %s%s%s", n,
 		  n == 1 ? "" : "s", why, detail[0] ? ": " : "", detail);
 	return n;
 }

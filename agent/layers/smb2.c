@@ -238,8 +238,9 @@ static int hooks_add(struct layer *l)
 /* The hooks on the cifs loaded now. */
 static void attach_instance(struct layer *l)
 {
+	struct status s = { .kind = STATUS_LAYER_ATTACHED, .priority = LOG_INFO, .layer = NAME };
 	struct func *fv[_SMB2_HOOK_MAX];
-	uint32_t n = 0;
+	uint32_t n = 0, missing = 0;
 	int r;
 
 	l->module = ksyms_module_instance(CIFS_MODULE);
@@ -251,7 +252,8 @@ static void attach_instance(struct layer *l)
 		r = commands_add(l);
 	if (r < 0) {
 		hooks_off(l, FUNC_NOT_FOUND, "cifs has no mid allocation and release here");
-		l->why = layer_unavailable(NAME, l->why_buf, sizeof(l->why_buf), "cifs has no %s or %s here",
+		l->why = layer_unavailable(NAME, REASON_NOT_FOUND, l->why_buf, sizeof(l->why_buf),
+					   "cifs has no %s or %s here",
 					   hook_candidates[SMB2_HOOK_ALLOC][0], hook_candidates[SMB2_HOOK_FREE][0]);
 		return;
 	}
@@ -272,16 +274,21 @@ static void attach_instance(struct layer *l)
 		if (h == SMB2_HOOK_ALLOC || h == SMB2_HOOK_FREE) {
 			func_state_text(f, buf, sizeof(buf));
 			hooks_off(l, FUNC_FAILED, "mid hooks not attached");
-			l->why = layer_unavailable(NAME, l->why_buf, sizeof(l->why_buf), "%s: %s", f->symbol, buf);
+			l->why = layer_unavailable(NAME, layer_func_reason(f), l->why_buf, sizeof(l->why_buf),
+						   "%s: %s", f->symbol, buf);
 			return;
 		}
-		log_layer(NAME, LOG_NOTICE, "%s not attached (%s): %s", f->symbol, f->name,
-			  func_state_text(f, buf, sizeof(buf)));
+		log_emit(&(struct status) { .kind = STATUS_PROBE_FAILED, .reason = layer_func_reason(f),
+					    .priority = LOG_NOTICE, .layer = NAME, .function = f->name },
+			 "%s not attached (%s): %s", f->symbol, f->name, func_state_text(f, buf, sizeof(buf)));
+		missing++;
 	}
 	commands_mark(l, FUNC_ATTACHED, NULL);
-	log_layer(NAME, LOG_INFO, "%u SMB2 commands timed through %d mid hooks (%s)",
-		  func_table_attached(l->env->funcs, LAYER_SMB2) - (uint32_t)r, r,
-		  backend_name(l->hooks[SMB2_HOOK_ALLOC]->backend));
+	status_count_set(&s, COUNT_ATTACHED, func_table_attached(l->env->funcs, LAYER_SMB2));
+	status_count_set(&s, COUNT_NOT_ATTACHED, missing);
+	log_emit(&s, "%u SMB2 commands timed through %d mid hooks (%s)",
+		 func_table_attached(l->env->funcs, LAYER_SMB2) - (uint32_t)r, r,
+		 backend_name(l->hooks[SMB2_HOOK_ALLOC]->backend));
 }
 
 static void smb2_attach(struct layer *l)
@@ -291,16 +298,18 @@ static void smb2_attach(struct layer *l)
 	if (!probes_unit_loaded(l->env->probes, UNIT_SMB2)) {
 		snprintf(l->why_buf, sizeof(l->why_buf), "enabled by reload: takes effect at the next start");
 		l->why = l->why_buf;
-		log_layer(NAME, LOG_WARNING, "%s", l->why);
+		log_layer(NAME, STATUS_LAYER_UNAVAILABLE, REASON_RESTART_NEEDED, LOG_WARNING, "%s", l->why);
 		return;
 	}
 	if (probes_kernel_backend(l->env->probes, &why) == BACKEND_NONE) {
-		l->why = layer_unavailable(NAME, l->why_buf, sizeof(l->why_buf), "no backend on this kernel: %s",
+		l->why = layer_unavailable(NAME, REASON_NO_BACKEND, l->why_buf, sizeof(l->why_buf),
+					   "no backend on this kernel: %s",
 					   why ? why : "no backend for kernel functions");
 		return;
 	}
 	if (!ksyms_module_instance(CIFS_MODULE)) {
-		log_layer(NAME, LOG_NOTICE, "cifs module not loaded; attaching when it is");
+		log_layer(NAME, STATUS_LAYER_WAITING, REASON_MODULE_NOT_LOADED, LOG_NOTICE,
+			  "cifs module not loaded; attaching when it is");
 		return;
 	}
 	attach_instance(l);
@@ -345,10 +354,13 @@ static void smb2_watch(struct layer *l)
 	inst = ksyms_module_instance(CIFS_MODULE);
 	if (l->module && inst != l->module) {
 		unsigned int n = smb2_detach(l, FUNC_UNLOADED);
+		struct status s = { .kind = STATUS_LAYER_WAITING, .reason = REASON_MODULE_UNLOADED,
+				    .priority = LOG_NOTICE, .layer = NAME };
 
 		l->why = NULL;
-		log_layer(NAME, LOG_NOTICE, "cifs module %s: %u mid hooks detached; attaching again "
-			  "when it is loaded", inst ? "reloaded" : "unloaded", n);
+		status_count_set(&s, COUNT_DETACHED, n);
+		log_emit(&s, "cifs module %s: %u mid hooks detached; attaching again when it is loaded",
+			 inst ? "reloaded" : "unloaded", n);
 	}
 	if (!l->module && inst)
 		attach_instance(l);

@@ -164,21 +164,25 @@ static int batch_run(struct batch *b)
 
 static void report(struct batch *b, const char *what, int attached)
 {
+	struct status s = { .kind = STATUS_PROBE_FAILED, .reason = REASON_ATTACH_FAILED,
+			    .priority = LOG_WARNING, .layer = NAME };
+
+	status_count_set(&s, COUNT_NOT_ATTACHED, attached < 0 ? b->n : b->n - attached);
 	if (attached < 0)
-		log_layer(NAME, LOG_WARNING, "%s of %s not attached: %s", what, b->l->lib,
-			  strerror(-attached));
+		log_emit(&s, "%s of %s not attached: %s", what, b->l->lib, strerror(-attached));
 	else if ((uint32_t)attached < b->n)
-		log_layer(NAME, LOG_WARNING, "%u of %u %s of %s not attached (see --list-probes)",
-			  b->n - attached, b->n, what, b->l->lib);
+		log_emit(&s, "%u of %u %s of %s not attached (see --list-probes)",
+			 b->n - attached, b->n, what, b->l->lib);
 }
 
 /* VFS calls, then SMB2 requests (when both completions exist); counts what it attached. */
 static void layer_sync(struct layer *l, unsigned int *attached, unsigned int *detached)
 {
 	struct batch *b = calloc(1, sizeof(*b));
+	struct status s = { .kind = STATUS_LAYER_ATTACHED, .priority = LOG_INFO, .layer = NAME };
 	enum backend be = BACKEND_NONE;
 	int vfs, smb2 = 0;
-	uint32_t n_vfs;
+	uint32_t n_vfs, n_smb2 = 0;
 
 	if (!b)
 		return;
@@ -192,14 +196,18 @@ static void layer_sync(struct layer *l, unsigned int *attached, unsigned int *de
 	if (l->requests) {
 		*b = (struct batch) { .l = l, .smb2 = true, .prefix = "SMBD_SMB2_" };
 		smb2 = batch_run(b);
+		n_smb2 = b->n;
 		report(b, "SMB2 commands", smb2);
 		*detached += b->detached;
 	}
 	*attached += (vfs > 0 ? vfs : 0) + (smb2 > 0 ? smb2 : 0);
+	vfs = vfs < 0 ? 0 : vfs;
+	smb2 = smb2 < 0 ? 0 : smb2;
+	status_count_set(&s, COUNT_ATTACHED, vfs + smb2);
+	status_count_set(&s, COUNT_NOT_ATTACHED, n_vfs + n_smb2 - vfs - smb2);
 	if (n_vfs || b->n)
-		log_layer(NAME, LOG_INFO, "%d VFS operations and %d SMB2 commands of %s (%s) attached (%s)",
-			  vfs < 0 ? 0 : vfs, smb2 < 0 ? 0 : smb2, l->lib, l->binary,
-			  backend_name(n_vfs ? be : b->fv[0]->backend));
+		log_emit(&s, "%d VFS operations and %d SMB2 commands of %s (%s) attached (%s)",
+			 vfs, smb2, l->lib, l->binary, backend_name(n_vfs ? be : b->fv[0]->backend));
 	free(b);
 }
 
@@ -211,13 +219,13 @@ static int locate(struct layer *l)
 
 	l->binary = c->smbd_binary ? strdup(c->smbd_binary) : smbd_find();
 	if (!l->binary) {
-		l->why = layer_unavailable(NAME, l->why_buf, sizeof(l->why_buf),
+		l->why = layer_unavailable(NAME, REASON_NO_BINARY, l->why_buf, sizeof(l->why_buf),
 					   "no smbd found on PATH or in /usr/sbin; set [smbd] binary=");
 		return -ENOENT;
 	}
 	r = usyms_provider(l->env->us, l->binary, ANCHOR, &l->lib);
 	if (r < 0) {
-		l->why = layer_unavailable(NAME, l->why_buf, sizeof(l->why_buf),
+		l->why = layer_unavailable(NAME, REASON_NOT_FOUND, l->why_buf, sizeof(l->why_buf),
 					   "neither %s nor its libraries define " ANCHOR ": %s", l->binary,
 					   strerror(-r));
 		return r;
@@ -225,8 +233,9 @@ static int locate(struct layer *l)
 	for (size_t i = 0; i < 2; i++) {
 		r = usyms_resolve(l->env->us, l->lib, smb2_ends[i], &l->ends[i]);
 		if (r < 0) {
-			log_layer(NAME, LOG_NOTICE, "%s: no %s (%s): SMB2 requests not traced", l->lib,
-				  smb2_ends[i], strerror(-r));
+			log_layer(NAME, STATUS_PROBE_FAILED, REASON_NOT_FOUND, LOG_NOTICE,
+				  "%s: no %s (%s): SMB2 requests not traced", l->lib, smb2_ends[i],
+				  strerror(-r));
 			return 0;
 		}
 	}
@@ -239,7 +248,7 @@ static void smbd_attach(struct layer *l)
 	unsigned int a = 0, d = 0;
 
 	if (!probes_unit_loaded(l->env->probes, UNIT_SMBD)) {
-		l->why = layer_unavailable(NAME, l->why_buf, sizeof(l->why_buf),
+		l->why = layer_unavailable(NAME, REASON_RESTART_NEEDED, l->why_buf, sizeof(l->why_buf),
 					   "enabled by reload: takes effect at the next start");
 		return;
 	}

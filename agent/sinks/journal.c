@@ -388,11 +388,24 @@ static void fields_add_layer(struct fields *f, const struct record *r)
 		fields_adds(f, r->fields[i].name, r->fields[i].value);
 }
 
-/* "INODE_OP_UNLINK took 16.351 ms: rm[48782] on \\srv\share file a.txt (error ENOENT)" */
+/*
+ * Why the call was logged: it took at least its threshold, or it failed
+ * faster than that and errors=yes logs failed calls whatever their latency.
+ */
+static bool record_slow(const struct record *r)
+{
+	return r->latency_ns >= r->threshold_ns;
+}
+
+/*
+ * "INODE_OP_UNLINK took 16.351 ms: rm[48782] on \\srv\share file a.txt (error ENOENT)",
+ * "... failed in 2.031 ms: ..." when logged for the error alone.
+ */
 static void fields_add_message(struct fields *f, const struct record *r, const char *comm)
 {
 	uint64_t us = r->latency_ns / 1000;
 	const char *ename = r->err ? strerrorname_np(r->err) : NULL;
+	const char *verb = record_slow(r) ? "took" : "failed in";
 	char err[32] = "";
 
 	if (ename)
@@ -402,12 +415,12 @@ static void fields_add_message(struct fields *f, const struct record *r, const c
 
 	if (r->place) {
 		/* "BLOCK_WRITE took 1.204 ms: dd[4242] on loop0, 65536 bytes at sector 2048" */
-		fields_addf(f, "MESSAGE", "%s took %" PRIu64 ".%03" PRIu64 " ms: %s[%" PRIu32 "] on %s%s",
-			    r->func->name, us / 1000, us % 1000, comm, r->pid, r->place, err);
+		fields_addf(f, "MESSAGE", "%s %s %" PRIu64 ".%03" PRIu64 " ms: %s[%" PRIu32 "] on %s%s",
+			    r->func->name, verb, us / 1000, us % 1000, comm, r->pid, r->place, err);
 		return;
 	}
-	fields_addf(f, "MESSAGE", "%s took %" PRIu64 ".%03" PRIu64 " ms: %s[%" PRIu32 "]%s%s%s%s%s",
-		    r->func->name, us / 1000, us % 1000, comm, r->pid,
+	fields_addf(f, "MESSAGE", "%s %s %" PRIu64 ".%03" PRIu64 " ms: %s[%" PRIu32 "]%s%s%s%s%s",
+		    r->func->name, verb, us / 1000, us % 1000, comm, r->pid,
 		    r->share ? " on " : "", r->share ?: "",
 		    r->file ? " file " : "", r->file ?: "", err);
 }
@@ -429,6 +442,7 @@ static int event_fields(const struct record *r, int priority, struct fields *f)
 		fields_adds(f, func_is_kernel(fn) ? "KERNEL_FUNCTION" : "TARGET", fn->symbol);
 	fields_addf(f, "LATENCY_US", "%" PRIu64, r->latency_ns / 1000);
 	fields_addf(f, "THRESHOLD_US", "%" PRIu64, r->threshold_ns / 1000);
+	fields_adds(f, "REASON", record_slow(r) ? "slow" : "error");
 	fields_addf(f, "END_REALTIME_USEC", "%" PRIu64, r->end_realtime_us);
 	fields_addf(f, "PID", "%" PRIu32, r->pid);
 	fields_addf(f, "TID", "%" PRIu32, r->tid);
@@ -684,17 +698,72 @@ int journal_write_loss(struct journal *j, const struct loss *l, unsigned int n,
 	return fields_queue(j, &f, -1, l, n);
 }
 
+static const char *const status_mids[_STATUS_KIND_MAX] = {
+	[STATUS_AGENT_START] = SMBLAT_MID_AGENT_START,
+	[STATUS_AGENT_READY] = SMBLAT_MID_AGENT_READY,
+	[STATUS_AGENT_STOP] = SMBLAT_MID_AGENT_STOP,
+	[STATUS_AGENT_FAILED] = SMBLAT_MID_AGENT_FAILED,
+	[STATUS_AGENT_DEGRADED] = SMBLAT_MID_AGENT_DEGRADED,
+	[STATUS_LAYER_ATTACHED] = SMBLAT_MID_LAYER_ATTACHED,
+	[STATUS_LAYER_WAITING] = SMBLAT_MID_LAYER_WAITING,
+	[STATUS_LAYER_UNAVAILABLE] = SMBLAT_MID_LAYER_UNAVAILABLE,
+	[STATUS_LAYER_OFF] = SMBLAT_MID_LAYER_OFF,
+	[STATUS_PROBE_ATTACHED] = SMBLAT_MID_PROBE_ATTACHED,
+	[STATUS_PROBE_WAITING] = SMBLAT_MID_PROBE_WAITING,
+	[STATUS_PROBE_FAILED] = SMBLAT_MID_PROBE_FAILED,
+	[STATUS_RELOAD_APPLIED] = SMBLAT_MID_RELOAD_APPLIED,
+	[STATUS_RELOAD_REFUSED] = SMBLAT_MID_RELOAD_REFUSED,
+	[STATUS_WRITER_FAILING] = SMBLAT_MID_WRITER_FAILING,
+	[STATUS_WRITER_RESUMED] = SMBLAT_MID_WRITER_RESUMED,
+};
+
+/* MESSAGE as on stderr; the kind, what it is about, why and the counts as fields. */
+static int status_fields(const struct status *s, struct fields *f)
+{
+	const char *state = status_layer_state(s->kind), *reason = status_reason_name(s->reason);
+
+	if (s->kind >= _STATUS_KIND_MAX)
+		return -EINVAL;
+	if (s->layer)
+		fields_addf(f, "MESSAGE", "%s: %s", s->layer, s->message ?: "");
+	else
+		fields_adds(f, "MESSAGE", s->message ?: "");
+	fields_add_common(f, status_mids[s->kind], s->priority);
+	if (s->layer)
+		fields_adds(f, "LAYER", s->layer);
+	if (state)
+		fields_adds(f, "LAYER_STATE", state);
+	if (s->function)
+		fields_adds(f, "FUNCTION", s->function);
+	if (reason)
+		fields_adds(f, "REASON", reason);
+	for (int c = 0; c < _COUNT_MAX; c++)
+		if (s->has & (1u << c))
+			fields_addf(f, status_count_name(c), "%" PRIu64, s->count[c]);
+	return f->error;
+}
+
+int journal_status_fields(const struct status *s, char ***fields)
+{
+	_cleanup_fields_ struct fields f = {};
+	int k;
+
+	k = status_fields(s, &f);
+	if (k < 0)
+		return k;
+	return fields_steal(&f, fields);
+}
+
 int journal_write_status(struct journal *j, const struct status *s)
 {
 	_cleanup_fields_ struct fields f = {};
+	int k;
 
-	if (s->layer)
-		fields_addf(&f, "MESSAGE", "%s: %s", s->layer, s->message ?: "");
-	else
-		fields_adds(&f, "MESSAGE", s->message ?: "");
-	fields_add_common(&f, SMBLAT_MID_STATUS, s->priority);
-	if (s->layer)
-		fields_adds(&f, "LAYER", s->layer);
+	k = status_fields(s, &f);
+	if (k < 0) {
+		j->failed++;
+		return k;
+	}
 	return fields_send(j, &f);
 }
 

@@ -102,13 +102,16 @@ def tmpl_type(path):
 PY_TYPES = {"long": int, "integer": int, "double": (int, float), "date": str,
             "keyword": str, "text": str, "match_only_text": str}
 NUMERIC = re.compile(r"(_US|_USEC|COUNT|^PID|^TID|^ERRNO|^BYTES|^SECTOR|_MID|^LOST_RINGBUF"
-                     r"|^SUPPRESSED|^WRITE_FAILED|^INTERVAL_S)$")
+                     r"|^SUPPRESSED|^WRITE_FAILED|^INTERVAL_S|ATTACHED|^DETACHED|^PROBES_[A-Z]+"
+                     r"|^ENTRIES_[A-Z]+)$")
 ECS_OF = {"PID": "process.pid", "TID": "process.thread.id", "COMM": "process.name",
           "UID": "process.user.id"}
 KIND = {"a48f35af155e4887a8d221f2a9c1c250": "smblat.slow",
         "ab8331e2b4474579a55840c9d3a77bac": "smblat.summary",
-        "007f72e0507d4b96b52049ce539ad083": "smblat.loss",
-        "7106711428c445b698f0b7f8871465e2": "smblat.status"}
+        "007f72e0507d4b96b52049ce539ad083": "smblat.loss"}
+# every kind of status has its own MESSAGE_ID (agent/sinks/journal.h)
+for mid in re.findall(r'"([0-9a-f]{32})"', open(root + "/agent/sinks/journal.h").read()):
+    KIND.setdefault(mid, "smblat.status")
 LEVELS = ["emergency", "alert", "critical", "error", "warning", "notice", "informational", "debug"]
 
 def leaves(d, prefix=""):
