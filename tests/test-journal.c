@@ -156,7 +156,8 @@ static void test_event_fields(void)
 	check_field(&e, "REASON", "slow");
 	check_field(&e, "END_REALTIME_USEC", "1700000000123456");
 	check_field(&e, "PID", "48782");
-	check_field(&e, "TID", "48783");
+	check_field(&e, "THREAD_ID", "48783");
+	check_field(&e, "TID", NULL);
 	check_field(&e, "UID", "1000");
 	check_field(&e, "COMM", "rm");
 	check_field(&e, "SMB_SHARE", "\\\\srv\\share");

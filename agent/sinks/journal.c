@@ -445,7 +445,8 @@ static int event_fields(const struct record *r, int priority, struct fields *f)
 	fields_adds(f, "REASON", record_slow(r) ? "slow" : "error");
 	fields_addf(f, "END_REALTIME_USEC", "%" PRIu64, r->end_realtime_us);
 	fields_addf(f, "PID", "%" PRIu32, r->pid);
-	fields_addf(f, "TID", "%" PRIu32, r->tid);
+	/* not TID: journald's TID= is the thread that logs the entry (systemd.journal-fields(7)) */
+	fields_addf(f, "THREAD_ID", "%" PRIu32, r->tid);
 	fields_addf(f, "UID", "%" PRIu32, r->uid);
 	fields_adds(f, "COMM", comm);
 	if (r->share)

@@ -101,10 +101,10 @@ def tmpl_type(path):
 
 PY_TYPES = {"long": int, "integer": int, "double": (int, float), "date": str,
             "keyword": str, "text": str, "match_only_text": str}
-NUMERIC = re.compile(r"(_US|_USEC|COUNT|^PID|^TID|^ERRNO|^BYTES|^SECTOR|_MID|^LOST_RINGBUF"
+NUMERIC = re.compile(r"(_US|_USEC|COUNT|^PID|^THREAD_ID|^ERRNO|^BYTES|^SECTOR|_MID|^LOST_RINGBUF"
                      r"|^SUPPRESSED|^WRITE_FAILED|^INTERVAL_S|ATTACHED|^DETACHED|^PROBES_[A-Z]+"
                      r"|^ENTRIES_[A-Z]+)$")
-ECS_OF = {"PID": "process.pid", "TID": "process.thread.id", "COMM": "process.name",
+ECS_OF = {"PID": "process.pid", "THREAD_ID": "process.thread.id", "COMM": "process.name",
           "UID": "process.user.id"}
 KIND = {"a48f35af155e4887a8d221f2a9c1c250": "smblat.slow",
         "ab8331e2b4474579a55840c9d3a77bac": "smblat.summary",

@@ -128,7 +128,7 @@ for e in entries:
             seen_numbers.add(f)
         elif v != raw:
             problems.append("%s: %s = %r, want %r" % (e.get("FUNCTION"), f, v, raw))
-for f in ("LATENCY_US", "PID", "TID", "COUNT", "P99_US", "INTERVAL_S", "SUPPRESSED", "SMB_MID", "BYTES"):
+for f in ("LATENCY_US", "PID", "THREAD_ID", "COUNT", "P99_US", "INTERVAL_S", "SUPPRESSED", "SMB_MID", "BYTES"):
     if f not in seen_numbers:
         problems.append("no entry with %s: the test proves nothing about it" % f)
 for p in sorted(set(problems))[:40]:
