@@ -90,6 +90,8 @@ static void usage(FILE *f)
 		"      --list-probes     attach, list every target and its backend, exit\n"
 		"      --check-config    validate the configuration, print it, exit\n"
 		"  -v, --verbose         libbpf diagnostics on stderr\n"
+		"  -h, --help            this text\n"
+		"      --version         the version\n"
 		"  MIN_MS                threshold in milliseconds for every layer (0: all calls)\n");
 }
 
