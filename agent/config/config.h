@@ -47,8 +47,9 @@ struct config {
 	bool kernel_stack;          /* default yes */
 	bool user_stack;            /* default no */
 	uint64_t ringbuf_bytes;     /* default 4M, power of two */
-	uint32_t rate_limit;        /* events/s written, 0 = unlimited; default 0 */
-	uint32_t rate_burst;        /* 0: same as rate_limit */
+	uint32_t rate_limit;        /* events/s written, 0 = unlimited; default 1000 */
+	uint32_t rate_burst;        /* 0: same as rate_limit; unset: twice rate_limit */
+	bool rate_burst_set;
 	char *user;                 /* drop privileges to this user, default "smblat";
 				       NULL or "" keeps root */
 	enum backend_choice backend;
@@ -104,6 +105,9 @@ void config_dump(const struct config *c, FILE *f);
  * include= (empty: all) and exclude=, and for smb the op group's groups=.
  */
 bool config_wants(const struct config *c, enum layer_id l, const char *name, enum op_group g);
+
+/* Slow calls written at once above rate_limit: rate_burst=, else twice rate_limit. */
+uint32_t config_rate_burst(const struct config *c);
 
 /* The threshold in force: the layer's own, else [agent]'s. */
 uint64_t config_layer_threshold_ns(const struct config *c, enum layer_id l);

@@ -33,10 +33,9 @@
 
 /* ---- events ---- */
 
-/* rate_burst = 0 means as many as rate_limit, one second's worth. */
 static double rate_burst(const struct config *c)
 {
-	return c->rate_burst ? c->rate_burst : c->rate_limit;
+	return config_rate_burst(c);
 }
 
 static bool rate_allows(struct agent *a)

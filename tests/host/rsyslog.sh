@@ -71,6 +71,7 @@ cat >"$TMP/flood.conf" <<CONF
 user =
 kernel_stack = no
 ringbuf_size = 64M
+rate_limit = 0
 [smb]
 enabled = no
 [histogram]
