@@ -264,7 +264,7 @@ static int apply_layers(struct config *c, const char *list)
 	if (!dup)
 		return -ENOMEM;
 	for (int l = 0; l < _LAYER_MAX; l++)
-		c->layer[l].enabled = false;
+		c->layer[l].enabled = c->layer[l].automatic = false;
 	for (char *t = strtok_r(dup, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
 		int l = layer_from_name(t);
 
@@ -329,8 +329,10 @@ static int add_function_probes(struct config *c, const struct cli *cli)
 			return -ENOMEM;
 	}
 	c->layer[LAYER_FUNC].enabled = true;
-	if (!cli->layers)
-		c->layer[LAYER_SMB].enabled = false;
+	/* funcslower's use: the targets alone, but for layers the file enables by name */
+	for (int l = 0; l < _LAYER_MAX && !cli->layers; l++)
+		if (c->layer[l].automatic)
+			c->layer[l].enabled = c->layer[l].automatic = false;
 	return 0;
 }
 

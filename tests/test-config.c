@@ -299,8 +299,9 @@ static void test_defaults(void) {
 	CHECK(c.backend == CHOICE_AUTO);
 	CHECK(c.journal && c.priority_slow == LOG_WARNING && c.priority_summary == LOG_INFO);
 	CHECK(c.lost_interval_ns == 60000000000ULL && c.hist_interval_ns == 60000000000ULL);
-	CHECK(c.layer[LAYER_SMB].enabled);
-	CHECK(!c.layer[LAYER_SMB2].enabled && !c.layer[LAYER_BLOCK].enabled && !c.layer[LAYER_SMBD].enabled);
+	/* every layer but func where the machine has what it traces */
+	for (int l = 0; l < _LAYER_MAX; l++)
+		CHECK(c.layer[l].enabled && c.layer[l].automatic == (l != LAYER_FUNC));
 	for (int l = 0; l < _LAYER_MAX; l++)
 		CHECK(!c.layer[l].threshold_set && !c.layer[l].include && !c.layer[l].exclude);
 	CHECK(c.group[GROUP_INODE] && c.group[GROUP_FILE] && c.group[GROUP_ADSPACE] && c.group[GROUP_SUPER]);
@@ -491,7 +492,7 @@ static void test_errors(void) {
 	CHECK_ERROR_AT("[histogram]\ninterval = 500ms\n", 2, "0 (off) or at least 1s");
 	CHECK_ERROR_AT("[smb]\ngroups = inodes\n", 2, "unknown group \"inodes\", did you mean \"inode\"?");
 	CHECK_ERROR_AT("[smb]\ninclude = FOO BA/R\n", 2, "invalid function name \"BA/R\"");
-	CHECK_ERROR_AT("[smbd]\nenabled = perhaps\n", 2, "invalid boolean");
+	CHECK_ERROR_AT("[smbd]\nenabled = perhaps\n", 2, "invalid value \"perhaps\" for enabled, use auto, yes or no");
 
 	/* probes */
 	CHECK_ERROR("[agent]\n\n[probe X]\nthreshold = 1ms\n",

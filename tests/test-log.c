@@ -94,6 +94,23 @@ int main(void)
 	check(strcmp(out, "smblat: journal writes failing\n") == 0, "refused status on stderr: \"%s\"", out);
 	check(sink.calls == 3, "sink called %d times", sink.calls);
 
+	/* a terminal with the first screen: layer statuses to the sink only, others as ever */
+	sink.ret = 0;
+	log_set_sink(sink_fn, NULL, true);
+	log_stderr_skip(1u << STATUS_LAYER_OFF);
+	log_layer("smb2", STATUS_LAYER_OFF, REASON_NO_MODULE, LOG_NOTICE, "layer off");
+	out = stderr_take();
+	check(out[0] == '\0', "a skipped kind on stderr: \"%s\"", out);
+	check(sink.calls == 4 && sink.last.kind == STATUS_LAYER_OFF, "skipped kind not in the sink");
+	log_status(STATUS_AGENT_READY, REASON_NONE, LOG_INFO, "ready");
+	out = stderr_take();
+	check(strcmp(out, "smblat: ready\n") == 0, "another kind: \"%s\"", out);
+	sink.ret = -EAGAIN;         /* refused: stderr after all, skipped or not */
+	log_layer("smb2", STATUS_LAYER_OFF, REASON_NO_MODULE, LOG_NOTICE, "layer off");
+	out = stderr_take();
+	check(strcmp(out, "smblat: smb2: layer off\n") == 0, "refused, skipped kind: \"%s\"", out);
+	log_stderr_skip(0);
+
 	/* names: one per code */
 	check(strcmp(status_count_name(COUNT_NOT_ATTACHED), "NOT_ATTACHED") == 0, "count name");
 	check(strcmp(status_reason_name(REASON_MODULE_NOT_LOADED), "module-not-loaded") == 0, "reason name");

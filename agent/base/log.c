@@ -68,7 +68,13 @@ static struct {
 	log_sink_fn fn;
 	void *userdata;
 	bool to_stderr;
+	uint32_t skip;              /* kinds not on stderr when the sink took them */
 } sink = { .to_stderr = true };
+
+void log_stderr_skip(uint32_t kinds)
+{
+	sink.skip = kinds;
+}
 
 void log_set_sink(log_sink_fn fn, void *userdata, bool to_stderr)
 {
@@ -88,7 +94,7 @@ static void emit(const struct status *s0, const char *fmt, va_list ap)
 	s.message = msg;
 	if (sink.fn)
 		taken = sink.fn(sink.userdata, &s) >= 0;
-	if (sink.to_stderr || !taken)
+	if (!taken || (sink.to_stderr && !(sink.skip & (1u << s.kind))))
 		fprintf(stderr, "smblat: %s%s%s\n", s.layer ? s.layer : "", s.layer ? ": " : "", msg);
 	free(msg);
 }

@@ -108,6 +108,12 @@ static inline void status_count_set(struct status *s, enum status_count c, uint6
 typedef int (*log_sink_fn)(void *userdata, const struct status *s);
 void log_set_sink(log_sink_fn fn, void *userdata, bool to_stderr);
 
+/*
+ * Statuses of these kinds (bits 1 << enum status_kind) stay off stderr when
+ * the sink takes them: a terminal gets a summary of them instead. 0: none.
+ */
+void log_stderr_skip(uint32_t kinds);
+
 /* s, its message formatted: "layer: message" on stderr, the fields in the journal. */
 void log_emit(const struct status *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -70,7 +70,10 @@ void config_dump(const struct config *c, FILE *f) {
 		if (i == LAYER_FUNC)
 			continue;       /* configured by [probe NAME] sections */
 		fprintf(f, "\n[%s]\n", layer_name(i));
-		dump_bool(f, "enabled", lc->enabled);
+		if (lc->automatic)
+			fputs("enabled = auto\n", f);
+		else
+			dump_bool(f, "enabled", lc->enabled);
 		dump_threshold(f, lc->threshold_set, lc->threshold_ns);
 		dump_list(f, "include", lc->include);
 		dump_list(f, "exclude", lc->exclude);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <syslog.h>
 
 #include "config/config-int.h"
@@ -281,7 +282,16 @@ static struct layer_config *loader_layer(struct loader *l) {
 }
 
 static int layer_enabled(struct loader *l, const char *v, bool append) {
-	return set_bool(l, v, &loader_layer(l)->enabled);
+	struct layer_config *lc = loader_layer(l);
+
+	lc->automatic = strcasecmp(v, "auto") == 0;
+	if (lc->automatic) {
+		lc->enabled = true;
+		return 0;
+	}
+	if (parse_bool(v, &lc->enabled) < 0)
+		return loader_fail(l, -EINVAL, "invalid value \"%s\" for enabled, use auto, yes or no", v);
+	return 0;
 }
 
 static int layer_threshold(struct loader *l, const char *v, bool append) {

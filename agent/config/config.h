@@ -13,7 +13,8 @@
 #define CONFIG_MAX_PROBES 256
 
 struct layer_config {
-	bool enabled;
+	bool enabled;               /* yes, or auto */
+	bool automatic;             /* enabled = auto: only where the machine has what it traces */
 	bool threshold_set;         /* false: inherit [agent] threshold */
 	uint64_t threshold_ns;
 	char **include;             /* NULL-terminated FUNCTION names, NULL = all */
@@ -67,7 +68,7 @@ struct config {
 	char **block_disks;         /* NULL-terminated disk names, NULL: every disk */
 	bool block_queue_time;      /* time from block_rq_insert, default no */
 	/* [smbd] */
-	char *smbd_binary;          /* smbd executable, NULL: found on PATH */
+	char *smbd_binary;          /* smbd executable, NULL: found on PATH (config_smbd_binary) */
 	/* [probe NAME] ... */
 	struct probe_config *probes;
 	unsigned int n_probes;
@@ -105,6 +106,9 @@ void config_dump(const struct config *c, FILE *f);
  * include= (empty: all) and exclude=, and for smb the op group's groups=.
  */
 bool config_wants(const struct config *c, enum layer_id l, const char *name, enum op_group g);
+
+/* The smbd to probe: [smbd] binary=, else smbd on PATH or where Samba installs it; NULL: none. */
+char *config_smbd_binary(const struct config *c);
 
 /* Slow calls written at once above rate_limit: rate_burst=, else twice rate_limit. */
 uint32_t config_rate_burst(const struct config *c);

@@ -260,6 +260,12 @@ static int setup_sinks(struct agent *a)
 		return r;
 	/* under systemd stderr is the journal already: say it once, with the fields */
 	log_set_sink(status_to_journal, a->journal, !journal_is_stderr());
+	/* a terminal: one screen says what the start and layer statuses say in the journal */
+	a->overview = isatty(STDERR_FILENO) && !journal_is_stderr();
+	if (a->overview)
+		log_stderr_skip(1u << STATUS_AGENT_START | 1u << STATUS_LAYER_ATTACHED |
+				1u << STATUS_LAYER_WAITING | 1u << STATUS_LAYER_UNAVAILABLE |
+				1u << STATUS_LAYER_OFF);
 	log_status(STATUS_AGENT_START, REASON_NONE, LOG_INFO, "starting smblat %s, configuration %s%s",
 		   SMBLAT_VERSION, a->opt->config_path ? a->opt->config_path : "built in",
 		   a->opt->config_path && access(a->opt->config_path, F_OK) < 0 ? " (absent: defaults)" : "");
@@ -414,6 +420,7 @@ static void list_probes(struct agent *a)
 		printf("# kernel functions: %s first, falling back per function\n", backend_name(be));
 	why = probes_tp_btf_why(a->probes);
 	printf("# tracepoints (block, syscall:): %s\n", why ? why : "tp_btf first, raw_tp when refused");
+	overview_layers(a, "# layer ", stdout);
 	printf("%-28s %-6s %-36s %-13s %s\n", "FUNCTION", "LAYER", "TARGET", "BACKEND", "STATUS");
 	for (uint32_t i = 0; i < a->funcs.n; i++) {
 		const struct func *f = &a->funcs.v[i];
@@ -527,6 +534,7 @@ static void teardown(struct agent *a)
 	for (int l = _LAYER_MAX - 1; l >= 0; l--)
 		layer_free(l, a->layer[l]);
 	log_set_sink(NULL, NULL, true);
+	log_stderr_skip(0);
 	writer_free(a->writer);
 	journal_free(a->journal);
 	reload_free(a);
@@ -615,6 +623,8 @@ int agent_run(struct config *c, const struct run_opts *o)
 		list_probes(&a);
 		goto out;
 	}
+	if (a.overview)
+		overview_print(&a, stderr);
 	r = layers_check(&a);
 	if (r == 0)
 		r = drop_privileges(&a);
@@ -630,6 +640,7 @@ int agent_run(struct config *c, const struct run_opts *o)
 	if (r < 0)
 		goto out;
 	ready(&a);
+	log_stderr_skip(0);         /* from now on a terminal sees each change */
 	r = sd_event_loop(a.loop);
 	finish(&a);
 out:

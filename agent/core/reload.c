@@ -134,7 +134,12 @@ static void layer_reload(struct agent *a, enum layer_id l, void *userdata)
 {
 	struct apply *ap = userdata;
 	bool was = ap->old->layer[l].enabled, now = a->cfg->layer[l].enabled;
+	const char *why = NULL;
 	unsigned int n;
+
+	/* off (auto found nothing, or nothing asked of it): a reload attaches it as if new */
+	if (was && layer_table[l]->state(a->layer[l], &why) == LAYER_OFF)
+		was = false;
 
 	if (was && !now) {
 		n = layer_table[l]->detach(a->layer[l], FUNC_DISABLED);

@@ -106,6 +106,22 @@ int block_cfg_build(const struct config *c, const struct btf *vmlinux, const cha
 #define NAME "block"
 
 /*
+ * enabled = auto: on an SMB server (there is an smbd), where the disks
+ * under the shares are what tells a slow server from a slow network (the
+ * smbd layer says how long smbd took, this one how much of it the disk);
+ * on a client the local disks have little to do with SMB latency and would
+ * only add entries.
+ */
+static bool block_wanted_auto(const struct config *c)
+{
+	char *smbd = config_smbd_binary(c);
+	bool found = smbd;
+
+	free(smbd);
+	return found;
+}
+
+/*
  * Completion first: an issue without its completion would only fill the
  * map; block_rq_insert last, attached only for queue_time.
  */
@@ -127,6 +143,7 @@ struct layer {
 	struct func *ops[_BLOCK_OP_MAX];
 	enum backend backend;       /* of the tracepoints, BACKEND_NONE: not attached */
 	bool io_start;              /* TP_IO_START attached */
+	bool off;                   /* enabled = auto on a machine that serves no SMB */
 	char why[256];
 };
 
@@ -180,6 +197,14 @@ static void block_attach(struct layer *l)
 			     !l->env->cfg->block_queue_time;
 	int r;
 
+	l->off = false;
+	if (l->env->cfg->layer[LAYER_BLOCK].automatic && !block_wanted_auto(l->env->cfg)) {
+		l->off = true;
+		layer_off(NAME, REASON_NO_BINARY, l->why, sizeof(l->why),
+			  "no smbd on this machine: block I/O is traced on SMB servers, "
+			  "elsewhere with enabled = yes");
+		return;
+	}
 	r = ops_add(l);
 	if (r < 0) {
 		snprintf(l->why, sizeof(l->why), "cannot add functions: %s", strerror(-r));
@@ -342,7 +367,7 @@ static enum layer_state block_state(struct layer *l, const char **why)
 	if (l->backend != BACKEND_NONE)
 		return LAYER_ACTIVE;
 	*why = l->why[0] ? l->why : "not attached";
-	return LAYER_UNAVAILABLE;
+	return l->off ? LAYER_OFF : LAYER_UNAVAILABLE;
 }
 
 static int block_prepare(const struct config *c, const struct layer_env *env, struct probes_opts *po)
@@ -350,7 +375,8 @@ static int block_prepare(const struct config *c, const struct layer_env *env, st
 	int r;
 
 	/* disks= lives in read-only data: enabling the layer takes a restart */
-	if (!c->layer[LAYER_BLOCK].enabled)
+	if (!c->layer[LAYER_BLOCK].enabled ||
+	    (c->layer[LAYER_BLOCK].automatic && !block_wanted_auto(c)))
 		return 0;
 	r = block_cfg_build(c, btfs_get(env->btfs, NULL), NULL, &po->block_cfg);
 	if (r < 0)

@@ -120,6 +120,13 @@ void layer_free(enum layer_id id, struct layer *l);
 const char *layer_unavailable(const char *layer, enum status_reason why, char *buf, size_t size,
 			      const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+/*
+ * enabled = auto, and the machine lacks what the layer traces: it stays
+ * off and says why (a notice, not a warning). Writes why to buf; returns buf.
+ */
+const char *layer_off(const char *layer, enum status_reason why, char *buf, size_t size,
+		      const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 /* The REASON= code of a function's state: module-not-loaded, attach-failed, ... */
 enum status_reason layer_func_reason(const struct func *f);
 

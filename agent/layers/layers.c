@@ -31,6 +31,18 @@ const char *layer_unavailable(const char *layer, enum status_reason why, char *b
 	return buf;
 }
 
+const char *layer_off(const char *layer, enum status_reason why, char *buf, size_t size,
+		      const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	log_layer(layer, STATUS_LAYER_OFF, why, LOG_NOTICE, "layer off (enabled = auto): %s", buf);
+	return buf;
+}
+
 enum status_reason layer_func_reason(const struct func *f)
 {
 	switch (f->state) {

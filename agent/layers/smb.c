@@ -23,8 +23,9 @@
 struct layer {
 	const struct layer_env *env;
 	uint64_t module;            /* cifs instance resolved, 0: none */
-	const char *why;            /* unavailable: why (static or the probes') */
-	char why_buf[256];
+	const char *why;            /* unavailable or off: why (static or the probes') */
+	bool off;                   /* enabled = auto found no way to trace here */
+	char why_buf[320];
 };
 
 static uint32_t base_flags(const struct config *c)
@@ -234,18 +235,38 @@ static void attach_instance(struct layer *l, unsigned int *attached, unsigned in
 
 static void smb_attach(struct layer *l)
 {
+	bool automatic = l->env->cfg->layer[LAYER_SMB].automatic;
+	const char *backend_why = NULL;
 	unsigned int a = 0, d = 0;
-	const char *why = NULL;
 
-	if (probes_kernel_backend(l->env->probes, &why) == BACKEND_NONE) {
+	l->why = NULL;
+	l->off = false;
+	if (automatic && !ksyms_module_known(CIFS_MODULE)) {
+		bool none = probes_kernel_backend(l->env->probes, &backend_why) == BACKEND_NONE;
+
+		l->off = true;
+		l->why = layer_off(NAME, REASON_NO_MODULE, l->why_buf, sizeof(l->why_buf),
+				   "no cifs module on this kernel (loaded or in /lib/modules)%s%s",
+				   none ? "; no backend for kernel functions either: " : "",
+				   none && backend_why ? backend_why : "");
+		return;
+	}
+	if (probes_kernel_backend(l->env->probes, &backend_why) == BACKEND_NONE) {
+		if (automatic) {
+			l->off = true;
+			l->why = layer_off(NAME, REASON_NO_BACKEND, l->why_buf, sizeof(l->why_buf),
+					   "no backend for kernel functions: %s",
+					   backend_why ? backend_why : "none");
+			return;
+		}
 		/* a copy: the probes' reason is rewritten at each call */
-		snprintf(l->why_buf, sizeof(l->why_buf), "%s", why ? why : "no backend for kernel functions");
+		snprintf(l->why_buf, sizeof(l->why_buf), "%s",
+			 backend_why ? backend_why : "no backend for kernel functions");
 		l->why = l->why_buf;
 		log_layer(NAME, STATUS_LAYER_UNAVAILABLE, REASON_NO_BACKEND, LOG_WARNING,
 			  "layer unavailable on this kernel: %s", l->why);
 		return;
 	}
-	l->why = NULL;
 	if (!ksyms_module_instance(CIFS_MODULE)) {
 		log_layer(NAME, STATUS_LAYER_WAITING, REASON_MODULE_NOT_LOADED, LOG_NOTICE,
 			  "cifs module not loaded; attaching when it is");
@@ -328,7 +349,7 @@ static enum layer_state smb_state(struct layer *l, const char **why)
 {
 	if (l->why) {
 		*why = l->why;
-		return LAYER_UNAVAILABLE;
+		return l->off ? LAYER_OFF : LAYER_UNAVAILABLE;
 	}
 	if (func_table_attached(l->env->funcs, LAYER_SMB))
 		return LAYER_ACTIVE;

@@ -95,8 +95,9 @@ struct layer {
 	struct smb2_ctl ctl;
 	struct func *hooks[_SMB2_HOOK_MAX];
 	struct func *cmds[SMB2_NCMD];
-	const char *why;            /* unavailable: why */
-	char why_buf[160];
+	const char *why;            /* unavailable or off: why */
+	bool off;                   /* enabled = auto found no way to trace here */
+	char why_buf[320];
 };
 
 /* The first candidate this kernel has; fills ctl's argument layout. */
@@ -293,8 +294,27 @@ static void attach_instance(struct layer *l)
 
 static void smb2_attach(struct layer *l)
 {
+	bool automatic = l->env->cfg->layer[LAYER_SMB2].automatic;
 	const char *why = NULL;
 
+	l->off = false;
+	l->why = NULL;
+	if (automatic && !ksyms_module_known(CIFS_MODULE)) {
+		bool none = probes_kernel_backend(l->env->probes, &why) == BACKEND_NONE;
+
+		l->off = true;
+		l->why = layer_off(NAME, REASON_NO_MODULE, l->why_buf, sizeof(l->why_buf),
+				   "no cifs module on this kernel (loaded or in /lib/modules)%s%s",
+				   none ? "; no backend for kernel functions either: " : "",
+				   none && why ? why : "");
+		return;
+	}
+	if (automatic && probes_kernel_backend(l->env->probes, &why) == BACKEND_NONE) {
+		l->off = true;
+		l->why = layer_off(NAME, REASON_NO_BACKEND, l->why_buf, sizeof(l->why_buf),
+				   "no backend for kernel functions: %s", why ? why : "none");
+		return;
+	}
 	if (!probes_unit_loaded(l->env->probes, UNIT_SMB2)) {
 		snprintf(l->why_buf, sizeof(l->why_buf), "enabled by reload: takes effect at the next start");
 		l->why = l->why_buf;
@@ -417,7 +437,7 @@ static enum layer_state smb2_state(struct layer *l, const char **why)
 	if (l->why) {
 		*why = l->why;
 		/* a later cifs instance may have the hooks */
-		return l->module ? LAYER_WAITING : LAYER_UNAVAILABLE;
+		return l->module ? LAYER_WAITING : l->off ? LAYER_OFF : LAYER_UNAVAILABLE;
 	}
 	*why = "cifs module not loaded";
 	return LAYER_WAITING;
@@ -432,7 +452,10 @@ static int smb2_init(struct layer *l)
 
 static int smb2_prepare(const struct config *c, const struct layer_env *env, struct probes_opts *po)
 {
-	if (c->layer[LAYER_SMB2].enabled)
+	const struct layer_config *lc = &c->layer[LAYER_SMB2];
+
+	/* auto on a kernel without cifs: nothing to load the programs for */
+	if (lc->enabled && !(lc->automatic && !ksyms_module_known(CIFS_MODULE)))
 		po->units |= UNIT_BIT(UNIT_SMB2);
 	return 0;
 }

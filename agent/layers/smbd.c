@@ -26,35 +26,10 @@
 #define ANCHOR VFS_PREFIX "openat"      /* in every Samba since 4.14 */
 #define NAME "smbd"
 
-static const char *const smbd_paths[] = {
-	"/usr/sbin/smbd", "/usr/local/samba/sbin/smbd", "/usr/local/sbin/smbd",
-};
-
 /* Where both completions of an SMB2 request go through. */
 static const char *const smb2_ends[] = {
 	"smbd_smb2_request_done_ex", "smbd_smb2_request_error_ex",
 };
-
-/* smbd on PATH, else the usual install locations; NULL when none. */
-static char *smbd_find(void)
-{
-	const char *path = getenv("PATH");
-	char buf[PATH_MAX];
-
-	for (const char *p = path; p && *p; p += strcspn(p, ":"), p += *p == ':') {
-		size_t n = strcspn(p, ":");
-
-		if (n == 0 || p[0] != '/')
-			continue;
-		snprintf(buf, sizeof(buf), "%.*s/smbd", (int)n, p);
-		if (access(buf, X_OK) == 0)
-			return strdup(buf);
-	}
-	for (size_t i = 0; i < sizeof(smbd_paths) / sizeof(*smbd_paths); i++)
-		if (access(smbd_paths[i], X_OK) == 0)
-			return strdup(smbd_paths[i]);
-	return NULL;
-}
 
 struct layer {
 	const struct layer_env *env;
@@ -62,7 +37,8 @@ struct layer {
 	char *lib;                  /* the file defining its VFS and SMB2 entry points */
 	uint64_t ends[2];           /* offsets of smb2_ends[] in lib */
 	bool requests;              /* both ends exist: SMB2 requests can be timed */
-	const char *why;            /* unavailable: why */
+	const char *why;            /* unavailable or off: why */
+	bool off;                   /* enabled = auto found no smbd */
 	char why_buf[PATH_MAX + 128];
 };
 
@@ -217,7 +193,14 @@ static int locate(struct layer *l)
 	const struct config *c = l->env->cfg;
 	int r;
 
-	l->binary = c->smbd_binary ? strdup(c->smbd_binary) : smbd_find();
+	free(l->binary);
+	l->binary = config_smbd_binary(c);
+	if (!l->binary && c->layer[LAYER_SMBD].automatic) {
+		l->off = true;
+		l->why = layer_off(NAME, REASON_NO_BINARY, l->why_buf, sizeof(l->why_buf),
+				   "no smbd on this machine (PATH, /usr/sbin, /usr/local/samba/sbin)");
+		return -ENOENT;
+	}
 	if (!l->binary) {
 		l->why = layer_unavailable(NAME, REASON_NO_BINARY, l->why_buf, sizeof(l->why_buf),
 					   "no smbd found on PATH or in /usr/sbin; set [smbd] binary=");
@@ -247,6 +230,13 @@ static void smbd_attach(struct layer *l)
 {
 	unsigned int a = 0, d = 0;
 
+	if (!l->lib) {
+		l->why = NULL;
+		l->off = false;
+	}
+	if (!probes_unit_loaded(l->env->probes, UNIT_SMBD) && l->env->cfg->layer[LAYER_SMBD].automatic &&
+	    locate(l) < 0)
+		return;         /* off: no smbd, which is why the programs were not loaded */
 	if (!probes_unit_loaded(l->env->probes, UNIT_SMBD)) {
 		l->why = layer_unavailable(NAME, REASON_RESTART_NEEDED, l->why_buf, sizeof(l->why_buf),
 					   "enabled by reload: takes effect at the next start");
@@ -307,7 +297,7 @@ static enum layer_state smbd_state(struct layer *l, const char **why)
 {
 	if (l->why) {
 		*why = l->why;
-		return LAYER_UNAVAILABLE;
+		return l->off ? LAYER_OFF : LAYER_UNAVAILABLE;
 	}
 	if (func_table_attached(l->env->funcs, LAYER_SMBD))
 		return LAYER_ACTIVE;
@@ -315,9 +305,21 @@ static enum layer_state smbd_state(struct layer *l, const char **why)
 	return LAYER_UNAVAILABLE;
 }
 
+/* Whether there is an smbd to probe, for enabled = auto. */
+static bool smbd_present(const struct config *c)
+{
+	char *b = config_smbd_binary(c);
+	bool found = b;
+
+	free(b);
+	return found;
+}
+
 static int smbd_prepare(const struct config *c, const struct layer_env *env, struct probes_opts *po)
 {
-	if (c->layer[LAYER_SMBD].enabled)
+	const struct layer_config *lc = &c->layer[LAYER_SMBD];
+
+	if (lc->enabled && (!lc->automatic || smbd_present(c)))
 		po->units |= UNIT_BIT(UNIT_SMBD);
 	return 0;
 }

@@ -21,6 +21,13 @@ rate_limit = 5
 $1
 [smb]
 enabled = no
+# the bucket is shared: no other layer's calls at threshold 0
+[smb2]
+enabled = no
+[block]
+enabled = no
+[smbd]
+enabled = no
 [histogram]
 interval = 0
 [probe $label]

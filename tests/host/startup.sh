@@ -10,7 +10,7 @@ have_kfuncs=1
 [ -e /sys/bus/event_source/devices/kprobe ] || have_kfuncs=0
 
 # 1. Something to trace (block) beside an smb layer that cannot run: it runs.
-printf '[agent]\nuser =\n[block]\nenabled = yes\n' >"$TMP/smblat.conf"
+printf '[agent]\nuser =\n[smb]\nenabled = yes\n[block]\nenabled = yes\n' >"$TMP/smblat.conf"
 agent_start -c "$TMP/smblat.conf"
 pid=$AGENT_PID
 grep -E "^smblat: smb: (layer unavailable on this kernel: .+|cifs module not loaded; attaching when it is)$" "$TMP/agent.err" \
@@ -47,8 +47,10 @@ expect_refusal() {
 
 # 2. Nothing attached and nothing ever will be: the reasons, and exit 1.
 printf '[agent]\nuser =\n' >"$TMP/default.conf"
+printf '[agent]\nuser =\n[smb]\nenabled = yes\n[smb2]\nenabled = no\n[block]\nenabled = no\n[smbd]\nenabled = no\n' \
+	>"$TMP/smb-only.conf"
 if [ "$have_kfuncs" = 0 ]; then
-	expect_refusal "smb: layer unavailable on this kernel" -c "$TMP/default.conf"
+	expect_refusal "smb: layer unavailable on this kernel" -c "$TMP/smb-only.conf"
 fi
 expect_refusal "/bin/true has no function no_such_symbol" -c "$TMP/default.conf" --stdout \
 	-f /bin/true:no_such_symbol
