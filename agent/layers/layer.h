@@ -127,6 +127,12 @@ const char *layer_unavailable(const char *layer, enum status_reason why, char *b
 const char *layer_off(const char *layer, enum status_reason why, char *buf, size_t size,
 		      const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+/*
+ * For the layers of the cifs module with enabled = auto: NULL where this
+ * kernel has cifs (loaded or in /lib/modules), else the layer is off and
+ * says why (the backend too when there is none); returns buf.
+ */
+const char *layer_cifs_missing(const char *layer, const struct layer_env *env, char *buf, size_t size);
 /* The REASON= code of a function's state: module-not-loaded, attach-failed, ... */
 enum status_reason layer_func_reason(const struct func *f);
 

@@ -8,6 +8,7 @@
 #include "base/log.h"
 #include "layers/layer.h"
 #include "probes/inflight.h"
+#include "symbols/ksyms.h"
 
 extern const struct layer_ops smb_layer, smb2_layer, block_layer, func_layer, smbd_layer;
 
@@ -19,15 +20,26 @@ const struct layer_ops *const layer_table[_LAYER_MAX] = {
 	[LAYER_SMBD] = &smbd_layer,
 };
 
+/* Why the layer traces nothing, into buf and said: a warning when enabled, a notice when auto. */
+static const char *layer_says(const char *layer, enum status_kind kind, enum status_reason why,
+			      char *buf, size_t size, const char *fmt, va_list ap)
+{
+	bool off = kind == STATUS_LAYER_OFF;
+
+	vsnprintf(buf, size, fmt, ap);
+	log_layer(layer, kind, why, off ? LOG_NOTICE : LOG_WARNING, "%s: %s",
+		  off ? "layer off (enabled = auto)" : "layer unavailable", buf);
+	return buf;
+}
+
 const char *layer_unavailable(const char *layer, enum status_reason why, char *buf, size_t size,
 			      const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, size, fmt, ap);
+	layer_says(layer, STATUS_LAYER_UNAVAILABLE, why, buf, size, fmt, ap);
 	va_end(ap);
-	log_layer(layer, STATUS_LAYER_UNAVAILABLE, why, LOG_WARNING, "layer unavailable: %s", buf);
 	return buf;
 }
 
@@ -37,10 +49,23 @@ const char *layer_off(const char *layer, enum status_reason why, char *buf, size
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, size, fmt, ap);
+	layer_says(layer, STATUS_LAYER_OFF, why, buf, size, fmt, ap);
 	va_end(ap);
-	log_layer(layer, STATUS_LAYER_OFF, why, LOG_NOTICE, "layer off (enabled = auto): %s", buf);
 	return buf;
+}
+
+const char *layer_cifs_missing(const char *layer, const struct layer_env *env, char *buf, size_t size)
+{
+	const char *backend_why = NULL;
+	bool none;
+
+	if (ksyms_module_known("cifs"))
+		return NULL;
+	none = probes_kernel_backend(env->probes, &backend_why) == BACKEND_NONE;
+	return layer_off(layer, REASON_NO_MODULE, buf, size,
+			 "no cifs module on this kernel (loaded or in /lib/modules)%s%s",
+			 none ? "; no backend for kernel functions either: " : "",
+			 none && backend_why ? backend_why : "");
 }
 
 enum status_reason layer_func_reason(const struct func *f)

@@ -299,14 +299,8 @@ static void smb2_attach(struct layer *l)
 
 	l->off = false;
 	l->why = NULL;
-	if (automatic && !ksyms_module_known(CIFS_MODULE)) {
-		bool none = probes_kernel_backend(l->env->probes, &why) == BACKEND_NONE;
-
+	if (automatic && (l->why = layer_cifs_missing(NAME, l->env, l->why_buf, sizeof(l->why_buf)))) {
 		l->off = true;
-		l->why = layer_off(NAME, REASON_NO_MODULE, l->why_buf, sizeof(l->why_buf),
-				   "no cifs module on this kernel (loaded or in /lib/modules)%s%s",
-				   none ? "; no backend for kernel functions either: " : "",
-				   none && why ? why : "");
 		return;
 	}
 	if (automatic && probes_kernel_backend(l->env->probes, &why) == BACKEND_NONE) {
