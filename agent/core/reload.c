@@ -58,6 +58,16 @@ static bool str_differs(const char *x, const char *y)
 	return strcmp(x ? x : "", y ? y : "") != 0;
 }
 
+static bool strv_differs(char **x, char **y)
+{
+	size_t i = 0;
+
+	for (; x && x[i] && y && y[i]; i++)
+		if (strcmp(x[i], y[i]) != 0)
+			return true;
+	return (x && x[i]) || (y && y[i]);
+}
+
 /* Keys that need a restart: say which changed in the file since start. */
 static void restart_keys_report(struct agent *a, const struct config *next)
 {
@@ -80,6 +90,9 @@ static void restart_keys_report(struct agent *a, const struct config *next)
 	CHANGED("priority_slow", next->priority_slow != was->priority_slow);
 	CHANGED("priority_summary", next->priority_summary != was->priority_summary);
 	CHANGED("[histogram] interval", next->hist_interval_ns != was->hist_interval_ns);
+	CHANGED("[block] disks", strv_differs(next->block_disks, was->block_disks));
+	CHANGED("[block] queue_time", next->block_queue_time != was->block_queue_time);
+	CHANGED("[smbd] binary", str_differs(next->smbd_binary, was->smbd_binary));
 #undef CHANGED
 	if (n)
 		log_status(STATUS_RELOAD_REFUSED, REASON_RESTART_NEEDED, LOG_WARNING,
@@ -90,9 +103,10 @@ static void restart_keys_report(struct agent *a, const struct config *next)
 /* After the swap, the keys of restart_keys_report() go back to their running values. */
 static void restart_keys_keep(struct config *now, struct config *old)
 {
-	char *s;
+	char *s, **v;
 
 #define SWAP_STR(field) (s = now->field, now->field = old->field, old->field = s)
+#define SWAP_STRV(field) (v = now->field, now->field = old->field, old->field = v)
 	now->pid = old->pid;
 	SWAP_STR(comm);
 	SWAP_STR(cgroup);
@@ -103,6 +117,11 @@ static void restart_keys_keep(struct config *now, struct config *old)
 	now->priority_slow = old->priority_slow;
 	now->priority_summary = old->priority_summary;
 	now->hist_interval_ns = old->hist_interval_ns;
+	/* the block filter is read-only data; the smbd layer probes the libraries it found at start */
+	SWAP_STRV(block_disks);
+	now->block_queue_time = old->block_queue_time;
+	SWAP_STR(smbd_binary);
+#undef SWAP_STRV
 #undef SWAP_STR
 }
 

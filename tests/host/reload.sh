@@ -2,7 +2,8 @@
 # SIGHUP applies a changed configuration: a [probe] added and one's
 # threshold changed, counts of before the reload kept; a broken file is
 # reported with FILE:LINE and changes nothing; a removed [probe] is detached;
-# a BPF-compiled filter (comm) is reported as needing a restart; the first
+# a BPF-compiled filter (comm), the block filter and the smbd executable are
+# reported as needing a restart; the first
 # syscall probe can come with a reload; a kept USDT probe records what it did.
 . "$SOURCE_ROOT/tests/lib-host.sh"
 
@@ -104,6 +105,11 @@ journal_json "MESSAGE_ID=$REFUSED_ID" REASON=restart-needed | grep -q "reload: c
 	fail "the restart-needed warning is not in the journal"
 "$prog_a" 5 >/dev/null
 wait_entries "$la" 6
+# So are the block filter and the smbd executable, which the layers read once.
+conf 2ms
+printf '[block]\ndisks = %s\nqueue_time = yes\n[smbd]\nbinary = %s\n' \
+	"$(ls /sys/class/block | head -n 1)" "$prog_b" >>"$TMP/smblat.conf"
+hup "reload: \\[block\\] disks, \\[block\\] queue_time, \\[smbd\\] binary changed: takes effect at the next start"
 
 # The first syscall probe, added by a reload: attached, and its calls seen.
 ls="RELOADSYS_$$"
