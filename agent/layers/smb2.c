@@ -299,6 +299,12 @@ static void smb2_attach(struct layer *l)
 
 	l->off = false;
 	l->why = NULL;
+	if (automatic && !l->env->cfg->layer[LAYER_SMB].enabled) {
+		l->off = true;
+		l->why = layer_off(NAME, REASON_DISABLED, l->why_buf, sizeof(l->why_buf),
+				   "the smb layer is off (enabled = no), and its requests with it");
+		return;
+	}
 	if (automatic && (l->why = layer_cifs_missing(NAME, l->env, l->why_buf, sizeof(l->why_buf)))) {
 		l->off = true;
 		return;
@@ -340,6 +346,21 @@ static unsigned int smb2_detach(struct layer *l, enum func_state why)
 
 static void smb2_apply(struct layer *l, const struct config *old, struct reload_counts *n)
 {
+	const struct config *c = l->env->cfg;
+
+	/* auto follows smb: a reload that turns smb off lets cifs go (rmmod) */
+	if (c->layer[LAYER_SMB2].automatic && !c->layer[LAYER_SMB].enabled) {
+		struct status s = { .kind = STATUS_LAYER_OFF, .reason = REASON_DISABLED,
+				    .priority = LOG_NOTICE, .layer = NAME };
+		unsigned int k = smb2_detach(l, FUNC_DISABLED);
+
+		n->detached += k;
+		l->off = true;
+		l->why = "the smb layer is off (enabled = no), and its requests with it";
+		status_count_set(&s, COUNT_DETACHED, k);
+		log_emit(&s, "layer off with the smb layer: %u mid hooks detached", k);
+		return;
+	}
 	if (l->module && l->ctl.on) {
 		commands_configure(l);
 		commands_mark(l, FUNC_ATTACHED, NULL);
