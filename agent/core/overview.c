@@ -10,15 +10,6 @@
 #include "core/agent-int.h"
 #include "smblat-config.h"
 
-/* What each layer traces, for a reader who does not know the layers yet. */
-static const char *const traces[_LAYER_MAX] = {
-	[LAYER_SMB] = "SMB client operations",
-	[LAYER_SMB2] = "SMB2 requests of the client",
-	[LAYER_BLOCK] = "block I/O requests",
-	[LAYER_FUNC] = "[probe] functions",
-	[LAYER_SMBD] = "Samba server (smbd)",
-};
-
 /* "uprobe-multi" or "raw_tp, tp_btf": how the layer's functions are attached. */
 static void backends(const struct func_table *t, enum layer_id l, char *buf, size_t size)
 {
@@ -39,7 +30,7 @@ static void layer_line(struct agent *a, enum layer_id l, const char *prefix, FIL
 	const char *why = NULL;
 	char via[64];
 
-	fprintf(out, "%s%-6s %-28s ", prefix, layer_name(l), traces[l] ? traces[l] : "");
+	fprintf(out, "%s%-6s %-28s ", prefix, layer_name(l), layer_table[l]->traces);
 	if (!a->cfg->layer[l].enabled) {
 		fputs("off: enabled = no\n", out);
 		return;
@@ -56,8 +47,7 @@ static void layer_line(struct agent *a, enum layer_id l, const char *prefix, FIL
 		fprintf(out, "NOT traced: %s\n", why ? why : "?");
 		break;
 	case LAYER_OFF:
-		/* the func layer without probes is off by nature, not by the machine */
-		fprintf(out, "off: %s\n", why ? why : "no [probe] section in smblat.conf, no -f");
+		fprintf(out, "off: %s\n", why ? why : "?");
 		break;
 	}
 }

@@ -392,6 +392,7 @@ static uint32_t block_ids_needed(const struct config *c)
 
 const struct layer_ops block_layer = {
 	.id = LAYER_BLOCK,
+	.traces = "block I/O requests",
 	.ids_needed = block_ids_needed,
 	.prepare = block_prepare,
 	.size = sizeof(struct layer),

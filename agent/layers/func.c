@@ -426,8 +426,10 @@ static enum layer_state func_state(struct layer *l, const char **why)
 			return LAYER_ACTIVE;
 		pending |= t->v[i].state == FUNC_PENDING;
 	}
-	if (!any && !l->env->cfg->n_probes)
-		return LAYER_OFF;       /* nothing asked for */
+	if (!any && !l->env->cfg->n_probes) {
+		*why = "no [probe] section in smblat.conf, no -f";
+		return LAYER_OFF;
+	}
 	if (pending) {
 		*why = "module not loaded";
 		return LAYER_WAITING;
@@ -456,6 +458,7 @@ static void func_free(struct layer *l)
 
 const struct layer_ops func_layer = {
 	.id = LAYER_FUNC,
+	.traces = "[probe] functions",
 	.ids_needed = func_ids_needed,
 	.prepare = func_prepare,
 	.size = sizeof(struct layer),

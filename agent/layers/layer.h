@@ -76,6 +76,7 @@ struct layer;
 
 struct layer_ops {
 	enum layer_id id;
+	const char *traces;         /* what it traces, for a reader who does not know the layers */
 	size_t size;                /* sizeof(struct layer) of the layer */
 	/* Function ids a configuration may need at most (the BPF maps are sized once). */
 	uint32_t (*ids_needed)(const struct config *c);

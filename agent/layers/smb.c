@@ -370,6 +370,7 @@ static int smb_prepare(const struct config *c, const struct layer_env *env, stru
 
 const struct layer_ops smb_layer = {
 	.id = LAYER_SMB,
+	.traces = "SMB client operations",
 	.ids_needed = smb_ids_needed,
 	.prepare = smb_prepare,
 	.size = sizeof(struct layer),

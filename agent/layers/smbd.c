@@ -338,6 +338,7 @@ static void smbd_free(struct layer *l)
 
 const struct layer_ops smbd_layer = {
 	.id = LAYER_SMBD,
+	.traces = "Samba server (smbd)",
 	.ids_needed = smbd_ids_needed,
 	.prepare = smbd_prepare,
 	.size = sizeof(struct layer),
