@@ -90,6 +90,8 @@ static void usage(FILE *f)
 		"      --list-probes     attach, list every target and its backend, exit\n"
 		"      --check-config    validate the configuration, print it, exit\n"
 		"  -v, --verbose         libbpf diagnostics on stderr\n"
+		"  -h, --help            this text\n"
+		"      --version         the version\n"
 		"  MIN_MS                threshold in milliseconds for every layer (0: all calls)\n");
 }
 
@@ -262,7 +264,7 @@ static int apply_layers(struct config *c, const char *list)
 	if (!dup)
 		return -ENOMEM;
 	for (int l = 0; l < _LAYER_MAX; l++)
-		c->layer[l].enabled = false;
+		c->layer[l].enabled = c->layer[l].automatic = false;
 	for (char *t = strtok_r(dup, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
 		int l = layer_from_name(t);
 
@@ -327,8 +329,10 @@ static int add_function_probes(struct config *c, const struct cli *cli)
 			return -ENOMEM;
 	}
 	c->layer[LAYER_FUNC].enabled = true;
-	if (!cli->layers)
-		c->layer[LAYER_SMB].enabled = false;
+	/* funcslower's use: the targets alone, but for layers the file enables by name */
+	for (int l = 0; l < _LAYER_MAX && !cli->layers; l++)
+		if (c->layer[l].automatic)
+			c->layer[l].enabled = c->layer[l].automatic = false;
 	return 0;
 }
 

@@ -10,7 +10,8 @@
 # (ERRNO) and user stacks (STACK, STACK_FOLDED), of a syscall, of block
 # requests on a loop device (DISK, OP, BYTES, SECTOR, QUEUE_US through a
 # scheduler where the device has one), summaries of each, a loss entry (the
-# rate limit) and status entries.
+# rate limit) and status entries, among them a reload's (one probe added,
+# the flood's removed).
 
 ENTRIES_LOOP=
 entries_cleanup() {
@@ -68,6 +69,14 @@ CONF
 	# past the rate limit's burst: a loss entry (SUPPRESSED)
 	n=$("$flood" 2000)
 	[ "$n" -eq 2000 ] || fail "floodprog made $n calls"
+	sed -i "s/^\[probe ${label}_FLOOD\]\$/[probe ${label}_AGAIN]/" "$TMP/ship.conf"
+	kill -HUP "$AGENT_PID"
+	for _ in $(seq 300); do
+		grep -q "reload: applied: 1 probes added, 1 removed" "$TMP/agent.err" && break
+		sleep 0.1
+	done
+	grep -q "reload: applied: 1 probes added, 1 removed" "$TMP/agent.err" ||
+		{ cat "$TMP/agent.err" >&2; fail "the reload was not applied"; }
 	agent_stop
 	journalctl --sync
 }

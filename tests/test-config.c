@@ -294,13 +294,14 @@ static void test_defaults(void) {
 	CHECK(c.pid == 0 && !c.comm && !c.cgroup);
 	CHECK(c.kernel_stack && !c.user_stack);
 	CHECK(c.ringbuf_bytes == 4 << 20);
-	CHECK(c.rate_limit == 0 && c.rate_burst == 0);
+	CHECK(c.rate_limit == 1000 && !c.rate_burst_set && config_rate_burst(&c) == 2000);
 	CHECK_STR(c.user, "smblat");
 	CHECK(c.backend == CHOICE_AUTO);
 	CHECK(c.journal && c.priority_slow == LOG_WARNING && c.priority_summary == LOG_INFO);
 	CHECK(c.lost_interval_ns == 60000000000ULL && c.hist_interval_ns == 60000000000ULL);
-	CHECK(c.layer[LAYER_SMB].enabled);
-	CHECK(!c.layer[LAYER_SMB2].enabled && !c.layer[LAYER_BLOCK].enabled && !c.layer[LAYER_SMBD].enabled);
+	/* every layer but func where the machine has what it traces */
+	for (int l = 0; l < _LAYER_MAX; l++)
+		CHECK(c.layer[l].enabled && c.layer[l].automatic == (l != LAYER_FUNC));
 	for (int l = 0; l < _LAYER_MAX; l++)
 		CHECK(!c.layer[l].threshold_set && !c.layer[l].include && !c.layer[l].exclude);
 	CHECK(c.group[GROUP_INODE] && c.group[GROUP_FILE] && c.group[GROUP_ADSPACE] && c.group[GROUP_SUPER]);
@@ -310,6 +311,28 @@ static void test_defaults(void) {
 	/* config_free leaves defaults behind, so a second one is harmless */
 	config_free(&c);
 	CHECK_STR(c.user, "smblat");
+}
+
+/* The burst follows the limit unless given: a lower rate_limit alone must not keep 2000. */
+static void test_rate_burst(void) {
+	struct config c;
+
+	config_init(&c);
+	LOAD_OK(&c, "[agent]\nrate_limit = 5\n");
+	CHECK(config_rate_burst(&c) == 10);
+	config_free(&c);
+	LOAD_OK(&c, "[agent]\nrate_limit = 5\nrate_burst = 0\n");
+	CHECK(config_rate_burst(&c) == 5);          /* 0: as many as rate_limit */
+	config_free(&c);
+	LOAD_OK(&c, "[agent]\nrate_burst = 300\n");
+	CHECK(config_rate_burst(&c) == 300 && c.rate_limit == 1000);
+	config_free(&c);
+	LOAD_OK(&c, "[agent]\nrate_limit = 0\n");
+	CHECK(config_rate_burst(&c) == 0);          /* no limit, no bucket */
+	config_free(&c);
+	LOAD_OK(&c, "[agent]\nrate_limit = 4294967295\n");
+	CHECK(config_rate_burst(&c) == UINT32_MAX);
+	config_free(&c);
 }
 
 static void test_every_section(void) {
@@ -355,7 +378,7 @@ static void test_every_section(void) {
 	CHECK_STR(c.cgroup, "/sys/fs/cgroup/system.slice/smbd.service");
 	CHECK(!c.kernel_stack && c.user_stack);
 	CHECK(c.ringbuf_bytes == 16 << 20);
-	CHECK(c.rate_limit == 100 && c.rate_burst == 500);
+	CHECK(c.rate_limit == 100 && c.rate_burst == 500 && config_rate_burst(&c) == 500);
 	CHECK_STR(c.user, "nobody");
 	CHECK(c.backend == CHOICE_KPROBE_MULTI);
 	CHECK(!c.journal && c.priority_slow == LOG_NOTICE && c.priority_summary == LOG_DEBUG);
@@ -469,7 +492,7 @@ static void test_errors(void) {
 	CHECK_ERROR_AT("[histogram]\ninterval = 500ms\n", 2, "0 (off) or at least 1s");
 	CHECK_ERROR_AT("[smb]\ngroups = inodes\n", 2, "unknown group \"inodes\", did you mean \"inode\"?");
 	CHECK_ERROR_AT("[smb]\ninclude = FOO BA/R\n", 2, "invalid function name \"BA/R\"");
-	CHECK_ERROR_AT("[smbd]\nenabled = perhaps\n", 2, "invalid boolean");
+	CHECK_ERROR_AT("[smbd]\nenabled = perhaps\n", 2, "invalid value \"perhaps\" for enabled, use auto, yes or no");
 
 	/* probes */
 	CHECK_ERROR("[agent]\n\n[probe X]\nthreshold = 1ms\n",
@@ -1053,6 +1076,7 @@ int main(int argc, char **argv) {
 	test_bools();
 	test_names();
 	test_defaults();
+	test_rate_burst();
 	test_every_section();
 	test_syntax();
 	test_errors();

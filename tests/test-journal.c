@@ -145,6 +145,7 @@ static void test_event_fields(void)
 	check_field(&e, "MESSAGE_ID", SMBLAT_MID_SLOW);
 	check_field(&e, "PRIORITY", prio);
 	check_field(&e, "SYSLOG_IDENTIFIER", "smblat");
+	check_field(&e, "SYSLOG_FACILITY", "3");
 	check_field(&e, "FUNCTION", "INODE_OP_UNLINK");
 	check_field(&e, "LAYER", "smb");
 	check_field(&e, "KERNEL_FUNCTION", "cifs_unlink");
@@ -152,9 +153,11 @@ static void test_event_fields(void)
 	check_field(&e, "LATENCY_US", "16351");
 	check_field(&e, "LATENCY_NS", NULL);
 	check_field(&e, "THRESHOLD_US", "10000");
+	check_field(&e, "REASON", "slow");
 	check_field(&e, "END_REALTIME_USEC", "1700000000123456");
 	check_field(&e, "PID", "48782");
-	check_field(&e, "TID", "48783");
+	check_field(&e, "THREAD_ID", "48783");
+	check_field(&e, "TID", NULL);
 	check_field(&e, "UID", "1000");
 	check_field(&e, "COMM", "rm");
 	check_field(&e, "SMB_SHARE", "\\\\srv\\share");
@@ -165,7 +168,7 @@ static void test_event_fields(void)
 	check_field(&e, "ARGS", "0xffff888012345678 0x1");
 	check_field(&e, "STACK", r.stack);
 	check_field(&e, "STACK_FOLDED", r.stack_folded);
-	CHECK(e.n == 22, "%d fields, want 22", e.n);
+	CHECK(e.n == 24, "%d fields, want 24", e.n);
 	entry_free(&e);
 }
 
@@ -217,6 +220,7 @@ static void test_event_errors(void)
 	if (e.n <= 0)
 		return;
 	check_field(&e, "MESSAGE", "SMB2_CREATE took 2.000 ms: ls[5] on \\\\nas\\data (error EACCES)");
+	check_field(&e, "REASON", "slow");
 	check_field(&e, "ERRNO", "13");
 	check_field(&e, "ERRNO_NAME", "EACCES");
 	check_field(&e, "RETVAL", "-13");
@@ -232,6 +236,26 @@ static void test_event_errors(void)
 	check_field(&e, "MESSAGE", "SMB2_CREATE took 2.000 ms: ls[5] on \\\\nas\\data (error 4000)");
 	check_field(&e, "ERRNO", "4000");
 	check_field(&e, "ERRNO_NAME", NULL);
+	entry_free(&e);
+	/* under its threshold: logged for the error alone (errors=yes), and says so */
+	r.err = EACCES;
+	r.threshold_ns = 10000000;
+	e.n = journal_event_fields(&r, &e.v);
+	CHECK(e.n > 0, "journal_event_fields: %d", e.n);
+	if (e.n <= 0)
+		return;
+	check_field(&e, "MESSAGE", "SMB2_CREATE failed in 2.000 ms: ls[5] on \\\\nas\\data (error EACCES)");
+	check_field(&e, "REASON", "error");
+	check_field(&e, "THRESHOLD_US", "10000");
+	entry_free(&e);
+
+	/* exactly at the threshold is slow, as the probes count it */
+	r.latency_ns = r.threshold_ns;
+	e.n = journal_event_fields(&r, &e.v);
+	CHECK(e.n > 0, "journal_event_fields: %d", e.n);
+	if (e.n <= 0)
+		return;
+	check_field(&e, "REASON", "slow");
 	entry_free(&e);
 }
 
@@ -485,6 +509,7 @@ static void test_summary_fields(void)
 	check_field(&e, "MESSAGE_ID", SMBLAT_MID_SUMMARY);
 	check_field(&e, "PRIORITY", prio);
 	check_field(&e, "SYSLOG_IDENTIFIER", "smblat");
+	check_field(&e, "SYSLOG_FACILITY", "3");
 	check_field(&e, "FUNCTION", "INODE_OP_UNLINK");
 	check_field(&e, "LAYER", "smb");
 	check_field(&e, "INTERVAL_S", "60");
@@ -532,12 +557,101 @@ static void test_loss_fields(void)
 	check_field(&e, "MESSAGE_ID", SMBLAT_MID_LOST);
 	check_field(&e, "PRIORITY", prio);
 	check_field(&e, "SYSLOG_IDENTIFIER", "smblat");
+	check_field(&e, "SYSLOG_FACILITY", "3");
 	check_field(&e, "INTERVAL_S", "60");
 	check_field(&e, "LOST_RINGBUF", "11");
 	check_field(&e, "SUPPRESSED", "3");
 	check_field(&e, "WRITE_FAILED", "2");
 	check_field(&e, "LOST_FUNCTIONS", "INODE_OP_UNLINK:10/0/0 FILE_OP_READ_ITER:1/3/2");
 	entry_free(&e);
+}
+
+/* Status entries: a MESSAGE_ID per kind, and codes to match instead of MESSAGE. */
+static void test_status_fields(void)
+{
+	struct status s = {
+		.kind = STATUS_LAYER_UNAVAILABLE, .priority = LOG_WARNING, .layer = "smb",
+		.reason = REASON_NO_BACKEND, .message = "layer unavailable on this kernel: no kprobes",
+	};
+	const char *mids[_STATUS_KIND_MAX] = {};
+	struct entry e = {};
+	char prio[8];
+
+	e.n = journal_status_fields(&s, &e.v);
+	CHECK(e.n > 0, "journal_status_fields: %d", e.n);
+	if (e.n <= 0)
+		return;
+	check_names_valid(&e);
+	snprintf(prio, sizeof(prio), "%d", LOG_WARNING);
+	check_field(&e, "MESSAGE", "smb: layer unavailable on this kernel: no kprobes");
+	check_field(&e, "MESSAGE_ID", SMBLAT_MID_LAYER_UNAVAILABLE);
+	check_field(&e, "PRIORITY", prio);
+	check_field(&e, "SYSLOG_FACILITY", "3");
+	check_field(&e, "SYSLOG_IDENTIFIER", "smblat");
+	check_field(&e, "LAYER", "smb");
+	check_field(&e, "LAYER_STATE", "unavailable");
+	check_field(&e, "REASON", "no-backend");
+	check_field(&e, "FUNCTION", NULL);
+	check_field(&e, "ATTACHED", NULL);
+	CHECK(e.n == 8, "%d fields, want 8", e.n);
+	entry_free(&e);
+
+	/* a probe: FUNCTION, no LAYER_STATE; counts only where set, 0 included */
+	s = (struct status) {
+		.kind = STATUS_PROBE_WAITING, .priority = LOG_NOTICE, .layer = "func",
+		.function = "EXT4_SYNC", .reason = REASON_MODULE_NOT_LOADED, .message = "probe EXT4_SYNC: ...",
+	};
+	status_count_set(&s, COUNT_NOT_ATTACHED, 1);
+	status_count_set(&s, COUNT_DETACHED, 0);
+	e.n = journal_status_fields(&s, &e.v);
+	CHECK(e.n > 0, "journal_status_fields: %d", e.n);
+	if (e.n <= 0)
+		return;
+	check_field(&e, "MESSAGE_ID", SMBLAT_MID_PROBE_WAITING);
+	check_field(&e, "FUNCTION", "EXT4_SYNC");
+	check_field(&e, "LAYER_STATE", NULL);
+	check_field(&e, "REASON", "module-not-loaded");
+	check_field(&e, "NOT_ATTACHED", "1");
+	check_field(&e, "DETACHED", "0");
+	check_field(&e, "ATTACHED", NULL);
+	entry_free(&e);
+
+	/* the agent: no LAYER, no REASON when there is none */
+	s = (struct status) { .kind = STATUS_AGENT_STOP, .priority = LOG_INFO, .message = "stopped" };
+	status_count_set(&s, COUNT_ENTRIES_WRITTEN, 12345678901ULL);
+	e.n = journal_status_fields(&s, &e.v);
+	CHECK(e.n > 0, "journal_status_fields: %d", e.n);
+	if (e.n <= 0)
+		return;
+	check_field(&e, "MESSAGE", "stopped");
+	check_field(&e, "MESSAGE_ID", SMBLAT_MID_AGENT_STOP);
+	check_field(&e, "LAYER", NULL);
+	check_field(&e, "REASON", NULL);
+	check_field(&e, "ENTRIES_WRITTEN", "12345678901");
+	entry_free(&e);
+
+	/* every kind has an ID of its own, none of the other entries' */
+	for (int k = 0; k < _STATUS_KIND_MAX; k++) {
+		s = (struct status) { .kind = k, .priority = LOG_INFO, .message = "x" };
+		e.n = journal_status_fields(&s, &e.v);
+		CHECK(e.n > 0, "kind %d: %d", k, e.n);
+		if (e.n <= 0)
+			continue;
+		mids[k] = strdupa(entry_get(&e, "MESSAGE_ID"));
+		CHECK(strlen(mids[k]) == 32, "kind %d: MESSAGE_ID %s", k, mids[k]);
+		CHECK(strcmp(mids[k], SMBLAT_MID_SLOW) && strcmp(mids[k], SMBLAT_MID_SUMMARY) &&
+		      strcmp(mids[k], SMBLAT_MID_LOST), "kind %d: MESSAGE_ID of another entry", k);
+		for (int o = 0; o < k; o++)
+			CHECK(!mids[o] || strcmp(mids[o], mids[k]), "kinds %d and %d share %s", o, k, mids[k]);
+		check_field(&e, "LAYER_STATE", k >= STATUS_LAYER_ATTACHED && k <= STATUS_LAYER_OFF ?
+			    status_layer_state(k) : NULL);
+		entry_free(&e);
+	}
+	s.kind = _STATUS_KIND_MAX;
+	CHECK(journal_status_fields(&s, &e.v) == -EINVAL, "an unknown kind is refused");
+	for (int r = 1; r < _REASON_MAX; r++)
+		CHECK(status_reason_name(r), "reason %d has no name", r);
+	CHECK(!status_reason_name(REASON_NONE), "REASON_NONE has a name");
 }
 
 /*
@@ -690,11 +804,13 @@ static void test_journald(void)
 		check_json(json, "MESSAGE_ID", SMBLAT_MID_SLOW);
 		check_json(json, "SMB_SHARE", "\\\\srv\\share");
 		check_json(json, "ERRNO_NAME", "ENOENT");
+		check_json(json, "SYSLOG_FACILITY", "3");
 		if (stack)
 			check_json(json, "STACK", stack);
 		free(json);
 	}
-	CHECK(journal_write_status(j, &(struct status) { .kind = STATUS_AGENT, .priority = LOG_NOTICE, .message = "test status" }) == 0, "journal_write_status");
+	CHECK(journal_write_status(j, &(struct status) { .kind = STATUS_AGENT_START, .priority = LOG_NOTICE,
+							 .message = "test status" }) == 0, "journal_write_status");
 out:
 	entry_free(&e);
 	free(r.stack);
@@ -713,6 +829,7 @@ int main(void)
 	test_stack_small();
 	test_summary_fields();
 	test_loss_fields();
+	test_status_fields();
 	test_journald();
 
 	return check_done("journal");

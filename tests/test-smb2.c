@@ -177,10 +177,11 @@ static void test_config(void)
 	int r;
 
 	config_init(&c);
-	check(!c.layer[LAYER_SMB2].enabled && !c.layer[LAYER_SMB2].errors, "defaults: off");
+	check(c.layer[LAYER_SMB2].automatic && !c.layer[LAYER_SMB2].errors, "defaults: auto, no errors");
 	r = config_load_string(&c, "t.conf", "[smb2]\nenabled = yes\nerrors = yes\ninclude = SMB2_CREATE SMB2_CLOSE\n", NULL);
 	check(r == 0, "load: %d", r);
-	check(c.layer[LAYER_SMB2].enabled && c.layer[LAYER_SMB2].errors, "enabled, errors");
+	check(c.layer[LAYER_SMB2].enabled && !c.layer[LAYER_SMB2].automatic && c.layer[LAYER_SMB2].errors,
+	      "enabled, errors");
 	check(c.layer[LAYER_SMB2].include && c.layer[LAYER_SMB2].include[1] &&
 	      strcmp(c.layer[LAYER_SMB2].include[1], "SMB2_CLOSE") == 0, "include list");
 	f = open_memstream(&dump, &len);

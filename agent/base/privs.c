@@ -13,7 +13,6 @@
 
 #include "base/privs.h"
 
-#define SYSUSERS_FILE "/usr/lib/sysusers.d/smblat.conf"
 
 static const unsigned int attach_caps[] = { CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN, CAP_SYSLOG };
 
@@ -50,12 +49,8 @@ static int user_lookup(const char *user, uid_t *uid, gid_t *gid) {
 	pw = getpwnam(user);
 	if (!pw) {
 		/* NSS modules disagree on how to say "no such user". */
-		if (errno == 0 || errno == ENOENT || errno == ESRCH || errno == EBADF || errno == EPERM) {
-			fprintf(stderr, "smblat: user '%s' does not exist; create it with "
-				"systemd-sysusers %s, or set user= in [agent] of smblat.conf\n",
-				user, SYSUSERS_FILE);
-			return -ESRCH;
-		}
+		if (errno == 0 || errno == ENOENT || errno == ESRCH || errno == EBADF || errno == EPERM)
+			return -ESRCH;      /* the caller decides what that means */
 		int r = -errno;
 		fprintf(stderr, "smblat: cannot look up user '%s': %s\n", user, strerror(errno));
 		return r;

@@ -55,9 +55,9 @@ struct privs_state {
  * capability is left at all.
  *
  * Capabilities are per thread: call this before any thread is started.
- * Returns -ESRCH when USER does not exist, -EOPNOTSUPP when the kernel has
- * no CAP_BPF/CAP_PERFMON (before 5.8), -EPERM when the change was refused;
- * the reason is logged to stderr.
+ * Returns -ESRCH when USER does not exist (said by the caller), -EOPNOTSUPP
+ * when the kernel has no CAP_BPF/CAP_PERFMON (before 5.8), -EPERM when the
+ * change was refused; the reason of the last two is logged to stderr.
  */
 int privs_drop(const char *user, bool keep_attach_caps);
 

@@ -51,7 +51,7 @@ void config_dump(const struct config *c, FILE *f) {
 	dump_bool(f, "user_stack", c->user_stack);
 	fprintf(f, "ringbuf_size = %s\n", values_format_size(buf, sizeof(buf), c->ringbuf_bytes));
 	fprintf(f, "rate_limit = %u\n", c->rate_limit);
-	fprintf(f, "rate_burst = %u\n", c->rate_burst);
+	fprintf(f, "rate_burst = %u\n", config_rate_burst(c));
 	dump_string(f, "user", c->user);
 	dump_string(f, "backend", config_backend_name(c->backend));
 
@@ -70,7 +70,10 @@ void config_dump(const struct config *c, FILE *f) {
 		if (i == LAYER_FUNC)
 			continue;       /* configured by [probe NAME] sections */
 		fprintf(f, "\n[%s]\n", layer_name(i));
-		dump_bool(f, "enabled", lc->enabled);
+		if (lc->automatic)
+			fputs("enabled = auto\n", f);
+		else
+			dump_bool(f, "enabled", lc->enabled);
 		dump_threshold(f, lc->threshold_set, lc->threshold_ns);
 		dump_list(f, "include", lc->include);
 		dump_list(f, "exclude", lc->exclude);

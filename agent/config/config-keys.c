@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <syslog.h>
 
 #include "config/config-int.h"
@@ -192,6 +193,7 @@ static int agent_rate_limit(struct loader *l, const char *v, bool append) {
 }
 
 static int agent_rate_burst(struct loader *l, const char *v, bool append) {
+	l->c->rate_burst_set = true;
 	return set_u32(l, v, &l->c->rate_burst);
 }
 
@@ -280,7 +282,16 @@ static struct layer_config *loader_layer(struct loader *l) {
 }
 
 static int layer_enabled(struct loader *l, const char *v, bool append) {
-	return set_bool(l, v, &loader_layer(l)->enabled);
+	struct layer_config *lc = loader_layer(l);
+
+	lc->automatic = strcasecmp(v, "auto") == 0;
+	if (lc->automatic) {
+		lc->enabled = true;
+		return 0;
+	}
+	if (parse_bool(v, &lc->enabled) < 0)
+		return loader_fail(l, -EINVAL, "invalid value \"%s\" for enabled, use auto, yes or no", v);
+	return 0;
 }
 
 static int layer_threshold(struct loader *l, const char *v, bool append) {

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ini.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,8 @@ void config_init(struct config *c) {
 		.kernel_stack = true,
 		.user_stack = false,
 		.ringbuf_bytes = 4ULL << 20,
+		/* under what journald takes (about 2,450 a second measured); bursts of twice that */
+		.rate_limit = 1000,
 		.user = default_user,
 		.backend = CHOICE_AUTO,
 		.journal = true,
@@ -64,7 +67,9 @@ void config_init(struct config *c) {
 		.lost_interval_ns = 60 * NSEC_PER_SEC,
 		.hist_interval_ns = 60 * NSEC_PER_SEC,
 	};
-	c->layer[LAYER_SMB].enabled = true;
+	/* where the machine has what they trace (smblat.conf(5), enabled = auto) */
+	for (enum layer_id l = 0; l < _LAYER_MAX; l++)
+		c->layer[l].enabled = c->layer[l].automatic = l != LAYER_FUNC;
 	/* function probes are opt-in one [probe NAME] at a time */
 	c->layer[LAYER_FUNC].enabled = true;
 	for (size_t g = 0; g < ELEMENTSOF(c->group); g++)
@@ -138,6 +143,38 @@ int config_carry_cli(struct config *to, const struct config *from) {
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+static const char *const smbd_paths[] = {
+	"/usr/sbin/smbd", "/usr/local/samba/sbin/smbd", "/usr/local/sbin/smbd",
+};
+
+char *config_smbd_binary(const struct config *c) {
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (c->smbd_binary)
+		return strdup(c->smbd_binary);
+	for (const char *p = path; p && *p; p += strcspn(p, ":"), p += *p == ':') {
+		size_t n = strcspn(p, ":");
+
+		if (n == 0 || p[0] != '/')
+			continue;
+		snprintf(buf, sizeof(buf), "%.*s/smbd", (int)n, p);
+		if (access(buf, X_OK) == 0)
+			return strdup(buf);
+	}
+	for (size_t i = 0; i < ELEMENTSOF(smbd_paths); i++)
+		if (access(smbd_paths[i], X_OK) == 0)
+			return strdup(smbd_paths[i]);
+	return NULL;
+}
+
+uint32_t config_rate_burst(const struct config *c) {
+	if (c->rate_burst_set)
+		return c->rate_burst ? c->rate_burst : c->rate_limit;
+	/* twice the limit: 2000 by default, half the writer's queue of 4096 */
+	return c->rate_limit > UINT32_MAX / 2 ? UINT32_MAX : 2 * c->rate_limit;
 }
 
 uint64_t config_layer_threshold_ns(const struct config *c, enum layer_id l) {

@@ -13,7 +13,8 @@
 #define CONFIG_MAX_PROBES 256
 
 struct layer_config {
-	bool enabled;
+	bool enabled;               /* yes, or auto */
+	bool automatic;             /* enabled = auto: only where the machine has what it traces */
 	bool threshold_set;         /* false: inherit [agent] threshold */
 	uint64_t threshold_ns;
 	char **include;             /* NULL-terminated FUNCTION names, NULL = all */
@@ -47,8 +48,9 @@ struct config {
 	bool kernel_stack;          /* default yes */
 	bool user_stack;            /* default no */
 	uint64_t ringbuf_bytes;     /* default 4M, power of two */
-	uint32_t rate_limit;        /* events/s written, 0 = unlimited; default 0 */
-	uint32_t rate_burst;        /* 0: same as rate_limit */
+	uint32_t rate_limit;        /* events/s written, 0 = unlimited; default 1000 */
+	uint32_t rate_burst;        /* 0: same as rate_limit; unset: twice rate_limit */
+	bool rate_burst_set;
 	char *user;                 /* drop privileges to this user, default "smblat";
 				       NULL or "" keeps root */
 	enum backend_choice backend;
@@ -66,7 +68,7 @@ struct config {
 	char **block_disks;         /* NULL-terminated disk names, NULL: every disk */
 	bool block_queue_time;      /* time from block_rq_insert, default no */
 	/* [smbd] */
-	char *smbd_binary;          /* smbd executable, NULL: found on PATH */
+	char *smbd_binary;          /* smbd executable, NULL: found on PATH (config_smbd_binary) */
 	/* [probe NAME] ... */
 	struct probe_config *probes;
 	unsigned int n_probes;
@@ -104,6 +106,12 @@ void config_dump(const struct config *c, FILE *f);
  * include= (empty: all) and exclude=, and for smb the op group's groups=.
  */
 bool config_wants(const struct config *c, enum layer_id l, const char *name, enum op_group g);
+
+/* The smbd to probe: [smbd] binary=, else smbd on PATH or where Samba installs it; NULL: none. */
+char *config_smbd_binary(const struct config *c);
+
+/* Slow calls written at once above rate_limit: rate_burst=, else twice rate_limit. */
+uint32_t config_rate_burst(const struct config *c);
 
 /* The threshold in force: the layer's own, else [agent]'s. */
 uint64_t config_layer_threshold_ns(const struct config *c, enum layer_id l);

@@ -34,6 +34,8 @@ struct agent {
 	struct layer *layer[_LAYER_MAX];
 	bool dropped;               /* privileges dropped */
 	uint64_t started_ns;        /* agent_run() began (base/profile.h clock) */
+	char waiting[512];          /* nothing attached yet: what the layers wait for */
+	bool overview;              /* a terminal gets the first screen, not the layer lines */
 	unsigned int batch;         /* events taken in this turn of the loop */
 	bool stopping;              /* the final report is being written */
 	/* per function id */
@@ -66,6 +68,11 @@ unsigned int agent_drain(struct agent *a, unsigned int max);
 /* Runs fn on every layer there is, privileges raised around (attaching needs them). */
 void agent_layers_privileged(struct agent *a, void (*fn)(struct agent *a, enum layer_id l, void *),
 			     void *userdata);
+
+/* overview.c: the first screen on a terminal, what is traced and what not, and why. */
+void overview_print(struct agent *a, FILE *out);
+/* overview.c: one line per layer, each after prefix. */
+void overview_layers(struct agent *a, const char *prefix, FILE *out);
 
 /* reload.c: SIGHUP. Applies the file again; a broken one changes nothing. */
 int reload_init(struct agent *a);

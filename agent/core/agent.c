@@ -23,6 +23,7 @@
 #include "base/profile.h"
 #include "core/agent-int.h"
 #include "sinks/writer.h"
+#include "smblat-config.h"
 
 #define WATCH_USEC (2 * 1000000ULL)
 #define FUNC_SLACK 128          /* ids beyond what the layers asked for: a reload may enable one */
@@ -34,10 +35,9 @@
 
 /* ---- events ---- */
 
-/* rate_burst = 0 means as many as rate_limit, one second's worth. */
 static double rate_burst(const struct config *c)
 {
-	return c->rate_burst ? c->rate_burst : c->rate_limit;
+	return config_rate_burst(c);
 }
 
 static bool rate_allows(struct agent *a)
@@ -129,7 +129,8 @@ void agent_layers_privileged(struct agent *a, void (*fn)(struct agent *a, enum l
 {
 	/* Attach rights stay permitted after the drop, effective only around an attach. */
 	if (a->dropped && privs_raise() < 0) {
-		log_status(STATUS_AGENT, LOG_WARNING, "cannot raise the attach capabilities: %m");
+		log_status(STATUS_AGENT_DEGRADED, REASON_PRIVILEGES, LOG_WARNING,
+			   "cannot raise the attach capabilities: %m");
 		return;
 	}
 	for (int l = 0; l < _LAYER_MAX; l++)
@@ -249,9 +250,9 @@ static int libbpf_verbose(enum libbpf_print_level level, const char *fmt, va_lis
 	return vfprintf(stderr, fmt, ap);
 }
 
-static void status_to_journal(void *userdata, const struct status *s)
+static int status_to_journal(void *userdata, const struct status *s)
 {
-	journal_write_status(userdata, s);
+	return journal_write_status(userdata, s);
 }
 
 static int setup_sinks(struct agent *a)
@@ -267,7 +268,7 @@ static int setup_sinks(struct agent *a)
 		return 0;
 	r = journal_probe();
 	if (r < 0) {
-		log_status(STATUS_AGENT, LOG_WARNING, "journald is not running "
+		log_status(STATUS_AGENT_DEGRADED, REASON_NO_JOURNAL, LOG_WARNING, "journald is not running "
 			   "(/run/systemd/journal/socket: %s): printing events to the terminal instead",
 			   strerror(-r));
 		return 0;
@@ -277,6 +278,15 @@ static int setup_sinks(struct agent *a)
 		return r;
 	/* under systemd stderr is the journal already: say it once, with the fields */
 	log_set_sink(status_to_journal, a->journal, !journal_is_stderr());
+	/* a terminal: one screen says what the start and layer statuses say in the journal */
+	a->overview = isatty(STDERR_FILENO) && !journal_is_stderr();
+	if (a->overview)
+		log_stderr_skip(1u << STATUS_AGENT_START | 1u << STATUS_LAYER_ATTACHED |
+				1u << STATUS_LAYER_WAITING | 1u << STATUS_LAYER_UNAVAILABLE |
+				1u << STATUS_LAYER_OFF);
+	log_status(STATUS_AGENT_START, REASON_NONE, LOG_INFO, "starting smblat %s, configuration %s%s",
+		   SMBLAT_VERSION, a->opt->config_path ? a->opt->config_path : "built in",
+		   a->opt->config_path && access(a->opt->config_path, F_OK) < 0 ? " (absent: defaults)" : "");
 	return 0;
 }
 
@@ -287,7 +297,7 @@ static int setup_symbols(struct agent *a)
 	if (r < 0) {
 		const char *why = ksyms_explain(r);
 
-		log_status(STATUS_AGENT, LOG_ERR, "cannot read kernel symbols: %s",
+		log_status(STATUS_AGENT_FAILED, REASON_SYSTEM, LOG_ERR, "cannot read kernel symbols: %s",
 			   why ? why : strerror(-r));
 		return -ECANCELED;
 	}
@@ -354,7 +364,7 @@ static int setup_probes(struct agent *a)
 	if (a->cfg->cgroup && *a->cfg->cgroup) {
 		po.cgroup_id = cgroup_id_of(a->cfg->cgroup);
 		if (!po.cgroup_id) {
-			log_status(STATUS_AGENT, LOG_ERR, "cgroup %s: %m", a->cfg->cgroup);
+			log_status(STATUS_AGENT_FAILED, REASON_NOT_FOUND, LOG_ERR, "cgroup %s: %m", a->cfg->cgroup);
 			return -ECANCELED;
 		}
 	}
@@ -406,11 +416,13 @@ static int layers_check(struct agent *a)
 				       layer_name(l), why ? why : "?");
 	}
 	if (active || nw) {
+		/* the ready line says what it waits for */
 		if (!active)
-			log_status(STATUS_AGENT, LOG_NOTICE, "nothing attached yet; waiting (%s)", waiting);
+			snprintf(a->waiting, sizeof(a->waiting), "%s", waiting);
 		return 0;
 	}
-	log_status(STATUS_AGENT, LOG_ERR, "nothing to trace: %s", nn ? none : "no layer enabled");
+	log_status(STATUS_AGENT_FAILED, REASON_NOTHING_TO_TRACE, LOG_ERR, "nothing to trace: %s",
+		   nn ? none : "no layer enabled");
 	return -ECANCELED;
 }
 
@@ -426,6 +438,7 @@ static void list_probes(struct agent *a)
 		printf("# kernel functions: %s first, falling back per function\n", backend_name(be));
 	why = probes_tp_btf_why(a->probes);
 	printf("# tracepoints (block, syscall:): %s\n", why ? why : "tp_btf first, raw_tp when refused");
+	overview_layers(a, "# layer ", stdout);
 	printf("%-28s %-6s %-36s %-14s %s\n", "FUNCTION", "LAYER", "TARGET", "BACKEND", "STATUS");
 	for (uint32_t i = 0; i < a->funcs.n; i++) {
 		const struct func *f = &a->funcs.v[i];
@@ -454,8 +467,10 @@ static int drop_privileges(struct agent *a)
 	 */
 	r = privs_drop(a->cfg->user, true);
 	if (r == -ESRCH) {
-		log_status(STATUS_AGENT, LOG_WARNING, "user %s does not exist: running as root",
-			   a->cfg->user);
+		log_status(STATUS_AGENT_DEGRADED, REASON_NO_USER, LOG_WARNING,
+			   "user %s does not exist: running as root; create it with systemd-sysusers "
+			   "(smblat.sysusers, installed as /usr/lib/sysusers.d/smblat.conf) or set user= "
+			   "in [agent] of smblat.conf", a->cfg->user);
 		return 0;
 	}
 	if (r < 0)
@@ -542,6 +557,7 @@ static void teardown(struct agent *a)
 	for (int l = _LAYER_MAX - 1; l >= 0; l--)
 		layer_free(l, a->layer[l]);
 	log_set_sink(NULL, NULL, true);
+	log_stderr_skip(0);
 	writer_free(a->writer);
 	journal_free(a->journal);
 	reload_free(a);
@@ -557,13 +573,16 @@ static void teardown(struct agent *a)
 
 static void ready(struct agent *a)
 {
+	struct status s = { .kind = STATUS_AGENT_READY, .priority = LOG_INFO };
 	char spent[256];
 
 	prof_format(spent, sizeof(spent));
-	log_status(STATUS_AGENT, LOG_INFO, "ready: %u functions attached, threshold %.3f ms, output %s "
-		   "(start-up %.2f s%s%s)", func_table_attached(&a->funcs, -1), a->cfg->threshold_ns / 1e6,
-		   a->journal ? "journal" : "terminal", (prof_now_ns() - a->started_ns) / 1e9,
-		   spent[0] ? ": " : "", spent);
+	status_count_set(&s, COUNT_ATTACHED, func_table_attached(&a->funcs, -1));
+	status_count_set(&s, COUNT_THRESHOLD_US, a->cfg->threshold_ns / 1000);
+	log_emit(&s, "ready: %u functions attached%s%s%s, threshold %.3f ms, output %s (start-up %.2f s%s%s)",
+		 func_table_attached(&a->funcs, -1), a->waiting[0] ? " (waiting: " : "", a->waiting,
+		 a->waiting[0] ? ")" : "", a->cfg->threshold_ns / 1e6, a->journal ? "journal" : "terminal",
+		 (prof_now_ns() - a->started_ns) / 1e9, spent[0] ? ": " : "", spent);
 	sd_notifyf(false, "READY=1\nSTATUS=%u functions attached", func_table_attached(&a->funcs, -1));
 	if (a->opt->to_stdout && !a->opt->hist_only)
 		term_print_header(stdout, &a->opt->term);
@@ -573,6 +592,7 @@ static void ready(struct agent *a)
 /* The last events, summary and loss report; the writer gets time to deliver them. */
 static void finish(struct agent *a)
 {
+	struct status s = { .kind = STATUS_AGENT_STOP, .priority = LOG_INFO };
 	uint64_t written, failed;
 
 	sd_notify(false, "STOPPING=1");
@@ -583,8 +603,10 @@ static void finish(struct agent *a)
 	/* the final summary, also when periodic ones are off ([histogram] interval = 0) */
 	report_now(a, true, true);
 	report_counts(a, &written, &failed);
-	log_status(STATUS_AGENT, LOG_INFO, "stopped: %llu entries written, %llu failed",
-		   (unsigned long long)written, (unsigned long long)failed);
+	status_count_set(&s, COUNT_ENTRIES_WRITTEN, written);
+	status_count_set(&s, COUNT_ENTRIES_FAILED, failed);
+	log_emit(&s, "stopped: %llu entries written, %llu failed",
+		 (unsigned long long)written, (unsigned long long)failed);
 	report_writer_stop(a);
 }
 
@@ -626,6 +648,8 @@ int agent_run(struct config *c, const struct run_opts *o)
 		list_probes(&a);
 		goto out;
 	}
+	if (a.overview)
+		overview_print(&a, stderr);
 	r = layers_check(&a);
 	if (r == 0)
 		r = drop_privileges(&a);
@@ -644,11 +668,12 @@ int agent_run(struct config *c, const struct run_opts *o)
 	services_trim(&a);
 	/* and what libbpf's load let go */
 	malloc_trim(0);
+	log_stderr_skip(0);         /* from now on a terminal sees each change */
 	r = sd_event_loop(a.loop);
 	finish(&a);
 out:
 	if (r < 0 && r != -ECANCELED)
-		log_status(STATUS_AGENT, LOG_ERR, "cannot start: %s", strerror(-r));
+		log_status(STATUS_AGENT_FAILED, REASON_SYSTEM, LOG_ERR, "cannot start: %s", strerror(-r));
 	teardown(&a);
 	return r < 0 ? 1 : 0;
 }

@@ -58,6 +58,16 @@ static bool str_differs(const char *x, const char *y)
 	return strcmp(x ? x : "", y ? y : "") != 0;
 }
 
+static bool strv_differs(char **x, char **y)
+{
+	size_t i = 0;
+
+	for (; x && x[i] && y && y[i]; i++)
+		if (strcmp(x[i], y[i]) != 0)
+			return true;
+	return (x && x[i]) || (y && y[i]);
+}
+
 /* Keys that need a restart: say which changed in the file since start. */
 static void restart_keys_report(struct agent *a, const struct config *next)
 {
@@ -80,18 +90,23 @@ static void restart_keys_report(struct agent *a, const struct config *next)
 	CHANGED("priority_slow", next->priority_slow != was->priority_slow);
 	CHANGED("priority_summary", next->priority_summary != was->priority_summary);
 	CHANGED("[histogram] interval", next->hist_interval_ns != was->hist_interval_ns);
+	CHANGED("[block] disks", strv_differs(next->block_disks, was->block_disks));
+	CHANGED("[block] queue_time", next->block_queue_time != was->block_queue_time);
+	CHANGED("[smbd] binary", str_differs(next->smbd_binary, was->smbd_binary));
 #undef CHANGED
 	if (n)
-		log_status(STATUS_RELOAD, LOG_WARNING, "reload: %s changed: takes effect at the next "
+		log_status(STATUS_RELOAD_REFUSED, REASON_RESTART_NEEDED, LOG_WARNING,
+			   "reload: %s changed: takes effect at the next "
 			   "start, running values kept", list);
 }
 
 /* After the swap, the keys of restart_keys_report() go back to their running values. */
 static void restart_keys_keep(struct config *now, struct config *old)
 {
-	char *s;
+	char *s, **v;
 
 #define SWAP_STR(field) (s = now->field, now->field = old->field, old->field = s)
+#define SWAP_STRV(field) (v = now->field, now->field = old->field, old->field = v)
 	now->pid = old->pid;
 	SWAP_STR(comm);
 	SWAP_STR(cgroup);
@@ -102,7 +117,30 @@ static void restart_keys_keep(struct config *now, struct config *old)
 	now->priority_slow = old->priority_slow;
 	now->priority_summary = old->priority_summary;
 	now->hist_interval_ns = old->hist_interval_ns;
+	/* the block filter is read-only data; the smbd layer probes the libraries it found at start */
+	SWAP_STRV(block_disks);
+	now->block_queue_time = old->block_queue_time;
+	SWAP_STR(smbd_binary);
+#undef SWAP_STRV
 #undef SWAP_STR
+}
+
+/* What a reload did, in one status: its counts as fields, and in the message. */
+static void reload_report(struct agent *a, const struct reload_counts *n)
+{
+	struct status s = { .kind = STATUS_RELOAD_APPLIED, .priority = n->failed ? LOG_WARNING : LOG_INFO };
+
+	status_count_set(&s, COUNT_PROBES_ADDED, n->added);
+	status_count_set(&s, COUNT_PROBES_REMOVED, n->removed);
+	status_count_set(&s, COUNT_PROBES_KEPT, n->kept);
+	status_count_set(&s, COUNT_PROBES_FAILED, n->failed);
+	status_count_set(&s, COUNT_DETACHED, n->detached);
+	status_count_set(&s, COUNT_ATTACHED, n->attached);
+	status_count_set(&s, COUNT_THRESHOLD_US, a->cfg->threshold_ns / 1000);
+	log_emit(&s, "reload: applied: %u probes added, %u removed, %u kept, %u not attached; "
+		 "%u layer functions detached, %u attached; threshold %.3f ms",
+		 n->added, n->removed, n->kept, n->failed, n->detached, n->attached,
+		 a->cfg->threshold_ns / 1e6);
 }
 
 struct apply {
@@ -115,12 +153,21 @@ static void layer_reload(struct agent *a, enum layer_id l, void *userdata)
 {
 	struct apply *ap = userdata;
 	bool was = ap->old->layer[l].enabled, now = a->cfg->layer[l].enabled;
+	const char *why = NULL;
 	unsigned int n;
+
+	/* off (auto found nothing, or nothing asked of it): a reload attaches it as if new */
+	if (was && layer_table[l]->state(a->layer[l], &why) == LAYER_OFF)
+		was = false;
 
 	if (was && !now) {
 		n = layer_table[l]->detach(a->layer[l], FUNC_DISABLED);
 		ap->n.detached += n;
-		log_layer(layer_name(l), LOG_NOTICE, "layer disabled by reload: %u probes detached", n);
+		struct status s = { .kind = STATUS_LAYER_OFF, .reason = REASON_DISABLED,
+				    .priority = LOG_NOTICE, .layer = layer_name(l) };
+
+		status_count_set(&s, COUNT_DETACHED, n);
+		log_emit(&s, "layer disabled by reload: %u probes detached", n);
 	} else if (!was && now) {
 		uint32_t before = func_table_attached(&a->funcs, l);
 
@@ -143,7 +190,8 @@ int reload_config(struct agent *a)
 	if (r == 0)
 		r = config_carry_cli(&next, a->cfg);
 	if (r < 0) {
-		log_status(STATUS_RELOAD, LOG_ERR, "reload: %s; keeping the running configuration",
+		log_status(STATUS_RELOAD_REFUSED, REASON_CONFIG_INVALID, LOG_ERR,
+			   "reload: %s; keeping the running configuration",
 			   error ? error : strerror(-r));
 		free(error);
 		config_free(&next);
@@ -156,10 +204,6 @@ int reload_config(struct agent *a)
 	ap.old = &old;
 	agent_layers_privileged(a, layer_reload, &ap);
 	config_free(&old);
-	log_status(STATUS_RELOAD, ap.n.failed ? LOG_WARNING : LOG_INFO,
-		   "reload: applied: %u probes added, %u removed, %u kept, %u not attached; "
-		   "%u layer functions detached, %u attached; threshold %.3f ms",
-		   ap.n.added, ap.n.removed, ap.n.kept, ap.n.failed, ap.n.detached, ap.n.attached,
-		   a->cfg->threshold_ns / 1e6);
+	reload_report(a, &ap.n);
 	return 0;
 }

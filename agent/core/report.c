@@ -191,13 +191,14 @@ void report_writer_health(struct agent *a)
 	writer_counts(a->writer, &w, &f, &err);
 	if (err == a->writer_error)
 		return;
-	/* while writes fail, the journal is no place to say so */
+	/* tried in the journal too: it may take a status while the queue has room again */
 	if (err)
-		fprintf(stderr, "smblat: journal writes failing: %s; counting what is not written\n",
-			err == EAGAIN ? "journald is not keeping up, queue full" : strerror(err));
+		log_status(STATUS_WRITER_FAILING, err == EAGAIN ? REASON_QUEUE_FULL : REASON_WRITE_REFUSED,
+			   LOG_ERR, "journal writes failing: %s; counting what is not written",
+			   err == EAGAIN ? "journald is not keeping up, queue full" : strerror(err));
 	else
-		log_status(STATUS_WRITER, LOG_NOTICE, "journal writes resumed after failures (%s)",
-			   strerror(a->writer_error));
+		log_status(STATUS_WRITER_RESUMED, REASON_NONE, LOG_NOTICE,
+			   "journal writes resumed after failures (%s)", strerror(a->writer_error));
 	a->writer_error = err;
 }
 

@@ -92,7 +92,8 @@ int block_cfg_build(const struct config *c, const struct btf *vmlinux, const cha
 			return -E2BIG;
 		r = disk_dev(sysfs ? sysfs : "/sys", c->block_disks[i], &bc.devs[bc.n_devs]);
 		if (r < 0) {
-			log_layer("block", LOG_ERR, "disks = %s: no such block device (%s)",
+			log_layer("block", STATUS_LAYER_UNAVAILABLE, REASON_NOT_FOUND, LOG_ERR,
+				  "disks = %s: no such block device (%s)",
 				  c->block_disks[i], strerror(-r));
 			return -ENODEV;
 		}
@@ -103,6 +104,22 @@ int block_cfg_build(const struct config *c, const struct btf *vmlinux, const cha
 }
 
 #define NAME "block"
+
+/*
+ * enabled = auto: on an SMB server (there is an smbd), where the disks
+ * under the shares are what tells a slow server from a slow network (the
+ * smbd layer says how long smbd took, this one how much of it the disk);
+ * on a client the local disks have little to do with SMB latency and would
+ * only add entries.
+ */
+static bool block_wanted_auto(const struct config *c)
+{
+	char *smbd = config_smbd_binary(c);
+	bool found = smbd;
+
+	free(smbd);
+	return found;
+}
 
 /*
  * Completion first: an issue without its completion would only fill the
@@ -126,6 +143,7 @@ struct layer {
 	struct func *ops[_BLOCK_OP_MAX];
 	enum backend backend;       /* of the tracepoints, BACKEND_NONE: not attached */
 	bool io_start;              /* TP_IO_START attached */
+	bool off;                   /* enabled = auto on a machine that serves no SMB */
 	char why[256];
 };
 
@@ -174,19 +192,30 @@ static void ops_mark(struct layer *l)
 
 static void block_attach(struct layer *l)
 {
+	struct status s = { .kind = STATUS_LAYER_ATTACHED, .priority = LOG_INFO, .layer = NAME };
 	unsigned int n_tps = sizeof(tracepoints) / sizeof(*tracepoints) -
 			     !l->env->cfg->block_queue_time;
 	int r;
 
+	l->off = false;
+	if (l->env->cfg->layer[LAYER_BLOCK].automatic && !block_wanted_auto(l->env->cfg)) {
+		l->off = true;
+		layer_off(NAME, REASON_NO_BINARY, l->why, sizeof(l->why),
+			  "no smbd on this machine: block I/O is traced on SMB servers, "
+			  "elsewhere with enabled = yes");
+		return;
+	}
 	r = ops_add(l);
 	if (r < 0) {
 		snprintf(l->why, sizeof(l->why), "cannot add functions: %s", strerror(-r));
-		log_layer(NAME, LOG_WARNING, "layer unavailable: %s", l->why);
+		log_layer(NAME, STATUS_LAYER_UNAVAILABLE, REASON_SYSTEM, LOG_WARNING,
+			  "layer unavailable: %s", l->why);
 		return;
 	}
 	if (!probes_unit_loaded(l->env->probes, UNIT_BLOCK)) {
 		snprintf(l->why, sizeof(l->why), "its programs were not loaded at start: restart smblat");
-		log_layer(NAME, LOG_WARNING, "enabled by reload: takes effect at the next start");
+		log_layer(NAME, STATUS_LAYER_UNAVAILABLE, REASON_RESTART_NEEDED, LOG_WARNING,
+			  "enabled by reload: takes effect at the next start");
 		return;
 	}
 	for (unsigned int i = 0; i < n_tps; i++) {
@@ -200,7 +229,8 @@ static void block_attach(struct layer *l)
 				probes_detach_tracepoint(l->env->probes, tracepoints[j]);
 			for (uint32_t op = 0; op < _BLOCK_OP_MAX; op++)
 				func_set_state(l->ops[op], FUNC_FAILED, "%s", l->why);
-			log_layer(NAME, LOG_WARNING, "layer unavailable: %s", l->why);
+			log_layer(NAME, STATUS_LAYER_UNAVAILABLE, r == -ENOENT ? REASON_NOT_FOUND :
+				  REASON_ATTACH_FAILED, LOG_WARNING, "layer unavailable: %s", l->why);
 			return;
 		}
 		/* raw_tp after a refused tp_btf: the earlier ones stay as they are, both work */
@@ -210,12 +240,14 @@ static void block_attach(struct layer *l)
 	l->io_start = probes_attach_tracepoint(l->env->probes, TP_IO_START) >= 0;
 	l->why[0] = '\0';
 	ops_mark(l);
-	log_layer(NAME, LOG_INFO, "%u request ops timed from %s to completion (%s)%s%s",
-		  func_table_attached(l->env->funcs, LAYER_BLOCK),
-		  l->env->cfg->block_queue_time ? "insert" : "issue", backend_name(l->backend),
-		  l->env->cfg->block_disks ? ", disks filtered" : "",
-		  l->io_start ? "" : "; no " TP_IO_START " (before Linux 6.5): writes that only "
-		  "flush are not seen");
+	status_count_set(&s, COUNT_ATTACHED, func_table_attached(l->env->funcs, LAYER_BLOCK));
+	status_count_set(&s, COUNT_NOT_ATTACHED, 0);
+	log_emit(&s, "%u request ops timed from %s to completion (%s)%s%s",
+		 func_table_attached(l->env->funcs, LAYER_BLOCK),
+		 l->env->cfg->block_queue_time ? "insert" : "issue", backend_name(l->backend),
+		 l->env->cfg->block_disks ? ", disks filtered" : "",
+		 l->io_start ? "" : "; no " TP_IO_START " (before Linux 6.5): writes that only "
+		 "flush are not seen");
 }
 
 static void block_apply(struct layer *l, const struct config *old, struct reload_counts *n)
@@ -335,7 +367,7 @@ static enum layer_state block_state(struct layer *l, const char **why)
 	if (l->backend != BACKEND_NONE)
 		return LAYER_ACTIVE;
 	*why = l->why[0] ? l->why : "not attached";
-	return LAYER_UNAVAILABLE;
+	return l->off ? LAYER_OFF : LAYER_UNAVAILABLE;
 }
 
 static int block_prepare(const struct config *c, const struct layer_env *env, struct probes_opts *po)
@@ -343,7 +375,8 @@ static int block_prepare(const struct config *c, const struct layer_env *env, st
 	int r;
 
 	/* disks= lives in read-only data: enabling the layer takes a restart */
-	if (!c->layer[LAYER_BLOCK].enabled)
+	if (!c->layer[LAYER_BLOCK].enabled ||
+	    (c->layer[LAYER_BLOCK].automatic && !block_wanted_auto(c)))
 		return 0;
 	r = block_cfg_build(c, btfs_get(env->btfs, NULL), NULL, &po->block_cfg);
 	if (r < 0)
@@ -359,6 +392,7 @@ static uint32_t block_ids_needed(const struct config *c)
 
 const struct layer_ops block_layer = {
 	.id = LAYER_BLOCK,
+	.traces = "block I/O requests",
 	.ids_needed = block_ids_needed,
 	.prepare = block_prepare,
 	.size = sizeof(struct layer),

@@ -26,6 +26,11 @@
 
 #define NAME "func"
 
+/* A status about one probe: FUNCTION is its label. */
+#define probe_log(label, kind_, why, prio, ...) \
+	log_emit(&(struct status) { .kind = (kind_), .reason = (why), .priority = (prio), \
+				    .layer = NAME, .function = (label) }, __VA_ARGS__)
+
 /* A module function's probe, and the module instance it is attached to. */
 struct module_probe {
 	uint32_t id;
@@ -118,13 +123,16 @@ static void attach_module(struct layer *l, struct func *f)
 {
 	uint64_t inst = kmodule_instance(f->module);
 
-	if (inst && ksyms_refresh(l->env->ks, f->module) == 0)
+	if (inst && ksyms_refresh(l->env->ks, f->module) == 0) {
 		attach_kernel(l, f);
-	else
+	} else {
 		func_set_state(f, FUNC_PENDING, "module %s not loaded; attached when it is", f->module);
+		probe_log(f->name, STATUS_PROBE_WAITING, REASON_MODULE_NOT_LOADED, LOG_NOTICE,
+			  "probe %s: module %s not loaded; attaching when it is", f->name, f->module);
+	}
 	if (module_watch_add(l, f, func_attached(f) ? inst : 0) < 0)
-		log_layer(NAME, LOG_WARNING, "probe %s: module %s not watched: %s", f->name, f->module,
-			  strerror(ENOMEM));
+		probe_log(f->name, STATUS_PROBE_FAILED, REASON_SYSTEM, LOG_WARNING,
+			  "probe %s: module %s not watched: %s", f->name, f->module, strerror(ENOMEM));
 }
 
 static void attach_user(struct layer *l, struct func *f, const struct target *t)
@@ -230,7 +238,8 @@ static bool probe_add(struct layer *l, const struct probe_config *pc)
 
 	r = target_parse(pc->target, &t, &problem);
 	if (r < 0) {
-		log_layer(NAME, LOG_WARNING, "probe %s: target \"%s\" %s", pc->label, pc->target,
+		probe_log(pc->label, STATUS_PROBE_FAILED, REASON_CONFIG_INVALID, LOG_WARNING,
+			  "probe %s: target \"%s\" %s", pc->label, pc->target,
 			  problem ? problem : strerror(-r));
 		return false;
 	}
@@ -239,7 +248,8 @@ static bool probe_add(struct layer *l, const struct probe_config *pc)
 			    t.kind == TARGET_KERNEL || module ? t.symbol : pc->target,
 			    module ? t.object : NULL);
 	if (id < 0) {
-		log_layer(NAME, LOG_WARNING, "probe %s: %s", pc->label, strerror(-id));
+		probe_log(pc->label, STATUS_PROBE_FAILED, REASON_SYSTEM, LOG_WARNING,
+			  "probe %s: %s", pc->label, strerror(-id));
 		target_done(&t);
 		return false;
 	}
@@ -259,15 +269,43 @@ static bool probe_add(struct layer *l, const struct probe_config *pc)
 		attach_syscall(l, f, &t);
 	target_done(&t);
 	if (f->state != FUNC_ATTACHED && f->state != FUNC_PENDING)
-		log_layer(NAME, LOG_WARNING, "probe %s: not attached: %s", pc->label,
+		probe_log(pc->label, STATUS_PROBE_FAILED, layer_func_reason(f), LOG_WARNING,
+			  "probe %s: not attached: %s", pc->label,
 			  func_state_text(f, buf, sizeof(buf)));
 	return f->state == FUNC_ATTACHED || f->state == FUNC_PENDING;
+}
+
+/* "2 of 3 probes attached": how the layer started, with counts (none without probes). */
+static void func_report(struct layer *l)
+{
+	struct func_table *t = l->env->funcs;
+	struct status s = { .layer = NAME, .priority = LOG_INFO };
+	unsigned int attached = 0, pending = 0, n = l->env->cfg->n_probes;
+
+	for (uint32_t i = 0; i < t->n; i++)
+		if (t->v[i].layer == LAYER_FUNC) {
+			attached += func_attached(&t->v[i]);
+			pending += t->v[i].state == FUNC_PENDING;
+		}
+	if (!n)
+		return;
+	s.kind = attached ? STATUS_LAYER_ATTACHED : pending ? STATUS_LAYER_WAITING :
+		 STATUS_LAYER_UNAVAILABLE;
+	if (!attached) {
+		s.reason = pending ? REASON_MODULE_NOT_LOADED : REASON_ATTACH_FAILED;
+		s.priority = pending ? LOG_NOTICE : LOG_WARNING;
+	}
+	status_count_set(&s, COUNT_ATTACHED, attached);
+	status_count_set(&s, COUNT_NOT_ATTACHED, n - attached);
+	log_emit(&s, "%u of %u probes attached%s", attached, n,
+		 pending ? ", the others of modules not loaded yet" : "");
 }
 
 static void func_attach(struct layer *l)
 {
 	for (unsigned int i = 0; i < l->env->cfg->n_probes; i++)
 		probe_add(l, &l->env->cfg->probes[i]);
+	func_report(l);
 }
 
 static const struct probe_config *probe_find(const struct config *c, const char *label)
@@ -316,7 +354,8 @@ static void func_apply(struct layer *l, const struct config *old, struct reload_
 			continue;
 		if (t->n >= probes_func_capacity(l->env->probes)) {
 			/* Ids are never reused; the histogram map was sized at start. */
-			log_layer(NAME, LOG_WARNING, "probe %s: no function id left for it (ids are not "
+			probe_log(pc->label, STATUS_PROBE_FAILED, REASON_RESTART_NEEDED, LOG_WARNING,
+				  "probe %s: no function id left for it (ids are not "
 				  "reused): takes effect at the next start", pc->label);
 			n->failed++;
 		} else if (probe_add(l, pc)) {
@@ -356,7 +395,8 @@ static void func_watch(struct layer *l)
 		if (m->instance && inst != m->instance) {
 			probes_detach(l->env->probes, f, FUNC_UNLOADED, "module unloaded");
 			probes_forget_module(l->env->probes, f->module);
-			log_layer(NAME, LOG_NOTICE, "probe %s: module %s unloaded; attaching again when it "
+			probe_log(f->name, STATUS_PROBE_WAITING, REASON_MODULE_UNLOADED, LOG_NOTICE,
+				  "probe %s: module %s unloaded; attaching again when it "
 				  "is loaded", f->name, f->module);
 			m->instance = 0;
 		}
@@ -364,8 +404,9 @@ static void func_watch(struct layer *l)
 			f->cfg.flags |= FF_ENABLED;
 			attach_kernel(l, f);
 			m->instance = func_attached(f) ? inst : 0;
-			log_layer(NAME, func_attached(f) ? LOG_INFO : LOG_WARNING, "probe %s: module %s "
-				  "loaded: %s%s%s", f->name, f->module,
+			probe_log(f->name, func_attached(f) ? STATUS_PROBE_ATTACHED : STATUS_PROBE_FAILED,
+				  layer_func_reason(f), func_attached(f) ? LOG_INFO : LOG_WARNING,
+				  "probe %s: module %s loaded: %s%s%s", f->name, f->module,
 				  func_attached(f) ? "attached" : "not attached",
 				  func_attached(f) ? "" : ": ", func_attached(f) ? "" :
 				  func_state_text(f, buf, sizeof(buf)));
@@ -386,8 +427,10 @@ static enum layer_state func_state(struct layer *l, const char **why)
 			return LAYER_ACTIVE;
 		pending |= t->v[i].state == FUNC_PENDING;
 	}
-	if (!any && !l->env->cfg->n_probes)
-		return LAYER_OFF;       /* nothing asked for */
+	if (!any && !l->env->cfg->n_probes) {
+		*why = "no [probe] section in smblat.conf, no -f";
+		return LAYER_OFF;
+	}
 	if (pending) {
 		*why = "module not loaded";
 		return LAYER_WAITING;
@@ -416,6 +459,7 @@ static void func_free(struct layer *l)
 
 const struct layer_ops func_layer = {
 	.id = LAYER_FUNC,
+	.traces = "[probe] functions",
 	.ids_needed = func_ids_needed,
 	.prepare = func_prepare,
 	.size = sizeof(struct layer),

@@ -22,6 +22,7 @@
 #include <stdio.h>
 
 #include "base/func.h"
+#include "base/log.h"
 #include "config/config.h"
 #include "decode/record.h"
 #include "probes/probes.h"
@@ -75,6 +76,7 @@ struct layer;
 
 struct layer_ops {
 	enum layer_id id;
+	const char *traces;         /* what it traces, for a reader who does not know the layers */
 	size_t size;                /* sizeof(struct layer) of the layer */
 	/* Function ids a configuration may need at most (the BPF maps are sized once). */
 	uint32_t (*ids_needed)(const struct config *c);
@@ -116,8 +118,24 @@ struct layer *layer_new(enum layer_id id, const struct layer_env *env);
 void layer_free(enum layer_id id, struct layer *l);
 
 /* Writes why a layer cannot run to buf (size bytes) and says so; returns buf. */
-const char *layer_unavailable(const char *layer, char *buf, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+const char *layer_unavailable(const char *layer, enum status_reason why, char *buf, size_t size,
+			      const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/*
+ * enabled = auto, and the machine lacks what the layer traces: it stays
+ * off and says why (a notice, not a warning). Writes why to buf; returns buf.
+ */
+const char *layer_off(const char *layer, enum status_reason why, char *buf, size_t size,
+		      const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/*
+ * For the layers of the cifs module with enabled = auto: NULL where this
+ * kernel has cifs (loaded or in /lib/modules), else the layer is off and
+ * says why (the backend too when there is none); returns buf.
+ */
+const char *layer_cifs_missing(const char *layer, const struct layer_env *env, char *buf, size_t size);
+/* The REASON= code of a function's state: module-not-loaded, attach-failed, ... */
+enum status_reason layer_func_reason(const struct func *f);
 
 struct inflight_sweep;
 /*

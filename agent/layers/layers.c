@@ -8,6 +8,7 @@
 #include "base/log.h"
 #include "layers/layer.h"
 #include "probes/inflight.h"
+#include "symbols/kmodules.h"
 
 extern const struct layer_ops smb_layer, smb2_layer, block_layer, func_layer, smbd_layer;
 
@@ -19,15 +20,78 @@ const struct layer_ops *const layer_table[_LAYER_MAX] = {
 	[LAYER_SMBD] = &smbd_layer,
 };
 
-const char *layer_unavailable(const char *layer, char *buf, size_t size, const char *fmt, ...)
+/* Why the layer traces nothing, into buf and said: a warning when enabled, a notice when auto. */
+static const char *layer_says(const char *layer, enum status_kind kind, enum status_reason why,
+			      char *buf, size_t size, const char *fmt, va_list ap)
+{
+	bool off = kind == STATUS_LAYER_OFF;
+
+	vsnprintf(buf, size, fmt, ap);
+	log_layer(layer, kind, why, off ? LOG_NOTICE : LOG_WARNING, "%s: %s",
+		  off ? "layer off (enabled = auto)" : "layer unavailable", buf);
+	return buf;
+}
+
+const char *layer_unavailable(const char *layer, enum status_reason why, char *buf, size_t size,
+			      const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, size, fmt, ap);
+	layer_says(layer, STATUS_LAYER_UNAVAILABLE, why, buf, size, fmt, ap);
 	va_end(ap);
-	log_layer(layer, LOG_WARNING, "layer unavailable: %s", buf);
 	return buf;
+}
+
+const char *layer_off(const char *layer, enum status_reason why, char *buf, size_t size,
+		      const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	layer_says(layer, STATUS_LAYER_OFF, why, buf, size, fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
+const char *layer_cifs_missing(const char *layer, const struct layer_env *env, char *buf, size_t size)
+{
+	const char *backend_why = NULL;
+	bool none;
+
+	if (kmodule_known("cifs"))
+		return NULL;
+	none = probes_kernel_backend(env->probes, &backend_why) == BACKEND_NONE;
+	return layer_off(layer, REASON_NO_MODULE, buf, size,
+			 "no cifs module on this kernel (loaded or in /lib/modules)%s%s",
+			 none ? "; no backend for kernel functions either: " : "",
+			 none && backend_why ? backend_why : "");
+}
+
+enum status_reason layer_func_reason(const struct func *f)
+{
+	switch (f->state) {
+	case FUNC_PENDING:
+		return REASON_MODULE_NOT_LOADED;
+	case FUNC_ATTACHED:
+		return REASON_NONE;
+	case FUNC_NO_BACKEND:
+		return REASON_NO_BACKEND;
+	case FUNC_NOT_FOUND:
+		return REASON_NOT_FOUND;
+	case FUNC_UNLOADED:
+		return REASON_MODULE_UNLOADED;
+	case FUNC_DISABLED:
+	case FUNC_REMOVED:
+	case FUNC_EXCLUDED:
+		return REASON_DISABLED;
+	case FUNC_DUPLICATE:
+		return REASON_CONFIG_INVALID;
+	case FUNC_FAILED:
+	case FUNC_UNUSABLE:
+	default:
+		return REASON_ATTACH_FAILED;
+	}
 }
 
 void layer_list_row(FILE *out, const char *function, enum layer_id l, const char *target,
@@ -71,14 +135,15 @@ int layer_sweep(const struct layer_env *env, const char *layer, enum inflight_ta
 	s->now_ns = inflight_now();
 	n = probes_sweep(env->probes, t, s);
 	if (n < 0) {
-		log_layer(layer, LOG_WARNING, "cannot sweep the requests in flight: %s", strerror(-n));
+		log_layer(layer, STATUS_AGENT_DEGRADED, REASON_SYSTEM, LOG_WARNING, "cannot sweep the requests in flight: %s", strerror(-n));
 		return n;
 	}
 	if (n == 0)
 		return 0;
 	if (describe)
 		describe(s->userdata, detail, sizeof(detail));
-	log_layer(layer, LOG_WARNING, "%d request%s dropped from the in-flight table, %s%s%s", n,
+	log_layer(layer, STATUS_AGENT_DEGRADED, REASON_SYSTEM, LOG_WARNING,
+		  "%d request%s dropped from the in-flight table, %s%s%s", n,
 		  n == 1 ? "" : "s", why, detail[0] ? ": " : "", detail);
 	return n;
 }

@@ -25,8 +25,9 @@
 struct layer {
 	const struct layer_env *env;
 	uint64_t module;            /* cifs instance resolved, 0: none */
-	const char *why;            /* unavailable: why (static or the probes') */
-	char why_buf[256];
+	const char *why;            /* unavailable or off: why (static or the probes') */
+	bool off;                   /* enabled = auto found no way to trace here */
+	char why_buf[320];
 };
 
 static uint32_t base_flags(const struct config *c)
@@ -79,7 +80,8 @@ static int resolve(struct layer *l)
 		return r;
 	r = peek_open(&pk);
 	if (r < 0) {
-		log_layer(NAME, LOG_ERR, "cannot read the cifs ops tables: %s", strerror(-r));
+		log_layer(NAME, STATUS_LAYER_UNAVAILABLE, REASON_SYSTEM, LOG_ERR,
+			  "cannot read the cifs ops tables: %s", strerror(-r));
 		return r;
 	}
 	t0 = prof_now_ns();
@@ -173,14 +175,21 @@ static void layer_sync(struct layer *l, unsigned int *attached, unsigned int *de
 	}
 	if (n) {
 		char mix[128];
+		struct status s = { .layer = NAME };
 
 		r = probes_attach_kernel(l->env->probes, todo, n, KPROGS_VFS);
 		*attached += r > 0 ? r : 0;
-		log_layer(NAME, r > 0 ? LOG_INFO : LOG_WARNING, "%d of %u cifs operations attached (%s)",
-			  r > 0 ? r : 0, n, r > 0 ? backends_used(todo, n, mix, sizeof(mix)) :
-			  func_state_text(todo[0], mix, sizeof(mix)));
+		s.kind = r > 0 ? STATUS_LAYER_ATTACHED : STATUS_PROBE_FAILED;
+		s.priority = r > 0 ? LOG_INFO : LOG_WARNING;
+		s.reason = r > 0 ? REASON_NONE : layer_func_reason(todo[0]);
+		status_count_set(&s, COUNT_ATTACHED, r > 0 ? r : 0);
+		status_count_set(&s, COUNT_NOT_ATTACHED, n - (r > 0 ? r : 0));
+		log_emit(&s, "%d of %u cifs operations attached (%s)",
+			 r > 0 ? r : 0, n, r > 0 ? backends_used(todo, n, mix, sizeof(mix)) :
+			 func_state_text(todo[0], mix, sizeof(mix)));
 		if (r <= 0 && !func_table_attached(t, LAYER_SMB))
-			l->why = layer_unavailable(NAME, l->why_buf, sizeof(l->why_buf),
+			l->why = layer_unavailable(NAME, layer_func_reason(todo[0]), l->why_buf,
+						   sizeof(l->why_buf),
 						   "the kernel attached no probe: %s",
 						   func_state_text(todo[0], mix, sizeof(mix)));
 	}
@@ -204,7 +213,8 @@ static void report_not_served(struct layer *l)
 			len += snprintf(line + len, sizeof(line) - len, "%s%s", len ? " " : "", *k);
 	}
 	if (len)
-		log_layer(NAME, LOG_NOTICE, "not served by cifs on this kernel: %s", line);
+		log_layer(NAME, STATUS_PROBE_FAILED, REASON_NOT_FOUND, LOG_NOTICE,
+			  "not served by cifs on this kernel: %s", line);
 }
 
 /* Resolves the instance of cifs loaded now and attaches what is wanted of it. */
@@ -219,7 +229,7 @@ static void attach_instance(struct layer *l, unsigned int *attached, unsigned in
 	if (r == -ENOENT)
 		return;         /* gone again, or no ops table yet: the watch looks again */
 	if (r < 0) {
-		l->why = layer_unavailable(NAME, l->why_buf, sizeof(l->why_buf),
+		l->why = layer_unavailable(NAME, REASON_SYSTEM, l->why_buf, sizeof(l->why_buf),
 					   "cannot resolve the cifs operations: %s", strerror(-r));
 		return;
 	}
@@ -230,19 +240,35 @@ static void attach_instance(struct layer *l, unsigned int *attached, unsigned in
 
 static void smb_attach(struct layer *l)
 {
+	bool automatic = l->env->cfg->layer[LAYER_SMB].automatic;
+	const char *backend_why = NULL;
 	unsigned int a = 0, d = 0;
-	const char *why = NULL;
 
-	if (probes_kernel_backend(l->env->probes, &why) == BACKEND_NONE) {
-		/* a copy: the probes' reason is rewritten at each call */
-		snprintf(l->why_buf, sizeof(l->why_buf), "%s", why ? why : "no backend for kernel functions");
-		l->why = l->why_buf;
-		log_layer(NAME, LOG_WARNING, "layer unavailable on this kernel: %s", l->why);
+	l->why = NULL;
+	l->off = false;
+	if (automatic && (l->why = layer_cifs_missing(NAME, l->env, l->why_buf, sizeof(l->why_buf)))) {
+		l->off = true;
 		return;
 	}
-	l->why = NULL;
+	if (probes_kernel_backend(l->env->probes, &backend_why) == BACKEND_NONE) {
+		if (automatic) {
+			l->off = true;
+			l->why = layer_off(NAME, REASON_NO_BACKEND, l->why_buf, sizeof(l->why_buf),
+					   "no backend for kernel functions: %s",
+					   backend_why ? backend_why : "none");
+			return;
+		}
+		/* a copy: the probes' reason is rewritten at each call */
+		snprintf(l->why_buf, sizeof(l->why_buf), "%s",
+			 backend_why ? backend_why : "no backend for kernel functions");
+		l->why = l->why_buf;
+		log_layer(NAME, STATUS_LAYER_UNAVAILABLE, REASON_NO_BACKEND, LOG_WARNING,
+			  "layer unavailable on this kernel: %s", l->why);
+		return;
+	}
 	if (!kmodule_instance(CIFS_MODULE)) {
-		log_layer(NAME, LOG_NOTICE, "cifs module not loaded; attaching when it is");
+		log_layer(NAME, STATUS_LAYER_WAITING, REASON_MODULE_NOT_LOADED, LOG_NOTICE,
+			  "cifs module not loaded; attaching when it is");
 		return;
 	}
 	attach_instance(l, &a, &d);
@@ -293,9 +319,12 @@ static void smb_watch(struct layer *l)
 	inst = kmodule_instance(CIFS_MODULE);
 	if (l->module && inst != l->module) {
 		unsigned int n = smb_detach(l, FUNC_UNLOADED);
+		struct status s = { .kind = STATUS_LAYER_WAITING, .reason = REASON_MODULE_UNLOADED,
+				    .priority = LOG_NOTICE, .layer = NAME };
 
-		log_layer(NAME, LOG_NOTICE, "cifs module %s: %u probes detached; attaching again when "
-			  "it is loaded", inst ? "reloaded" : "unloaded", n);
+		status_count_set(&s, COUNT_DETACHED, n);
+		log_emit(&s, "cifs module %s: %u probes detached; attaching again when it is loaded",
+			 inst ? "reloaded" : "unloaded", n);
 	}
 	if (!l->module && inst)
 		attach_instance(l, &a, &d);
@@ -319,7 +348,7 @@ static enum layer_state smb_state(struct layer *l, const char **why)
 {
 	if (l->why) {
 		*why = l->why;
-		return LAYER_UNAVAILABLE;
+		return l->off ? LAYER_OFF : LAYER_UNAVAILABLE;
 	}
 	if (func_table_attached(l->env->funcs, LAYER_SMB))
 		return LAYER_ACTIVE;
@@ -346,6 +375,7 @@ static int smb_prepare(const struct config *c, const struct layer_env *env, stru
 
 const struct layer_ops smb_layer = {
 	.id = LAYER_SMB,
+	.traces = "SMB client operations",
 	.ids_needed = smb_ids_needed,
 	.prepare = smb_prepare,
 	.size = sizeof(struct layer),

@@ -96,8 +96,9 @@ struct layer {
 	struct smb2_ctl ctl;
 	struct func *hooks[_SMB2_HOOK_MAX];
 	struct func *cmds[SMB2_NCMD];
-	const char *why;            /* unavailable: why */
-	char why_buf[160];
+	const char *why;            /* unavailable or off: why */
+	bool off;                   /* enabled = auto found no way to trace here */
+	char why_buf[320];
 };
 
 /* The first candidate this kernel has; fills ctl's argument layout. */
@@ -239,8 +240,9 @@ static int hooks_add(struct layer *l)
 /* The hooks on the cifs loaded now. */
 static void attach_instance(struct layer *l)
 {
+	struct status s = { .kind = STATUS_LAYER_ATTACHED, .priority = LOG_INFO, .layer = NAME };
 	struct func *fv[_SMB2_HOOK_MAX];
-	uint32_t n = 0;
+	uint32_t n = 0, missing = 0;
 	int r;
 
 	l->module = kmodule_instance(CIFS_MODULE);
@@ -252,7 +254,8 @@ static void attach_instance(struct layer *l)
 		r = commands_add(l);
 	if (r < 0) {
 		hooks_off(l, FUNC_NOT_FOUND, "cifs has no mid allocation and release here");
-		l->why = layer_unavailable(NAME, l->why_buf, sizeof(l->why_buf), "cifs has no %s or %s here",
+		l->why = layer_unavailable(NAME, REASON_NOT_FOUND, l->why_buf, sizeof(l->why_buf),
+					   "cifs has no %s or %s here",
 					   hook_candidates[SMB2_HOOK_ALLOC][0], hook_candidates[SMB2_HOOK_FREE][0]);
 		return;
 	}
@@ -273,35 +276,61 @@ static void attach_instance(struct layer *l)
 		if (h == SMB2_HOOK_ALLOC || h == SMB2_HOOK_FREE) {
 			func_state_text(f, buf, sizeof(buf));
 			hooks_off(l, FUNC_FAILED, "mid hooks not attached");
-			l->why = layer_unavailable(NAME, l->why_buf, sizeof(l->why_buf), "%s: %s", f->symbol, buf);
+			l->why = layer_unavailable(NAME, layer_func_reason(f), l->why_buf, sizeof(l->why_buf),
+						   "%s: %s", f->symbol, buf);
 			return;
 		}
-		log_layer(NAME, LOG_NOTICE, "%s not attached (%s): %s", f->symbol, f->name,
-			  func_state_text(f, buf, sizeof(buf)));
+		log_emit(&(struct status) { .kind = STATUS_PROBE_FAILED, .reason = layer_func_reason(f),
+					    .priority = LOG_NOTICE, .layer = NAME, .function = f->name },
+			 "%s not attached (%s): %s", f->symbol, f->name, func_state_text(f, buf, sizeof(buf)));
+		missing++;
 	}
 	commands_mark(l, FUNC_ATTACHED, NULL);
-	log_layer(NAME, LOG_INFO, "%u SMB2 commands timed through %d mid hooks (%s)",
-		  func_table_attached(l->env->funcs, LAYER_SMB2) - (uint32_t)r, r,
-		  backend_name(l->hooks[SMB2_HOOK_ALLOC]->backend));
+	status_count_set(&s, COUNT_ATTACHED, func_table_attached(l->env->funcs, LAYER_SMB2));
+	status_count_set(&s, COUNT_NOT_ATTACHED, missing);
+	log_emit(&s, "%u SMB2 commands timed through %d mid hooks (%s)",
+		 func_table_attached(l->env->funcs, LAYER_SMB2) - (uint32_t)r, r,
+		 backend_name(l->hooks[SMB2_HOOK_ALLOC]->backend));
 }
 
 static void smb2_attach(struct layer *l)
 {
+	bool automatic = l->env->cfg->layer[LAYER_SMB2].automatic;
 	const char *why = NULL;
 
+	l->off = false;
+	l->why = NULL;
+	if (automatic && !l->env->cfg->layer[LAYER_SMB].enabled) {
+		l->off = true;
+		l->why = layer_off(NAME, REASON_DISABLED, l->why_buf, sizeof(l->why_buf),
+				   "the smb layer is off (enabled = no), and its requests with it");
+		return;
+	}
+	if (automatic && (l->why = layer_cifs_missing(NAME, l->env, l->why_buf, sizeof(l->why_buf)))) {
+		l->off = true;
+		return;
+	}
+	if (automatic && probes_kernel_backend(l->env->probes, &why) == BACKEND_NONE) {
+		l->off = true;
+		l->why = layer_off(NAME, REASON_NO_BACKEND, l->why_buf, sizeof(l->why_buf),
+				   "no backend for kernel functions: %s", why ? why : "none");
+		return;
+	}
 	if (!probes_unit_loaded(l->env->probes, UNIT_SMB2)) {
 		snprintf(l->why_buf, sizeof(l->why_buf), "enabled by reload: takes effect at the next start");
 		l->why = l->why_buf;
-		log_layer(NAME, LOG_WARNING, "%s", l->why);
+		log_layer(NAME, STATUS_LAYER_UNAVAILABLE, REASON_RESTART_NEEDED, LOG_WARNING, "%s", l->why);
 		return;
 	}
 	if (probes_kernel_backend(l->env->probes, &why) == BACKEND_NONE) {
-		l->why = layer_unavailable(NAME, l->why_buf, sizeof(l->why_buf), "no backend on this kernel: %s",
+		l->why = layer_unavailable(NAME, REASON_NO_BACKEND, l->why_buf, sizeof(l->why_buf),
+					   "no backend on this kernel: %s",
 					   why ? why : "no backend for kernel functions");
 		return;
 	}
 	if (!kmodule_instance(CIFS_MODULE)) {
-		log_layer(NAME, LOG_NOTICE, "cifs module not loaded; attaching when it is");
+		log_layer(NAME, STATUS_LAYER_WAITING, REASON_MODULE_NOT_LOADED, LOG_NOTICE,
+			  "cifs module not loaded; attaching when it is");
 		return;
 	}
 	attach_instance(l);
@@ -318,6 +347,21 @@ static unsigned int smb2_detach(struct layer *l, enum func_state why)
 
 static void smb2_apply(struct layer *l, const struct config *old, struct reload_counts *n)
 {
+	const struct config *c = l->env->cfg;
+
+	/* auto follows smb: a reload that turns smb off lets cifs go (rmmod) */
+	if (c->layer[LAYER_SMB2].automatic && !c->layer[LAYER_SMB].enabled) {
+		struct status s = { .kind = STATUS_LAYER_OFF, .reason = REASON_DISABLED,
+				    .priority = LOG_NOTICE, .layer = NAME };
+		unsigned int k = smb2_detach(l, FUNC_DISABLED);
+
+		n->detached += k;
+		l->off = true;
+		l->why = "the smb layer is off (enabled = no), and its requests with it";
+		status_count_set(&s, COUNT_DETACHED, k);
+		log_emit(&s, "layer off with the smb layer: %u mid hooks detached", k);
+		return;
+	}
 	if (l->module && l->ctl.on) {
 		commands_configure(l);
 		commands_mark(l, FUNC_ATTACHED, NULL);
@@ -346,10 +390,13 @@ static void smb2_watch(struct layer *l)
 	inst = kmodule_instance(CIFS_MODULE);
 	if (l->module && inst != l->module) {
 		unsigned int n = smb2_detach(l, FUNC_UNLOADED);
+		struct status s = { .kind = STATUS_LAYER_WAITING, .reason = REASON_MODULE_UNLOADED,
+				    .priority = LOG_NOTICE, .layer = NAME };
 
 		l->why = NULL;
-		log_layer(NAME, LOG_NOTICE, "cifs module %s: %u mid hooks detached; attaching again "
-			  "when it is loaded", inst ? "reloaded" : "unloaded", n);
+		status_count_set(&s, COUNT_DETACHED, n);
+		log_emit(&s, "cifs module %s: %u mid hooks detached; attaching again when it is loaded",
+			 inst ? "reloaded" : "unloaded", n);
 	}
 	if (!l->module && inst)
 		attach_instance(l);
@@ -406,7 +453,7 @@ static enum layer_state smb2_state(struct layer *l, const char **why)
 	if (l->why) {
 		*why = l->why;
 		/* a later cifs instance may have the hooks */
-		return l->module ? LAYER_WAITING : LAYER_UNAVAILABLE;
+		return l->module ? LAYER_WAITING : l->off ? LAYER_OFF : LAYER_UNAVAILABLE;
 	}
 	*why = "cifs module not loaded";
 	return LAYER_WAITING;
@@ -421,7 +468,10 @@ static int smb2_init(struct layer *l)
 
 static int smb2_prepare(const struct config *c, const struct layer_env *env, struct probes_opts *po)
 {
-	if (c->layer[LAYER_SMB2].enabled)
+	const struct layer_config *lc = &c->layer[LAYER_SMB2];
+
+	/* auto on a kernel without cifs: nothing to load the programs for */
+	if (lc->enabled && !(lc->automatic && !kmodule_known(CIFS_MODULE)))
 		po->units |= UNIT_BIT(UNIT_SMB2);
 	return 0;
 }
@@ -434,6 +484,7 @@ static uint32_t smb2_ids_needed(const struct config *c)
 
 const struct layer_ops smb2_layer = {
 	.id = LAYER_SMB2,
+	.traces = "SMB2 requests of the client",
 	.ids_needed = smb2_ids_needed,
 	.prepare = smb2_prepare,
 	.size = sizeof(struct layer),

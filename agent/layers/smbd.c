@@ -26,35 +26,10 @@
 #define ANCHOR VFS_PREFIX "openat"      /* in every Samba since 4.14 */
 #define NAME "smbd"
 
-static const char *const smbd_paths[] = {
-	"/usr/sbin/smbd", "/usr/local/samba/sbin/smbd", "/usr/local/sbin/smbd",
-};
-
 /* Where both completions of an SMB2 request go through. */
 static const char *const smb2_ends[] = {
 	"smbd_smb2_request_done_ex", "smbd_smb2_request_error_ex",
 };
-
-/* smbd on PATH, else the usual install locations; NULL when none. */
-static char *smbd_find(void)
-{
-	const char *path = getenv("PATH");
-	char buf[PATH_MAX];
-
-	for (const char *p = path; p && *p; p += strcspn(p, ":"), p += *p == ':') {
-		size_t n = strcspn(p, ":");
-
-		if (n == 0 || p[0] != '/')
-			continue;
-		snprintf(buf, sizeof(buf), "%.*s/smbd", (int)n, p);
-		if (access(buf, X_OK) == 0)
-			return strdup(buf);
-	}
-	for (size_t i = 0; i < sizeof(smbd_paths) / sizeof(*smbd_paths); i++)
-		if (access(smbd_paths[i], X_OK) == 0)
-			return strdup(smbd_paths[i]);
-	return NULL;
-}
 
 struct layer {
 	const struct layer_env *env;
@@ -62,7 +37,8 @@ struct layer {
 	char *lib;                  /* the file defining its VFS and SMB2 entry points */
 	uint64_t ends[2];           /* offsets of smb2_ends[] in lib */
 	bool requests;              /* both ends exist: SMB2 requests can be timed */
-	const char *why;            /* unavailable: why */
+	const char *why;            /* unavailable or off: why */
+	bool off;                   /* enabled = auto found no smbd */
 	char why_buf[PATH_MAX + 128];
 };
 
@@ -164,21 +140,25 @@ static int batch_run(struct batch *b)
 
 static void report(struct batch *b, const char *what, int attached)
 {
+	struct status s = { .kind = STATUS_PROBE_FAILED, .reason = REASON_ATTACH_FAILED,
+			    .priority = LOG_WARNING, .layer = NAME };
+
+	status_count_set(&s, COUNT_NOT_ATTACHED, attached < 0 ? b->n : b->n - attached);
 	if (attached < 0)
-		log_layer(NAME, LOG_WARNING, "%s of %s not attached: %s", what, b->l->lib,
-			  strerror(-attached));
+		log_emit(&s, "%s of %s not attached: %s", what, b->l->lib, strerror(-attached));
 	else if ((uint32_t)attached < b->n)
-		log_layer(NAME, LOG_WARNING, "%u of %u %s of %s not attached (see --list-probes)",
-			  b->n - attached, b->n, what, b->l->lib);
+		log_emit(&s, "%u of %u %s of %s not attached (see --list-probes)",
+			 b->n - attached, b->n, what, b->l->lib);
 }
 
 /* VFS calls, then SMB2 requests (when both completions exist); counts what it attached. */
 static void layer_sync(struct layer *l, unsigned int *attached, unsigned int *detached)
 {
 	struct batch *b = calloc(1, sizeof(*b));
+	struct status s = { .kind = STATUS_LAYER_ATTACHED, .priority = LOG_INFO, .layer = NAME };
 	enum backend be = BACKEND_NONE;
 	int vfs, smb2 = 0;
-	uint32_t n_vfs;
+	uint32_t n_vfs, n_smb2 = 0;
 
 	if (!b)
 		return;
@@ -192,14 +172,18 @@ static void layer_sync(struct layer *l, unsigned int *attached, unsigned int *de
 	if (l->requests) {
 		*b = (struct batch) { .l = l, .smb2 = true, .prefix = "SMBD_SMB2_" };
 		smb2 = batch_run(b);
+		n_smb2 = b->n;
 		report(b, "SMB2 commands", smb2);
 		*detached += b->detached;
 	}
 	*attached += (vfs > 0 ? vfs : 0) + (smb2 > 0 ? smb2 : 0);
+	vfs = vfs < 0 ? 0 : vfs;
+	smb2 = smb2 < 0 ? 0 : smb2;
+	status_count_set(&s, COUNT_ATTACHED, vfs + smb2);
+	status_count_set(&s, COUNT_NOT_ATTACHED, n_vfs + n_smb2 - vfs - smb2);
 	if (n_vfs || b->n)
-		log_layer(NAME, LOG_INFO, "%d VFS operations and %d SMB2 commands of %s (%s) attached (%s)",
-			  vfs < 0 ? 0 : vfs, smb2 < 0 ? 0 : smb2, l->lib, l->binary,
-			  backend_name(n_vfs ? be : b->fv[0]->backend));
+		log_emit(&s, "%d VFS operations and %d SMB2 commands of %s (%s) attached (%s)",
+			 vfs, smb2, l->lib, l->binary, backend_name(n_vfs ? be : b->fv[0]->backend));
 	free(b);
 }
 
@@ -209,15 +193,22 @@ static int locate(struct layer *l)
 	const struct config *c = l->env->cfg;
 	int r;
 
-	l->binary = c->smbd_binary ? strdup(c->smbd_binary) : smbd_find();
+	free(l->binary);
+	l->binary = config_smbd_binary(c);
+	if (!l->binary && c->layer[LAYER_SMBD].automatic) {
+		l->off = true;
+		l->why = layer_off(NAME, REASON_NO_BINARY, l->why_buf, sizeof(l->why_buf),
+				   "no smbd on this machine (PATH, /usr/sbin, /usr/local/samba/sbin)");
+		return -ENOENT;
+	}
 	if (!l->binary) {
-		l->why = layer_unavailable(NAME, l->why_buf, sizeof(l->why_buf),
+		l->why = layer_unavailable(NAME, REASON_NO_BINARY, l->why_buf, sizeof(l->why_buf),
 					   "no smbd found on PATH or in /usr/sbin; set [smbd] binary=");
 		return -ENOENT;
 	}
 	r = usyms_provider(l->env->us, l->binary, ANCHOR, &l->lib);
 	if (r < 0) {
-		l->why = layer_unavailable(NAME, l->why_buf, sizeof(l->why_buf),
+		l->why = layer_unavailable(NAME, REASON_NOT_FOUND, l->why_buf, sizeof(l->why_buf),
 					   "neither %s nor its libraries define " ANCHOR ": %s", l->binary,
 					   strerror(-r));
 		return r;
@@ -225,8 +216,9 @@ static int locate(struct layer *l)
 	for (size_t i = 0; i < 2; i++) {
 		r = usyms_resolve(l->env->us, l->lib, smb2_ends[i], &l->ends[i]);
 		if (r < 0) {
-			log_layer(NAME, LOG_NOTICE, "%s: no %s (%s): SMB2 requests not traced", l->lib,
-				  smb2_ends[i], strerror(-r));
+			log_layer(NAME, STATUS_PROBE_FAILED, REASON_NOT_FOUND, LOG_NOTICE,
+				  "%s: no %s (%s): SMB2 requests not traced", l->lib, smb2_ends[i],
+				  strerror(-r));
 			return 0;
 		}
 	}
@@ -238,8 +230,15 @@ static void smbd_attach(struct layer *l)
 {
 	unsigned int a = 0, d = 0;
 
+	if (!l->lib) {
+		l->why = NULL;
+		l->off = false;
+	}
+	if (!probes_unit_loaded(l->env->probes, UNIT_SMBD) && l->env->cfg->layer[LAYER_SMBD].automatic &&
+	    locate(l) < 0)
+		return;         /* off: no smbd, which is why the programs were not loaded */
 	if (!probes_unit_loaded(l->env->probes, UNIT_SMBD)) {
-		l->why = layer_unavailable(NAME, l->why_buf, sizeof(l->why_buf),
+		l->why = layer_unavailable(NAME, REASON_RESTART_NEEDED, l->why_buf, sizeof(l->why_buf),
 					   "enabled by reload: takes effect at the next start");
 		return;
 	}
@@ -298,7 +297,7 @@ static enum layer_state smbd_state(struct layer *l, const char **why)
 {
 	if (l->why) {
 		*why = l->why;
-		return LAYER_UNAVAILABLE;
+		return l->off ? LAYER_OFF : LAYER_UNAVAILABLE;
 	}
 	if (func_table_attached(l->env->funcs, LAYER_SMBD))
 		return LAYER_ACTIVE;
@@ -306,9 +305,21 @@ static enum layer_state smbd_state(struct layer *l, const char **why)
 	return LAYER_UNAVAILABLE;
 }
 
+/* Whether there is an smbd to probe, for enabled = auto. */
+static bool smbd_present(const struct config *c)
+{
+	char *b = config_smbd_binary(c);
+	bool found = b;
+
+	free(b);
+	return found;
+}
+
 static int smbd_prepare(const struct config *c, const struct layer_env *env, struct probes_opts *po)
 {
-	if (c->layer[LAYER_SMBD].enabled)
+	const struct layer_config *lc = &c->layer[LAYER_SMBD];
+
+	if (lc->enabled && (!lc->automatic || smbd_present(c)))
 		po->units |= UNIT_BIT(UNIT_SMBD);
 	return 0;
 }
@@ -327,6 +338,7 @@ static void smbd_free(struct layer *l)
 
 const struct layer_ops smbd_layer = {
 	.id = LAYER_SMBD,
+	.traces = "Samba server (smbd)",
 	.ids_needed = smbd_ids_needed,
 	.prepare = smbd_prepare,
 	.size = sizeof(struct layer),

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The fields of one journal entry, built up field by field (fields.c). */
 #pragma once
 
 #include <stdbool.h>
@@ -55,6 +56,14 @@ void fields_catu(struct fields *f, uint64_t v, unsigned int min_digits);
 /* v in lower-case hexadecimal, without a prefix */
 void fields_catx(struct fields *f, uint64_t v);
 int fields_end(struct fields *f);
+
+/*
+ * A stack of frames separated by sep, cut to whole frames within max bytes
+ * with a marker that says how many were left out: the innermost frames are
+ * kept, at the head (keep_tail false) or the tail (a folded stack).
+ */
+void fields_add_stack(struct fields *f, const char *name, const char *stack,
+		      char sep, bool keep_tail, size_t max);
 
 /* Field i as an iovec into base (f->buf, or its copy). */
 struct iovec fields_iov(const struct fields *f, const char *base, size_t i);

@@ -23,9 +23,6 @@
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 #define FIELD_NAME_MAX 64
 
-/* Room kept for "\n[... N more frames]" when a stack has to be cut. */
-#define STACK_MARKER_MAX 40
-
 struct journal {
 	struct journal_opts opts;
 	uint64_t failed;
@@ -155,6 +152,19 @@ uint64_t journal_failed(const struct journal *j)
 	return j ? j->failed : 0;
 }
 
+/*
+ * What every entry carries: its kind, priority and source as syslog knows
+ * them; facility daemon, so that syslog rules (daemon.*) and shippers
+ * file it with the system's services rather than as user messages.
+ */
+static void fields_add_common(struct fields *f, const char *message_id, int priority)
+{
+	fields_adds(f, "MESSAGE_ID", message_id);
+	fields_addf(f, "PRIORITY", "%d", priority);
+	fields_addf(f, "SYSLOG_FACILITY", "%d", LOG_FAC(LOG_DAEMON));
+	fields_adds(f, "SYSLOG_IDENTIFIER", "smblat");
+}
+
 /* comm is padded by some tools; trailing blanks only make matches fail. */
 static void comm_clean(const char *comm, char out[static SMBLAT_COMM_LEN + 1])
 {
@@ -184,74 +194,6 @@ static bool func_is_kernel(const struct func *f)
 	default:
 		return false;
 	}
-}
-
-static size_t frames_count(const char *s, size_t len, char sep)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < len; i++)
-		if (s[i] != sep && (i == 0 || s[i - 1] == sep))
-			n++;
-	return n;
-}
-
-/*
- * Keeps the whole frames that fit in max bytes and says how many were left
- * out, so a reader knows the stack is partial rather than shallow. The
- * innermost frames matter most: they lead in STACK (head) and close a
- * folded stack (tail), where the marker then stands in for the outer part.
- */
-static char *stack_cap(const char *s, char sep, bool keep_tail, size_t max)
-{
-	size_t len = strlen(s), budget = max - STACK_MARKER_MAX, cut, total, kept;
-	char *out;
-	int k;
-
-	while (len > 0 && s[len - 1] == sep)
-		len--;
-	while (len > 0 && s[0] == sep)
-		s++, len--;
-	if (len <= max)
-		return strndup(s, len);
-
-	if (!keep_tail) {
-		/* cut: end of the last frame that still fits */
-		cut = 0;
-		for (size_t i = 1; i <= budget; i++)
-			if (s[i] == sep)
-				cut = i;
-		total = frames_count(s, len, sep);
-		kept = frames_count(s, cut, sep);
-		k = asprintf(&out, "%.*s%s[... %zu more frames]", (int) cut, s,
-			     cut ? (char[]) { sep, '\0' } : "", total - kept);
-	} else {
-		/* cut: start of the outermost frame that still fits */
-		cut = len;
-		for (size_t i = len - 1; i >= len - budget; i--)
-			if (s[i - 1] == sep)
-				cut = i;
-		total = frames_count(s, len, sep);
-		kept = frames_count(s + cut, len - cut, sep);
-		k = asprintf(&out, "[... %zu more frames]%s%.*s", total - kept,
-			     cut < len ? (char[]) { sep, '\0' } : "", (int) (len - cut), s + cut);
-	}
-	return k < 0 ? NULL : out;
-}
-
-static void fields_add_stack(struct fields *f, const char *name, const char *stack,
-			     char sep, bool keep_tail)
-{
-	_cleanup_free_ char *v = NULL;
-
-	if (!stack || !stack[0])
-		return;
-	v = stack_cap(stack, sep, keep_tail, JOURNAL_STACK_MAX);
-	if (!v) {
-		f->error = f->error ?: -ENOMEM;
-		return;
-	}
-	fields_adds(f, name, v);
 }
 
 static void fields_add_ret(struct fields *f, const struct record *r)
@@ -294,11 +236,24 @@ static void fields_add_layer(struct fields *f, const struct record *r)
 		fields_adds(f, r->fields[i].name, r->fields[i].value);
 }
 
-/* "INODE_OP_UNLINK took 16.351 ms: rm[48782] on \\srv\share file a.txt (error ENOENT)" */
+/*
+ * Why the call was logged: it took at least its threshold, or it failed
+ * faster than that and errors=yes logs failed calls whatever their latency.
+ */
+static bool record_slow(const struct record *r)
+{
+	return r->latency_ns >= r->threshold_ns;
+}
+
+/*
+ * "INODE_OP_UNLINK took 16.351 ms: rm[48782] on \\srv\share file a.txt (error ENOENT)",
+ * "... failed in 2.031 ms: ..." when logged for the error alone.
+ */
 static void fields_add_message(struct fields *f, const struct record *r, const char *comm)
 {
 	uint64_t us = r->latency_ns / 1000;
 	const char *ename = r->err ? strerrorname_np(r->err) : NULL;
+	const char *verb = record_slow(r) ? "took" : "failed in";
 	char err[32] = "";
 
 	if (ename)
@@ -308,7 +263,9 @@ static void fields_add_message(struct fields *f, const struct record *r, const c
 
 	fields_open(f, "MESSAGE");
 	fields_cat(f, r->func->name);
-	fields_cat(f, " took ");
+	fields_cat(f, " ");
+	fields_cat(f, verb);
+	fields_cat(f, " ");
 	fields_catu(f, us / 1000, 1);
 	fields_cat(f, ".");
 	fields_catu(f, us % 1000, 3);
@@ -345,18 +302,18 @@ static int event_fields(const struct record *r, int priority, struct fields *f)
 	comm_clean(r->comm, comm);
 
 	fields_add_message(f, r, comm);
-	fields_adds(f, "MESSAGE_ID", SMBLAT_MID_SLOW);
-	fields_addf(f, "PRIORITY", "%d", priority);
-	fields_adds(f, "SYSLOG_IDENTIFIER", "smblat");
+	fields_add_common(f, SMBLAT_MID_SLOW, priority);
 	fields_adds(f, "FUNCTION", fn->name);
 	fields_adds(f, "LAYER", layer_name(fn->layer));
 	if (fn->symbol)
 		fields_adds(f, func_is_kernel(fn) ? "KERNEL_FUNCTION" : "TARGET", fn->symbol);
 	fields_addf(f, "LATENCY_US", "%" PRIu64, r->latency_ns / 1000);
 	fields_addf(f, "THRESHOLD_US", "%" PRIu64, r->threshold_ns / 1000);
+	fields_adds(f, "REASON", record_slow(r) ? "slow" : "error");
 	fields_addf(f, "END_REALTIME_USEC", "%" PRIu64, r->end_realtime_us);
 	fields_addf(f, "PID", "%" PRIu32, r->pid);
-	fields_addf(f, "TID", "%" PRIu32, r->tid);
+	/* not TID: journald's TID= is the thread that logs the entry (systemd.journal-fields(7)) */
+	fields_addf(f, "THREAD_ID", "%" PRIu32, r->tid);
 	fields_addf(f, "UID", "%" PRIu32, r->uid);
 	fields_adds(f, "COMM", comm);
 	if (r->share)
@@ -373,8 +330,8 @@ static int event_fields(const struct record *r, int priority, struct fields *f)
 	fields_add_layer(f, r);
 	fields_add_ret(f, r);
 	fields_add_args(f, r);
-	fields_add_stack(f, "STACK", r->stack, '\n', false);
-	fields_add_stack(f, "STACK_FOLDED", r->stack_folded, ';', true);
+	fields_add_stack(f, "STACK", r->stack, '\n', false, JOURNAL_STACK_MAX);
+	fields_add_stack(f, "STACK_FOLDED", r->stack_folded, ';', true, JOURNAL_STACK_MAX);
 	return f->error;
 }
 
@@ -426,9 +383,7 @@ static int summary_fields(const struct func *fn, const struct summary *s, double
 	format_interval(interval, sizeof(interval), interval_s);
 
 	fields_adds(f, "MESSAGE", report);
-	fields_adds(f, "MESSAGE_ID", message_id);
-	fields_addf(f, "PRIORITY", "%d", priority);
-	fields_adds(f, "SYSLOG_IDENTIFIER", "smblat");
+	fields_add_common(f, message_id, priority);
 	fields_adds(f, "FUNCTION", fn->name);
 	fields_adds(f, "LAYER", layer_name(fn->layer));
 	fields_adds(f, "INTERVAL_S", interval);
@@ -565,9 +520,7 @@ static int loss_fields(const struct loss *l, unsigned int n, double interval_s, 
 		return -ENOMEM;
 
 	fields_adds(f, "MESSAGE", msg);
-	fields_adds(f, "MESSAGE_ID", SMBLAT_MID_LOST);
-	fields_addf(f, "PRIORITY", "%d", priority);
-	fields_adds(f, "SYSLOG_IDENTIFIER", "smblat");
+	fields_add_common(f, SMBLAT_MID_LOST, priority);
 	fields_adds(f, "INTERVAL_S", interval);
 	fields_addf(f, "LOST_RINGBUF", "%" PRIu64, ringbuf);
 	fields_addf(f, "SUPPRESSED", "%" PRIu64, suppressed);
@@ -604,19 +557,72 @@ int journal_write_loss(struct journal *j, const struct loss *l, unsigned int n,
 	return fields_queue(j, &f, -1, l, n);
 }
 
+static const char *const status_mids[_STATUS_KIND_MAX] = {
+	[STATUS_AGENT_START] = SMBLAT_MID_AGENT_START,
+	[STATUS_AGENT_READY] = SMBLAT_MID_AGENT_READY,
+	[STATUS_AGENT_STOP] = SMBLAT_MID_AGENT_STOP,
+	[STATUS_AGENT_FAILED] = SMBLAT_MID_AGENT_FAILED,
+	[STATUS_AGENT_DEGRADED] = SMBLAT_MID_AGENT_DEGRADED,
+	[STATUS_LAYER_ATTACHED] = SMBLAT_MID_LAYER_ATTACHED,
+	[STATUS_LAYER_WAITING] = SMBLAT_MID_LAYER_WAITING,
+	[STATUS_LAYER_UNAVAILABLE] = SMBLAT_MID_LAYER_UNAVAILABLE,
+	[STATUS_LAYER_OFF] = SMBLAT_MID_LAYER_OFF,
+	[STATUS_PROBE_ATTACHED] = SMBLAT_MID_PROBE_ATTACHED,
+	[STATUS_PROBE_WAITING] = SMBLAT_MID_PROBE_WAITING,
+	[STATUS_PROBE_FAILED] = SMBLAT_MID_PROBE_FAILED,
+	[STATUS_RELOAD_APPLIED] = SMBLAT_MID_RELOAD_APPLIED,
+	[STATUS_RELOAD_REFUSED] = SMBLAT_MID_RELOAD_REFUSED,
+	[STATUS_WRITER_FAILING] = SMBLAT_MID_WRITER_FAILING,
+	[STATUS_WRITER_RESUMED] = SMBLAT_MID_WRITER_RESUMED,
+};
+
+/* MESSAGE as on stderr; the kind, what it is about, why and the counts as fields. */
+static int status_fields(const struct status *s, struct fields *f)
+{
+	const char *state = status_layer_state(s->kind), *reason = status_reason_name(s->reason);
+
+	if (s->kind >= _STATUS_KIND_MAX)
+		return -EINVAL;
+	if (s->layer)
+		fields_addf(f, "MESSAGE", "%s: %s", s->layer, s->message ?: "");
+	else
+		fields_adds(f, "MESSAGE", s->message ?: "");
+	fields_add_common(f, status_mids[s->kind], s->priority);
+	if (s->layer)
+		fields_adds(f, "LAYER", s->layer);
+	if (state)
+		fields_adds(f, "LAYER_STATE", state);
+	if (s->function)
+		fields_adds(f, "FUNCTION", s->function);
+	if (reason)
+		fields_adds(f, "REASON", reason);
+	for (int c = 0; c < _COUNT_MAX; c++)
+		if (s->has & (1u << c))
+			fields_addf(f, status_count_name(c), "%" PRIu64, s->count[c]);
+	return f->error;
+}
+
+int journal_status_fields(const struct status *s, char ***fields)
+{
+	_cleanup_fields_ struct fields f = {};
+	int k;
+
+	k = status_fields(s, &f);
+	if (k < 0)
+		return k;
+	return fields_steal(&f, fields);
+}
+
 int journal_write_status(struct journal *j, const struct status *s)
 {
 	_cleanup_fields_ struct fields f = {};
+	int k;
 
-	if (s->layer)
-		fields_addf(&f, "MESSAGE", "%s: %s", s->layer, s->message ?: "");
-	else
-		fields_adds(&f, "MESSAGE", s->message ?: "");
-	fields_adds(&f, "MESSAGE_ID", SMBLAT_MID_STATUS);
-	fields_addf(&f, "PRIORITY", "%d", s->priority);
-	fields_adds(&f, "SYSLOG_IDENTIFIER", "smblat");
-	if (s->layer)
-		fields_adds(&f, "LAYER", s->layer);
+	k = status_fields(s, &f);
+	if (k < 0) {
+		j->failed++;
+		return k;
+	}
 	return fields_send(j, &f);
 }
 

@@ -13,7 +13,24 @@
 #define SMBLAT_MID_SLOW     "a48f35af155e4887a8d221f2a9c1c250"
 #define SMBLAT_MID_SUMMARY  "ab8331e2b4474579a55840c9d3a77bac"
 #define SMBLAT_MID_LOST     "007f72e0507d4b96b52049ce539ad083"
-#define SMBLAT_MID_STATUS   "7106711428c445b698f0b7f8871465e2"   /* start, stop, degraded layers */
+/* Status entries, one per enum status_kind (base/log.h). */
+#define SMBLAT_MID_AGENT_START       "34875d28e8d74ae0835d1a43ea797a29"
+#define SMBLAT_MID_AGENT_READY       "6d4a741edd5141d1b887a019dbc27c13"
+#define SMBLAT_MID_AGENT_STOP        "000a570d70c34918a2d2b92626a85235"
+#define SMBLAT_MID_AGENT_FAILED      "d9f0e7479be54e2a93402d20c058f2d9"
+#define SMBLAT_MID_AGENT_DEGRADED    "4114fad0ff2740eca80cf1ac940e44d6"
+#define SMBLAT_MID_LAYER_ATTACHED    "70f3a1c5e2d349b5852ba8ebaca7f03f"
+/* the ID all status entries shared before they had kinds; "cifs module unloaded" kept it */
+#define SMBLAT_MID_LAYER_WAITING     "7106711428c445b698f0b7f8871465e2"
+#define SMBLAT_MID_LAYER_UNAVAILABLE "4785c1bdd50f433086649b46c3453a80"
+#define SMBLAT_MID_LAYER_OFF         "fb55e150488c49ce9e5fc54896673a65"
+#define SMBLAT_MID_PROBE_ATTACHED    "d64263b995be464ea9494a9f48ca0fde"
+#define SMBLAT_MID_PROBE_WAITING     "4111a39f587b4b4386b8024ac5b749ee"
+#define SMBLAT_MID_PROBE_FAILED      "54f66d96cd1445c1a2a205ae99a3daaa"
+#define SMBLAT_MID_RELOAD_APPLIED    "14507de9f48d4e27ad9cec800b9e680e"
+#define SMBLAT_MID_RELOAD_REFUSED    "41cf10865b7c4f0b81d93775fba5fb15"
+#define SMBLAT_MID_WRITER_FAILING    "38cbbbc494e840b499b4ed7043bb2219"
+#define SMBLAT_MID_WRITER_RESUMED    "dfa753592cc54982a469608e72db4a98"
 
 #define JOURNAL_STACK_MAX 4000      /* STACK stays under 4 KiB so json output keeps it */
 
@@ -58,7 +75,7 @@ int journal_write_loss(struct journal *j, const struct loss *l, unsigned int n,
 int journal_write_view_summary(struct journal *j, const char *function, enum layer_id layer,
 			       const struct summary *s, double interval_s,
 			       const struct record_field *extra, unsigned int n, const char *message_id);
-/* Status entries (MESSAGE_ID=SMBLAT_MID_STATUS): start-up, layers, reloads, stop. */
+/* Status entries, MESSAGE_ID by their kind: start-up, layers, probes, reloads, writes, stop. */
 int journal_write_status(struct journal *j, const struct status *s);
 /* Whether stderr is the journal (JOURNAL_STREAM): then status lines go there once. */
 bool journal_is_stderr(void);
@@ -86,6 +103,7 @@ int journal_event_fields(const struct record *r, char ***fields);
 int journal_summary_fields(const struct func *f, const struct summary *s, double interval_s,
 			   char ***fields);
 int journal_loss_fields(const struct loss *l, unsigned int n, double interval_s, char ***fields);
+int journal_status_fields(const struct status *s, char ***fields);
 
 /* true when NAME is a valid journal field name (A-Z 0-9 _, not leading _ or digit, <= 64). */
 bool journal_field_name_valid(const char *name);

@@ -11,8 +11,7 @@ bc=/usr/share/bash-completion/bash_completion
 
 # 1. the tables against --help
 "$SMBLAT" --help >"$TMP/help"
-# usage() does not list -h, --help and --version, which smblat takes
-help_opts=$({ grep -oE '(^|[ ,])--?[a-zA-Z][a-zA-Z-]*' "$TMP/help" | tr -d ' ,'; printf '%s\n' -h --help --version; } | sort -u)
+help_opts=$(grep -oE '(^|[ ,])--?[a-zA-Z][a-zA-Z-]*' "$TMP/help" | tr -d ' ,' | sort -u)
 "$SMBLAT" --version | grep -q '^smblat ' || fail "smblat --version"
 comp_opts=$(bash -c '. "$1"; . "$2"; printf "%s\n" $_smblat_flags "${!_smblat_values[@]}"' _ "$bc" "$comp" | sort -u)
 diff <(echo "$help_opts") <(echo "$comp_opts") >"$TMP/diff" ||

@@ -59,7 +59,7 @@ for i, l in enumerate(lines):
         in_fields = "FIELDS" in l or "ENTRIES" in l
     elif in_fields and i and lines[i - 1] == ".TP" and re.match(r"^\.BR? ", l):
         man |= set(re.findall(r"[A-Z][A-Z0-9_]+", l.split(None, 1)[1]))
-header = {"MESSAGE", "MESSAGE_ID", "PRIORITY", "SYSLOG_IDENTIFIER"}
+header = {"MESSAGE", "MESSAGE_ID", "PRIORITY", "SYSLOG_FACILITY", "SYSLOG_IDENTIFIER"}
 seen = set().union(*(e.keys() for e in entries))
 
 # fields the shipped files name: journald.custom.<f> in the pipeline,
@@ -101,14 +101,17 @@ def tmpl_type(path):
 
 PY_TYPES = {"long": int, "integer": int, "double": (int, float), "date": str,
             "keyword": str, "text": str, "match_only_text": str}
-NUMERIC = re.compile(r"(_US|_USEC|COUNT|^PID|^TID|^ERRNO|^BYTES|^SECTOR|_MID|^LOST_RINGBUF"
-                     r"|^SUPPRESSED|^WRITE_FAILED|^INTERVAL_S)$")
-ECS_OF = {"PID": "process.pid", "TID": "process.thread.id", "COMM": "process.name",
+NUMERIC = re.compile(r"(_US|_USEC|COUNT|^PID|^THREAD_ID|^ERRNO|^BYTES|^SECTOR|_MID|^LOST_RINGBUF"
+                     r"|^SUPPRESSED|^WRITE_FAILED|^INTERVAL_S|ATTACHED|^DETACHED|^PROBES_[A-Z]+"
+                     r"|^ENTRIES_[A-Z]+)$")
+ECS_OF = {"PID": "process.pid", "THREAD_ID": "process.thread.id", "COMM": "process.name",
           "UID": "process.user.id"}
 KIND = {"a48f35af155e4887a8d221f2a9c1c250": "smblat.slow",
         "ab8331e2b4474579a55840c9d3a77bac": "smblat.summary",
-        "007f72e0507d4b96b52049ce539ad083": "smblat.loss",
-        "7106711428c445b698f0b7f8871465e2": "smblat.status"}
+        "007f72e0507d4b96b52049ce539ad083": "smblat.loss"}
+# every kind of status has its own MESSAGE_ID (agent/sinks/journal.h)
+for mid in re.findall(r'"([0-9a-f]{32})"', open(root + "/agent/sinks/journal.h").read()):
+    KIND.setdefault(mid, "smblat.status")
 LEVELS = ["emergency", "alert", "critical", "error", "warning", "notice", "informational", "debug"]
 
 def leaves(d, prefix=""):
@@ -138,6 +141,9 @@ for variant in ("9", "8", "7"):
             bad("%s: event.dataset %r" % (name, ingest.get(doc, "event.dataset")))
         if ingest.get(doc, "log.level") != LEVELS[int(e["PRIORITY"])]:
             bad("%s: log.level %r" % (name, ingest.get(doc, "log.level")))
+        if ingest.get(doc, "log.syslog.facility.code") != 3:
+            bad("%s: log.syslog.facility.code %r, want 3 (daemon)"
+                % (name, ingest.get(doc, "log.syslog.facility.code")))
         if ingest.get(doc, "host.name") != e["_HOSTNAME"]:
             bad("%s: host.name %r" % (name, ingest.get(doc, "host.name")))
         # every smblat field: typed, where it belongs, and nowhere else

@@ -39,7 +39,20 @@ account "$label" "$n"
 max=$(python3 -c "print(int(50 + 200 * ($ELAPSED + 1)))")
 [ "$ENTRIES" -le "$max" ] || fail "$ENTRIES entries written with rate_limit 200/s burst 50 over ${ELAPSED}s (at most $max)"
 
-# --- 3: four processes on two CPUs at once, no call slow ----------------------
+# --- 3: the default limit (1000/s, bursts of 2000) --------------------------
+# A flood as fast as the loop goes: the excess is suppressed before it
+# reaches journald, which keeps up, so nothing is lost as a failed write.
+label="FLOODDEF_$$"
+write_flood_conf "$label" "ringbuf_size = 64M"
+agent_start -c "$TMP/smblat.conf"
+n=$("$prog" 50000)
+agent_stop
+account "$label" "$n"
+[ "$SUPPRESSED" -gt 0 ] || fail "the default rate limit suppressed nothing of $n events"
+[ "$WRITE_FAILED" -eq 0 ] || fail "$WRITE_FAILED entries failed to write under the default rate limit"
+max=$(python3 -c "print(int(2000 + 1000 * ($ELAPSED + 1)))")
+[ "$ENTRIES" -le "$max" ] || fail "$ENTRIES entries written with the default limit over ${ELAPSED}s (at most $max)"
+# --- 4: four processes on two CPUs at once, no call slow ----------------------
 # The per-CPU counters take plain adds only where the kernel runs no two
 # programs of one id interleaved on a CPU; uprobe programs are preemptible,
 # so theirs are atomic. Whichever way, the summary's COUNT is the sum of the

@@ -148,7 +148,8 @@ grep -q "journal writes failing: Connection refused" "$TMP/agent.err" ||
 	{ cat "$TMP/agent.err"; fail "journald gone: no line saying writes fail with ECONNREFUSED"; }
 grep -q "journal writes failing: No such file or directory" "$TMP/agent.err" ||
 	{ cat "$TMP/agent.err"; fail "journald socket gone: no line saying writes fail with ENOENT"; }
-[ "$(journal_json MESSAGE_ID=7106711428c445b698f0b7f8871465e2 | grep -c "journal writes resumed")" -ge 2 ] ||
+# writer resumed (sinks/journal.h)
+[ "$(journal_json MESSAGE_ID=dfa753592cc54982a469608e72db4a98 | grep -c "journal writes resumed")" -ge 2 ] ||
 	fail "not two status entries saying journal writes resumed"
 account "$label" $((n1 + n2 + n3 + n4 + n5))
 [ "$WRITE_FAILED" -ge $((n2 + n4)) ] ||

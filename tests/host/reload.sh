@@ -2,14 +2,16 @@
 # SIGHUP applies a changed configuration: a [probe] added and one's
 # threshold changed, counts of before the reload kept; a broken file is
 # reported with FILE:LINE and changes nothing; a removed [probe] is detached;
-# a BPF-compiled filter (comm) is reported as needing a restart; the first
+# a BPF-compiled filter (comm), the block filter and the smbd executable are
+# reported as needing a restart; the first
 # syscall probe can come with a reload; a kept USDT probe records what it did.
 . "$SOURCE_ROOT/tests/lib-host.sh"
 
 journald_ensure
 SLOW_ID=a48f35af155e4887a8d221f2a9c1c250
 SUM_ID=ab8331e2b4474579a55840c9d3a77bac
-STATUS_ID=7106711428c445b698f0b7f8871465e2
+# reload refused (sinks/journal.h)
+REFUSED_ID=41cf10865b7c4f0b81d93775fba5fb15
 prog_a="$TMP/rlA$$"
 prog_b="$TMP/rlB$$"
 cp "$BUILD_ROOT/tests/slowprog" "$prog_a"
@@ -77,7 +79,7 @@ wait_entries "$lb" 2
 cp "$TMP/smblat.conf" "$TMP/good.conf"
 printf '[agent]\nuser =\nthreshold = 1 fortnight\n' >"$TMP/smblat.conf"
 hup "reload: $TMP/smblat.conf:3: .*; keeping the running configuration"
-journal_json "MESSAGE_ID=$STATUS_ID" | grep -F "reload: $TMP/smblat.conf:3:" >/dev/null ||
+journal_json "MESSAGE_ID=$REFUSED_ID" REASON=config-invalid | grep -F "reload: $TMP/smblat.conf:3:" >/dev/null ||
 	fail "the reload error with FILE:LINE is not in the journal"
 "$prog_a" 5 >/dev/null
 "$prog_b" 1 >/dev/null
@@ -99,10 +101,15 @@ wait_entries "$la" 5
 conf 2ms
 sed -i 's/^user =$/user =\ncomm = nosuchcomm/' "$TMP/smblat.conf"
 hup "reload: comm changed: takes effect at the next start"
-journal_json "MESSAGE_ID=$STATUS_ID" | grep -q "reload: comm changed: takes effect at the next start" ||
+journal_json "MESSAGE_ID=$REFUSED_ID" REASON=restart-needed | grep -q "reload: comm changed: takes effect at the next start" ||
 	fail "the restart-needed warning is not in the journal"
 "$prog_a" 5 >/dev/null
 wait_entries "$la" 6
+# So are the block filter and the smbd executable, which the layers read once.
+conf 2ms
+printf '[block]\ndisks = %s\nqueue_time = yes\n[smbd]\nbinary = %s\n' \
+	"$(ls /sys/class/block | head -n 1)" "$prog_b" >>"$TMP/smblat.conf"
+hup "reload: \\[block\\] disks, \\[block\\] queue_time, \\[smbd\\] binary changed: takes effect at the next start"
 
 # The first syscall probe, added by a reload: attached, and its calls seen.
 ls="RELOADSYS_$$"

@@ -8,7 +8,9 @@
 #  - smblat's entries stay out of the catch-all file, other messages still
 #    arrive there once (imjournal's copy of them is dropped);
 #  - with imjournal's default rate limit the flood is cut, silently, which
-#    the shipped setting prevents.
+#    the shipped setting prevents;
+#  - rsyslog files every entry under facility daemon, from imjournal and
+#    from journald's forwarding alike.
 . "$SOURCE_ROOT/tests/lib-journald.sh"
 journald_ns "$@"
 . "$SOURCE_ROOT/tests/lib-host.sh"
@@ -40,6 +42,8 @@ rsyslog_start() {     # rsyslog_start DROPIN WORKDIR
 	cat >"$2/rsyslog.conf" <<CONF
 global(workDirectory="$2")
 module(load="imuxsock" SysSock.Name="/run/systemd/journal/syslog")
+template(name="facility" type="string" string="%inputname% %syslogfacility-text%\\n")
+if \$programname == "smblat" then action(type="omfile" file="$2/facility" template="facility")
 include(file="$1")
 *.* action(type="omfile" file="$TMP/syslog")
 CONF
@@ -67,6 +71,7 @@ cat >"$TMP/flood.conf" <<CONF
 user =
 kernel_stack = no
 ringbuf_size = 64M
+rate_limit = 0
 [smb]
 enabled = no
 [histogram]
@@ -97,7 +102,7 @@ import json, re, sys
 entries = [json.loads(l) for l in open(sys.argv[1])]
 lines = [json.loads(l) for l in open(sys.argv[2])]
 gen = open(sys.argv[3] + "/deploy/generate").read()
-numeric = set(re.findall(r'\("([A-Z0-9_]+)", "(?:long|integer|double)"\)', gen)) | {"PRIORITY", "_PID", "_UID", "_GID"}
+numeric = set(re.findall(r'\("([A-Z0-9_]+)", "(?:long|integer|double)"\)', gen)) | {"PRIORITY", "SYSLOG_FACILITY", "_PID", "_UID", "_GID"}
 problems = []
 key = lambda d: (d["MESSAGE"], str(d["_SOURCE_REALTIME_TIMESTAMP"]))
 got = {}
@@ -124,7 +129,7 @@ for e in entries:
             seen_numbers.add(f)
         elif v != raw:
             problems.append("%s: %s = %r, want %r" % (e.get("FUNCTION"), f, v, raw))
-for f in ("LATENCY_US", "PID", "TID", "COUNT", "P99_US", "INTERVAL_S", "SUPPRESSED", "SMB_MID", "BYTES"):
+for f in ("LATENCY_US", "PID", "THREAD_ID", "COUNT", "P99_US", "INTERVAL_S", "SUPPRESSED", "SMB_MID", "BYTES"):
     if f not in seen_numbers:
         problems.append("no entry with %s: the test proves nothing about it" % f)
 for p in sorted(set(problems))[:40]:
@@ -135,6 +140,13 @@ PY
 grep -q "smblat" "$TMP/syslog" && { grep smblat "$TMP/syslog" | head -3; fail "smblat's entries reached the catch-all file too"; }
 [ "$(grep -c "othertag" "$TMP/syslog")" -eq 1 ] || fail "other messages arrive $(grep -c othertag "$TMP/syslog") times, not once"
 rsyslog_stop
+# the facility of every smblat message, as rsyslog's rules see it
+sort "$TMP/rs/facility" | uniq -c | sed 's/^/facility: /'
+[ "$(grep -c " daemon$" "$TMP/rs/facility")" -eq "$(wc -l <"$TMP/rs/facility")" ] ||
+	fail "smblat's messages are not all of facility daemon in rsyslog"
+for input in imjournal imuxsock; do
+	grep -q "^$input daemon$" "$TMP/rs/facility" || fail "no smblat message from $input"
+done
 
 # Without the shipped rate-limit setting, imjournal cuts the flood.
 # (its state saved after every entry, so that the test sees when it is through)

@@ -10,8 +10,9 @@ have_kfuncs=1
 [ -e /sys/bus/event_source/devices/kprobe ] || have_kfuncs=0
 
 # 1. Something to trace (block) beside an smb layer that cannot run: it runs.
-printf '[agent]\nuser =\n[block]\nenabled = yes\n' >"$TMP/smblat.conf"
+printf '[agent]\nuser =\n[smb]\nenabled = yes\n[block]\nenabled = yes\n' >"$TMP/smblat.conf"
 agent_start -c "$TMP/smblat.conf"
+pid=$AGENT_PID
 grep -E "^smblat: smb: (layer unavailable on this kernel: .+|cifs module not loaded; attaching when it is)$" "$TMP/agent.err" \
 	|| { cat "$TMP/agent.err"; fail "no line saying why the smb layer is not attached"; }
 if [ "$have_kfuncs" = 0 ] && ! grep -q "kernel has no kprobes" "$TMP/agent.err"; then
@@ -29,7 +30,7 @@ for id in $ids; do
 	done
 	fail "BPF program $id still loaded 5 s after exit"
 done
-journal_json MESSAGE_ID=7106711428c445b698f0b7f8871465e2 --since "-2min" | grep -q '"MESSAGE" *: *"ready:' \
+journal_json MESSAGE_ID=6d4a741edd5141d1b887a019dbc27c13 _PID="$pid" | grep -q '"MESSAGE" *: *"ready:' \
 	|| fail "no ready status entry in the journal"
 
 # expect_refusal WHY_PATTERN ARGS...: exits 1 within seconds, says why and that nothing is traced
@@ -46,8 +47,10 @@ expect_refusal() {
 
 # 2. Nothing attached and nothing ever will be: the reasons, and exit 1.
 printf '[agent]\nuser =\n' >"$TMP/default.conf"
+printf '[agent]\nuser =\n[smb]\nenabled = yes\n[smb2]\nenabled = no\n[block]\nenabled = no\n[smbd]\nenabled = no\n' \
+	>"$TMP/smb-only.conf"
 if [ "$have_kfuncs" = 0 ]; then
-	expect_refusal "smb: layer unavailable on this kernel" -c "$TMP/default.conf"
+	expect_refusal "smb: layer unavailable on this kernel" -c "$TMP/smb-only.conf"
 fi
 expect_refusal "/bin/true has no function no_such_symbol" -c "$TMP/default.conf" --stdout \
 	-f /bin/true:no_such_symbol

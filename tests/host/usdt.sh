@@ -31,7 +31,7 @@ import json, sys
 for line in sys.stdin:
     e = json.loads(line)
     if e.get("MESSAGE_ID") == "a48f35af155e4887a8d221f2a9c1c250":
-        print(e["LATENCY_US"], e["COMM"], e["PID"], e["TID"], e["LAYER"], e["ARGS"], e.get("RETVAL", "-"))
+        print(e["LATENCY_US"], e["COMM"], e["PID"], e["THREAD_ID"], e["LAYER"], e["ARGS"], e.get("RETVAL", "-"))
 ' | sort -n)
 echo "$slow"
 # The 5 and 2 ms operations are under the threshold unless the machine
@@ -58,7 +58,7 @@ for want in "30 2" "45 3"; do
 	[ "$1" -ge $((ms * 1000)) ] || fail "LATENCY_US=$1 for a ${ms} ms sleep"
 	[ "$1" -le $((outer + 1)) ] || fail "LATENCY_US=$1 exceeds the program's own $outer us"
 	[ "$2" = "$(basename "$prog" | cut -c1-15)" ] || fail "COMM=$2"
-	[ "$3" = "$4" ] || fail "PID=$3 TID=$4: a single-threaded program"
+	[ "$3" = "$4" ] || fail "PID=$3 THREAD_ID=$4: a single-threaded program"
 	[ "$5" = func ] || fail "LAYER=$5"
 	[ "$8" = - ] || fail "RETVAL=$8: USDT pairs have no return value"
 done

@@ -68,10 +68,13 @@ assert_eq "$(awk '/^CapEff:/ {print $2}' /proc/$AGENT_PID/status)" 0000000000000
 umount "$SMB_MNT"
 rmmod_cifs || fail "rmmod cifs (unprivileged agent): $(cat rmmod.err)"
 agent_log_wait "smb: cifs module unloaded: [1-9][0-9]* probes detached; attaching again" 1
+# smb2 (auto, the default) follows the module too: its hooks count in before
+agent_log_wait "smb2: cifs module unloaded: [1-9] mid hooks detached" 1
 assert_eq "$(kprobes_cifs)" 0 "kprobes left on cifs after the unprivileged detach"
 modprobe cifs
 mount -t cifs //127.0.0.1/share "$SMB_MNT" -o guest,vers=3.0
 agent_log_wait "smb: [1-9][0-9]* of [0-9]+ cifs operations attached \(kprobe\)" 2
+agent_log_wait "smb2: [1-9][0-9]* SMB2 commands timed through [1-9] mid hooks \(kprobe\)" 2
 assert_eq "$(kprobes_cifs)" "$before" "kprobes on the new cifs, attached unprivileged"
 assert_eq "$(awk '/^CapEff:/ {print $2}' /proc/$AGENT_PID/status)" 0000000000000000 "effective capabilities after the attach"
 smb_unlink_slow "after the unprivileged reload"

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The first screen: when the agent starts on a terminal and writes to the
+ * journal, one line per layer says what is traced, what is not and why, in
+ * place of the status lines the journal gets (smblat-fields(7)).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/agent-int.h"
+#include "smblat-config.h"
+
+/* "uprobe-multi" or "raw_tp, tp_btf": how the layer's functions are attached. */
+static void backends(const struct func_table *t, enum layer_id l, char *buf, size_t size)
+{
+	bool seen[_BACKEND_MAX] = {};
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (uint32_t i = 0; i < t->n; i++)
+		if (t->v[i].layer == l && func_attached(&t->v[i]))
+			seen[t->v[i].backend] = true;
+	for (int b = 0; b < _BACKEND_MAX && n < size; b++)
+		if (seen[b])
+			n += snprintf(buf + n, size - n, "%s%s", n ? ", " : "", backend_name(b));
+}
+
+static void layer_line(struct agent *a, enum layer_id l, const char *prefix, FILE *out)
+{
+	const char *why = NULL;
+	char via[64];
+
+	fprintf(out, "%s%-6s %-28s ", prefix, layer_name(l), layer_table[l]->traces);
+	if (!a->cfg->layer[l].enabled) {
+		fputs("off: enabled = no\n", out);
+		return;
+	}
+	switch (layer_table[l]->state(a->layer[l], &why)) {
+	case LAYER_ACTIVE:
+		backends(&a->funcs, l, via, sizeof(via));
+		fprintf(out, "traced: %u functions (%s)\n", func_table_attached(&a->funcs, l), via);
+		break;
+	case LAYER_WAITING:
+		fprintf(out, "waiting: %s\n", why ? why : "?");
+		break;
+	case LAYER_UNAVAILABLE:
+		fprintf(out, "NOT traced: %s\n", why ? why : "?");
+		break;
+	case LAYER_OFF:
+		fprintf(out, "off: %s\n", why ? why : "?");
+		break;
+	}
+}
+
+void overview_layers(struct agent *a, const char *prefix, FILE *out)
+{
+	for (int l = 0; l < _LAYER_MAX; l++)
+		layer_line(a, l, prefix, out);
+}
+
+void overview_print(struct agent *a, FILE *out)
+{
+	fprintf(out, "smblat %s: calls of %.3f ms or longer into the journal (%s)\n", SMBLAT_VERSION,
+		a->cfg->threshold_ns / 1e6, a->opt->config_path ? a->opt->config_path : "built-in defaults");
+	overview_layers(a, "  ", out);
+	fputs("  see them:  journalctl -t smblat -f      every function: smblat --list-probes\n"
+	      "  layers:    enabled = auto, yes or no in smblat.conf (smblat.conf(5))\n", out);
+	fflush(out);
+}
