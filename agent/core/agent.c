@@ -551,8 +551,8 @@ static void teardown(struct agent *a)
 	sd_event_unref(a->loop);
 	ring_buffer__free(a->rb);
 	probes_close(a->probes);
-	/* after the last status line: stderr only, for whoever times a stop */
-	if (!a->opt->list_probes && prof_now_ns() - t0 >= 1000000)
+	/* after the last status line: a terminal's stderr only, for whoever times a stop */
+	if (!a->opt->list_probes && !journal_is_stderr() && prof_now_ns() - t0 >= 1000000)
 		fprintf(stderr, "smblat: detached in %.2f s\n", (prof_now_ns() - t0) / 1e9);
 	for (int l = _LAYER_MAX - 1; l >= 0; l--)
 		layer_free(l, a->layer[l]);
