@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench/run is not a timed test; only its command line is checked here:
 # --help works and bad arguments are refused with one clear line.
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
 out=$("$SOURCE_ROOT/bench/run" --help) || fail "bench/run --help exited with $?"
 grep -q '^usage: bench/run' <<<"$out" || fail "bench/run --help prints no usage: $out"

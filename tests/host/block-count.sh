@@ -7,9 +7,9 @@
 # only when the kernel completed it without running the completion
 # program, which it says when the request's struct is used again: each
 # round ends with reads and a flush that use every request struct again.
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
-. "$SOURCE_ROOT/tests/lib-loop.sh"
+. "${SOURCE_ROOT:?}/tests/lib-loop.sh"
 
 # stat_sum DEV...: "READ WRITE DISCARD FLUSH" requests completed, summed over DEVs
 # (fields 1, 5, 12 and 16 of Documentation/block/stat.rst)

@@ -4,9 +4,9 @@
 # a second loop device left out by disks =; a flush, and the write without
 # data an fsync sends (Linux 6.5 on); queue time through an
 # I/O scheduler; a summary counting every request.
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
-. "$SOURCE_ROOT/tests/lib-loop.sh"
+. "${SOURCE_ROOT:?}/tests/lib-loop.sh"
 
 journald_ensure
 loop_new a 16M

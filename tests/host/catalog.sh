@@ -7,10 +7,10 @@
 # The catalog is compiled into a root of the test's own, as a package's
 # "journalctl --update-catalog" would, and seen by journalctl in the test's
 # mount namespace only.
-. "$SOURCE_ROOT/tests/lib-journald.sh"
+. "${SOURCE_ROOT:?}/tests/lib-journald.sh"
 journald_ns "$@"
-. "$SOURCE_ROOT/tests/lib-host.sh"
-. "$SOURCE_ROOT/tests/lib-entries.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-entries.sh"
 trap 'entries_cleanup; journald_private_cleanup; cleanup' EXIT
 journald_private_start
 

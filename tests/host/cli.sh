@@ -1,6 +1,6 @@
 #!/bin/bash
 # Bad command lines and configurations: one clear line, the documented exit code.
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
 expect() {   # expect CODE REGEX ARGS...
 	local code=$1 re=$2 rc=0

@@ -3,7 +3,7 @@
 # lists (so a CLI change that forgets the completion fails here), the
 # values it offers are accepted by smblat, it completes in a real bash with
 # bash-completion, and meson installs it where bash-completion looks.
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
 comp="$SOURCE_ROOT/shell-completion/smblat"
 bc=/usr/share/bash-completion/bash_completion

@@ -10,10 +10,10 @@
 # shipped index template with a matching type. The files are what
 # deploy/generate writes, and every field they name is in smblat-fields(7)
 # and in this run's entries.
-. "$SOURCE_ROOT/tests/lib-journald.sh"
+. "${SOURCE_ROOT:?}/tests/lib-journald.sh"
 journald_ns "$@"
-. "$SOURCE_ROOT/tests/lib-host.sh"
-. "$SOURCE_ROOT/tests/lib-entries.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-entries.sh"
 trap 'entries_cleanup; journald_private_cleanup; cleanup' EXIT
 journald_private_start
 

@@ -3,7 +3,7 @@
 # only the chosen process's calls become entries, though the uprobes fire
 # for every process. Copies of slowprog under two names give two comms;
 # threshold 0 makes every call an entry. slowprog's own timings go to /dev/null.
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
 journald_ensure
 SLOW_ID=a48f35af155e4887a8d221f2a9c1c250

@@ -6,9 +6,9 @@
 # for every layer what is traced, what is not and why, once: the layer
 # status lines go to the journal only. /etc is an overlay and journald a
 # private one, in a mount namespace of the test's own.
-. "$SOURCE_ROOT/tests/lib-journald.sh"
+. "${SOURCE_ROOT:?}/tests/lib-journald.sh"
 journald_ns "$@"
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 trap 'journald_private_cleanup; umount /etc "$TMP/ov" 2>/dev/null || true; cleanup' EXIT
 
 # ./run creates the smblat user: not in the machine's /etc

@@ -5,13 +5,13 @@
 #   entries + LOST_RINGBUF + SUPPRESSED + WRITE_FAILED == N (the workload's
 #   own count) == COUNT of the summaries (the BPF side's count).
 # Runs a journald of its own (lib-journald.sh), without journald's rate limit.
-. "$SOURCE_ROOT/tests/lib-journald.sh"
+. "${SOURCE_ROOT:?}/tests/lib-journald.sh"
 journald_ns "$@"
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 trap 'journald_private_cleanup; cleanup' EXIT
 journald_private_start
 
-. "$SOURCE_ROOT/tests/lib-accounting.sh"
+. "${SOURCE_ROOT:?}/tests/lib-accounting.sh"
 
 prog="$TMP/floodprog"
 cp "$BUILD_ROOT/tests/floodprog" "$prog"

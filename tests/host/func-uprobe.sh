@@ -1,7 +1,7 @@
 #!/bin/bash
 # The func layer on this kernel: uprobes on a program with known sleeps,
 # entries in a real journald, an interval summary, failed-call reporting.
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
 journald_ensure
 prog="$TMP/slowprog-$$"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # funcslower parity: one command, no [probe] section, traces a user function
 # (and a USDT pair) and prints funcslower's columns on the terminal.
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
 prog="$TMP/slowprog-$$"
 cp "$BUILD_ROOT/tests/slowprog" "$prog"

@@ -9,13 +9,13 @@
 #  3. absent at start: the agent says so and prints events to the terminal;
 #  4. frozen when the agent is stopped: it exits in bounded time and says on
 #     stderr what it could not write.
-. "$SOURCE_ROOT/tests/lib-journald.sh"
+. "${SOURCE_ROOT:?}/tests/lib-journald.sh"
 journald_ns "$@"
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 LISTENER=
 trap '[ -z "$LISTENER" ] || kill "$LISTENER" 2>/dev/null; journald_private_cleanup; cleanup' EXIT
 journald_private_start
-. "$SOURCE_ROOT/tests/lib-accounting.sh"
+. "${SOURCE_ROOT:?}/tests/lib-accounting.sh"
 
 prog="$TMP/floodprog"
 cp "$BUILD_ROOT/tests/floodprog" "$prog"

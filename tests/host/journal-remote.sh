@@ -3,10 +3,10 @@
 # journald of the test's own: every smblat entry arrives with every field
 # and value it has locally (the journal's own receive time included); a
 # second upload with the saved state sends only what is new.
-. "$SOURCE_ROOT/tests/lib-journald.sh"
+. "${SOURCE_ROOT:?}/tests/lib-journald.sh"
 journald_ns "$@"
-. "$SOURCE_ROOT/tests/lib-host.sh"
-. "$SOURCE_ROOT/tests/lib-entries.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-entries.sh"
 REMOTE_PID=
 trap '[ -z "$REMOTE_PID" ] || kill "$REMOTE_PID" 2>/dev/null; entries_cleanup; journald_private_cleanup; cleanup' EXIT
 journald_private_start

@@ -2,7 +2,7 @@
 # The service protocol against a real notify socket: READY=1 after attach,
 # STATUS= lines, WATCHDOG=1 pings from the event loop, RELOADING=1/READY=1
 # around SIGHUP, STOPPING=1 on SIGTERM.
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
 journald_ensure
 # the block layer attaches on any kernel: something to trace

@@ -3,9 +3,9 @@
 # they succeed or not: they answer on the terminal. Counted on a private
 # journald (every program's entries, not only smblat's), with a run of the agent as
 # the control that the count does see entries.
-. "$SOURCE_ROOT/tests/lib-journald.sh"
+. "${SOURCE_ROOT:?}/tests/lib-journald.sh"
 journald_ns "$@"
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 trap 'journald_private_cleanup; cleanup' EXIT
 journald_private_start
 

@@ -3,7 +3,7 @@
 # rate_limit = 5 write about 10 entries when rate_burst is not given (twice
 # the limit), about 5 with rate_burst = 0 (as many as the limit), and every
 # other call is counted as suppressed in the LOST entry at exit.
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
 journald_ensure
 prog="$TMP/slowprog-$$"

@@ -5,7 +5,7 @@
 # a BPF-compiled filter (comm), the block filter and the smbd executable are
 # reported as needing a restart; the first
 # syscall probe can come with a reload; a kept USDT probe records what it did.
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
 journald_ensure
 SLOW_ID=a48f35af155e4887a8d221f2a9c1c250

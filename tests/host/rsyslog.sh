@@ -11,10 +11,10 @@
 #    the shipped setting prevents;
 #  - rsyslog files every entry under facility daemon, from imjournal and
 #    from journald's forwarding alike.
-. "$SOURCE_ROOT/tests/lib-journald.sh"
+. "${SOURCE_ROOT:?}/tests/lib-journald.sh"
 journald_ns "$@"
-. "$SOURCE_ROOT/tests/lib-host.sh"
-. "$SOURCE_ROOT/tests/lib-entries.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-entries.sh"
 RSYSLOG_PID=
 rsyslog_stop() {
 	[ -n "$RSYSLOG_PID" ] || return 0

@@ -7,7 +7,7 @@ if [ -z "${SMBLAT_RUN_NS:-}" ]; then
 	export SMBLAT_RUN_NS=1
 	exec unshare --mount --propagation private "$0" "$@"
 fi
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
 trap 'cleanup_run' EXIT
 cleanup_run() {

@@ -4,7 +4,7 @@
 # going to a file must not feed its writes back, must honour -d, SIGTERM
 # must end a run flooded by another process, and a journal-mode probe on
 # the syscall journal writes go through records no entry of the agent.
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
 journald_ensure
 printf '[agent]\nuser =\n' >"$TMP/plain.conf"

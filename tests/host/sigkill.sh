@@ -2,7 +2,7 @@
 # SIGKILL leaves nothing behind: every BPF program and link of the agent
 # (known by id from its file descriptors) is gone once it is dead, and no
 # uprobe of ours stays registered in tracefs.
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
 journald_ensure
 prog="$TMP/killprog$$"

@@ -2,7 +2,7 @@
 # The smbd layer without a VM: a real smbd on loopback, started AFTER the
 # agent (the probes are on the library file, so new processes are covered),
 # driven by smbclient; its VFS calls and SMB2 requests must reach the journal.
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
 command -v smbclient >/dev/null || fail "smbclient not installed"
 SMBD=$(command -v smbd || echo /usr/sbin/smbd)

@@ -3,7 +3,7 @@
 # kernel: no fentry, no kprobes, no cifs): the agent says which layers it
 # cannot run and why; it keeps running while something is traced, and exits
 # non-zero with the reasons when nothing is and nothing can come.
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
 journald_ensure
 have_kfuncs=1

@@ -5,9 +5,9 @@
 # LAYER_STATE, FUNCTION, REASON, counts), and nothing comes through the
 # stderr stream. Without JOURNAL_STREAM the same lines go to stderr too.
 # On a private journald: other agents on the machine must not count.
-. "$SOURCE_ROOT/tests/lib-journald.sh"
+. "${SOURCE_ROOT:?}/tests/lib-journald.sh"
 journald_ns "$@"
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 trap 'journald_private_cleanup; cleanup' EXIT
 journald_private_start
 

@@ -3,7 +3,7 @@
 # exact counts and percentiles within one bucket; idle intervals write
 # nothing; SIGUSR1 writes one at once; with periodic summaries off
 # ([histogram] interval = 0) the final one is still written.
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
 journald_ensure
 prog="$TMP/slowprog"

@@ -4,7 +4,7 @@
 # threshold, pid = keeping other processes' syscalls out, and the stacks of
 # a syscall: the syscall on top, not the tracing machinery, and a marker
 # where a deep stack was cut.
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
 journald_ensure
 prog="$TMP/sysprog-$$"

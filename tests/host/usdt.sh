@@ -1,7 +1,7 @@
 #!/bin/bash
 # usdt: targets of [probe NAME]: the time from one USDT probe to another on
 # the same thread, with the start probe's arguments, in a real journald.
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
 [ -x "$BUILD_ROOT/tests/usdtprog" ] ||
 	fail "tests/usdtprog not built: <sys/sdt.h> missing (install systemtap-sdt-dev, tests/packages.txt)"
