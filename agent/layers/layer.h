@@ -117,17 +117,18 @@ extern const struct layer_ops *const layer_table[_LAYER_MAX];
 struct layer *layer_new(enum layer_id id, const struct layer_env *env);
 void layer_free(enum layer_id id, struct layer *l);
 
-/* Writes why a layer cannot run to buf (size bytes) and says so; returns buf. */
-const char *layer_unavailable(const char *layer, enum status_reason why, char *buf, size_t size,
-			      const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
 /*
- * enabled = auto, and the machine lacks what the layer traces: it stays
- * off and says why (a notice, not a warning). Writes why to buf; returns buf.
+ * Why a layer traces nothing, written to buf (size bytes) and said; returns
+ * buf. layer_unavailable(): it cannot run here (a warning); layer_off():
+ * enabled = auto and the machine lacks what the layer traces (a notice).
  */
-const char *layer_off(const char *layer, enum status_reason why, char *buf, size_t size,
-		      const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+const char *layer_say(const char *layer, enum status_kind kind, enum status_reason why,
+		      char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+#define layer_unavailable(layer, why, buf, size, ...) \
+	layer_say(layer, STATUS_LAYER_UNAVAILABLE, why, buf, size, __VA_ARGS__)
+#define layer_off(layer, why, buf, size, ...) \
+	layer_say(layer, STATUS_LAYER_OFF, why, buf, size, __VA_ARGS__)
 /*
  * For the layers of the cifs module with enabled = auto: NULL where this
  * kernel has cifs (loaded or in /lib/modules), else the layer is off and

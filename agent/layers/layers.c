@@ -20,37 +20,18 @@ const struct layer_ops *const layer_table[_LAYER_MAX] = {
 	[LAYER_SMBD] = &smbd_layer,
 };
 
-/* Why the layer traces nothing, into buf and said: a warning when enabled, a notice when auto. */
-static const char *layer_says(const char *layer, enum status_kind kind, enum status_reason why,
-			      char *buf, size_t size, const char *fmt, va_list ap)
+/* A warning when enabled, a notice when auto: the machine lacks what it traces. */
+const char *layer_say(const char *layer, enum status_kind kind, enum status_reason why,
+		      char *buf, size_t size, const char *fmt, ...)
 {
 	bool off = kind == STATUS_LAYER_OFF;
+	va_list ap;
 
+	va_start(ap, fmt);
 	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
 	log_layer(layer, kind, why, off ? LOG_NOTICE : LOG_WARNING, "%s: %s",
 		  off ? "layer off (enabled = auto)" : "layer unavailable", buf);
-	return buf;
-}
-
-const char *layer_unavailable(const char *layer, enum status_reason why, char *buf, size_t size,
-			      const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	layer_says(layer, STATUS_LAYER_UNAVAILABLE, why, buf, size, fmt, ap);
-	va_end(ap);
-	return buf;
-}
-
-const char *layer_off(const char *layer, enum status_reason why, char *buf, size_t size,
-		      const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	layer_says(layer, STATUS_LAYER_OFF, why, buf, size, fmt, ap);
-	va_end(ap);
 	return buf;
 }
 
