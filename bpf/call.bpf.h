@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A call timed from entry to exit on one task: entry pushes a frame on the
- * task's stack (BPF task storage), exit pops it, accounts the call and
- * sends a slow (or failed, with errors=) one through the ring buffer.
+ * task's stack (frames_get(): task storage, or a hash by thread id), exit
+ * pops it, accounts the call and sends a slow (or failed, with errors=)
+ * one through the ring buffer.
  *
  * Two specialisations, chosen at compile time by each unit: plain (func,
  * syscall, smbd units: any function) and vfs (the smb layer: calls of
@@ -16,11 +17,23 @@
 #include "vfs.bpf.h"
 #include "wire.bpf.h"
 
+/* An entry that could not be timed: counted, never dropped silently. */
+static __always_inline void call_untimed(__u32 id, bool nest)
+{
+	struct global_stats *gs = global_stats();
+
+	if (gs && nest)
+		__sync_fetch_and_add(&gs->nest_overflow, 1);
+	else if (gs)
+		__sync_fetch_and_add(&gs->no_storage, 1);
+	account_untimed(id);
+}
+
 static __always_inline int call_entry(__u32 id, const __u64 *args, const bool vfs)
 {
-	struct global_stats *gs;
 	struct func_cfg *fc;
 	struct frames *fr;
+	struct frame *f;
 	__u32 d;
 
 	if (!task_wanted())
@@ -33,30 +46,26 @@ static __always_inline int call_entry(__u32 id, const __u64 *args, const bool vf
 	    !sb_is_smb(arg_sb(fc->sb_kind, arg_at(args, fc->sb_arg))))
 		return 0;
 
-	fr = bpf_task_storage_get(&frames, bpf_get_current_task_btf(), 0,
-				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	fr = frames_get(true);
 	if (!fr) {
-		gs = global_stats();
-		if (gs)
-			__sync_fetch_and_add(&gs->no_storage, 1);
+		call_untimed(id, false);
 		return 0;
 	}
 	d = fr->depth;
 	if (d >= SMBLAT_NEST) {
-		gs = global_stats();
-		if (gs)
-			__sync_fetch_and_add(&gs->nest_overflow, 1);
+		call_untimed(id, true);
 		return 0;
 	}
-	fr->f[d].func_id = id;
-	for (int i = 0; i < SMBLAT_MAX_ARGS; i++)
-		fr->f[d].args[i] = args[i];
-	if (vfs) {
-		fr->f[d].wire_n = 0;
-		fr->f[d].wire_ns = 0;
-	}
-	fr->f[d].start_ns = bpf_ktime_get_ns();
+	f = &fr->f[d & (SMBLAT_NEST - 1)];
+	f->func_id = id;
 	fr->depth = d + 1;
+	for (int i = 0; i < SMBLAT_MAX_ARGS; i++)
+		f->args[i] = args[i];
+	if (vfs) {
+		f->wire_n = 0;
+		f->wire_ns = 0;
+	}
+	f->start_ns = bpf_ktime_get_ns();
 	return 0;
 }
 
@@ -127,20 +136,22 @@ static __always_inline int call_exit(void *ctx, __u32 id, __u64 ret, const bool 
 	}
 	fc = bpf_map_lookup_elem(&funcs, &id);
 	if (!fc)
-		return 0;
+		goto out;
 	lat = now - f->start_ns;
 	slow = lat >= fc->threshold_ns;
 	account(id, lat, slow);
 	if (!slow && !((fc->flags & FF_ERRORS) && ret_failed(fc->ret_kind, ret)))
-		return 0;
+		goto out;
 
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		account_lost(id);
-		return 0;
+		goto out;
 	}
 	call_fill(ctx, e, fc, f, id, lat, ret, vfs);
 	bpf_ringbuf_submit(e, 0);
+out:
+	frames_put(fr);
 	return 0;
 }
 
@@ -148,7 +159,7 @@ static __always_inline int call_exit(void *ctx, __u32 id, __u64 ret, const bool 
  * A family of call programs, one per way of attaching to a kernel
  * function: PREFIX_fentry/_fexit (cloned per target by the agent),
  * _kprobe/_kretprobe (also uprobes), _kmulti/_kretmulti. The function id
- * is the BPF cookie.
+ * is the BPF cookie, or without cookies the probed place's (probe_id()).
  */
 #define CALL_PROGRAMS(prefix, vfs)						\
 SEC("fentry")									\
@@ -174,12 +185,12 @@ static __always_inline int prefix##_enter(struct pt_regs *regs)		\
 	__u64 args[SMBLAT_MAX_ARGS] = {};					\
 										\
 	regs_args(regs, args);							\
-	return call_entry(bpf_get_attach_cookie(regs), args, vfs);		\
+	return call_entry(probe_id(regs, false), args, vfs);				\
 }										\
 										\
 static __always_inline int prefix##_return(struct pt_regs *regs)		\
 {										\
-	return call_exit(regs, bpf_get_attach_cookie(regs), PT_REGS_RC(regs), vfs); \
+	return call_exit(regs, probe_id(regs, true), PT_REGS_RC(regs), vfs);		\
 }										\
 										\
 SEC("kprobe") int prefix##_kprobe(struct pt_regs *r) { return prefix##_enter(r); }	\

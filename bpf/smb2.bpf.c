@@ -333,7 +333,7 @@ static __always_inline int smb2_mid_enter(struct pt_regs *regs)
 	__u64 args[SMBLAT_MAX_ARGS] = {};
 
 	regs_args(regs, args);
-	return smb2_mid_seen(bpf_get_attach_cookie(regs), args);
+	return smb2_mid_seen(probe_id(regs, false), args);
 }
 
 SEC("kprobe") int smb2_mid_kprobe(struct pt_regs *r) { return smb2_mid_enter(r); }

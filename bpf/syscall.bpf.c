@@ -28,7 +28,8 @@ static __always_inline __u32 sys_id(long nr)
 #ifdef __TARGET_ARCH_x86
 	/* 32-bit tasks number their syscalls differently: TS_COMPAT, arch/x86 */
 	if (bpf_core_field_exists(((struct thread_info *)0)->status) &&
-	    (BPF_CORE_READ(bpf_get_current_task_btf(), thread_info.status) & 0x0002))
+	    (BPF_CORE_READ((struct task_struct *)bpf_get_current_task(),
+			   thread_info.status) & 0x0002))
 		return 0;
 #endif
 	return *v;
