@@ -172,9 +172,7 @@ static bool has_name(enum arg_kind k)
 int btfargs_fill(const struct btf *btf, const char *func, struct func_cfg *cfg,
 		 unsigned int *nparams)
 {
-	const struct btf_type *fn, *proto;
-	const struct btf_param *p;
-	unsigned int n;
+	const struct btf_type *fn;
 	int id;
 
 	if (!btf)
@@ -183,7 +181,16 @@ int btfargs_fill(const struct btf *btf, const char *func, struct func_cfg *cfg,
 	if (id < 0)
 		return -ENOENT;
 	fn = btf__type_by_id(btf, id);
-	proto = btf__type_by_id(btf, fn->type);
+	return btfargs_fill_proto(btf, fn->type, cfg, nparams);
+}
+
+int btfargs_fill_proto(const struct btf *btf, uint32_t proto_id, struct func_cfg *cfg,
+		       unsigned int *nparams)
+{
+	const struct btf_type *proto = btf ? btf__type_by_id(btf, proto_id) : NULL;
+	const struct btf_param *p;
+	unsigned int n;
+
 	if (!proto || !btf_is_func_proto(proto))
 		return -EINVAL;
 	p = btf_params(proto);

@@ -28,3 +28,9 @@ enum arg_kind btfargs_kind(const struct btf *btf, uint32_t type_id);
  */
 int btfargs_fill(const struct btf *btf, const char *func, struct func_cfg *cfg,
 		 unsigned int *nparams);
+/*
+ * The same from a prototype (BTF_KIND_FUNC_PROTO id): a function pointer
+ * member's, for a function whose module has no BTF. -EINVAL: not one.
+ */
+int btfargs_fill_proto(const struct btf *btf, uint32_t proto_id, struct func_cfg *cfg,
+		       unsigned int *nparams);
