@@ -3,7 +3,9 @@
  * A call timed from entry to exit on one task: entry pushes a frame on the
  * task's stack (frames_get(): task storage, or a hash by thread id), exit
  * pops it, accounts the call and sends a slow (or failed, with errors=)
- * one through the ring buffer.
+ * one through the ring buffer. A call inside a call of the same operation
+ * (func_cfg.op) pushes a frame that only matches its return: the
+ * operation is timed and counted once, by its outermost call.
  *
  * Two specialisations, chosen at compile time by each unit: plain (func,
  * syscall, smbd units: any function) and vfs (the smb layer: calls of
@@ -16,6 +18,18 @@
 #include "core.bpf.h"
 #include "vfs.bpf.h"
 #include "wire.bpf.h"
+
+/* Whether a call of operation op is in progress on the thread below depth d. */
+static __always_inline bool op_in_progress(const struct frames *fr, __u32 d, __u32 op)
+{
+	for (__u32 i = 0; i < SMBLAT_NEST; i++) {
+		if (i >= d)
+			break;
+		if (fr->f[i].op == op)
+			return true;
+	}
+	return false;
+}
 
 /* An entry that could not be timed: counted, never dropped silently. */
 static __always_inline void call_untimed(__u32 id, bool nest)
@@ -58,7 +72,12 @@ static __always_inline int call_entry(__u32 id, const __u64 *args, const bool vf
 	}
 	f = &fr->f[d & (SMBLAT_NEST - 1)];
 	f->func_id = id;
+	f->op = fc->op;
+	/* The operation is timed where it began: this frame only matches its return. */
+	f->inner = fc->op && op_in_progress(fr, d, fc->op);
 	fr->depth = d + 1;
+	if (f->inner)
+		return 0;
 	for (int i = 0; i < SMBLAT_MAX_ARGS; i++)
 		f->args[i] = args[i];
 	if (vfs) {
@@ -134,7 +153,7 @@ static __always_inline int call_exit(void *ctx, __u32 id, __u64 ret, const bool 
 			__sync_fetch_and_add(&st->unmatched, 1);
 		return 0;
 	}
-	fc = bpf_map_lookup_elem(&funcs, &id);
+	fc = f->inner ? NULL : bpf_map_lookup_elem(&funcs, &id);
 	if (!fc)
 		goto out;
 	lat = now - f->start_ns;

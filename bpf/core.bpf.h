@@ -25,10 +25,10 @@ struct frame {
 	__u64 start_ns;
 	__u64 args[SMBLAT_MAX_ARGS];
 	__u32 func_id;
-	__u32 pad;
+	__u32 op;               /* func_cfg.op of the call */
 	/* the SMB2 requests this call waited on (wire.bpf.h) */
 	__u32 wire_n;
-	__u32 pad2;
+	__u32 inner;            /* an inner call of an operation timed further out: not timed */
 	__u64 wire_ns;
 	struct wire_req wire[SMBLAT_WIRE_MAX];
 };

@@ -119,6 +119,8 @@ static __always_inline void smb2_req_origin(struct smb2_req *r)
 		if (i >= d)
 			break;
 		pf = &fr->f[(d - 1 - i) & (SMBLAT_NEST - 1)];
+		if (pf->inner)
+			continue;       /* no arguments kept: the outer call of its operation has them */
 		fid = pf->func_id;
 		pfc = bpf_map_lookup_elem(&funcs, &fid);
 		if (!pfc)

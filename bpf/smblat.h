@@ -87,7 +87,14 @@ struct func_cfg {
 	uint8_t name_kind;
 	uint8_t nargs;            /* entry arguments copied into the event */
 	uint8_t ret_kind;         /* enum ret_kind */
-	uint8_t pad[6];
+	uint8_t pad[2];
+	/*
+	 * The operation the function serves (cifs_llseek and the
+	 * generic_file_llseek it calls are both FILE_LLSEEK), 0: none. A call
+	 * inside a call of the same operation on the thread is not timed:
+	 * the outermost one is the operation.
+	 */
+	uint32_t op;
 };
 
 /* Per function id and CPU: all calls, not only slow ones. */

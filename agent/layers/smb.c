@@ -53,6 +53,21 @@ static struct func *op_func(struct layer *l, const struct cifs_op *op)
 }
 
 /*
+ * The operation f serves, shared by every function of its FUNCTION (the
+ * first one's id + 1): a call inside a call of the same operation is the
+ * same operation, timed once (func_cfg.op).
+ */
+static uint32_t op_of(const struct layer *l, const struct func *f)
+{
+	const struct func_table *t = l->env->funcs;
+
+	for (uint32_t i = 0; i < t->n; i++)
+		if (t->v[i].layer == LAYER_SMB && strcmp(t->v[i].name, f->name) == 0)
+			return t->v[i].id + 1;
+	return f->id + 1;
+}
+
+/*
  * Threshold, stacks and argument layout of f as the configuration wants
  * them. The layout comes from the function's own BTF, or where its module
  * has none (before Linux 5.11) from the ops member's prototype in vmlinux's.
@@ -64,6 +79,7 @@ static void op_configure(struct layer *l, struct func *f, const struct cifs_op *
 	f->cfg = (struct func_cfg) {
 		.threshold_ns = config_layer_threshold_ns(c, LAYER_SMB),
 		.flags = base_flags(c) | (op->generic ? FF_SB_CHECK : 0),
+		.op = op_of(l, f),
 	};
 	if (btfargs_fill(btfs_get(l->env->btfs, f->module), f->symbol, &f->cfg, NULL) < 0)
 		(void)btfargs_fill_proto(btfs_get(l->env->btfs, NULL), op->proto, &f->cfg, NULL);
