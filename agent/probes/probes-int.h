@@ -95,5 +95,10 @@ int umulti_link_create(int prog_fd, const char *binary, const uint64_t *offsets,
  */
 int place_set(struct probes *p, uint64_t addr, uint64_t offset, uint32_t id);
 
+/* "tp_btf/block_rq_issue" -> "block_rq_issue", or NULL for other programs. */
+const char *prog_tracepoint(const struct bpf_program *prog, bool *btf);
+/* Which unit of bpf/ a program is of. */
+enum prog_unit prog_unit(const struct bpf_program *prog);
+
 /* Records in f that backend what refused it with err. */
 void set_failed(struct func *f, const char *what, int err);
