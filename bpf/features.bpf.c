@@ -16,21 +16,6 @@ int BPF_PROG(feat_fentry)
 	return 0;
 }
 
-SEC("fentry")
-int BPF_PROG(feat_fentry_args)
-{
-	__u64 v = 0;
-
-	bpf_get_func_arg(ctx, 0, &v);
-	return v == 1;
-}
-
-SEC("fentry")
-int BPF_PROG(feat_fentry_cookie)
-{
-	return bpf_get_attach_cookie(ctx) == 1;
-}
-
 SEC("kprobe.multi")
 int feat_kprobe_multi(struct pt_regs *ctx)
 {

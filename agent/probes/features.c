@@ -143,6 +143,32 @@ static int try_tracing(const struct bpf_program *prog, enum bpf_attach_type type
 	return lfd < 0 ? lfd : 0;
 }
 
+/* Whether enum name of btf has the value called value. */
+static bool btf_enum_has(const struct btf *btf, const char *name, const char *value)
+{
+	int id = btf__find_by_name_kind(btf, name, BTF_KIND_ENUM);
+	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(btf, id);
+	const struct btf_enum *e = t ? btf_enum(t) : NULL;
+
+	for (uint16_t i = 0; e && i < btf_vlen(t); i++)
+		if (strcmp(btf__name_by_offset(btf, e[i].name_off), value) == 0)
+			return true;
+	return false;
+}
+
+/* Whether struct name of btf has a member called member. */
+static bool btf_member_has(const struct btf *btf, const char *name, const char *member)
+{
+	int id = btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT);
+	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(btf, id);
+	const struct btf_member *m = t ? btf_members(t) : NULL;
+
+	for (uint16_t i = 0; m && i < btf_vlen(t); i++)
+		if (strcmp(btf__name_by_offset(btf, m[i].name_off), member) == 0)
+			return true;
+	return false;
+}
+
 static void probe_fentry(struct features *f, const struct features_bpf *skel, const struct btf *vm)
 {
 	int id = vm ? btf__find_by_name_kind(vm, PROBE_FUNC, BTF_KIND_FUNC) : -ENOENT, r;
@@ -160,10 +186,18 @@ static void probe_fentry(struct features *f, const struct features_bpf *skel, co
 		set(f, KF_FENTRY_COOKIE, false, 0, "no fentry");
 		return;
 	}
-	r = try_tracing(skel->progs.feat_fentry_args, BPF_TRACE_FENTRY, id, false);
-	set(f, KF_FENTRY_ARGS, r == 0, r, NULL);
-	r = try_tracing(skel->progs.feat_fentry_cookie, BPF_TRACE_FENTRY, id, false);
-	set(f, KF_FENTRY_COOKIE, r == 0, r, NULL);
+	/*
+	 * What trampolines can do, from the kernel's own BTF: the helper's
+	 * value in enum bpf_func_id, the cookie in the trampoline's link
+	 * (bpf_tramp_link, or bpf_tramp_node where links share one).
+	 * (A program calling the helper, loaded on its own, was refused on
+	 * kernels that have it.)
+	 */
+	set(f, KF_FENTRY_ARGS, btf_enum_has(vm, "bpf_func_id", "BPF_FUNC_get_func_arg"), 0,
+	    "no BPF_FUNC_get_func_arg in vmlinux BTF");
+	set(f, KF_FENTRY_COOKIE, btf_member_has(vm, "bpf_tramp_link", "cookie") ||
+				 btf_member_has(vm, "bpf_tramp_node", "cookie"), 0,
+	    "no trampoline link cookie in vmlinux BTF");
 }
 
 static void probe_tp_btf(struct features *f, const struct features_bpf *skel, const struct btf *vm)
