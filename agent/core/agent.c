@@ -339,15 +339,15 @@ static void fallbacks_report(struct agent *a)
 	char what[96], how[64];
 
 	if (a->cfg->thread_state == TSTATE_HASH)
-		log_status(STATUS_AGENT, LOG_NOTICE, "thread_state = hash: per-thread state in %s",
+		log_status(STATUS_AGENT_DEGRADED, REASON_NONE, LOG_NOTICE, "thread_state = hash: per-thread state in %s",
 			   probes_thread_state(a->probes, how, sizeof(how)));
 	else if (!features_has(a->features, KF_TASK_STORAGE))
-		log_status(STATUS_AGENT, LOG_NOTICE, "kernel lacks %s: per-thread state in %s "
+		log_status(STATUS_AGENT_DEGRADED, REASON_NONE, LOG_NOTICE, "kernel lacks %s: per-thread state in %s "
 			   "(max_threads=), calls of further threads counted as not timed",
 			   features_missing(KF_TASK_STORAGE, what, sizeof(what)),
 			   probes_thread_state(a->probes, how, sizeof(how)));
 	if (!features_has(a->features, KF_COOKIE))
-		log_status(STATUS_AGENT, LOG_NOTICE, "kernel lacks %s: kprobes and uprobes tell their "
+		log_status(STATUS_AGENT_DEGRADED, REASON_NONE, LOG_NOTICE, "kernel lacks %s: kprobes and uprobes tell their "
 			   "function by the probed address", features_missing(KF_COOKIE, what, sizeof(what)));
 }
 

@@ -268,7 +268,7 @@ static void attach_instance(struct layer *l)
 	if (r == 0 && !btfs_get(l->env->btfs, CIFS_MODULE)) {
 		char what[96];
 
-		log_layer(NAME, LOG_NOTICE, "cifs has no BTF (%s): mid hooks known by name, a request "
+		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_NONE, LOG_NOTICE, "cifs has no BTF (%s): mid hooks known by name, a request "
 			  "ends at its first release",
 			  features_missing(KF_MODULE_BTF, what, sizeof(what)));
 	}
