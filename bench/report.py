@@ -66,11 +66,16 @@ def p1(rows, out):
     where = runs[0][0]
     files = next((r[2] for r in rows if r[1:2] == ["p1_files"]), "?")
     nfun = next((r[2] for r in rows if r[1:2] == ["p1_functions"]), "?")
-    wall, share, percall = {}, {}, {}
+    wall, share, percall, extra = {}, {}, {}, {}
     for r in runs:
         mode, d = r[3], kv(r[4:])
         w = int(d["wall_us"])
         wall.setdefault(mode, []).append(w / 1e6)
+        if "tracer_cpu_ms" in d:
+            x = extra.setdefault(mode, {"cpu": [], "jd": [], "ev": []})
+            x["cpu"].append(int(d["tracer_cpu_ms"]) / 1000)
+            x["jd"].append(int(d["journald_cpu_ms"]) / 1000)
+            x["ev"].append(int(d["events"]))
         if mode != "none":
             share.setdefault(mode, []).append(100.0 * int(d["bpf_ns"]) / (w * 1000))
             if int(d["bpf_cnt"]) >= 2:
@@ -85,6 +90,11 @@ def p1(rows, out):
         over = None if m is None or not base else 100.0 * (m - base) / base
         out.append("| P1 | %s: BPF run time / copy wall time ; wall time vs none ; BPF ns per traced call | %s %% ; %s %% ; %s ns |"
                    % (mode, f(med(share.get(mode)), "%.2f"), f(over, "%+.1f"), f(med(percall.get(mode)), "%.0f")))
+    for mode in ("none", "smblat", "bpftrace"):
+        x = extra.get(mode)
+        if x:
+            out.append("| P1 | %s: during the copy, tracer CPU ; journald CPU ; slow calls written (entries / lines) | %s s ; %s s ; %s |"
+                       % (mode, f(med(x["cpu"]), "%.2f"), f(med(x["jd"]), "%.2f"), f(med(x["ev"]), "%.0f")))
 
 
 def p2(rows, out):
@@ -105,8 +115,13 @@ def p2(rows, out):
     for where, hook in hooks:
         s, sc = cost.get((where, hook, "smblat"), (None, 0))
         e, ec = cost.get((where, hook, "empty"), (None, 0))
-        out.append("| P2 | %s %s: ns per call (entry+exit programs) smblat / empty pair | %s / %s ns (%s / %s calls) |"
-                   % (where, hook, f(s, "%.0f"), f(e, "%.0f"), sc or "-", ec or "-"))
+        t, tc = cost.get((where, hook, "timestamps"), (None, 0))
+        out.append("| P2 | %s %s: ns per call (entry+exit programs) smblat / empty pair | %s / %s ns (%s / %s calls)%s |"
+                   % (where, hook, f(s, "%.0f"), f(e, "%.0f"), sc or "-", ec or "-",
+                      "; %.2fx" % (s / e) if s and e else ""))
+        if t:
+            out.append("| P2 | %s %s: a pair that only takes the two timestamps (bpftrace nsecs) | %.0f ns (%.2fx the empty pair; %d calls) |"
+                       % (where, hook, t, t / e if e else 0, tc))
 
 
 def p3(rows, out):
@@ -118,6 +133,11 @@ def p3(rows, out):
     rr = int(raw["journal"]) / (int(raw["total_us"]) / 1e6)
     out.append("| P3 | threshold 0 uprobe flood (%.0f s, host): entries/s in the journal, smblat / raw sd_journal_sendv loop | %.0f / %.0f (%.0f %%) |"
                % (int(a["flood_us"]) / 1e6, ar, rr, 100.0 * ar / rr if rr else 0))
+    busy = next((kv(r[3:]) for r in rows if r[:3] == ["host", "p3", "raw_busy"]), None)
+    if busy:
+        br = int(busy["journal"]) / (int(busy["total_us"]) / 1e6)
+        out.append("| P3 | the raw loop with the flood's tight loop running beside it (as it runs beside the agent): entries/s ; smblat / that | %.0f ; %.0f %% |"
+                   % (br, 100.0 * ar / br if br else 0))
     calls = int(a["calls"])
     acc = [a.get(k, "?") for k in ("written", "lost_ringbuf", "suppressed", "write_failed")]
     try:
@@ -129,7 +149,7 @@ def p3(rows, out):
 
 
 def p4(rows, out):
-    runs, used = {}, {}
+    runs, used, prof, det, bt = {}, {}, {}, {}, {}
     for r in rows:
         if len(r) > 2 and r[1] == "p4_run":
             d = kv(r[3:])
@@ -138,10 +158,27 @@ def p4(rows, out):
             runs.setdefault((r[0], r[2]), []).append((int(d["ready_ms"]), int(d["stop_ms"])))
         elif len(r) > 2 and r[1] == "p4_backend":
             used[(r[0], r[2])] = r[3] if len(r) > 3 else "?"
+        elif len(r) > 3 and r[1] == "p4_profile":
+            prof[(r[0], r[2])] = r[3].replace("_", " ")
+        elif len(r) > 3 and r[1] == "p4_detach" and r[3]:
+            det.setdefault((r[0], r[2]), []).append(float(r[3]))
+        elif len(r) > 2 and r[1] == "p4_bpftrace":
+            d = kv(r[3:])
+            bt.setdefault((r[0], r[2], d.get("functions", "?")), []).append(
+                (int(d["ready_ms"]), int(d["stop_ms"])))
     for (k, be), v in sorted(runs.items()):
         out.append("| P4 | VM %s backend=%s (%s), median of %d: exec to READY=1 ; SIGTERM to exit | %.1f s ; %.1f s |"
                    % (k, be, used.get((k, be), "?"), len(v),
                       med([x[0] for x in v]) / 1000, med([x[1] for x in v]) / 1000))
+        if (k, be) in prof:
+            out.append("| P4 | VM %s backend=%s: start-up (last run, the agent's own account) ; detach | %s ; %s s |"
+                       % (k, be, prof[(k, be)], f(med(det.get((k, be))), "%.1f")))
+    for (k, be), u in sorted(used.items()):
+        if u == "none":
+            out.append("| P4 | VM %s backend=%s | not available on this kernel |" % (k, be))
+    for (k, kind, n), v in sorted(bt.items()):
+        out.append("| P4 | VM %s bpftrace %s on the same %s functions, median of %d: start to BEGIN ; SIGINT to exit | %.1f s ; %.1f s |"
+                   % (k, kind, n, len(v), med([x[0] for x in v]) / 1000, med([x[1] for x in v]) / 1000))
 
 
 def p5(rows, out):
@@ -157,10 +194,18 @@ def p5(rows, out):
             d = kv(r[3:])
             out.append("| P5 | events in that flood: probe hits / written (rate_limit 100/s) + ring buffer lost + suppressed | %s / %s + %s + %s |"
                        % (d.get("calls"), d.get("written"), d.get("lost_ringbuf"), d.get("suppressed")))
+        elif len(r) > 2 and r[1] == "p5_guest":
+            d = kv(r[3:])
+            parts = ", ".join("%s %.1f" % (k, int(d[k]) / 1024) for k in ("bpf_maps", "heap", "anon", "files") if k in d)
+            out.append("| P5 | VM %s VmRSS, shipped configuration, %s (MiB: %s) ; VmHWM | %.1f MiB (%s) ; %.1f MiB |"
+                       % (r[0], r[2], "ring buffer and other BPF maps, heap, other anonymous, libraries", int(d["VmRSS:"]) / 1024, parts, int(d["VmHWM:"]) / 1024))
         elif r[:3] == ["host", "p5", "idle"]:
             d = kv(r[4:])
-            out.append("| P5 | idle wake-ups (context switches/s over %s s, host), %s config | %.2f /s |"
-                       % (d["seconds"], r[3], int(d["ctxt_switches"]) / int(d["seconds"])))
+            out.append("| P5 | idle, host, %s config: wake-ups (context switches/s over %s s) ; VmRSS | %.2f /s ; %s |"
+                       % (r[3], d["seconds"], int(d["ctxt_switches"]) / int(d["seconds"]),
+                          "%.1f MiB" % (int(d["rss_kb"]) / 1024) if "rss_kb" in d else "-"))
+        elif r[:3] == ["host", "p5", "idle_refused"]:
+            out.append("| P5 | idle, host, %s config | refused on this host: %s |" % (r[3], " ".join(r[4:])))
 
 
 def table(metas, rows):

@@ -302,7 +302,7 @@ static __always_inline int blk_complete(struct request *rq)
 	       s->issue_ns ? s->issue_ns : s->start_ns;
 	lat = now - from;
 	slow = lat >= fc->threshold_ns;
-	account(id, lat, slow);
+	account(id, lat, slow, ACCT_SHARED);
 	if (!slow)
 		goto out;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);

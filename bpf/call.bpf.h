@@ -5,7 +5,10 @@
  * pops it, accounts the call and sends a slow (or failed, with errors=)
  * one through the ring buffer. A call inside a call of the same operation
  * (func_cfg.op) pushes a frame that only matches its return: the
- * operation is timed and counted once, by its outermost call.
+ * operation is timed and counted once, by its outermost call. The pieces
+ * (call_wanted, frame_push, frame_pop, call_done) serve the session
+ * programs of func.bpf.c too, which keep a frame only for the arguments a
+ * call logs.
  *
  * Two specialisations, chosen at compile time by each unit: plain (func,
  * syscall, smbd units: any function) and vfs (the smb layer: calls of
@@ -18,6 +21,31 @@
 #include "core.bpf.h"
 #include "vfs.bpf.h"
 #include "wire.bpf.h"
+
+/* Only the arguments that the exit's checks and fields read. */
+static __always_inline void frame_args(struct frame *f, const __u64 *args, __u8 n)
+{
+	for (int i = 0; i < SMBLAT_MAX_ARGS; i++)
+		if (i < n)
+			f->args[i] = args[i];
+}
+
+/* The configuration of id when this call of it is to be timed, else NULL. */
+static __always_inline struct func_cfg *call_wanted(__u32 id, const __u64 *args, const bool vfs)
+{
+	struct func_cfg *fc;
+
+	if (!task_wanted())
+		return NULL;
+	fc = bpf_map_lookup_elem(&funcs, &id);
+	if (!fc || !(fc->flags & FF_ENABLED))
+		return NULL;
+	/* Shared helpers (netfs_*, generic_*) serve every file system. */
+	if (vfs && (fc->flags & FF_SB_CHECK) &&
+	    !sb_is_smb(arg_sb(fc->sb_kind, arg_at(args, fc->sb_arg))))
+		return NULL;
+	return fc;
+}
 
 /* Whether a call of operation op is in progress on the thread below depth d. */
 static __always_inline bool op_in_progress(const struct frames *fr, __u32 d, __u32 op)
@@ -43,51 +71,86 @@ static __always_inline void call_untimed(__u32 id, bool nest)
 	account_untimed(id);
 }
 
-static __always_inline int call_entry(__u32 id, const __u64 *args, const bool vfs)
+/* A frame for the call on the task's stack; false when there is no room (counted). */
+static __always_inline bool frame_push(__u32 id, const struct func_cfg *fc, const __u64 *args,
+				       const bool vfs)
 {
-	struct func_cfg *fc;
 	struct frames *fr;
 	struct frame *f;
 	__u32 d;
 
-	if (!task_wanted())
-		return 0;
-	fc = bpf_map_lookup_elem(&funcs, &id);
-	if (!fc || !(fc->flags & FF_ENABLED))
-		return 0;
-	/* Shared helpers (netfs_*, generic_*) serve every file system. */
-	if (vfs && (fc->flags & FF_SB_CHECK) &&
-	    !sb_is_smb(arg_sb(fc->sb_kind, arg_at(args, fc->sb_arg))))
-		return 0;
-
 	fr = frames_get(true);
 	if (!fr) {
 		call_untimed(id, false);
-		return 0;
+		return false;
 	}
 	d = fr->depth;
 	if (d >= SMBLAT_NEST) {
 		call_untimed(id, true);
-		return 0;
+		return false;
 	}
 	f = &fr->f[d & (SMBLAT_NEST - 1)];
 	f->func_id = id;
 	f->op = fc->op;
 	/* The operation is timed where it began: this frame only matches its return. */
 	f->inner = fc->op && op_in_progress(fr, d, fc->op);
-	fr->depth = d + 1;
-	if (f->inner)
-		return 0;
-	for (int i = 0; i < SMBLAT_MAX_ARGS; i++)
-		f->args[i] = args[i];
+	if (f->inner) {
+		fr->depth = d + 1;
+		return true;
+	}
+	frame_args(f, args, vfs ? fc->frame_args : fc->nargs);
 	if (vfs) {
 		f->wire_n = 0;
 		f->wire_ns = 0;
 	}
 	f->start_ns = bpf_ktime_get_ns();
+	fr->depth = d + 1;
+	return true;
+}
+
+static __always_inline int call_entry(__u32 id, const __u64 *args, const bool vfs)
+{
+	struct func_cfg *fc = call_wanted(id, args, vfs);
+
+	if (fc)
+		frame_push(id, fc, args, vfs);
 	return 0;
 }
 
+/*
+ * The frame of this call of id, taken off the task's stack; NULL when there
+ * is none. *had_frames: the task had calls in progress; *frp: its frames,
+ * for frames_put() once the frame is read.
+ */
+static __always_inline struct frame *frame_pop(__u32 id, bool *had_frames, struct frames **frp)
+{
+	struct frames *fr = task_frames();
+	__u32 d;
+
+	*had_frames = false;
+	*frp = fr;
+	if (!fr)
+		return NULL;
+	d = fr->depth;
+	*had_frames = d > 0;
+	/*
+	 * The innermost frame is normally ours; a return whose entry was
+	 * dropped (kretprobe maxactive, nest overflow) must not eat the frame of
+	 * an outer call, so look for the nearest frame with our id.
+	 */
+	for (__u32 i = 0; i < SMBLAT_NEST; i++) {
+		if (i >= d)
+			break;
+		__u32 k = (d - 1 - i) & (SMBLAT_NEST - 1);
+		if (fr->f[k].func_id == id) {
+			fr->depth = k;
+			return &fr->f[k];
+		}
+	}
+	return NULL;
+}
+
+/* f: the call's frame, or NULL when it kept none (no arguments logged). */
 static __always_inline void call_fill(void *ctx, struct event *e, const struct func_cfg *fc,
 				      const struct frame *f, __u32 id, __u64 lat, __u64 ret,
 				      const bool vfs)
@@ -98,8 +161,8 @@ static __always_inline void call_fill(void *ctx, struct event *e, const struct f
 	e->dev = 0;
 	e->name[0] = 0;
 	for (int i = 0; i < SMBLAT_MAX_ARGS; i++)
-		e->args[i] = i < fc->nargs ? f->args[i] : 0;
-	if (vfs) {
+		e->args[i] = f && i < fc->nargs ? f->args[i] : 0;
+	if (vfs && f) {
 		vfs_fill(e, fc, f->args);
 		wire_fill(e, f);
 	}
@@ -115,70 +178,73 @@ static __always_inline void call_fill(void *ctx, struct event *e, const struct f
 		bpf_get_stack(ctx, e->ustack, sizeof(e->ustack), BPF_F_USER_STACK) : 0;
 }
 
-static __always_inline int call_exit(void *ctx, __u32 id, __u64 ret, const bool vfs)
+/* A call of id that took lat is over: account it, and send it on when slow (or failed). */
+static __always_inline void call_done(void *ctx, __u32 id, const struct frame *f, __u64 lat,
+				      __u64 ret, const bool vfs, const enum acct how)
 {
-	struct func_stats *st;
-	struct func_cfg *fc;
-	struct frames *fr;
-	struct frame *f = NULL;
+	struct func_cfg *fc = bpf_map_lookup_elem(&funcs, &id);
 	struct event *e;
-	__u64 now = bpf_ktime_get_ns(), lat;
-	__u32 d, i;
 	bool slow;
 
-	fr = task_frames();
-	if (!fr)
-		return 0;
-	d = fr->depth;
-	/*
-	 * The innermost frame is normally ours; a return whose entry was
-	 * dropped (kretprobe maxactive, nest overflow) must not eat the frame of
-	 * an outer call, so look for the nearest frame with our id.
-	 */
-	for (i = 0; i < SMBLAT_NEST; i++) {
-		if (i >= d)
-			break;
-		__u32 k = (d - 1 - i) & (SMBLAT_NEST - 1);
-		if (fr->f[k].func_id == id) {
-			f = &fr->f[k];
-			fr->depth = k;
-			break;
-		}
+	if (!fc)
+		return;
+	slow = lat >= fc->threshold_ns;
+	account(id, lat, slow, how);
+	if (!slow && !((fc->flags & FF_ERRORS) && ret_failed(fc->ret_kind, ret)))
+		return;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		account_lost(id);
+		return;
 	}
+	call_fill(ctx, e, fc, f, id, lat, ret, vfs);
+	bpf_ringbuf_submit(e, 0);
+}
+
+static __always_inline int call_exit(void *ctx, __u32 id, __u64 ret, const bool vfs,
+				     const enum acct how)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct func_stats *st;
+	struct frames *fr;
+	struct frame *f;
+	bool had;
+
+	f = frame_pop(id, &had, &fr);
 	if (!f) {
-		if (!d || !task_wanted())
+		if (!had || !task_wanted())
 			return 0;
 		st = bpf_map_lookup_elem(&stats, &id);
 		if (st)
 			__sync_fetch_and_add(&st->unmatched, 1);
 		return 0;
 	}
-	fc = f->inner ? NULL : bpf_map_lookup_elem(&funcs, &id);
-	if (!fc)
-		goto out;
-	lat = now - f->start_ns;
-	slow = lat >= fc->threshold_ns;
-	account(id, lat, slow);
-	if (!slow && !((fc->flags & FF_ERRORS) && ret_failed(fc->ret_kind, ret)))
-		goto out;
-
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		account_lost(id);
-		goto out;
-	}
-	call_fill(ctx, e, fc, f, id, lat, ret, vfs);
-	bpf_ringbuf_submit(e, 0);
-out:
+	if (!f->inner)
+		call_done(ctx, id, f, now - f->start_ns, ret, vfs, how);
 	frames_put(fr);
 	return 0;
+}
+
+/* Entry and exit at a probe on pt_regs (kprobes, uprobes), the id in the cookie or by place. */
+static __always_inline int regs_entry(struct pt_regs *regs, const bool vfs)
+{
+	__u64 args[SMBLAT_MAX_ARGS] = {};
+
+	regs_args(regs, args);
+	return call_entry(probe_id(regs, false), args, vfs);
+}
+
+static __always_inline int regs_exit(struct pt_regs *regs, const bool vfs, const enum acct how)
+{
+	return call_exit(regs, probe_id(regs, true), PT_REGS_RC(regs), vfs, how);
 }
 
 /*
  * A family of call programs, one per way of attaching to a kernel
  * function: PREFIX_fentry/_fexit (cloned per target by the agent),
- * _kprobe/_kretprobe (also uprobes), _kmulti/_kretmulti. The function id
- * is the BPF cookie, or without cookies the probed place's (probe_id()).
+ * _kprobe/_kretprobe, _kmulti/_kretmulti. The function id is the BPF
+ * cookie, or without cookies the probed place's (probe_id()). All of them
+ * account exclusively (see enum acct).
  */
 #define CALL_PROGRAMS(prefix, vfs)						\
 SEC("fentry")									\
@@ -196,25 +262,14 @@ int BPF_PROG(prefix##_fexit)							\
 	__u64 ret = 0;								\
 										\
 	bpf_get_func_ret(ctx, &ret);						\
-	return call_exit(ctx, bpf_get_attach_cookie(ctx), ret, vfs);		\
+	return call_exit(ctx, bpf_get_attach_cookie(ctx), ret, vfs, ACCT_EXCLUSIVE); \
 }										\
 										\
-static __always_inline int prefix##_enter(struct pt_regs *regs)		\
-{										\
-	__u64 args[SMBLAT_MAX_ARGS] = {};					\
-										\
-	regs_args(regs, args);							\
-	return call_entry(probe_id(regs, false), args, vfs);				\
-}										\
-										\
-static __always_inline int prefix##_return(struct pt_regs *regs)		\
-{										\
-	return call_exit(regs, probe_id(regs, true), PT_REGS_RC(regs), vfs);		\
-}										\
-										\
-SEC("kprobe") int prefix##_kprobe(struct pt_regs *r) { return prefix##_enter(r); }	\
-SEC("kretprobe") int prefix##_kretprobe(struct pt_regs *r) { return prefix##_return(r); } \
-SEC("kprobe.multi") int prefix##_kmulti(struct pt_regs *r) { return prefix##_enter(r); } \
-SEC("kretprobe.multi") int prefix##_kretmulti(struct pt_regs *r) { return prefix##_return(r); }
+SEC("kprobe") int prefix##_kprobe(struct pt_regs *r) { return regs_entry(r, vfs); }	\
+SEC("kretprobe") int prefix##_kretprobe(struct pt_regs *r)			\
+{ return regs_exit(r, vfs, ACCT_EXCLUSIVE); }					\
+SEC("kprobe.multi") int prefix##_kmulti(struct pt_regs *r) { return regs_entry(r, vfs); } \
+SEC("kretprobe.multi") int prefix##_kretmulti(struct pt_regs *r)		\
+{ return regs_exit(r, vfs, ACCT_EXCLUSIVE); }
 
 #endif

@@ -79,20 +79,13 @@ struct {
 	__type(value, struct func_cfg);
 } funcs SEC(".maps") __weak;
 
+/* Sized by the agent to the ids it may hand out. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, SMBLAT_MAX_FUNCS);
 	__type(key, __u32);
 	__type(value, struct func_stats);
 } stats SEC(".maps") __weak;
-
-/* Indexed by func_id * SMBLAT_NBUCKETS + bucket; sized by the agent. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, SMBLAT_NBUCKETS);
-	__type(key, __u32);
-	__type(value, __u64);
-} hist SEC(".maps") __weak;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -246,28 +239,59 @@ static __always_inline __u64 arg_at(const __u64 *args, __u8 i)
 	return i < SMBLAT_MAX_ARGS ? args[i] : 0;
 }
 
-/* A finished call of id in the per-CPU counters and the histogram. */
-static __always_inline void account(__u32 id, __u64 lat, bool slow)
+/*
+ * How the programs of a unit run, as each passes it to account(): whether
+ * two of them that account one id can interleave on one CPU.
+ *
+ * ACCT_EXCLUSIVE: no. kprobe, kretprobe and kprobe.multi programs run with
+ * preemption off and the kernel's per-CPU bpf_prog_active lets one of them
+ * run on a CPU at a time; a fentry/fexit program is skipped (recursion
+ * miss) while the same program runs on its CPU, and each function id is
+ * accounted by its own fexit program only; raw and BTF tracepoint programs
+ * of sys_exit run with preemption off in task context, where nothing nests.
+ *
+ * ACCT_SHARED: yes. uprobe, uretprobe, uprobe.multi and USDT programs run
+ * with only migration off, preemptible on a preemptible kernel, and with no
+ * recursion check, so another task on the CPU may account the same id in
+ * between a program's read and write; the smb2 hooks are separate fentry
+ * programs accounting one command id; block completions nest in interrupts.
+ * Their additions are atomic. min/max are plain there too: under forced
+ * preemption a value can be lost in a window of a few instructions, never
+ * a count.
+ */
+enum acct {
+	ACCT_EXCLUSIVE,
+	ACCT_SHARED,
+};
+
+static __always_inline void add(__u64 *p, __u64 v, const enum acct how)
 {
+	if (how == ACCT_SHARED)
+		__sync_fetch_and_add(p, v);
+	else
+		*p += v;
+}
+
+/* A finished call of id in its per-CPU counters and histogram: one lookup. */
+static __always_inline void account(__u32 id, __u64 lat, bool slow, const enum acct how)
+{
+	__u64 ep = *(volatile __u64 *)&epoch;
+	__u32 slot = ep & 1, b = smblat_bucket(lat);
 	struct func_stats *st;
-	__u32 slot = epoch & 1;
-	__u32 key;
-	__u64 *b;
 
 	st = bpf_map_lookup_elem(&stats, &id);
-	if (!st)
+	if (!st || b >= SMBLAT_NBUCKETS)
 		return;
-	/* Atomic: a preempted program and its successor share this CPU's slot. */
-	__sync_fetch_and_add(&st->count, 1);
-	__sync_fetch_and_add(&st->total_ns, lat);
+	add(&st->hist[b], 1, how);
+	add(&st->total_ns, lat, how);
 	if (slow)
-		__sync_fetch_and_add(&st->slow, 1);
+		add(&st->slow, 1, how);
 	/*
 	 * Min/max restart each interval: the agent bumps epoch and reads the
 	 * other slot, which no probe touches until the epoch after next.
 	 */
-	if (st->mm_epoch[slot] != epoch) {
-		st->mm_epoch[slot] = epoch;
+	if (st->mm_epoch[slot] != ep) {
+		st->mm_epoch[slot] = ep;
 		st->min_ns[slot] = lat;
 		st->max_ns[slot] = lat;
 	} else {
@@ -276,10 +300,6 @@ static __always_inline void account(__u32 id, __u64 lat, bool slow)
 		if (lat > st->max_ns[slot])
 			st->max_ns[slot] = lat;
 	}
-	key = id * SMBLAT_NBUCKETS + smblat_bucket(lat);
-	b = bpf_map_lookup_elem(&hist, &key);
-	if (b)
-		__sync_fetch_and_add(b, 1);
 }
 
 /* A request of id that could not be timed (block, smb2, smbd: started elsewhere than it ends). */

@@ -10,21 +10,59 @@
 
 CALL_PROGRAMS(call, false)
 
+/* User functions: preemptible, so they account with atomics (enum acct). */
+SEC("uprobe") int call_uprobe(struct pt_regs *r) { return regs_entry(r, false); }
+SEC("uretprobe") int call_uretprobe(struct pt_regs *r) { return regs_exit(r, false, ACCT_SHARED); }
+
 /*
  * uprobe.multi: the agent loads these with expected_attach_type
  * BPF_TRACE_UPROBE_MULTI (libbpf 1.1 has no section name for it) and links
  * many offsets of one file at once.
  */
-SEC("kprobe.multi")
-int umulti_entry(struct pt_regs *regs)
-{
-	return call_enter(regs);
-}
+SEC("kprobe.multi") int umulti_entry(struct pt_regs *r) { return regs_entry(r, false); }
+SEC("kprobe.multi") int umulti_exit(struct pt_regs *r) { return regs_exit(r, false, ACCT_SHARED); }
 
+/* Kernels without them never load usession (the agent looks in their BTF first). */
+extern __u64 *bpf_session_cookie(void) __ksym __weak;
+extern bool bpf_session_is_return(void) __ksym __weak;
+
+/*
+ * uprobe.session: one program at a call's entry and at its return, and
+ * eight bytes the kernel keeps per call: the start time. Neither the
+ * entry's nor the return's look-up of the task's frames is needed, unless
+ * the call logs arguments (args=); an entry that is not wanted returns 1,
+ * and the kernel then skips the return altogether. Loaded with
+ * expected_attach_type BPF_TRACE_UPROBE_SESSION.
+ */
 SEC("kprobe.multi")
-int umulti_exit(struct pt_regs *regs)
+int usession(struct pt_regs *regs)
 {
-	return call_return(regs);
+	__u64 args[SMBLAT_MAX_ARGS] = {}, *cookie = bpf_session_cookie(), now;
+	__u32 id = bpf_get_attach_cookie(regs);
+	struct func_cfg *fc;
+	struct frames *fr = NULL;
+	struct frame *f = NULL;
+	bool framed, had;
+
+	if (!cookie)
+		return 1;
+	if (!bpf_session_is_return()) {
+		regs_args(regs, args);
+		fc = call_wanted(id, args, false);
+		framed = fc && fc->nargs;
+		if (!fc || (framed && !frame_push(id, fc, args, false)))
+			return 1;
+		/* the start, and in its lowest bit whether a frame holds the arguments */
+		*cookie = (bpf_ktime_get_ns() & ~1ULL) | framed;
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	if (*cookie & 1)
+		f = frame_pop(id, &had, &fr);
+	call_done(regs, id, f, now - (*cookie & ~1ULL), PT_REGS_RC(regs), false, ACCT_SHARED);
+	if (fr)
+		frames_put(fr);
+	return 0;
 }
 
 /*
@@ -49,5 +87,5 @@ int usdt_entry(struct pt_regs *regs)
 SEC("usdt")
 int usdt_exit(struct pt_regs *regs)
 {
-	return call_exit(regs, (__u32)bpf_usdt_cookie(regs), 0, false);
+	return call_exit(regs, (__u32)bpf_usdt_cookie(regs), 0, false, ACCT_SHARED);
 }

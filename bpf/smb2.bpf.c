@@ -238,7 +238,7 @@ static __always_inline void smb2_finish(struct mid_q_entry *mid, struct smb2_req
 	fc = bpf_map_lookup_elem(&funcs, &id);
 	if (fc && (fc->flags & FF_ENABLED)) {
 		slow = lat >= fc->threshold_ns;
-		account(id, lat, slow);
+		account(id, lat, slow, ACCT_SHARED);
 		if (slow || ((fc->flags & FF_ERRORS) && (r->flags & EF_SMB2_STATUS) &&
 			     smb2_status_failed(r->status)))
 			smb2_emit(mid, r, id, lat);

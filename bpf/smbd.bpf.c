@@ -71,7 +71,7 @@ static __always_inline int smbd_request_end(struct pt_regs *regs)
 		return 0;
 	lat = now - f.start_ns;
 	slow = lat >= fc->threshold_ns;
-	account(f.func_id, lat, slow);
+	account(f.func_id, lat, slow, ACCT_SHARED);
 	/* NTSTATUS: severity "error" is the top two bits */
 	if (!slow && !((fc->flags & FF_ERRORS) && (status >> 30) == 3))
 		return 0;

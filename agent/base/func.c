@@ -27,6 +27,7 @@ static const char *const backend_names[_BACKEND_MAX] = {
 	[BACKEND_TP_BTF] = "tp_btf",
 	[BACKEND_RAW_TP] = "raw_tp",
 	[BACKEND_UPROBE_MULTI] = "uprobe-multi",
+	[BACKEND_UPROBE_SESSION] = "uprobe-session",
 };
 
 /* [smb] groups=, --inode/--file/...; GROUP_NONE is no group one could select. */

@@ -28,6 +28,7 @@ enum backend {
 	BACKEND_TP_BTF,         /* block, syscall: BTF-typed raw tracepoint */
 	BACKEND_RAW_TP,
 	BACKEND_UPROBE_MULTI,   /* smbd layer: uprobe.multi links */
+	BACKEND_UPROBE_SESSION, /* user functions: uprobe.session links */
 	_BACKEND_MAX,
 };
 

@@ -35,6 +35,7 @@ struct agent {
 	struct layer_env env;
 	struct layer *layer[_LAYER_MAX];
 	bool dropped;               /* privileges dropped */
+	uint64_t started_ns;        /* agent_run() began (base/profile.h clock) */
 	char waiting[512];          /* nothing attached yet: what the layers wait for */
 	bool overview;              /* a terminal gets the first screen, not the layer lines */
 	unsigned int batch;         /* events taken in this turn of the loop */

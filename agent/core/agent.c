@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 
 #include "base/log.h"
 #include "base/privs.h"
+#include "base/profile.h"
 #include "core/agent-int.h"
 #include "sinks/writer.h"
 #include "smblat-config.h"
@@ -150,6 +152,20 @@ static void layer_attach(struct agent *a, enum layer_id l, void *userdata)
 		layer_table[l]->attach(a->layer[l]);
 }
 
+/*
+ * Once attaching is over, what only attaching needs goes: BTF, kernel data
+ * symbols and the name index, and the heap they leave free. Loaded again
+ * when a module comes or a reload attaches more.
+ */
+static void services_trim(struct agent *a)
+{
+	bool freed = btfs_trim(a->btfs);
+
+	freed |= ksyms_trim(a->ks);
+	if (freed)
+		malloc_trim(0);
+}
+
 /* ---- the loop ---- */
 
 /* Time sources fire once; periodic ones are armed again each time. */
@@ -191,6 +207,7 @@ static int on_watch(sd_event_source *s, uint64_t usec, void *ctx)
 	agent_layers_privileged(a, layer_watch, NULL);
 	/* threads that died inside a traced call (exit_group never returns) */
 	(void)probes_frames_sweep(a->probes);
+	services_trim(a);
 	return rearm(s, usec + WATCH_USEC);
 }
 
@@ -220,6 +237,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *c
 	sd_notify(false, "RELOADING=1");
 	agent_drain(a, ringbuf_events(a));  /* events of removed functions still have their names */
 	(void)reload_config(a);
+	services_trim(a);
 	sd_notify(false, "READY=1");
 	return 0;
 }
@@ -452,7 +470,7 @@ static void list_probes(struct agent *a)
 	overview_layers(a, "# layer ", stdout);
 	printf("# per-thread state: %s\n", probes_thread_state(a->probes, buf, sizeof(buf)));
 	features_list(a->features, stdout);
-	printf("%-28s %-6s %-36s %-13s %s\n", "FUNCTION", "LAYER", "TARGET", "BACKEND", "STATUS");
+	printf("%-28s %-6s %-36s %-14s %s\n", "FUNCTION", "LAYER", "TARGET", "BACKEND", "STATUS");
 	for (uint32_t i = 0; i < a->funcs.n; i++) {
 		const struct func *f = &a->funcs.v[i];
 		char target[256];
@@ -559,9 +577,14 @@ static int writer_setup(struct agent *a)
 
 static void teardown(struct agent *a)
 {
+	uint64_t t0 = prof_now_ns();
+
 	sd_event_unref(a->loop);
 	ring_buffer__free(a->rb);
 	probes_close(a->probes);
+	/* after the last status line: a terminal's stderr only, for whoever times a stop */
+	if (!a->opt->list_probes && !journal_is_stderr() && prof_now_ns() - t0 >= 1000000)
+		fprintf(stderr, "smblat: detached in %.2f s\n", (prof_now_ns() - t0) / 1e9);
 	for (int l = _LAYER_MAX - 1; l >= 0; l--)
 		layer_free(l, a->layer[l]);
 	features_free(a->features);
@@ -583,12 +606,15 @@ static void teardown(struct agent *a)
 static void ready(struct agent *a)
 {
 	struct status s = { .kind = STATUS_AGENT_READY, .priority = LOG_INFO };
+	char spent[256];
 
+	prof_format(spent, sizeof(spent));
 	status_count_set(&s, COUNT_ATTACHED, func_table_attached(&a->funcs, -1));
 	status_count_set(&s, COUNT_THRESHOLD_US, a->cfg->threshold_ns / 1000);
-	log_emit(&s, "ready: %u functions attached%s%s%s, threshold %.3f ms, output %s",
+	log_emit(&s, "ready: %u functions attached%s%s%s, threshold %.3f ms, output %s (start-up %.2f s%s%s)",
 		 func_table_attached(&a->funcs, -1), a->waiting[0] ? " (waiting: " : "", a->waiting,
-		 a->waiting[0] ? ")" : "", a->cfg->threshold_ns / 1e6, a->journal ? "journal" : "terminal");
+		 a->waiting[0] ? ")" : "", a->cfg->threshold_ns / 1e6, a->journal ? "journal" : "terminal",
+		 (prof_now_ns() - a->started_ns) / 1e9, spent[0] ? ": " : "", spent);
 	sd_notifyf(false, "READY=1\nSTATUS=%u functions attached", func_table_attached(&a->funcs, -1));
 	if (a->opt->to_stdout && !a->opt->hist_only)
 		term_print_header(stdout, &a->opt->term);
@@ -635,19 +661,18 @@ static int start(struct agent *a)
 
 int agent_run(struct config *c, const struct run_opts *o)
 {
-	struct agent a = { .cfg = c, .opt = o };
+	struct agent a = { .cfg = c, .opt = o, .started_ns = prof_now_ns() };
 	int r;
 
 	libbpf_set_print(o->verbose ? libbpf_verbose : libbpf_quiet);
 	a.hist_interval_ns = o->hist_only ? o->hist_interval_ns : c->hist_interval_ns;
+	/* zero-filled summaries are empty ones (hist_merge()): pages of ids never used stay untouched */
 	a.acc = calloc(SMBLAT_MAX_FUNCS, sizeof(*a.acc));
 	a.loss = calloc(SMBLAT_MAX_FUNCS, sizeof(*a.loss));
 	if (!a.acc || !a.loss) {
 		r = -ENOMEM;
 		goto out;
 	}
-	for (int i = 0; i < SMBLAT_MAX_FUNCS; i++)
-		hist_init(&a.acc[i]);
 	r = start(&a);
 	if (r < 0)
 		goto out;
@@ -672,6 +697,9 @@ int agent_run(struct config *c, const struct run_opts *o)
 	if (r < 0)
 		goto out;
 	ready(&a);
+	services_trim(&a);
+	/* and what libbpf's load let go */
+	malloc_trim(0);
 	log_stderr_skip(0);         /* from now on a terminal sees each change */
 	r = sd_event_loop(a.loop);
 	finish(&a);

@@ -41,8 +41,7 @@ static int collect(struct agent *a)
 	if (!iv)
 		return -ENOMEM;
 	ended = probes_epoch_bump(a->probes);
-	r = stats_collect(a->stats, probes_stats_fd(a->probes), probes_hist_fd(a->probes),
-			  a->funcs.n, ended, iv);
+	r = stats_collect(a->stats, probes_stats_fd(a->probes), a->funcs.n, ended, iv);
 	for (uint32_t i = 0; r == 0 && i < a->funcs.n; i++) {
 		hist_merge(&a->acc[i], &iv[i].sum);
 		a->loss[i].ringbuf += iv[i].lost;

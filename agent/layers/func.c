@@ -20,6 +20,7 @@
 #include "config/target.h"
 #include "layers/layer.h"
 #include "probes/btfargs.h"
+#include "symbols/kmodules.h"
 #include "symbols/ksyms.h"
 #include "symbols/usyms.h"
 
@@ -110,7 +111,7 @@ static void attach_kernel(struct layer *l, struct func *f)
 {
 	uint8_t nargs = f->cfg.nargs;
 
-	if (btfargs_fill(btfs_get(l->env->btfs, f->module), f->symbol, &f->cfg, NULL) < 0)
+	if (btfs_fill(l->env->btfs, f->module, f->symbol, &f->cfg) < 0)
 		f->cfg.ret_kind = RK_INT;       /* no BTF: C's int, the common case */
 	f->cfg.nargs = nargs;
 	probes_update(l->env->probes, f);
@@ -120,9 +121,9 @@ static void attach_kernel(struct layer *l, struct func *f)
 /* module:function: now when the module is loaded, else when it is. */
 static void attach_module(struct layer *l, struct func *f)
 {
-	uint64_t inst = ksyms_module_instance(f->module);
+	uint64_t inst = kmodule_instance(f->module);
 
-	if (inst && ksyms_reload(l->env->ks) == 0) {
+	if (inst && ksyms_refresh(l->env->ks, f->module) == 0) {
 		attach_kernel(l, f);
 	} else {
 		func_set_state(f, FUNC_PENDING, "module %s not loaded; attached when it is", f->module);
@@ -242,7 +243,7 @@ static bool probe_add(struct layer *l, const struct probe_config *pc)
 			  problem ? problem : strerror(-r));
 		return false;
 	}
-	module = t.kind == TARGET_QUALIFIED && ksyms_module_known(t.object);
+	module = t.kind == TARGET_QUALIFIED && kmodule_known(t.object);
 	id = func_table_add(l->env->funcs, LAYER_FUNC, GROUP_NONE, pc->label,
 			    t.kind == TARGET_KERNEL || module ? t.symbol : pc->target,
 			    module ? t.object : NULL);
@@ -390,7 +391,7 @@ static void func_watch(struct layer *l)
 
 		if (!func_attached(f) && f->state != FUNC_PENDING && f->state != FUNC_UNLOADED)
 			continue;       /* removed by a reload, or failed for good */
-		inst = ksyms_module_instance(f->module);
+		inst = kmodule_instance(f->module);
 		if (m->instance && inst != m->instance) {
 			probes_detach(l->env->probes, f, FUNC_UNLOADED, "module unloaded");
 			probes_forget_module(l->env->probes, f->module);
@@ -399,7 +400,7 @@ static void func_watch(struct layer *l)
 				  "is loaded", f->name, f->module);
 			m->instance = 0;
 		}
-		if (!m->instance && inst && ksyms_reload(l->env->ks) == 0) {
+		if (!m->instance && inst && ksyms_refresh(l->env->ks, f->module) == 0) {
 			f->cfg.flags |= FF_ENABLED;
 			attach_kernel(l, f);
 			m->instance = func_attached(f) ? inst : 0;

@@ -8,7 +8,7 @@
 #include "base/log.h"
 #include "layers/layer.h"
 #include "probes/inflight.h"
-#include "symbols/ksyms.h"
+#include "symbols/kmodules.h"
 
 extern const struct layer_ops smb_layer, smb2_layer, block_layer, func_layer, smbd_layer;
 
@@ -59,7 +59,7 @@ const char *layer_cifs_missing(const char *layer, const struct layer_env *env, c
 	const char *backend_why = NULL;
 	bool none;
 
-	if (ksyms_module_known("cifs"))
+	if (kmodule_known("cifs"))
 		return NULL;
 	none = probes_kernel_backend(env->probes, &backend_why) == BACKEND_NONE;
 	return layer_off(layer, REASON_NO_MODULE, buf, size,
@@ -97,7 +97,7 @@ enum status_reason layer_func_reason(const struct func *f)
 void layer_list_row(FILE *out, const char *function, enum layer_id l, const char *target,
 		    const char *backend, const char *status)
 {
-	fprintf(out, "%-28s %-6s %-36s %-13s %s\n", function, layer_name(l), target, backend, status);
+	fprintf(out, "%-28s %-6s %-36s %-14s %s\n", function, layer_name(l), target, backend, status);
 }
 
 struct layer *layer_new(enum layer_id id, const struct layer_env *env)

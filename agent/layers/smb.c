@@ -12,9 +12,11 @@
 #include <syslog.h>
 
 #include "base/log.h"
+#include "base/profile.h"
 #include "layers/cifsops.h"
 #include "layers/layer.h"
 #include "layers/peek.h"
+#include "symbols/kmodules.h"
 #include "symbols/ksyms.h"
 
 #define CIFS_MODULE "cifs"
@@ -81,7 +83,7 @@ static void op_configure(struct layer *l, struct func *f, const struct cifs_op *
 		.flags = base_flags(c) | (op->generic ? FF_SB_CHECK : 0),
 		.op = op_of(l, f),
 	};
-	if (btfargs_fill(btfs_get(l->env->btfs, f->module), f->symbol, &f->cfg, NULL) < 0)
+	if (btfs_fill(l->env->btfs, f->module, f->symbol, &f->cfg) < 0)
 		(void)btfargs_fill_proto(btfs_get(l->env->btfs, NULL), op->proto, &f->cfg, NULL);
 }
 
@@ -91,9 +93,10 @@ static int resolve(struct layer *l)
 	struct cifs_op *ops = NULL;
 	struct peek *pk = NULL;
 	size_t n = 0;
+	uint64_t t0;
 	int r;
 
-	r = ksyms_reload(l->env->ks);
+	r = ksyms_refresh(l->env->ks, CIFS_MODULE);
 	if (r < 0)
 		return r;
 	r = peek_open(&pk);
@@ -102,7 +105,9 @@ static int resolve(struct layer *l)
 			  "cannot read the cifs ops tables: %s", strerror(-r));
 		return r;
 	}
+	t0 = prof_now_ns();
 	r = cifsops_resolve(l->env->ks, btfs_get(l->env->btfs, NULL), peek_read, pk, &ops, &n);
+	prof_add(PROF_OPS, t0);
 	peek_close(pk);
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		struct func *f = op_func(l, &ops[i]);
@@ -236,7 +241,7 @@ static void report_not_served(struct layer *l)
 /* Resolves the instance of cifs loaded now and attaches what is wanted of it. */
 static void attach_instance(struct layer *l, unsigned int *attached, unsigned int *detached)
 {
-	uint64_t inst = ksyms_module_instance(CIFS_MODULE);
+	uint64_t inst = kmodule_instance(CIFS_MODULE);
 	int r;
 
 	if (!inst)
@@ -282,7 +287,7 @@ static void smb_attach(struct layer *l)
 			  "layer unavailable on this kernel: %s", l->why);
 		return;
 	}
-	if (!ksyms_module_instance(CIFS_MODULE)) {
+	if (!kmodule_instance(CIFS_MODULE)) {
 		log_layer(NAME, STATUS_LAYER_WAITING, REASON_MODULE_NOT_LOADED, LOG_NOTICE,
 			  "cifs module not loaded; attaching when it is");
 		return;
@@ -316,7 +321,7 @@ static void smb_apply(struct layer *l, const struct config *old, struct reload_c
 	if (l->why)
 		return;
 	if (!l->module) {
-		if (ksyms_module_instance(CIFS_MODULE))
+		if (kmodule_instance(CIFS_MODULE))
 			attach_instance(l, &n->attached, &n->detached);
 		return;
 	}
@@ -332,7 +337,7 @@ static void smb_watch(struct layer *l)
 
 	if (l->why)
 		return;
-	inst = ksyms_module_instance(CIFS_MODULE);
+	inst = kmodule_instance(CIFS_MODULE);
 	if (l->module && inst != l->module) {
 		unsigned int n = smb_detach(l, FUNC_UNLOADED);
 		struct status s = { .kind = STATUS_LAYER_WAITING, .reason = REASON_MODULE_UNLOADED,

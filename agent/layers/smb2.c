@@ -20,6 +20,7 @@
 #include "layers/smb2proto.h"
 #include "probes/btfargs.h"
 #include "probes/inflight.h"
+#include "symbols/kmodules.h"
 #include "symbols/ksyms.h"
 
 #define CIFS_MODULE "cifs"
@@ -258,8 +259,8 @@ static void attach_instance(struct layer *l)
 	uint32_t n = 0, missing = 0;
 	int r;
 
-	l->module = ksyms_module_instance(CIFS_MODULE);
-	if (!l->module || ksyms_reload(l->env->ks) < 0)
+	l->module = kmodule_instance(CIFS_MODULE);
+	if (!l->module || ksyms_refresh(l->env->ks, CIFS_MODULE) < 0)
 		return;
 	l->why = NULL;
 	r = hooks_add(l);
@@ -348,7 +349,7 @@ static void smb2_attach(struct layer *l)
 					   why ? why : "no backend for kernel functions");
 		return;
 	}
-	if (!ksyms_module_instance(CIFS_MODULE)) {
+	if (!kmodule_instance(CIFS_MODULE)) {
 		log_layer(NAME, STATUS_LAYER_WAITING, REASON_MODULE_NOT_LOADED, LOG_NOTICE,
 			  "cifs module not loaded; attaching when it is");
 		return;
@@ -385,7 +386,7 @@ static void smb2_apply(struct layer *l, const struct config *old, struct reload_
 	if (l->module && l->ctl.on) {
 		commands_configure(l);
 		commands_mark(l, FUNC_ATTACHED, NULL);
-	} else if (!l->module && ksyms_module_instance(CIFS_MODULE) &&
+	} else if (!l->module && kmodule_instance(CIFS_MODULE) &&
 		   probes_kernel_backend(l->env->probes, &(const char *){ NULL }) != BACKEND_NONE) {
 		attach_instance(l);
 		n->attached += func_table_attached(l->env->funcs, LAYER_SMB2);
@@ -407,7 +408,7 @@ static void smb2_watch(struct layer *l)
 	if (l->why && !l->module)
 		return;         /* no backend: nothing will change that */
 	layer_sweep(l->env, NAME, INFLIGHT_SMB2, &s, "not ended in 60 min", NULL);
-	inst = ksyms_module_instance(CIFS_MODULE);
+	inst = kmodule_instance(CIFS_MODULE);
 	if (l->module && inst != l->module) {
 		unsigned int n = smb2_detach(l, FUNC_UNLOADED);
 		struct status s = { .kind = STATUS_LAYER_WAITING, .reason = REASON_MODULE_UNLOADED,
@@ -491,7 +492,7 @@ static int smb2_prepare(const struct config *c, const struct layer_env *env, str
 	const struct layer_config *lc = &c->layer[LAYER_SMB2];
 
 	/* auto on a kernel without cifs: nothing to load the programs for */
-	if (lc->enabled && !(lc->automatic && !ksyms_module_known(CIFS_MODULE)))
+	if (lc->enabled && !(lc->automatic && !kmodule_known(CIFS_MODULE)))
 		po->units |= UNIT_BIT(UNIT_SMB2);
 	return 0;
 }

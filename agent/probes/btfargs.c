@@ -7,19 +7,100 @@
 #include <bpf/btf.h>
 #include <linux/btf.h>
 
+#include "base/profile.h"
 #include "probes/btfargs.h"
 
 #define BTFS_MAX 16
 
+/*
+ * Function names of one BTF, by open addressing: libbpf's
+ * btf__find_by_name_kind() walks every type of vmlinux (100k and more) per
+ * call, which at a few dozen functions is most of a start-up under
+ * emulation. Built on the first look-up, one pass.
+ */
+struct func_index {
+	uint32_t *slot;         /* type ids, 0: empty */
+	size_t mask;
+	bool built;
+};
+
 struct btfs {
 	struct btf *vmlinux;
 	bool vmlinux_tried;
+	struct func_index vmlinux_funcs;
 	struct {
 		char *module;
 		struct btf *btf;
+		struct func_index funcs;    /* the module's own types only */
 	} mod[BTFS_MAX];
 	unsigned int n;
 };
+
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+/* Indexes the FUNC types of btf from id `from` on. */
+static void index_build(struct func_index *x, const struct btf *btf, uint32_t from)
+{
+	uint32_t n = btf__type_cnt(btf), count = 0;
+	size_t size = 16;
+
+	x->built = true;
+	for (uint32_t id = from; id < n; id++)
+		count += btf_is_func(btf__type_by_id(btf, id));
+	while (size < 2 * (size_t)count)
+		size *= 2;
+	x->slot = calloc(size, sizeof(*x->slot));
+	if (!x->slot)
+		return;         /* look-ups fall back to libbpf's walk */
+	x->mask = size - 1;
+	for (uint32_t id = from; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		size_t i;
+
+		if (!btf_is_func(t))
+			continue;
+		for (i = name_hash(btf__name_by_offset(btf, t->name_off)) & x->mask; x->slot[i];
+		     i = (i + 1) & x->mask)
+			;
+		x->slot[i] = id;
+	}
+}
+
+/* The id of FUNC name in btf, or -ENOENT; the first one as libbpf's walk would find. */
+static int index_find(struct func_index *x, const struct btf *btf, uint32_t from,
+		      const char *name)
+{
+	int best = -ENOENT;
+
+	if (!x->built)
+		index_build(x, btf, from);
+	if (!x->slot) {
+		int id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+
+		return id >= (int)from ? id : -ENOENT;
+	}
+	for (size_t i = name_hash(name) & x->mask; x->slot[i]; i = (i + 1) & x->mask) {
+		const struct btf_type *t = btf__type_by_id(btf, x->slot[i]);
+
+		if (strcmp(btf__name_by_offset(btf, t->name_off), name) == 0 &&
+		    (best < 0 || x->slot[i] < (uint32_t)best))
+			best = (int)x->slot[i];
+	}
+	return best;
+}
+
+static void index_free(struct func_index *x)
+{
+	free(x->slot);
+	*x = (struct func_index) {};
+}
 
 int btfs_new(struct btfs **ret)
 {
@@ -34,20 +115,25 @@ void btfs_free(struct btfs *b)
 	for (unsigned int i = 0; i < b->n; i++) {
 		btf__free(b->mod[i].btf);
 		free(b->mod[i].module);
+		index_free(&b->mod[i].funcs);
 	}
 	btf__free(b->vmlinux);
+	index_free(&b->vmlinux_funcs);
 	free(b);
 }
 
 struct btf *btfs_get(struct btfs *b, const char *module)
 {
 	struct btf *btf;
+	uint64_t t0;
 
 	if (!b->vmlinux_tried) {
+		t0 = prof_now_ns();
 		b->vmlinux_tried = true;
 		b->vmlinux = btf__load_vmlinux_btf();
 		if (!b->vmlinux)
 			b->vmlinux = NULL;
+		prof_add(PROF_BTF, t0);
 	}
 	if (!module || !b->vmlinux)
 		return b->vmlinux;
@@ -57,7 +143,9 @@ struct btf *btfs_get(struct btfs *b, const char *module)
 	if (b->n == BTFS_MAX)
 		return NULL;
 	/* Cached even when missing, so a kernel without module BTF costs one try. */
+	t0 = prof_now_ns();
 	btf = btf__load_module_btf(module, b->vmlinux);
+	prof_add(PROF_BTF, t0);
 	b->mod[b->n].module = strdup(module);
 	b->mod[b->n].btf = btf;
 	if (!b->mod[b->n].module) {
@@ -68,15 +156,52 @@ struct btf *btfs_get(struct btfs *b, const char *module)
 	return btf;
 }
 
+bool btfs_trim(struct btfs *b)
+{
+	bool any = b->vmlinux || b->n;
+
+	for (unsigned int i = 0; i < b->n; i++) {
+		btf__free(b->mod[i].btf);
+		free(b->mod[i].module);
+		index_free(&b->mod[i].funcs);
+	}
+	b->n = 0;
+	btf__free(b->vmlinux);
+	b->vmlinux = NULL;
+	b->vmlinux_tried = false;
+	index_free(&b->vmlinux_funcs);
+	return any;
+}
+
 void btfs_forget(struct btfs *b, const char *module)
 {
 	for (unsigned int i = 0; i < b->n; i++)
 		if (strcmp(b->mod[i].module, module) == 0) {
 			btf__free(b->mod[i].btf);
 			free(b->mod[i].module);
+			index_free(&b->mod[i].funcs);
 			b->mod[i] = b->mod[--b->n];
 			return;
 		}
+}
+
+int btfs_func(struct btfs *b, const char *module, const char *name, const struct btf **ret)
+{
+	struct btf *btf = btfs_get(b, module);
+	int id;
+
+	*ret = btf;
+	if (!btf)
+		return -ENOENT;
+	if (!module)
+		return index_find(&b->vmlinux_funcs, btf, 1, name);
+	for (unsigned int i = 0; i < b->n; i++)
+		if (b->mod[i].btf == btf) {
+			/* the module's own function first, then one of vmlinux, as libbpf does */
+			id = index_find(&b->mod[i].funcs, btf, btf__type_cnt(b->vmlinux), name);
+			return id >= 0 ? id : index_find(&b->vmlinux_funcs, b->vmlinux, 1, name);
+		}
+	return -ENOENT;
 }
 
 int btfs_module_fd(struct btfs *b, const char *module)
@@ -172,15 +297,28 @@ static bool has_name(enum arg_kind k)
 int btfargs_fill(const struct btf *btf, const char *func, struct func_cfg *cfg,
 		 unsigned int *nparams)
 {
-	const struct btf_type *fn;
-	int id;
-
 	if (!btf)
 		return -ENOENT;         /* a kernel, or a module, without BTF */
-	id = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC);
-	if (id < 0)
+	return btfargs_fill_id(btf, btf__find_by_name_kind(btf, func, BTF_KIND_FUNC), cfg, nparams);
+}
+
+int btfs_fill(struct btfs *b, const char *module, const char *func, struct func_cfg *cfg)
+{
+	const struct btf *btf;
+	int id = btfs_func(b, module, func, &btf);
+
+	return btfargs_fill_id(btf, id, cfg, NULL);
+}
+
+int btfargs_fill_id(const struct btf *btf, int id, struct func_cfg *cfg, unsigned int *nparams)
+{
+	const struct btf_type *fn;
+
+	if (!btf || id < 0)
 		return -ENOENT;
 	fn = btf__type_by_id(btf, id);
+	if (!fn || !btf_is_func(fn))
+		return -ENOENT;
 	return btfargs_fill_proto(btf, fn->type, cfg, nparams);
 }
 

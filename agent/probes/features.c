@@ -179,7 +179,12 @@ static void probe_fentry(struct features *f, const struct features_bpf *skel, co
 		set(f, KF_FENTRY_COOKIE, false, 0, "no fentry");
 		return;
 	}
-	r = try_tracing(skel->progs.feat_fentry, BPF_TRACE_FENTRY, id, true);
+	/*
+	 * Loaded, not linked: taking a trampoline down costs a grace period,
+	 * which a start that attaches no fentry need not pay; the loader tries
+	 * the attach when fentry is first wanted.
+	 */
+	r = try_tracing(skel->progs.feat_fentry, BPF_TRACE_FENTRY, id, false);
 	set(f, KF_FENTRY, r == 0, r, NULL);
 	if (r < 0) {
 		set(f, KF_FENTRY_ARGS, false, 0, "no fentry");

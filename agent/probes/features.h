@@ -23,7 +23,7 @@ enum kfeature {
 	KF_KPROBE,              /* the kprobe event source */
 	KF_KPROBE_MULTI,        /* kprobe.multi links */
 	KF_KPROBE_SESSION,      /* kprobe.session programs */
-	KF_FENTRY,              /* fentry/fexit trampolines, attached */
+	KF_FENTRY,              /* fentry/fexit programs load (attached when first wanted) */
 	KF_FENTRY_ARGS,         /* bpf_get_func_arg() in trampolines */
 	KF_FENTRY_COOKIE,       /* bpf_get_attach_cookie() in trampolines */
 	KF_FENTRY_MODULE,       /* trampolines on module functions */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The BPF object: which of its programs load on this kernel, from what the
- * kernel offers (features.h), and what the programs do instead where a
- * feature is missing (per-thread state in a hash, ids by probed place).
+ * The BPF object: which of its programs load on this kernel, and loading it
+ * with every kind of program the kernel takes; the fentry templates in an
+ * object of their own, loaded when fentry is first wanted.
  */
 #include <errno.h>
 #include <signal.h>
@@ -14,18 +14,77 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "base/profile.h"
 #include "probes/inflight.h"
 #include "probes/probes-int.h"
 
 /* Any long-lived vmlinux function with BTF: the template is never attached there. */
 #define FENTRY_TEMPLATE_TARGET "vfs_read"
 
-/* The program kinds this kernel takes, and what the programs do instead of the others. */
+/* "tp_btf/block_rq_issue" -> "block_rq_issue", or NULL for other programs. */
+const char *prog_tracepoint(const struct bpf_program *prog, bool *btf)
+{
+	const char *sec = bpf_program__section_name(prog);
+
+	*btf = strncmp(sec, "tp_btf/", 7) == 0;
+	if (*btf)
+		return sec + 7;
+	return strncmp(sec, "raw_tp/", 7) == 0 ? sec + 7 : NULL;
+}
+
+/* Which unit of bpf/ a program is of, by the names its unit gives them. */
+enum prog_unit prog_unit(const struct bpf_program *prog)
+{
+	static const struct {
+		const char *prefix;
+		enum prog_unit unit;
+	} units[] = {
+		{ "vfs_", UNIT_VFS }, { "smb2_", UNIT_SMB2 }, { "blk_", UNIT_BLOCK },
+		{ "sys_", UNIT_SYSCALL }, { "smbd_", UNIT_SMBD }, { "umulti_smbd_", UNIT_SMBD },
+	};
+	const char *name = bpf_program__name(prog);
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(*units); i++)
+		if (strncmp(name, units[i].prefix, strlen(units[i].prefix)) == 0)
+			return units[i].unit;
+	return UNIT_FUNC;
+}
+
+/* The optional kinds of program: each one the kernel may refuse. */
+enum feature {
+	FEAT_NONE,                  /* every kernel with BPF takes it */
+	FEAT_FENTRY,
+	FEAT_KMULTI,
+	FEAT_UMULTI,
+	FEAT_USESSION,
+	FEAT_TP_BTF,
+	_FEAT_MAX,
+};
+
+/* The program kinds the kernel is believed to take, and what the programs do instead of the others. */
 struct kinds {
-	bool fentry, kmulti, tp_btf, umulti;
+	bool on[_FEAT_MAX];
 	uint32_t compat;            /* enum smblat_compat */
 	const struct btf *vmlinux;  /* NULL: not known, every tracepoint assumed there */
 };
+
+static enum feature prog_feature(const struct bpf_program *prog)
+{
+	const char *sec = bpf_program__section_name(prog), *name = bpf_program__name(prog);
+	bool btf;
+
+	if (strncmp(sec, "fentry", 6) == 0 || strncmp(sec, "fexit", 5) == 0)
+		return FEAT_FENTRY;
+	if (strncmp(name, "umulti_", 7) == 0)
+		return FEAT_UMULTI;
+	if (strcmp(name, "usession") == 0)
+		return FEAT_USESSION;
+	if (strstr(sec, "probe.multi"))
+		return FEAT_KMULTI;
+	if (prog_tracepoint(prog, &btf) && btf)
+		return FEAT_TP_BTF;
+	return FEAT_NONE;
+}
 
 /*
  * A tp_btf program of a tracepoint this kernel lacks (block_io_start before
@@ -42,30 +101,36 @@ static bool tracepoint_known(const struct btf *vmlinux, const char *tp)
 	return btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) >= 0;
 }
 
-/* Programs load for the units the layers asked for, and only of the kinds the kernel takes. */
+/*
+ * Programs load for the units the layers asked for, and only of the kinds
+ * the kernel is still believed to take: each refused kind is dropped in
+ * turn by probes_open().
+ */
 static void programs_setup(struct smblat_bpf *skel, const struct probes_opts *o,
-			   const struct kinds *ft)
+			   const struct kinds *ft, bool fentry_only)
 {
 	struct bpf_program *prog;
 
 	bpf_object__for_each_program(prog, skel->obj) {
-		const char *sec = bpf_program__section_name(prog);
-		bool want = o->units & UNIT_BIT(prog_unit(prog)), btf;
-		const char *tp;
+		enum feature f = prog_feature(prog);
+		bool want = (o->units & UNIT_BIT(prog_unit(prog))) && (f == FEAT_NONE || ft->on[f]);
 
-		if (strncmp(sec, "fentry", 6) == 0 || strncmp(sec, "fexit", 5) == 0) {
-			want &= ft->fentry;
-			if (want)
-				bpf_program__set_attach_target(prog, 0, FENTRY_TEMPLATE_TARGET);
-		} else if (strncmp(bpf_program__name(prog), "umulti_", 7) == 0) {
-			want &= ft->umulti;
-			if (want)
-				bpf_program__set_expected_attach_type(prog, UMULTI_ATTACH_TYPE);
-		} else if (strstr(sec, "probe.multi")) {
-			want &= ft->kmulti;
-		} else if ((tp = prog_tracepoint(prog, &btf))) {
-			want &= !btf || (ft->tp_btf && tracepoint_known(ft->vmlinux, tp));
+		/* the fentry object: the templates of the units, and the one fentry_usable() tries */
+		if (fentry_only)
+			want = f == FEAT_FENTRY && ((o->units & UNIT_BIT(prog_unit(prog))) ||
+						    strcmp(bpf_program__name(prog), "call_fentry") == 0);
+
+		if (want && f == FEAT_TP_BTF) {
+			bool btf;
+
+			want = tracepoint_known(ft->vmlinux, prog_tracepoint(prog, &btf));
 		}
+		if (want && f == FEAT_FENTRY)
+			bpf_program__set_attach_target(prog, 0, FENTRY_TEMPLATE_TARGET);
+		else if (want && f == FEAT_UMULTI)
+			bpf_program__set_expected_attach_type(prog, UMULTI_ATTACH_TYPE);
+		else if (want && f == FEAT_USESSION)
+			bpf_program__set_expected_attach_type(prog, USESSION_ATTACH_TYPE);
 		bpf_program__set_autoload(prog, want);
 	}
 	if (o->units & UNIT_BIT(UNIT_BLOCK))
@@ -84,14 +149,30 @@ static int frames_hash_setup(struct smblat_bpf *skel, uint32_t max_threads)
 	return r;
 }
 
+/*
+ * Opens and loads the object; with share, only its fentry templates, on the
+ * maps of share (the same counters, frames and ring buffer).
+ */
 static int skel_load(const struct probes_opts *o, const struct kinds *ft,
-		     struct smblat_bpf **ret)
+		     const struct smblat_bpf *share, struct smblat_bpf **ret)
 {
+	uint64_t t0 = prof_now_ns();
 	struct smblat_bpf *skel = smblat_bpf__open();
+	struct bpf_map *m;
 	int r;
 
 	if (!skel)
 		return -errno;
+	bpf_object__for_each_map(m, skel->obj) {
+		const struct bpf_map *theirs = share ?
+			bpf_object__find_map_by_name(share->obj, bpf_map__name(m)) : NULL;
+
+		if (theirs && bpf_map__reuse_fd(m, bpf_map__fd(theirs)) < 0) {
+			r = -errno;
+			smblat_bpf__destroy(skel);
+			return r;
+		}
+	}
 	skel->rodata->cfg.tgid = o->tgid;
 	skel->rodata->cfg.self_tgid = o->self_tgid;
 	skel->rodata->cfg.cgroup_id = o->cgroup_id;
@@ -101,18 +182,190 @@ static int skel_load(const struct probes_opts *o, const struct kinds *ft,
 		strncpy(skel->rodata->cfg.comm, o->comm, SMBLAT_COMM_LEN - 1);
 	}
 	bpf_map__set_max_entries(skel->maps.events, o->ringbuf_bytes);
-	bpf_map__set_max_entries(skel->maps.hist, o->func_capacity * SMBLAT_NBUCKETS);
-	r = ft->compat & COMPAT_FRAMES_HASH ? frames_hash_setup(skel, o->max_threads) : 0;
+	bpf_map__set_max_entries(skel->maps.stats, o->func_capacity);
+	/* a shared frames map comes as it is */
+	r = (ft->compat & COMPAT_FRAMES_HASH) && !share ? frames_hash_setup(skel, o->max_threads) : 0;
 	if (r == 0) {
-		programs_setup(skel, o, ft);
+		programs_setup(skel, o, ft, share != NULL);
 		r = smblat_bpf__load(skel);
 	}
+	prof_add(PROF_LOAD, t0);
 	if (r < 0) {
 		smblat_bpf__destroy(skel);
 		return r;
 	}
 	*ret = skel;
 	return 0;
+}
+
+
+/*
+ * Some kernels load trampolines but refuse to attach them: try once for
+ * real, when fentry is first wanted (a trampoline costs a grace period to
+ * take down, which a start that uses kprobe.multi need not pay).
+ */
+bool object_fentry_usable(struct probes *p)
+{
+	struct kinds ft = { .on = { [FEAT_FENTRY] = true }, .compat = p->compat };
+	struct bpf_link *l;
+	int r;
+
+	if (!p->fentry || p->fentry_tried)
+		return p->fentry;
+	p->fentry_tried = true;
+	/*
+	 * The templates load only now, into an object of their own on the same
+	 * maps: a start that attaches with kprobe.multi does not verify them.
+	 */
+	r = skel_load(&p->opts, &ft, p->skel, &p->fskel);
+	if (r < 0) {
+		p->fentry_why = errdup("fentry programs refused", r);
+		p->fentry = false;
+		return false;
+	}
+	l = bpf_program__attach_trace(p->fskel->progs.call_fentry);
+	if (!l) {
+		p->fentry_why = errdup("fentry attach refused", -errno);
+		p->fentry = false;
+		return false;
+	}
+	bpf_link__destroy(l);
+	return true;
+}
+
+/* Whether vmlinux's enum bpf_attach_type has the value called name. */
+static bool attach_type_known(const struct btf *btf, const char *name)
+{
+	uint32_t n = btf__type_cnt(btf);
+
+	for (uint32_t id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const struct btf_enum *e;
+
+		if (!btf_is_enum(t) || strcmp(btf__name_by_offset(btf, t->name_off), "bpf_attach_type"))
+			continue;
+		e = btf_enum(t);
+		for (uint16_t i = 0; i < btf_vlen(t); i++)
+			if (strcmp(btf__name_by_offset(btf, e[i].name_off), name) == 0)
+				return true;
+		return false;
+	}
+	return false;
+}
+
+/*
+ * uprobe.session (Linux 6.13), told by the kernel's BTF: the attach type
+ * and the kfunc the program calls. Loading a program the kernel cannot take
+ * would cost a second load of the whole object.
+ */
+static bool usession_known(struct btfs *btfs)
+{
+	const struct btf *btf;
+
+	return btfs_func(btfs, NULL, "bpf_session_cookie", &btf) >= 0 &&
+	       attach_type_known(btf, "BPF_TRACE_UPROBE_SESSION");
+}
+
+/*
+ * The program libbpf last failed to load, caught from its warning while the
+ * object loads, so that a refusal drops the kind of program refused and no
+ * other: on Debian's 6.1 the kprobe.multi programs fail to load, and
+ * dropping kinds in a fixed order dropped fentry first.
+ */
+static char failed_prog[64];
+/* The last thing libbpf said at warning level, for the one line of a failed load. */
+static char libbpf_said[256];
+static libbpf_print_fn_t print_next;
+
+static int print_catch(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	static const char refused[] = "prog '%s': failed to load";
+	va_list copy;
+
+	if (level == LIBBPF_WARN && strncmp(fmt, refused, sizeof(refused) - 1) == 0) {
+		va_copy(copy, ap);
+		snprintf(failed_prog, sizeof(failed_prog), "%s", va_arg(copy, const char *));
+		va_end(copy);
+	}
+	if (level == LIBBPF_WARN) {
+		va_copy(copy, ap);
+		vsnprintf(libbpf_said, sizeof(libbpf_said), fmt, copy);
+		va_end(copy);
+		libbpf_said[strcspn(libbpf_said, "\n")] = '\0';
+	}
+	return print_next ? print_next(level, fmt, ap) : 0;
+}
+
+/* The kind of the program called name, FEAT_NONE when there is none such. */
+static enum feature feature_of(const char *name)
+{
+	struct smblat_bpf *skel = smblat_bpf__open();
+	struct bpf_program *prog;
+	enum feature f = FEAT_NONE;
+
+	if (!skel)
+		return FEAT_NONE;
+	prog = bpf_object__find_program_by_name(skel->obj, name);
+	if (prog)
+		f = prog_feature(prog);
+	smblat_bpf__destroy(skel);
+	return f;
+}
+
+static const char *const feature_refused[_FEAT_MAX] = {
+	[FEAT_FENTRY] = "fentry programs refused",
+	[FEAT_KMULTI] = "kprobe.multi programs refused",
+	[FEAT_UMULTI] = "uprobe.multi programs refused",
+	[FEAT_USESSION] = "uprobe.session programs refused",
+	[FEAT_TP_BTF] = "tp_btf programs refused",
+};
+
+/* What a failed load says to drop: the refused program's kind, else the first kind on. */
+static enum feature feature_to_drop(const struct kinds *ft)
+{
+	enum feature f = failed_prog[0] ? feature_of(failed_prog) : FEAT_NONE;
+
+	if (f != FEAT_NONE && ft->on[f])
+		return f;
+	/* unknown: tp_btf first, as raw_tp does the same; fentry would fall back to kprobes */
+	static const enum feature order[] = { FEAT_TP_BTF, FEAT_FENTRY, FEAT_USESSION, FEAT_UMULTI,
+					      FEAT_KMULTI };
+	for (size_t i = 0; i < sizeof(order) / sizeof(*order); i++)
+		if (ft->on[order[i]])
+			return order[i];
+	return FEAT_NONE;
+}
+
+/* Loads the object with every kind of program the kernel takes; the kinds it refused say why. */
+static int load_what_loads(struct probes *p, const struct probes_opts *o, struct kinds *ft)
+{
+	char *why[_FEAT_MAX] = {};
+	enum feature f;
+	int r;
+
+	libbpf_said[0] = '\0';
+	print_next = libbpf_set_print(print_catch);
+	for (;;) {
+		failed_prog[0] = '\0';
+		r = skel_load(o, ft, NULL, &p->skel);
+		f = r < 0 ? feature_to_drop(ft) : FEAT_NONE;
+		if (f == FEAT_NONE)
+			break;
+		ft->on[f] = false;
+		free(why[f]);
+		why[f] = errdup(feature_refused[f], r);
+	}
+	libbpf_set_print(print_next);
+	/* a refusal the feature probes did not foresee says why over what they said */
+	if (why[FEAT_FENTRY])
+		free(p->fentry_why), p->fentry_why = why[FEAT_FENTRY];
+	if (why[FEAT_KMULTI])
+		free(p->kmulti_why), p->kmulti_why = why[FEAT_KMULTI];
+	if (why[FEAT_TP_BTF])
+		free(p->tp_btf_why), p->tp_btf_why = why[FEAT_TP_BTF];
+	free(why[FEAT_UMULTI]);
+	free(why[FEAT_USESSION]);
+	return r;
 }
 
 /* "kprobe.multi: Operation not supported (CONFIG_FPROBE, Linux 5.18)", malloc'd. */
@@ -136,27 +389,34 @@ static enum kfeature first_missing(const struct features *f, const enum kfeature
 	return _KF_MAX;
 }
 
-/* What the kernel's features allow of the backends the configuration chose. */
-static void backends_choose(struct probes *p, const struct probes_opts *o, struct kinds *ft)
+/*
+ * The kinds of program the kernel's features allow of those the
+ * configuration chose; the fentry templates load later, on their own
+ * (object_fentry_usable()), when fentry is first wanted.
+ */
+static void kinds_choose(struct probes *p, const struct probes_opts *o, struct btfs *btfs,
+			 struct kinds *ft)
 {
 	static const enum kfeature fentry_needs[] = { KF_FENTRY, KF_FENTRY_ARGS, KF_FENTRY_COOKIE };
-	enum kfeature k = first_missing(o->features, fentry_needs, 3);
+	const struct features *f = o->features;
+	enum kfeature k = first_missing(f, fentry_needs, 3);
 
-	ft->fentry = (o->choice == CHOICE_AUTO || o->choice == CHOICE_FENTRY) && k == _KF_MAX;
+	p->fentry = (o->choice == CHOICE_AUTO || o->choice == CHOICE_FENTRY) && k == _KF_MAX;
 	if (k != _KF_MAX)
-		p->fentry_why = missing_dup(o->features, k);
-	ft->kmulti = (o->choice == CHOICE_AUTO || o->choice == CHOICE_KPROBE_MULTI) &&
-		     features_has(o->features, KF_KPROBE_MULTI);
-	if (!features_has(o->features, KF_KPROBE_MULTI))
-		p->kmulti_why = missing_dup(o->features, KF_KPROBE_MULTI);
-	p->kprobe = features_has(o->features, KF_KPROBE);
+		p->fentry_why = missing_dup(f, k);
+	ft->on[FEAT_KMULTI] = (o->choice == CHOICE_AUTO || o->choice == CHOICE_KPROBE_MULTI) &&
+			      features_has(f, KF_KPROBE_MULTI);
+	if (!features_has(f, KF_KPROBE_MULTI))
+		p->kmulti_why = missing_dup(f, KF_KPROBE_MULTI);
+	ft->on[FEAT_TP_BTF] = (o->units & (UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL))) &&
+			      features_has(f, KF_TP_BTF);
+	if (!features_has(f, KF_TP_BTF))
+		p->tp_btf_why = missing_dup(f, KF_TP_BTF);
+	ft->on[FEAT_UMULTI] = features_has(f, KF_UPROBE_MULTI);
+	ft->on[FEAT_USESSION] = (o->units & UNIT_BIT(UNIT_FUNC)) && usession_known(btfs);
+	p->kprobe = features_has(f, KF_KPROBE);
 	if (!p->kprobe)
-		p->kprobe_why = missing_dup(o->features, KF_KPROBE);
-	ft->tp_btf = (o->units & (UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL))) &&
-		     features_has(o->features, KF_TP_BTF);
-	if (!features_has(o->features, KF_TP_BTF))
-		p->tp_btf_why = missing_dup(o->features, KF_TP_BTF);
-	ft->umulti = features_has(o->features, KF_UPROBE_MULTI);
+		p->kprobe_why = missing_dup(f, KF_KPROBE);
 }
 
 /* Task storage, or the hash; -EOPNOTSUPP (said) when task storage is demanded and missing. */
@@ -177,6 +437,7 @@ static int thread_state_choose(struct probes *p, const struct probes_opts *o, st
 	p->place_ids = !features_has(o->features, KF_COOKIE);
 	if (p->place_ids)
 		ft->compat |= COMPAT_PLACE_IDS;
+	p->compat = ft->compat;
 	return 0;
 }
 
@@ -194,78 +455,38 @@ static int essentials_check(const struct features *f)
 	return -EOPNOTSUPP;
 }
 
-/* The last thing libbpf said at warning level, for the one line of a failed load. */
-static char libbpf_said[256];
-static libbpf_print_fn_t libbpf_print_next;
-
-static int libbpf_keep_last(enum libbpf_print_level level, const char *fmt, va_list ap)
+int object_load(struct probes *p, const struct probes_opts *o)
 {
-	va_list aq;
-
-	if (level == LIBBPF_WARN) {
-		va_copy(aq, ap);
-		vsnprintf(libbpf_said, sizeof(libbpf_said), fmt, aq);
-		va_end(aq);
-		libbpf_said[strcspn(libbpf_said, "\n")] = '\0';
-	}
-	return libbpf_print_next ? libbpf_print_next(level, fmt, ap) : 0;
-}
-
-/* Loads; should the tracepoint programs be refused, the others go on without them. */
-static int load(struct probes *p, const struct probes_opts *o, struct kinds *ft)
-{
-	const uint32_t tp_units = UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL);
+	struct kinds ft = { .vmlinux = btfs_get(p->btfs, NULL) };
 	int r;
 
-	libbpf_said[0] = '\0';
-	libbpf_print_next = libbpf_set_print(libbpf_keep_last);
-	r = skel_load(o, ft, &p->skel);
-	if (r < 0 && (o->units & tp_units)) {
-		struct probes_opts bare = *o;
-
-		bare.units &= ~tp_units;
-		free(p->tp_btf_why);
-		p->tp_btf_why = NULL;
-		if (asprintf(&p->tp_btf_why, "block and syscall programs refused: %s%s%s",
-			     strerror(-r), libbpf_said[0] ? ": " : "", libbpf_said) < 0)
-			p->tp_btf_why = NULL;
-		r = skel_load(&bare, ft, &p->skel);
-	}
-	libbpf_set_print(libbpf_print_next);
-	if (r < 0)
-		fprintf(stderr, "smblat: cannot load BPF programs: %s%s%s\n", strerror(-r),
-			libbpf_said[0] ? ": " : "", libbpf_said);
-	return r;
-}
-
-int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs *btfs,
-		struct probes **ret)
-{
-	struct probes *p = calloc(1, sizeof(*p));
-	struct kinds ft = { .vmlinux = btfs_get(btfs, NULL) };
-	int r;
-
-	if (!p)
-		return -ENOMEM;
-	p->ks = ks;
-	p->btfs = btfs;
-	p->features = o->features;
-	p->choice = o->choice;
-	backends_choose(p, o, &ft);
+	kinds_choose(p, o, p->btfs, &ft);
 	r = essentials_check(o->features);
 	if (r == 0)
 		r = thread_state_choose(p, o, &ft);
-	if (r == 0)
-		r = load(p, o, &ft);
+	if (r < 0)
+		return r;               /* said why */
+	r = load_what_loads(p, o, &ft);
+	if (r < 0 && (o->units & (UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL)))) {
+		/* The other layers need not go down with the tracepoint ones. */
+		struct probes_opts bare = *o;
+
+		bare.units &= ~(UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL));
+		free(p->tp_btf_why);
+		if (asprintf(&p->tp_btf_why, "block and syscall programs refused: %s%s%s",
+			     strerror(-r), libbpf_said[0] ? ": " : "", libbpf_said) < 0)
+			p->tp_btf_why = NULL;
+		r = skel_load(&bare, &ft, NULL, &p->skel);
+	}
 	if (r < 0) {
-		probes_close(p);
+		fprintf(stderr, "smblat: cannot load BPF programs: %s%s%s\n", strerror(-r),
+			libbpf_said[0] ? ": " : "", libbpf_said);
 		return r;
 	}
-	p->fentry = ft.fentry;
-	p->kmulti = ft.kmulti;
-	p->tp_btf = ft.tp_btf;
-	p->umulti = ft.umulti;
-	*ret = p;
+	p->kmulti = ft.on[FEAT_KMULTI];
+	p->tp_btf = ft.on[FEAT_TP_BTF];
+	p->umulti = ft.on[FEAT_UMULTI];
+	p->usession = ft.on[FEAT_USESSION];
 	return 0;
 }
 
@@ -306,4 +527,3 @@ int place_set(struct probes *p, uint64_t addr, uint64_t offset, uint32_t id)
 		return -errno;
 	return 0;
 }
-

@@ -10,6 +10,8 @@
 /* BPF_TRACE_UPROBE_MULTI and BPF_F_UPROBE_MULTI_RETURN, Linux 6.6 (newer than Debian 12's uapi) */
 #define UMULTI_ATTACH_TYPE 48
 #define UMULTI_RETURN 1u
+/* BPF_TRACE_UPROBE_SESSION, Linux 6.13 */
+#define USESSION_ATTACH_TYPE 57
 
 struct attachment {
 	uint32_t id;
@@ -30,10 +32,13 @@ struct multi {
 	bool *live;
 	uint32_t n_ids;
 	uint32_t n_live;
+	enum backend backend;       /* what its ids are attached with */
 };
 
 struct probes {
 	struct smblat_bpf *skel;
+	struct smblat_bpf *fskel;   /* the fentry templates, loaded when fentry is first wanted */
+	struct probes_opts opts;    /* as opened, for fskel */
 	const struct ksyms *ks;
 	struct btfs *btfs;
 	const struct features *features;
@@ -41,9 +46,12 @@ struct probes {
 	bool place_ids;             /* no BPF cookies: ids by probed place (probe_ids) */
 	bool frames_hash;           /* per-thread frames in a hash of max_threads */
 	uint32_t max_threads;
+	uint32_t compat;            /* enum smblat_compat, for every object loaded */
 	bool fentry;                /* template loaded: clones may work */
+	bool fentry_tried;          /* fentry_usable() attached the template once */
 	bool kmulti;
 	bool umulti;                /* uprobe.multi programs loaded; cleared when links are refused */
+	bool usession;              /* the uprobe.session program loaded; cleared when refused */
 	bool smbd_ends;             /* smbd's request completions hooked (once for all begins) */
 	bool kprobe;                /* the kernel has a kprobe PMU */
 	char *kprobe_why;
@@ -69,6 +77,15 @@ struct probes {
 	uint32_t n_tp;
 };
 
+/* object.c: loads p->skel with the kinds of program the kernel takes (p->ks, p->btfs set). */
+int object_load(struct probes *p, const struct probes_opts *o);
+/* Whether fentry clones can work: the templates load and attach (tried once). */
+bool object_fentry_usable(struct probes *p);
+/* "tp_btf/block_rq_issue" -> "block_rq_issue", or NULL for other programs. */
+const char *prog_tracepoint(const struct bpf_program *prog, bool *btf);
+/* Which unit of bpf/ a program is of. */
+enum prog_unit prog_unit(const struct bpf_program *prog);
+
 /* "what: strerror(-err)", malloc'd. */
 char *errdup(const char *what, int err);
 /* A new slot in p->att for id, links empty; NULL without memory. */
@@ -76,9 +93,9 @@ struct attachment *attachment_new(struct probes *p, uint32_t id);
 void attachment_release(struct attachment *a);
 /* Keeps a batch's links as serving the ids in cookies; on -ENOMEM the caller releases att. */
 int multi_keep(struct probes *p, const struct attachment *att, const uint64_t *cookies,
-	       uint32_t n);
-/* A dormant id of a live batch comes back in place; true when it did. */
-bool multi_revive(struct probes *p, uint32_t id);
+	       uint32_t n, enum backend be);
+/* The backend of the batch that holds id dormant, now revived; BACKEND_NONE: none does. */
+enum backend multi_revive(struct probes *p, uint32_t id);
 
 /*
  * A uprobe.multi link of prog_fd on n offsets of binary (the kernel's own

@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "base/profile.h"
 #include "probes/inflight.h"
 #include "probes/probes-int.h"
 
@@ -20,34 +21,6 @@ char *errdup(const char *what, int err)
 	return s;
 }
 
-/* "tp_btf/block_rq_issue" -> "block_rq_issue", or NULL for other programs. */
-const char *prog_tracepoint(const struct bpf_program *prog, bool *btf)
-{
-	const char *sec = bpf_program__section_name(prog);
-
-	*btf = strncmp(sec, "tp_btf/", 7) == 0;
-	if (*btf)
-		return sec + 7;
-	return strncmp(sec, "raw_tp/", 7) == 0 ? sec + 7 : NULL;
-}
-
-/* Which unit of bpf/ a program is of, by the names its unit gives them. */
-enum prog_unit prog_unit(const struct bpf_program *prog)
-{
-	static const struct {
-		const char *prefix;
-		enum prog_unit unit;
-	} units[] = {
-		{ "vfs_", UNIT_VFS }, { "smb2_", UNIT_SMB2 }, { "blk_", UNIT_BLOCK },
-		{ "sys_", UNIT_SYSCALL }, { "smbd_", UNIT_SMBD }, { "umulti_smbd_", UNIT_SMBD },
-	};
-	const char *name = bpf_program__name(prog);
-
-	for (size_t i = 0; i < sizeof(units) / sizeof(*units); i++)
-		if (strncmp(name, units[i].prefix, strlen(units[i].prefix)) == 0)
-			return units[i].unit;
-	return UNIT_FUNC;
-}
 
 bool probes_unit_loaded(const struct probes *p, enum prog_unit u)
 {
@@ -57,6 +30,28 @@ bool probes_unit_loaded(const struct probes *p, enum prog_unit u)
 		if (prog_unit(prog) == u && bpf_program__autoload(prog))
 			return true;
 	return false;
+}
+
+int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs *btfs,
+		struct probes **ret)
+{
+	struct probes *p = calloc(1, sizeof(*p));
+	int r;
+
+	if (!p)
+		return -ENOMEM;
+	p->ks = ks;
+	p->btfs = btfs;
+	p->features = o->features;
+	p->choice = o->choice;
+	p->opts = *o;
+	r = object_load(p, o);          /* says why it fails */
+	if (r < 0) {
+		probes_close(p);
+		return r;
+	}
+	*ret = p;
+	return 0;
 }
 
 void attachment_release(struct attachment *a)
@@ -94,6 +89,7 @@ void probes_close(struct probes *p)
 		close(p->btf_fds[i].fd);
 		free(p->btf_fds[i].module);
 	}
+	smblat_bpf__destroy(p->fskel);
 	smblat_bpf__destroy(p->skel);
 	free(p->fentry_why);
 	free(p->kmulti_why);
@@ -105,10 +101,10 @@ void probes_close(struct probes *p)
 
 enum backend probes_kernel_backend(struct probes *p, const char **why)
 {
-	if (p->fentry)
-		return BACKEND_FENTRY;
-	if (p->kmulti && p->kprobe)
+	if (p->kmulti && p->kprobe && p->choice != CHOICE_FENTRY)
 		return BACKEND_KPROBE_MULTI;
+	if (object_fentry_usable(p))
+		return BACKEND_FENTRY;
 	if (p->kprobe && (p->choice == CHOICE_AUTO || p->choice == CHOICE_KPROBE))
 		return BACKEND_KPROBE;
 	switch (p->choice) {
@@ -130,8 +126,15 @@ enum backend probes_kernel_backend(struct probes *p, const char **why)
 
 int probes_update(struct probes *p, const struct func *f)
 {
-	if (bpf_map__update_elem(p->skel->maps.funcs, &f->id, sizeof(f->id), &f->cfg,
-				 sizeof(f->cfg), BPF_ANY) < 0)
+	struct func_cfg c = f->cfg;
+
+	c.frame_args = c.nargs;
+	if (c.sb_kind != AK_NONE && c.sb_arg + 1 > c.frame_args)
+		c.frame_args = c.sb_arg + 1;
+	if (c.name_kind != AK_NONE && c.name_arg + 1 > c.frame_args)
+		c.frame_args = c.name_arg + 1;
+	if (bpf_map__update_elem(p->skel->maps.funcs, &f->id, sizeof(f->id), &c,
+				 sizeof(c), BPF_ANY) < 0)
 		return -errno;
 	return 0;
 }
@@ -178,14 +181,18 @@ static int fentry_clone(struct probes *p, const struct bpf_program *tmpl,
 		    .attach_btf_id = btf_id,
 		    .attach_btf_obj_fd = obj_fd > 0 ? obj_fd : 0);
 	LIBBPF_OPTS(bpf_link_create_opts, co, .tracing.cookie = cookie);
+	uint64_t t0 = prof_now_ns();
 	int fd, lfd;
 
 	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING,
 			   type == BPF_TRACE_FENTRY ? "smblat_entry" : "smblat_exit", "GPL",
 			   bpf_program__insns(tmpl), bpf_program__insn_cnt(tmpl), &lo);
+	prof_add(PROF_CLONE, t0);
 	if (fd < 0)
 		return -errno;
+	t0 = prof_now_ns();
 	lfd = bpf_link_create(fd, 0, type, &co);
+	prof_add(PROF_LINK, t0);
 	if (lfd < 0) {
 		int r = -errno;
 
@@ -202,44 +209,45 @@ struct kprogs {
 	struct bpf_program *fentry, *fexit, *kprobe, *kretprobe, *kmulti, *kretmulti;
 };
 
+/* The fentry programs live in fskel, the others in skel. */
 static struct kprogs kprogs_of(struct probes *p, enum kprog_family fam)
 {
+	struct smblat_bpf *k = p->skel, *f = p->fskel;
+
 	switch (fam) {
 	case KPROGS_VFS:
 		return (struct kprogs) {
-			p->skel->progs.vfs_fentry, p->skel->progs.vfs_fexit,
-			p->skel->progs.vfs_kprobe, p->skel->progs.vfs_kretprobe,
-			p->skel->progs.vfs_kmulti, p->skel->progs.vfs_kretmulti,
+			f ? f->progs.vfs_fentry : NULL, f ? f->progs.vfs_fexit : NULL,
+			k->progs.vfs_kprobe, k->progs.vfs_kretprobe,
+			k->progs.vfs_kmulti, k->progs.vfs_kretmulti,
 		};
 	case KPROGS_SMB2_ALLOC:
 		return (struct kprogs) {
-			NULL, p->skel->progs.smb2_alloc_fexit,
-			p->skel->progs.smb2_alloc_kprobe, p->skel->progs.smb2_alloc_kretprobe,
-			p->skel->progs.smb2_alloc_kmulti, p->skel->progs.smb2_alloc_kretmulti,
+			NULL, f ? f->progs.smb2_alloc_fexit : NULL,
+			k->progs.smb2_alloc_kprobe, k->progs.smb2_alloc_kretprobe,
+			k->progs.smb2_alloc_kmulti, k->progs.smb2_alloc_kretmulti,
 		};
 	case KPROGS_SMB2_MID:
 		return (struct kprogs) {
-			p->skel->progs.smb2_mid_fentry, NULL, p->skel->progs.smb2_mid_kprobe, NULL,
-			p->skel->progs.smb2_mid_kmulti, NULL,
+			f ? f->progs.smb2_mid_fentry : NULL, NULL, k->progs.smb2_mid_kprobe, NULL,
+			k->progs.smb2_mid_kmulti, NULL,
 		};
 	default:
 		return (struct kprogs) {
-			p->skel->progs.call_fentry, p->skel->progs.call_fexit,
-			p->skel->progs.call_kprobe, p->skel->progs.call_kretprobe,
-			p->skel->progs.call_kmulti, p->skel->progs.call_kretmulti,
+			f ? f->progs.call_fentry : NULL, f ? f->progs.call_fexit : NULL,
+			k->progs.call_kprobe, k->progs.call_kretprobe,
+			k->progs.call_kmulti, k->progs.call_kretmulti,
 		};
 	}
 }
 
 static int attach_fentry(struct probes *p, struct func *f, const struct kprogs *kp)
 {
-	struct btf *btf = btfs_get(p->btfs, f->module);
+	const struct btf *btf;
 	struct attachment *a;
 	int btf_id, obj_fd = 0, r;
 
-	if (!btf)
-		return -ENOENT;
-	btf_id = btf__find_by_name_kind(btf, f->symbol, BTF_KIND_FUNC);
+	btf_id = btfs_func(p->btfs, f->module, f->symbol, &btf);
 	if (btf_id < 0)
 		return -ENOENT;
 	if (f->module) {
@@ -280,6 +288,7 @@ static int attach_kprobe(struct probes *p, struct func *f, const struct kprogs *
 	uint64_t cookie = p->place_ids ? 0 : f->id;
 	LIBBPF_OPTS(bpf_kprobe_opts, eo, .bpf_cookie = cookie);
 	LIBBPF_OPTS(bpf_kprobe_opts, xo, .bpf_cookie = cookie, .retprobe = true);
+	uint64_t t0 = prof_now_ns();
 	struct attachment *a;
 	int r = kprobe_place(p, f);
 
@@ -299,15 +308,18 @@ static int attach_kprobe(struct probes *p, struct func *f, const struct kprogs *
 		if (!a->link[0])
 			goto fail;
 	}
+	prof_add(PROF_LINK, t0);
 	return 0;
 fail:
 	r = -errno;
+	prof_add(PROF_LINK, t0);
 	attachment_release(a);
 	p->n_att--;
 	return r;
 }
 
-int multi_keep(struct probes *p, const struct attachment *att, const uint64_t *cookies, uint32_t n)
+int multi_keep(struct probes *p, const struct attachment *att, const uint64_t *cookies, uint32_t n,
+	       enum backend be)
 {
 	struct multi *v = realloc(p->multi, (p->n_multi + 1) * sizeof(*v));
 	struct multi *m;
@@ -317,7 +329,7 @@ int multi_keep(struct probes *p, const struct attachment *att, const uint64_t *c
 	p->multi = v;
 	m = &v[p->n_multi];
 	*m = (struct multi) { .att = *att, .ids = calloc(n, sizeof(uint32_t)),
-			      .live = calloc(n, sizeof(bool)), .n_ids = n, .n_live = n };
+			      .live = calloc(n, sizeof(bool)), .n_ids = n, .n_live = n, .backend = be };
 	if (!m->ids || !m->live) {
 		free(m->ids);
 		free(m->live);
@@ -338,6 +350,7 @@ static int attach_kmulti(struct probes *p, struct func **fv, uint32_t n, bool *d
 	__u64 *cookies = calloc(n, sizeof(*cookies));
 	struct bpf_link *l[2] = {};
 	uint32_t cnt = 0;
+	uint64_t t0;
 	int r = 0;
 
 	if (!addrs || !cookies) {
@@ -357,6 +370,7 @@ static int attach_kmulti(struct probes *p, struct func **fv, uint32_t n, bool *d
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, xo, .addrs = addrs, .cookies = cookies, .cnt = cnt,
 		    .retprobe = true);
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, eo, .addrs = addrs, .cookies = cookies, .cnt = cnt);
+	t0 = prof_now_ns();
 	if (kp->kretmulti) {
 		l[1] = bpf_program__attach_kprobe_multi_opts(kp->kretmulti, NULL, &xo);
 		if (!l[1]) {
@@ -372,9 +386,10 @@ static int attach_kmulti(struct probes *p, struct func **fv, uint32_t n, bool *d
 			goto out;
 		}
 	}
+	prof_add(PROF_LINK, t0);
 	r = multi_keep(p, &(struct attachment) { .id = UINT32_MAX, .prog_fd = { -1, -1 },
 						 .link_fd = { -1, -1 }, .link = { l[0], l[1] } },
-		       (const uint64_t *)cookies, cnt);
+		       (const uint64_t *)cookies, cnt, BACKEND_KPROBE_MULTI);
 	if (r < 0) {
 		bpf_link__destroy(l[0]);
 		bpf_link__destroy(l[1]);
@@ -391,7 +406,7 @@ out:
 	return r;
 }
 
-bool multi_revive(struct probes *p, uint32_t id)
+enum backend multi_revive(struct probes *p, uint32_t id)
 {
 	for (uint32_t b = 0; b < p->n_multi; b++) {
 		struct multi *m = &p->multi[b];
@@ -400,10 +415,10 @@ bool multi_revive(struct probes *p, uint32_t id)
 			if (m->ids[i] == id && !m->live[i]) {
 				m->live[i] = true;
 				m->n_live++;
-				return true;
+				return m->backend;
 			}
 	}
-	return false;
+	return BACKEND_NONE;
 }
 
 void set_failed(struct func *f, const char *what, int err)
@@ -422,13 +437,29 @@ int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n, enum kp
 	if (!done)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++)
-		if (multi_revive(p, fv[i]->id)) {
+		if (multi_revive(p, fv[i]->id) != BACKEND_NONE) {
 			done[i] = true;
 			func_set_attached(fv[i], BACKEND_KPROBE_MULTI);
 		}
-	for (uint32_t i = 0; p->fentry && i < n; i++) {
+	/*
+	 * One kprobe.multi link first: one program verified once for all the
+	 * functions, and one unregistration at stop, where fentry verifies a
+	 * clone per function and waits for a grace period per trampoline.
+	 * Kernels whose kprobe.multi cannot take module functions (6.1) refuse
+	 * the link; fentry then.
+	 */
+	if (p->kmulti && p->kprobe && p->choice != CHOICE_FENTRY) {
+		r = attach_kmulti(p, fv, n, done, &kp);
+		if (r < 0) {
+			free(p->kmulti_why);
+			p->kmulti_why = errdup("kprobe.multi attach refused", r);
+			p->kmulti = false;
+		}
+	}
+	for (uint32_t i = 0; i < n && object_fentry_usable(p); i++) {
 		if (done[i])
 			continue;
+		kp = kprogs_of(p, fam);         /* the fentry templates loaded just now */
 		r = attach_fentry(p, fv[i], &kp);
 		if (r == 0) {
 			done[i] = true;
@@ -440,14 +471,6 @@ int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n, enum kp
 			p->fentry = false;
 		} else if (p->choice == CHOICE_FENTRY) {
 			set_failed(fv[i], "fentry", r);
-		}
-	}
-	if (p->kmulti && p->kprobe && p->choice != CHOICE_FENTRY) {
-		r = attach_kmulti(p, fv, n, done, &kp);
-		if (r < 0) {
-			free(p->kmulti_why);
-			p->kmulti_why = errdup("kprobe.multi attach refused", r);
-			p->kmulti = false;
 		}
 	}
 	for (uint32_t i = 0; i < n; i++) {
@@ -615,11 +638,6 @@ int probes_stats_fd(const struct probes *p)
 	return bpf_map__fd(p->skel->maps.stats);
 }
 
-int probes_hist_fd(const struct probes *p)
-{
-	return bpf_map__fd(p->skel->maps.hist);
-}
-
 int probes_totals_fd(const struct probes *p)
 {
 	return bpf_map__fd(p->skel->maps.totals);
@@ -651,10 +669,10 @@ uint32_t probes_attached(const struct probes *p)
 	return n;
 }
 
-/* reliability: ids the histogram map was sized for; a reload cannot add more. */
+/* reliability: ids the stats map was sized for; a reload cannot add more. */
 uint32_t probes_func_capacity(const struct probes *p)
 {
-	return bpf_map__max_entries(p->skel->maps.hist) / SMBLAT_NBUCKETS;
+	return bpf_map__max_entries(p->skel->maps.stats);
 }
 
 int probes_sweep(struct probes *p, enum inflight_table t, const struct inflight_sweep *s)

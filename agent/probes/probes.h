@@ -42,7 +42,7 @@ struct probes_opts {
 	const char *comm;
 	uint64_t cgroup_id;
 	uint64_t ringbuf_bytes;
-	uint32_t func_capacity;     /* ids the histogram map must hold */
+	uint32_t func_capacity;     /* ids the stats map must hold */
 	uint32_t self_tgid;         /* never traced: the agent's own process */
 	uint32_t units;             /* UNIT_BIT()s the layers asked for */
 	struct block_cfg block_cfg; /* with UNIT_BLOCK */
@@ -105,7 +105,6 @@ int probes_set_syscall_id(struct probes *p, uint32_t nr, int id);
 
 int probes_ringbuf_fd(const struct probes *p);
 int probes_stats_fd(const struct probes *p);
-int probes_hist_fd(const struct probes *p);
 int probes_totals_fd(const struct probes *p);
 /* Starts a new min/max interval; returns the epoch that ended. */
 uint64_t probes_epoch_bump(struct probes *p);
@@ -142,7 +141,7 @@ int probes_attach_uprobes(struct probes *p, struct func **fv, uint64_t *offsets,
 /* The same for smbd's SMB2 requests: fv[i] begins at begins[i], all end at ends[]. */
 int probes_attach_smbd_requests(struct probes *p, struct func **fv, uint64_t *begins,
 				uint32_t n, const uint64_t *ends, uint32_t n_ends, const char *binary);
-/* Function ids the histogram map holds (probes_opts.func_capacity). */
+/* Function ids the stats map holds (probes_opts.func_capacity). */
 uint32_t probes_func_capacity(const struct probes *p);
 
 /* The in-flight tables of BPF (probes/inflight.h). */

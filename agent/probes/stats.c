@@ -17,7 +17,6 @@ struct stats {
 	struct cumulative *prev;
 	uint32_t cap;
 	struct func_stats *pcpu;
-	uint64_t *pcpu_u64;
 };
 
 int stats_new(struct stats **ret)
@@ -34,8 +33,7 @@ int stats_new(struct stats **ret)
 		return r;
 	}
 	s->pcpu = calloc(s->ncpus, sizeof(*s->pcpu));
-	s->pcpu_u64 = calloc(s->ncpus, sizeof(uint64_t));
-	if (!s->pcpu || !s->pcpu_u64) {
+	if (!s->pcpu) {
 		stats_free(s);
 		return -ENOMEM;
 	}
@@ -49,7 +47,6 @@ void stats_free(struct stats *s)
 		return;
 	free(s->prev);
 	free(s->pcpu);
-	free(s->pcpu_u64);
 	free(s);
 }
 
@@ -68,59 +65,47 @@ static int grow(struct stats *s, uint32_t n)
 	return 0;
 }
 
-static int read_buckets(struct stats *s, int hist_fd, uint32_t id, struct cumulative *cur)
+/* The counters of every CPU added up; min/max of the CPUs that saw a call in epoch `ended`. */
+static void sum_cpus(const struct stats *s, uint64_t ended, struct cumulative *cur,
+		     struct summary *out)
 {
-	for (uint32_t b = 0; b < SMBLAT_NBUCKETS; b++) {
-		uint32_t key = id * SMBLAT_NBUCKETS + b;
-
-		cur->buckets[b] = 0;
-		if (bpf_map_lookup_elem(hist_fd, &key, s->pcpu_u64) < 0)
-			return -errno;
-		for (int c = 0; c < s->ncpus; c++)
-			cur->buckets[b] += s->pcpu_u64[c];
-	}
-	return 0;
-}
-
-static int collect_one(struct stats *s, int stats_fd, int hist_fd, uint32_t id, uint64_t ended,
-		       struct interval *out)
-{
-	struct cumulative cur = {}, *prev = &s->prev[id];
 	uint32_t slot = ended & 1;
-	int r;
 
-	if (bpf_map_lookup_elem(stats_fd, &id, s->pcpu) < 0)
-		return -errno;
-	hist_init(&out->sum);
 	for (int c = 0; c < s->ncpus; c++) {
 		const struct func_stats *p = &s->pcpu[c];
 
-		cur.count += p->count;
-		cur.total_ns += p->total_ns;
-		cur.slow += p->slow;
-		cur.lost += p->lost;
-		cur.untimed += p->untimed;
-		cur.unmatched += p->unmatched;
-		if (p->mm_epoch[slot] == ended && p->count) {
-			if (p->min_ns[slot] < out->sum.min_ns)
-				out->sum.min_ns = p->min_ns[slot];
-			if (p->max_ns[slot] > out->sum.max_ns)
-				out->sum.max_ns = p->max_ns[slot];
+		cur->total_ns += p->total_ns;
+		cur->slow += p->slow;
+		cur->lost += p->lost;
+		cur->untimed += p->untimed;
+		cur->unmatched += p->unmatched;
+		for (uint32_t b = 0; b < SMBLAT_NBUCKETS; b++)
+			cur->buckets[b] += p->hist[b];
+		if (p->mm_epoch[slot] == ended) {
+			if (p->min_ns[slot] < out->min_ns)
+				out->min_ns = p->min_ns[slot];
+			if (p->max_ns[slot] > out->max_ns)
+				out->max_ns = p->max_ns[slot];
 		}
 	}
+	for (uint32_t b = 0; b < SMBLAT_NBUCKETS; b++)
+		cur->count += cur->buckets[b];
+}
+
+static int collect_one(struct stats *s, int stats_fd, uint32_t id, uint64_t ended,
+		       struct interval *out)
+{
+	struct cumulative cur = {}, *prev = &s->prev[id];
+
+	/* One read: the count is the histogram's sum, so the two always agree. */
+	if (bpf_map_lookup_elem(stats_fd, &id, s->pcpu) < 0)
+		return -errno;
+	hist_init(&out->sum);
+	sum_cpus(s, ended, &cur, &out->sum);
 	out->lost = cur.lost - prev->lost;
 	out->untimed = cur.untimed - prev->untimed;
 	out->unmatched = cur.unmatched - prev->unmatched;
 	out->sum.count = cur.count - prev->count;
-	if (!out->sum.count) {
-		prev->lost = cur.lost;
-		prev->untimed = cur.untimed;
-		prev->unmatched = cur.unmatched;
-		return 0;
-	}
-	r = read_buckets(s, hist_fd, id, &cur);
-	if (r < 0)
-		return r;
 	out->sum.total_ns = cur.total_ns - prev->total_ns;
 	out->sum.slow = cur.slow - prev->slow;
 	for (uint32_t b = 0; b < SMBLAT_NBUCKETS; b++)
@@ -129,12 +114,12 @@ static int collect_one(struct stats *s, int stats_fd, int hist_fd, uint32_t id, 
 	return 0;
 }
 
-int stats_collect(struct stats *s, int stats_fd, int hist_fd, uint32_t n, uint64_t ended,
+int stats_collect(struct stats *s, int stats_fd, uint32_t n, uint64_t ended,
 		  struct interval *out)
 {
 	int r = grow(s, n);
 
 	for (uint32_t id = 0; r == 0 && id < n; id++)
-		r = collect_one(s, stats_fd, hist_fd, id, ended, &out[id]);
+		r = collect_one(s, stats_fd, id, ended, &out[id]);
 	return r;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Reading the per-CPU counters and histograms of BPF into interval summaries. */
+/* Reading the per-CPU counters and histograms of BPF (one value per id) into interval summaries. */
 #pragma once
 
 #include <stdint.h>
@@ -25,5 +25,5 @@ void stats_free(struct stats *s);
  * the last call in out[n]; min/max come from the slot of epoch `ended`.
  * Counters only grow, so nothing is lost or counted twice between reads.
  */
-int stats_collect(struct stats *s, int stats_fd, int hist_fd, uint32_t n, uint64_t ended,
+int stats_collect(struct stats *s, int stats_fd, uint32_t n, uint64_t ended,
 		  struct interval *out);

@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "base/profile.h"
 #include "probes/probes-int.h"
 
 /* Entry and exit programs on one place of binary, a cookie naming f; exit first. */
@@ -69,6 +70,8 @@ static struct bpf_link *uprobe_at(struct probes *p, struct func *f, bool exit, c
 	const struct uprobe_place *w = where;
 	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = p->place_ids ? 0 : f->id, .retprobe = exit,
 		    .func_name = w->symbol);
+	uint64_t t0 = prof_now_ns();
+	struct bpf_link *l;
 	int r = uprobe_place(p, f, w->binary, w->symbol, w->offset);
 
 	if (r < 0) {
@@ -76,16 +79,35 @@ static struct bpf_link *uprobe_at(struct probes *p, struct func *f, bool exit, c
 		return NULL;
 	}
 
-	return bpf_program__attach_uprobe_opts(exit ? p->skel->progs.call_kretprobe :
-					       p->skel->progs.call_kprobe,
-					       w->pid, w->binary, w->offset, &o);
+	l = bpf_program__attach_uprobe_opts(exit ? p->skel->progs.call_uretprobe :
+					    p->skel->progs.call_uprobe,
+					    w->pid, w->binary, w->offset, &o);
+	prof_add(PROF_LINK, t0);
+	return l;
 }
+
+static int usession_link(struct probes *p, const char *binary, const uint64_t *offsets,
+			 const uint64_t *cookies, uint32_t n, int pid);
 
 int probes_attach_uprobe_at(struct probes *p, struct func *f, const char *binary,
 			    uint64_t offset, int pid)
 {
 	struct uprobe_place w = { binary, NULL, offset, pid };
+	uint64_t cookie = f->id;
+	struct attachment *a;
+	int fd;
 
+	if (p->usession) {
+		fd = usession_link(p, binary, &offset, &cookie, 1, pid);
+		a = fd >= 0 ? attachment_new(p, f->id) : NULL;
+		if (a) {
+			a->link_fd[0] = fd;
+			func_set_attached(f, BACKEND_UPROBE_SESSION);
+			return 0;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
 	return attach_pair(p, f, BACKEND_UPROBE, uprobe_at, &w);
 }
 
@@ -212,6 +234,34 @@ static int umulti_attach(struct attachment *a, int slot, const struct bpf_progra
 }
 
 /*
+ * uprobe.session: the one program on n offsets of binary, a link fd or
+ * -errno; a refusal means the kernel has none after all, and usession is
+ * not tried again.
+ */
+static int usession_link(struct probes *p, const char *binary, const uint64_t *offsets,
+			 const uint64_t *cookies, uint32_t n, int pid)
+{
+	struct umulti_link_attr attr = {
+		.prog_fd = bpf_program__fd(p->skel->progs.usession),
+		.attach_type = USESSION_ATTACH_TYPE,
+		.path = (uintptr_t)binary,
+		.offsets = (uintptr_t)offsets,
+		.cookies = (uintptr_t)cookies,
+		.cnt = n,
+		.pid = pid > 0 ? (uint32_t)pid : 0,
+	};
+	uint64_t t0 = prof_now_ns();
+	int fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr)), r = -errno;
+
+	prof_add(PROF_LINK, t0);
+	if (fd >= 0)
+		return fd;
+	if (r == -EINVAL || r == -EOPNOTSUPP || r == -524 /* ENOTSUPP */)
+		p->usession = false;
+	return r;
+}
+
+/*
  * Both programs (or only prog[0] with prog[1] NULL) on n offsets; exit
  * first. With cookies the batch serves those ids (detached one by one,
  * revived in place); without, it is shared by every id.
@@ -221,16 +271,19 @@ static int umulti_pair(struct probes *p, struct bpf_program *const prog[2], cons
 {
 	struct attachment a = { .id = UINT32_MAX, .prog_fd = { -1, -1 }, .link_fd = { -1, -1 } };
 	struct attachment *kept;
+	uint64_t t0;
 	int r = 0;
 
 	if (!p->umulti)
 		return -EOPNOTSUPP;
+	t0 = prof_now_ns();
 	if (prog[1])
 		r = umulti_attach(&a, 1, prog[1], binary, offsets, cookies, n, true);
 	if (r == 0)
 		r = umulti_attach(&a, 0, prog[0], binary, offsets, cookies, n, false);
+	prof_add(PROF_LINK, t0);
 	if (r == 0 && cookies)
-		r = multi_keep(p, &a, cookies, n);
+		r = multi_keep(p, &a, cookies, n, BACKEND_UPROBE_MULTI);
 	if (r == 0 && !cookies) {
 		kept = attachment_new(p, UINT32_MAX);
 		if (kept)
@@ -260,6 +313,22 @@ static void batch_done(struct func **fv, uint32_t n, enum backend be)
 		func_set_attached(fv[i], be);
 }
 
+/* A session link for a batch of ids, kept like a uprobe.multi batch (multi_keep()). */
+static int usession_batch(struct probes *p, const char *binary, const uint64_t *offsets,
+			  const uint64_t *cookies, uint32_t n)
+{
+	struct attachment a = { .id = UINT32_MAX, .prog_fd = { -1, -1 }, .link_fd = { -1, -1 } };
+	int r;
+
+	a.link_fd[0] = usession_link(p, binary, offsets, cookies, n, -1);
+	if (a.link_fd[0] < 0)
+		return a.link_fd[0];
+	r = multi_keep(p, &a, cookies, n, BACKEND_UPROBE_SESSION);
+	if (r < 0)
+		attachment_release(&a);
+	return r;
+}
+
 /* Moves the ids a live batch still holds to the front, revived; returns how many. */
 static uint32_t revive_front(struct probes *p, struct func **fv, uint64_t *offsets, uint32_t n)
 {
@@ -268,10 +337,11 @@ static uint32_t revive_front(struct probes *p, struct func **fv, uint64_t *offse
 	for (uint32_t i = 0; i < n; i++) {
 		struct func *f = fv[i];
 		uint64_t o = offsets[i];
+		enum backend be = multi_revive(p, f->id);
 
-		if (!multi_revive(p, f->id))
+		if (be == BACKEND_NONE)
 			continue;
-		func_set_attached(f, BACKEND_UPROBE_MULTI);
+		func_set_attached(f, be);
 		fv[i] = fv[k];
 		offsets[i] = offsets[k];
 		fv[k] = f;
@@ -290,7 +360,10 @@ int probes_attach_uprobes(struct probes *p, struct func **fv, uint64_t *offsets,
 
 	if (!cookies)
 		return -ENOMEM;
-	if (n > k && umulti_pair(p, prog, binary, offsets + k, cookies, n - k) == 0) {
+	if (n > k && p->usession && usession_batch(p, binary, offsets + k, cookies, n - k) == 0) {
+		batch_done(fv + k, n - k, BACKEND_UPROBE_SESSION);
+		attached = n;
+	} else if (n > k && umulti_pair(p, prog, binary, offsets + k, cookies, n - k) == 0) {
 		batch_done(fv + k, n - k, BACKEND_UPROBE_MULTI);
 		attached = n;
 	} else {

@@ -55,26 +55,24 @@ static int fields_send(struct journal *j, struct fields *f)
 		j->failed++;
 		return f->error;
 	}
-	iov = calloc(f->n, sizeof(*iov));
+	iov = calloc(f->n ? f->n : 1, sizeof(*iov));
 	if (!iov) {
 		j->failed++;
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < f->n; i++)
-		iov[i] = (struct iovec) { .iov_base = f->v[i], .iov_len = strlen(f->v[i]) };
+		iov[i] = fields_iov(f, f->buf, i);
 	r = sd_journal_sendv(iov, (int) f->n);
 	if (r < 0)
 		j->failed++;
 	return r;
 }
 
-/* Through the writer thread when there is one; the strings are handed over. */
+/* Through the writer thread when there is one, as one entry. */
 static int fields_queue(struct journal *j, struct fields *f, int32_t id,
 			const struct loss *carry, unsigned int n_carry)
 {
 	struct writer *w = j->writer;
-	char **v = f->v;
-	size_t n = f->n;
 
 	if (!w || f->error) {
 		int r;
@@ -84,8 +82,7 @@ static int fields_queue(struct journal *j, struct fields *f, int32_t id,
 		j->writer = w;
 		return r;
 	}
-	*f = (struct fields) {};
-	return writer_push(w, v, n, id, carry, n_carry);
+	return writer_push(w, fields_entry(f), id, carry, n_carry);
 }
 
 void journal_set_writer(struct journal *j, struct writer *w)
@@ -206,7 +203,10 @@ static void fields_add_ret(struct fields *f, const struct record *r)
 	switch (r->func->cfg.ret_kind) {
 	case RK_PTR:
 	case RK_USER:
-		fields_addf(f, "RETVAL", "0x%" PRIx64, (uint64_t) r->ret);
+		fields_open(f, "RETVAL");
+		fields_cat(f, "0x");
+		fields_catx(f, (uint64_t) r->ret);
+		fields_end(f);
 		break;
 	case RK_UINT:
 		fields_addf(f, "RETVAL", "%" PRIu64, (uint64_t) r->ret);
@@ -261,16 +261,35 @@ static void fields_add_message(struct fields *f, const struct record *r, const c
 	else if (r->err)
 		snprintf(err, sizeof(err), " (error %d)", r->err);
 
+	fields_open(f, "MESSAGE");
+	fields_cat(f, r->func->name);
+	fields_cat(f, " ");
+	fields_cat(f, verb);
+	fields_cat(f, " ");
+	fields_catu(f, us / 1000, 1);
+	fields_cat(f, ".");
+	fields_catu(f, us % 1000, 3);
+	fields_cat(f, " ms: ");
+	fields_cat(f, comm);
+	fields_cat(f, "[");
+	fields_catu(f, r->pid, 1);
+	fields_cat(f, "]");
 	if (r->place) {
 		/* "BLOCK_WRITE took 1.204 ms: dd[4242] on loop0, 65536 bytes at sector 2048" */
-		fields_addf(f, "MESSAGE", "%s %s %" PRIu64 ".%03" PRIu64 " ms: %s[%" PRIu32 "] on %s%s",
-			    r->func->name, verb, us / 1000, us % 1000, comm, r->pid, r->place, err);
-		return;
+		fields_cat(f, " on ");
+		fields_cat(f, r->place);
+	} else {
+		if (r->share) {
+			fields_cat(f, " on ");
+			fields_cat(f, r->share);
+		}
+		if (r->file) {
+			fields_cat(f, " file ");
+			fields_cat(f, r->file);
+		}
 	}
-	fields_addf(f, "MESSAGE", "%s %s %" PRIu64 ".%03" PRIu64 " ms: %s[%" PRIu32 "]%s%s%s%s%s",
-		    r->func->name, verb, us / 1000, us % 1000, comm, r->pid,
-		    r->share ? " on " : "", r->share ?: "",
-		    r->file ? " file " : "", r->file ?: "", err);
+	fields_cat(f, err);
+	fields_end(f);
 }
 
 static int event_fields(const struct record *r, int priority, struct fields *f)
@@ -350,7 +369,7 @@ static void format_interval(char *buf, size_t n, double interval_s)
 }
 
 static int summary_fields(const struct func *fn, const struct summary *s, double interval_s,
-			  int priority, struct fields *f)
+			  int priority, const char *message_id, struct fields *f)
 {
 	_cleanup_free_ char *hist = NULL, *report = NULL;
 	char interval[32];
@@ -364,7 +383,7 @@ static int summary_fields(const struct func *fn, const struct summary *s, double
 	format_interval(interval, sizeof(interval), interval_s);
 
 	fields_adds(f, "MESSAGE", report);
-	fields_add_common(f, SMBLAT_MID_SUMMARY, priority);
+	fields_add_common(f, message_id, priority);
 	fields_adds(f, "FUNCTION", fn->name);
 	fields_adds(f, "LAYER", layer_name(fn->layer));
 	fields_adds(f, "INTERVAL_S", interval);
@@ -391,7 +410,7 @@ int journal_summary_fields(const struct func *fn, const struct summary *s, doubl
 	_cleanup_fields_ struct fields f = {};
 	int k;
 
-	k = summary_fields(fn, s, interval_s, LOG_INFO, &f);
+	k = summary_fields(fn, s, interval_s, LOG_INFO, SMBLAT_MID_SUMMARY, &f);
 	if (k < 0)
 		return k;
 	return fields_steal(&f, fields);
@@ -405,20 +424,11 @@ int journal_write_view_summary(struct journal *j, const char *function, enum lay
 	struct func fn = { .name = (char *)function, .layer = layer };
 	int k;
 
-	k = summary_fields(&fn, s, interval_s, j->opts.priority_summary, &f);
+	/* the view's own kind of summary: its MESSAGE_ID in place of the generic one */
+	k = summary_fields(&fn, s, interval_s, j->opts.priority_summary,
+			   message_id ? message_id : SMBLAT_MID_SUMMARY, &f);
 	for (unsigned int i = 0; k >= 0 && i < n; i++)
 		fields_adds(&f, extra[i].name, extra[i].value);
-	if (k >= 0 && message_id) {
-		/* the view's own kind of summary: its MESSAGE_ID replaces the generic one */
-		for (size_t i = 0; i < f.n; i++)
-			if (strncmp(f.v[i], "MESSAGE_ID=", 11) == 0) {
-				free(f.v[i]);
-				if (asprintf(&f.v[i], "MESSAGE_ID=%s", message_id) < 0) {
-					f.v[i] = NULL;
-					f.error = -ENOMEM;
-				}
-			}
-	}
 	if (k < 0 || f.error) {
 		j->failed++;
 		return k < 0 ? k : f.error;
@@ -432,7 +442,7 @@ int journal_write_summary(struct journal *j, const struct func *fn,
 	_cleanup_fields_ struct fields f = {};
 	int k;
 
-	k = summary_fields(fn, s, interval_s, j->opts.priority_summary, &f);
+	k = summary_fields(fn, s, interval_s, j->opts.priority_summary, SMBLAT_MID_SUMMARY, &f);
 	if (k < 0) {
 		j->failed++;
 		return k;

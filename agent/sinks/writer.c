@@ -15,6 +15,10 @@
  * The datagram socket is not connected, so the first send after journald
  * is back succeeds again. Loss entries that fail give their counts
  * back, so they are reported again once the journal answers.
+ *
+ * The thread takes the whole queue at once: one lock round, one look at
+ * the socket and one wake-up per batch, not per entry, so that under a
+ * flood it spends its time in sd_journal_sendv() and journald in reading.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -31,23 +35,19 @@
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 
-struct item {
-	struct item *next;
-	char **fields;
-	size_t n;
-	int32_t id;
-	struct loss *carry;
-	unsigned int n_carry;
-};
-
 struct writer {
 	pthread_mutex_t lock;
-	pthread_cond_t wake;        /* an item arrived, or stop */
+	pthread_cond_t wake;        /* an entry arrived, or stop */
 	pthread_cond_t idle;        /* the queue drained */
 	pthread_t thread;
 	bool started, stopping;
-	struct item *inflight;      /* being sent, outside the lock */
-	struct item *head, *tail;
+	bool busy;                  /* a batch is being sent, outside the lock */
+	unsigned int in_batch;      /* its size, still counted against the queue's bound */
+	/* the batch's state, the thread's alone until it takes the lock or ends */
+	struct entry *inflight;     /* what is unsent */
+	struct entry *sent_failed;  /* what journald refused */
+	uint64_t sent;
+	struct entry *head, *tail;
 	unsigned int queued;
 	uint64_t written, failed;
 	int last_error;
@@ -55,27 +55,61 @@ struct writer {
 	uint64_t other_failed;      /* summaries, status entries */
 };
 
-static void item_free(struct item *it)
+struct entry *entry_new(size_t n, size_t text)
 {
-	if (!it)
-		return;
-	for (size_t i = 0; i < it->n; i++)
-		free(it->fields[i]);
-	free(it->fields);
-	free(it->carry);
-	free(it);
+	struct entry *e = malloc(sizeof(*e) + n * sizeof(struct iovec) + text);
+
+	if (!e)
+		return NULL;
+	*e = (struct entry) { .id = -1, .n = n };
+	return e;
 }
 
-/* Called with the lock held: the item is not going to be written. */
-static void item_count_failed(struct writer *w, const struct item *it)
+char *entry_text(struct entry *e)
+{
+	return (char *)&e->iov[e->n];
+}
+
+struct entry *entry_of_strings(char *const *fields, size_t n)
+{
+	size_t text = 0;
+	struct entry *e;
+	char *p;
+
+	for (size_t i = 0; i < n; i++)
+		text += strlen(fields[i]);
+	e = entry_new(n, text);
+	if (!e)
+		return NULL;
+	p = entry_text(e);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(fields[i]);
+
+		memcpy(p, fields[i], len);
+		e->iov[i] = (struct iovec) { .iov_base = p, .iov_len = len };
+		p += len;
+	}
+	return e;
+}
+
+void entry_free(struct entry *e)
+{
+	if (!e)
+		return;
+	free(e->carry);
+	free(e);
+}
+
+/* Called with the lock held: the entry is not going to be written. */
+static void entry_count_failed(struct writer *w, const struct entry *e)
 {
 	w->failed++;
-	if (it->id >= 0 && it->id < SMBLAT_MAX_FUNCS)
-		w->lost[it->id].write_failed++;
+	if (e->id >= 0 && e->id < SMBLAT_MAX_FUNCS)
+		w->lost[e->id].write_failed++;
 	else
 		w->other_failed++;
-	for (unsigned int i = 0; i < it->n_carry; i++) {
-		const struct loss *l = &it->carry[i];
+	for (unsigned int i = 0; i < e->n_carry; i++) {
+		const struct loss *l = &e->carry[i];
 		struct loss *c;
 
 		if (!l->func || l->func->id >= SMBLAT_MAX_FUNCS)
@@ -89,32 +123,62 @@ static void item_count_failed(struct writer *w, const struct item *it)
 	}
 }
 
-static int item_send(const struct item *it)
+/*
+ * sd_journal_sendv() reports success when journald's socket does not exist
+ * (it takes that for "no journald here"): the entries would be gone without
+ * a trace. Look before each batch; the window between the look and the
+ * sends is all that is left of that.
+ */
+static int socket_check(void)
 {
-	struct iovec *iov;
 	struct stat st;
-	int r;
 
-	/*
-	 * sd_journal_sendv() reports success when journald's socket does not
-	 * exist (it takes that for "no journald here"): the entry would be
-	 * gone without a trace. Look first; the window between the look and
-	 * the send is all that is left of that.
-	 */
 	if (stat(JOURNAL_SOCKET, &st) < 0)
 		return -errno;
-	if (!S_ISSOCK(st.st_mode))
-		return -ENOTSOCK;
-	iov = calloc(it->n ? it->n : 1, sizeof(*iov));
-	if (!iov)
-		return -ENOMEM;
-	for (size_t i = 0; i < it->n; i++)
-		iov[i] = (struct iovec) { .iov_base = it->fields[i], .iov_len = strlen(it->fields[i]) };
-	/* The thread may be cancelled inside the send (journald stuck at exit). */
-	pthread_cleanup_push(free, iov);
-	r = sd_journal_sendv(iov, (int) it->n);
-	pthread_cleanup_pop(1);
-	return r;
+	return S_ISSOCK(st.st_mode) ? 0 : -ENOTSOCK;
+}
+
+/* Sends a batch outside the lock; returns the result of the last send. */
+static int batch_send(struct writer *w, struct entry *batch)
+{
+	int r = socket_check(), last = 0;
+
+	w->inflight = batch;
+	while (w->inflight) {
+		struct entry *e = w->inflight;
+
+		if (r == 0) {
+			/* The thread may be cancelled inside the send (journald stuck at exit). */
+			pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+			last = sd_journal_sendv(e->iov, (int)e->n);
+			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+		} else {
+			last = r;
+		}
+		w->inflight = e->next;
+		if (last < 0) {
+			e->next = w->sent_failed;
+			w->sent_failed = e;
+		} else {
+			w->sent++;
+			entry_free(e);
+		}
+	}
+	return last;
+}
+
+/* Called with the lock held: the counts of what the thread sent. */
+static void batch_settle(struct writer *w)
+{
+	w->written += w->sent;
+	w->sent = 0;
+	while (w->sent_failed) {
+		struct entry *e = w->sent_failed;
+
+		w->sent_failed = e->next;
+		entry_count_failed(w, e);
+		entry_free(e);
+	}
 }
 
 static void *writer_main(void *arg)
@@ -125,35 +189,27 @@ static void *writer_main(void *arg)
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
-		struct item *it;
+		struct entry *batch;
 		int r;
 
 		while (!w->head && !w->stopping)
 			pthread_cond_wait(&w->wake, &w->lock);
 		if (!w->head)
 			break;
-		it = w->head;
-		w->head = it->next;
-		if (!w->head)
-			w->tail = NULL;
-		w->queued--;
-		w->inflight = it;
+		batch = w->head;
+		w->head = w->tail = NULL;
+		w->in_batch = w->queued;
+		w->queued = 0;
+		w->busy = true;
 		pthread_mutex_unlock(&w->lock);
 
-		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
-		r = item_send(it);      /* may block while journald stalls */
-		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+		r = batch_send(w, batch);      /* may block while journald stalls */
 
 		pthread_mutex_lock(&w->lock);
-		w->inflight = NULL;
-		if (r < 0) {
-			item_count_failed(w, it);
-			w->last_error = -r;
-		} else {
-			w->written++;
-			w->last_error = 0;
-		}
-		item_free(it);
+		w->busy = false;
+		w->in_batch = 0;
+		batch_settle(w);
+		w->last_error = r < 0 ? -r : 0;
 		if (!w->head)
 			pthread_cond_broadcast(&w->idle);
 	}
@@ -184,50 +240,44 @@ int writer_start(struct writer *w)
 	return 0;
 }
 
-int writer_push(struct writer *w, char **fields, size_t n, int32_t id,
+int writer_push(struct writer *w, struct entry *e, int32_t id,
 		const struct loss *carry, unsigned int n_carry)
 {
-	struct item *it = calloc(1, sizeof(*it));
 	unsigned int max = WRITER_QUEUE_MAX + (id < 0 ? WRITER_QUEUE_RESERVE : 0);
 	int r = 0;
 
-	if (it) {
-		*it = (struct item) { .fields = fields, .n = n, .id = id };
+	if (e) {
+		e->next = NULL;
+		e->id = id;
 		if (n_carry) {
-			it->carry = calloc(n_carry, sizeof(*carry));
-			if (it->carry) {
-				memcpy(it->carry, carry, n_carry * sizeof(*carry));
-				it->n_carry = n_carry;
+			e->carry = malloc(n_carry * sizeof(*carry));
+			if (e->carry) {
+				memcpy(e->carry, carry, n_carry * sizeof(*carry));
+				e->n_carry = n_carry;
 			}
 		}
 	}
 	pthread_mutex_lock(&w->lock);
-	if (!it || w->queued >= max || w->stopping) {
+	if (!e || w->queued + w->in_batch >= max || w->stopping) {
 		/* Refused here: the caller counts it per function (see writer.h). */
 		w->failed++;
-		w->last_error = it ? EAGAIN : ENOMEM;
-		r = it ? -EAGAIN : -ENOMEM;
+		w->last_error = e ? EAGAIN : ENOMEM;
+		r = e ? -EAGAIN : -ENOMEM;
 	} else {
 		if (w->tail)
-			w->tail->next = it;
+			w->tail->next = e;
 		else
-			w->head = it;
-		w->tail = it;
-		w->queued++;
-		pthread_cond_signal(&w->wake);
+			w->head = e;
+		w->tail = e;
+		/* the thread sleeps only on an empty queue */
+		if (w->queued++ == 0)
+			pthread_cond_signal(&w->wake);
 	}
 	pthread_mutex_unlock(&w->lock);
-	if (r < 0) {
-		for (size_t i = 0; i < n; i++)
-			free(fields[i]);
-		free(fields);
-		if (it)
-			free(it->carry);
-		free(it);
-	}
+	if (r < 0)
+		entry_free(e);
 	return r;
 }
-
 void writer_take(struct writer *w, struct writer_losses *out, uint32_t n)
 {
 	pthread_mutex_lock(&w->lock);
@@ -270,9 +320,9 @@ static bool wait_idle(struct writer *w, unsigned int timeout_ms)
 	struct timespec until;
 
 	deadline(&until, timeout_ms);
-	while (w->head || w->inflight)
+	while (w->head || w->busy)
 		if (pthread_cond_timedwait(&w->idle, &w->lock, &until) != 0)
-			return !w->head && !w->inflight;
+			return !w->head && !w->busy;
 	return true;
 }
 
@@ -305,20 +355,24 @@ uint64_t writer_stop(struct writer *w, unsigned int timeout_ms)
 		pthread_join(w->thread, NULL);
 		w->started = false;
 	}
-	/* A cancelled thread leaves its item in flight: unsent, like the queue. */
+	/* A cancelled thread leaves the rest of its batch in flight: unsent, like the queue. */
 	pthread_mutex_lock(&w->lock);
-	if (w->inflight) {
-		item_count_failed(w, w->inflight);
-		item_free(w->inflight);
-		w->inflight = NULL;
+	batch_settle(w);
+	for (struct entry *e = w->inflight, *next; e; e = next) {
+		next = e->next;
+		entry_count_failed(w, e);
+		entry_free(e);
 		left++;
 	}
+	w->inflight = NULL;
+	w->busy = false;
+	w->in_batch = 0;
 	while (w->head) {
-		struct item *it = w->head;
+		struct entry *e = w->head;
 
-		w->head = it->next;
-		item_count_failed(w, it);
-		item_free(it);
+		w->head = e->next;
+		entry_count_failed(w, e);
+		entry_free(e);
 		left++;
 	}
 	w->tail = NULL;

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "sinks/journal.h"
 
@@ -11,6 +12,27 @@
 #define WRITER_QUEUE_RESERVE 64     /* extra room for loss and status entries */
 
 struct writer;
+
+/*
+ * One journal entry as sd_journal_sendv() takes it: n "NAME=value" fields,
+ * iovecs into text that lives in the same allocation, so that handing it
+ * over and freeing it are one pointer and one free().
+ */
+struct entry {
+	struct entry *next;         /* the writer's queue */
+	int32_t id;                 /* the function of an event entry, or -1 */
+	unsigned int n_carry;
+	struct loss *carry;         /* a loss entry's counts (writer_push) */
+	size_t n;
+	struct iovec iov[];
+};
+
+/* An entry with n fields and room for text bytes after them, at entry_text(). */
+struct entry *entry_new(size_t n, size_t text);
+char *entry_text(struct entry *e);
+/* A copy of n NUL-terminated "NAME=value" strings. */
+struct entry *entry_of_strings(char *const *fields, size_t n);
+void entry_free(struct entry *e);
 
 /* Per function id, what the writer could not deliver since the last take. */
 struct writer_losses {
@@ -22,13 +44,13 @@ int writer_new(struct writer **ret);
 /* Starts the thread; from then on every entry goes through it. */
 int writer_start(struct writer *w);
 /*
- * Hands over one entry (fields "NAME=value", malloc'd, taken over whatever the
- * result). id: the function of an event entry, or -1. carry/n_carry: the loss
- * counts a loss entry reports, given back through writer_take() if it fails.
- * Returns -EAGAIN when the queue is full: the entry is dropped and, unlike
- * failures after the push, left to the caller to count per function.
+ * Hands over one entry, taken over whatever the result. id: the function of
+ * an event entry, or -1. carry/n_carry: the loss counts a loss entry
+ * reports, given back through writer_take() if it fails. Returns -EAGAIN
+ * when the queue is full: the entry is dropped and, unlike failures after
+ * the push, left to the caller to count per function.
  */
-int writer_push(struct writer *w, char **fields, size_t n, int32_t id,
+int writer_push(struct writer *w, struct entry *e, int32_t id,
 		const struct loss *carry, unsigned int n_carry);
 /* Adds what was lost since the last call to out[0..n) (indexed by function id). */
 void writer_take(struct writer *w, struct writer_losses *out, uint32_t n);

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "base/array.h"
+#include "base/profile.h"
+#include "symbols/kmodules.h"
 #include "symbols/ksyms.h"
 
 #define KALLSYMS_PATH "/proc/kallsyms"
@@ -28,6 +30,9 @@ struct ksyms {
 	char *pool;             /* every name and module name, NUL separated */
 	uint32_t *index;        /* open addressing by name: 1 + position in text, then data */
 	size_t index_mask;
+	struct kmodule *loaded;  /* the modules whose symbols the last read holds */
+	size_t n_loaded;
+	bool trimmed;           /* ksyms_trim() since the last read */
 };
 
 /* Parse state. Names are pool offsets until the pool stops moving. */
@@ -246,16 +251,35 @@ static void fixup(struct ksym *s, size_t n, const char *pool) {
 	}
 }
 
+/* Sorts a run of symbols at one address best name first (runs are a few long). */
+static void tie_sort(struct ksym *s, size_t n) {
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && text_cmp(&s[j - 1], &s[j]) > 0; j--) {
+			struct ksym t = s[j];
+
+			s[j] = s[j - 1];
+			s[j - 1] = t;
+		}
+}
+
 /*
- * vmlinux comes sorted, modules follow in their own order: sort only what
- * follows the sorted head, then merge the two runs.
+ * vmlinux comes sorted by address, modules follow in their own order: sort
+ * only what follows the head that is in address order (its runs of equal
+ * addresses put in order on their own), then merge the two. A head that
+ * ended at the first tie sent all of vmlinux through qsort: 60 % of a read.
  */
 static int text_sort(struct ksym *s, size_t n) {
 	__attribute__((cleanup(freep))) struct ksym *tail = NULL;
 	size_t head = 1, t, i, j, o;
 
-	while (head < n && text_cmp(&s[head - 1], &s[head]) <= 0)
+	while (head < n && s[head - 1].addr <= s[head].addr)
 		head++;
+	for (i = 0; i < head; i = j) {
+		for (j = i + 1; j < head && s[j].addr == s[i].addr; j++)
+			;
+		if (j - i > 1)
+			tie_sort(s + i, j - i);
+	}
 	if (head >= n)
 		return 0;
 
@@ -344,22 +368,42 @@ static int builder_finish(struct builder *b, struct ksyms *k) {
 	return 0;
 }
 
+/*
+ * Also notes which module instances the read holds: those loaded before it
+ * began and still the same after it ended (ksyms_refresh()).
+ */
 static int ksyms_parse(const char *path, struct ksyms *k) {
 	struct builder b = { .last_module = NO_MODULE };
+	uint64_t t0 = prof_now_ns();
+	struct kmodule *before;
+	size_t n_before, kept = 0;
 	int fd, r;
 
+	before = kmodules_loaded(&n_before);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		free(before);
 		return -errno;
+	}
 	r = builder_read(&b, fd);
 	close(fd);
 	if (r >= 0)
 		r = builder_finish(&b, k);
 	builder_done(&b);
+	for (size_t i = 0; r >= 0 && i < n_before; i++)
+		if (before[i].instance && before[i].instance == kmodule_instance(before[i].name))
+			before[kept++] = before[i];
+	k->loaded = before;
+	k->n_loaded = r >= 0 ? kept : 0;
+	prof_add(PROF_SYMBOLS, t0);
 	return r;
 }
 
 static void ksyms_clear(struct ksyms *k) {
+	k->trimmed = false;
+	free(k->loaded);
+	k->loaded = NULL;
+	k->n_loaded = 0;
 	free(k->text);
 	free(k->data);
 	free(k->pool);
@@ -368,6 +412,66 @@ static void ksyms_clear(struct ksyms *k) {
 	k->pool = NULL;
 	k->index = NULL;
 	k->n_text = k->n_data = 0;
+}
+
+/* A copy of the pool with only the names text symbols use; NULL when out of memory. */
+static char *pool_of_text(struct ksyms *k) {
+	size_t len = 0, o = 0;
+	const char *module = NULL;
+	char *pool, *copy = NULL;
+
+	for (size_t i = 0; i < k->n_text; i++) {
+		len += strlen(k->text[i].name) + 1;
+		/* module symbols come in runs: one copy of each run's name */
+		if (k->text[i].module && k->text[i].module != module) {
+			module = k->text[i].module;
+			len += strlen(module) + 1;
+		}
+	}
+	pool = malloc(len ?: 1);
+	if (!pool)
+		return NULL;
+	module = NULL;
+	for (size_t i = 0; i < k->n_text; i++) {
+		struct ksym *s = &k->text[i];
+		size_t n = strlen(s->name) + 1;
+
+		if (s->module && s->module != module) {
+			module = s->module;
+			copy = pool + o;
+			memcpy(copy, module, strlen(module) + 1);
+			o += strlen(module) + 1;
+		}
+		memcpy(pool + o, s->name, n);
+		s->name = pool + o;
+		o += n;
+		if (s->module)
+			s->module = copy;
+	}
+	return pool;
+}
+
+bool ksyms_trim(struct ksyms *k) {
+	char *pool;
+
+	if (k->trimmed)
+		return false;
+	k->trimmed = true;
+	free(k->index);
+	k->index = NULL;
+	free(k->data);
+	k->data = NULL;
+	k->n_data = 0;
+	/* the next ksyms_refresh() reads again, for the data symbols */
+	free(k->loaded);
+	k->loaded = NULL;
+	k->n_loaded = 0;
+	pool = pool_of_text(k);
+	if (pool) {
+		free(k->pool);
+		k->pool = pool;
+	}
+	return true;
 }
 
 void ksyms_free(struct ksyms *k) {
@@ -413,6 +517,15 @@ int ksyms_reload(struct ksyms *k) {
 	fresh.path = k->path;
 	*k = fresh;
 	return 0;
+}
+
+int ksyms_refresh(struct ksyms *k, const char *module) {
+	uint64_t inst = kmodule_instance(module);
+
+	for (size_t i = 0; inst && i < k->n_loaded; i++)
+		if (k->loaded[i].instance == inst && strcmp(k->loaded[i].name, module) == 0)
+			return 0;
+	return ksyms_reload(k);
 }
 
 const char *ksyms_explain(int r) {
@@ -500,7 +613,9 @@ const struct ksym *ksyms_lookup(const struct ksyms *k, const char *name, const c
 	const struct ksym *best = NULL;
 
 	/* Built on first use, not at load: reloads for stack frames never need it. */
-	if (!k->index && ksyms_index((struct ksyms *)k) < 0) {
+	if (!k->index && ksyms_index((struct ksyms *)k) == 0)
+		((struct ksyms *)k)->trimmed = false;
+	if (!k->index) {
 		for (size_t i = 0; i < k->n_text + k->n_data; i++)
 			best = lookup_pick(best, ksyms_at(k, i + 1), name, module);
 		return best;
@@ -527,55 +642,4 @@ int ksyms_format(const struct ksyms *k, uint64_t addr, char *buf, size_t len) {
 	else
 		snprintf(buf, len, "%s+0x%llx", s->name, (unsigned long long)off);
 	return 0;
-}
-
-uint64_t ksyms_module_instance(const char *module) {
-	char path[256];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/sys/module/%s", module);
-	return stat(path, &st) == 0 ? (uint64_t) st.st_ino : 0;
-}
-
-/* Module names spell '-' as '_' in /sys/module and modules.dep may have either. */
-static bool module_name_eq(const char *a, size_t n, const char *b) {
-	for (size_t i = 0; i < n; i++, b++) {
-		char x = a[i] == '-' ? '_' : a[i], y = *b == '-' ? '_' : *b;
-
-		if (!*b || x != y)
-			return false;
-	}
-	return !*b;
-}
-
-bool ksyms_module_known(const char *module) {
-	char path[PATH_MAX], *line = NULL;
-	size_t size = 0;
-	struct utsname u;
-	bool found = false;
-	FILE *f;
-
-	if (ksyms_module_instance(module))
-		return true;
-	if (uname(&u) < 0)
-		return false;
-	snprintf(path, sizeof(path), "/lib/modules/%s/modules.dep", u.release);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	/* "kernel/fs/smb/client/cifs.ko.xz: kernel/..." */
-	while (!found && getline(&line, &size, f) > 0) {
-		char *colon = strchr(line, ':'), *base, *dot;
-
-		if (!colon)
-			continue;
-		*colon = '\0';
-		base = strrchr(line, '/');
-		base = base ? base + 1 : line;
-		dot = strstr(base, ".ko");
-		found = dot && module_name_eq(base, dot - base, module);
-	}
-	free(line);
-	fclose(f);
-	return found;
 }

@@ -31,6 +31,21 @@ void ksyms_free(struct ksyms *k);
 
 /* Re-reads the same file, for modules loaded since; on failure k is unchanged. */
 int ksyms_reload(struct ksyms *k);
+/*
+ * Makes sure the table holds the symbols of the loaded instance of module:
+ * re-reads the file only when the last read does not (the module was not
+ * loaded then, or has been loaded again since).
+ */
+int ksyms_refresh(struct ksyms *k, const char *module);
+
+/*
+ * Keeps what symbolizing stacks needs (text symbols and their names) and
+ * lets go of what only finding objects by name does (data symbols, the name
+ * index): after attaching, until the next ksyms_refresh() or ksyms_reload(),
+ * which read the file again. Pointers to text symbols stay valid; their
+ * names move.
+ */
+bool ksyms_trim(struct ksyms *k);         /* true: it let go of something */
 
 /* Why ksyms_load() failed, in words for the user; NULL when errno says it all. */
 const char *ksyms_explain(int r);
@@ -55,13 +70,6 @@ const struct ksym *ksyms_lookup(const struct ksyms *k, const char *name, const c
  */
 int ksyms_format(const struct ksyms *k, uint64_t addr, char *buf, size_t len);
 
-/*
- * The loaded instance of a kernel module: its /sys/module inode, which
- * changes when it is unloaded and loaded again; 0 when it is not loaded.
- */
-uint64_t ksyms_module_instance(const char *module);
-/* Whether module is loaded, or installed for the running kernel (modules.dep). */
-bool ksyms_module_known(const char *module);
 
 /* Counts, for start-up logging and tests. */
 size_t ksyms_count_text(const struct ksyms *k);

@@ -14,32 +14,7 @@ result() {
 	log "result: $*"
 }
 
-# bpftool cannot name a program's owner everywhere (no pids on Debian's
-# build), so a tracer's programs are those that appeared while it started:
-# prog_ids_before, then after it is ready prog_ids_new > FILE.
-prog_ids_before() {
-	bpftool -j prog show | jq -r '.[].id' | sort -n >"$PWD/.ids-before"
-}
-
-prog_ids_new() {
-	bpftool -j prog show | jq -r '.[].id' | sort -n | comm -13 "$PWD/.ids-before" - | jq -s .
-}
-
-# prog_stats IDS: "RUN_TIME_NS RUN_CNT PROGS" summed over the programs whose
-# ids are in the JSON array file IDS (needs kernel.bpf_stats_enabled=1).
-prog_stats() {
-	bpftool -j prog show | jq -r --slurpfile ids "$1" '
-		[.[] | select(.id as $i | $ids[0] | index($i))]
-		| "\(map(.run_time_ns // 0) | add // 0) \(map(.run_cnt // 0) | add // 0) \(length)"'
-}
-
-# prog_stats_by_name IDS: "NAME RUN_TIME_NS RUN_CNT" per program name.
-prog_stats_by_name() {
-	bpftool -j prog show | jq -r --slurpfile ids "$1" '
-		[.[] | select(.id as $i | $ids[0] | index($i))]
-		| group_by(.name)[]
-		| "\(.[0].name) \(map(.run_time_ns // 0) | add) \(map(.run_cnt // 0) | add)"'
-}
+. "$BENCH_DIR/progs.sh"
 
 # smb_targets CONF: "FUNCTION MODULE SYMBOL" for every smb operation the
 # agent attaches with CONF (MODULE is "-" for vmlinux).

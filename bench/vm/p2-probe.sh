@@ -11,17 +11,17 @@ sysctl -qw kernel.bpf_stats_enabled=1
 make_tree src "$files"
 
 # workload WHO BACKEND: copy the tree to the share and remove it while
-# the programs in the file ids are attached; one result line with their run time/count.
+# the programs in $ids are attached; one result line with their run time/count.
 workload() {
 	local s0 s1 rt0 rc0 rt1 rc1 np
-	s0=$(prog_stats ids)
+	s0=$(prog_stats "$ids")
 	cp -r src "$SMB_MNT/p2"
 	rm -rf "$SMB_MNT/p2"
-	s1=$(prog_stats ids)
+	s1=$(prog_stats "$ids")
 	read -r rt0 rc0 _ <<<"$s0"
 	read -r rt1 rc1 np <<<"$s1"
 	result "p2 vm $2 $1 run_time_ns $((rt1 - rt0)) run_cnt $((rc1 - rc0)) progs $np"
-	prog_stats_by_name ids | while read -r name rt cnt; do
+	prog_stats_by_name "$ids" | while read -r name rt cnt; do
 		result "p2_prog vm $2 $1 $name $rt $cnt"
 	done
 }
@@ -33,17 +33,17 @@ for be in fentry fentry-hash kprobe; do
 	printf '[agent]\nthreshold = 1h\nuser =\nbackend = %s\nthread_state = %s\n[histogram]\ninterval = 0\n' \
 		"${be%-hash}" "$([ "$be" = fentry-hash ] && echo hash || echo auto)" >conf
 	smb_targets conf >targets
-	prog_ids_before
+	prog_ids_before ids-before
 	agent_start -c conf
-	prog_ids_new >ids
+	ids=$(prog_ids_new ids-before)
 	workload smblat "$be"
 	agent_stop
 	[ "$be" != fentry-hash ] || continue
 	if [ "$be" = fentry ]; then kind=kfunc; else kind=kprobe; fi
 	bt_script "$kind" targets empty >empty.bt
-	prog_ids_before
+	prog_ids_before ids-before
 	bt_start empty.bt
-	prog_ids_new >ids
+	ids=$(prog_ids_new ids-before)
 	workload empty "$be"
 	bt_stop
 done

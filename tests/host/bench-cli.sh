@@ -24,6 +24,63 @@ host p2 uprobe smblat run_time_ns 3000 run_cnt 20 progs 2
 host p2 uprobe empty run_time_ns 1000 run_cnt 20 progs 2
 RAW
 table=$(python3 "$SOURCE_ROOT/bench/report.py" "$TMP/raw") || fail "report.py failed"
-grep -qF '| P2 | host uprobe: ns per call (entry+exit programs) smblat / empty pair | 300 / 100 ns (10 / 10 calls) |' <<<"$table" ||
+grep -qF '| P2 | host uprobe: ns per call (entry+exit programs) smblat / empty pair | 300 / 100 ns (10 / 10 calls); 3.00x |' <<<"$table" ||
 	fail "report.py table: $table"
+# P3: the agent's rate against the raw loop alone and against the raw loop
+# with the flood's tight loop beside it (1000/s, 2000/s and 1250/s here)
+cat >"$TMP/raw3" <<'RAW'
+meta mode quick
+host p3 agent calls 9000 flood_us 5000000 total_us 5000000 journal 5000 written 5000 failed 0 lost_ringbuf 4000 suppressed 0 write_failed 0 lost_entries 1
+host p3 raw total_us 5000000 journal 10000 sent 10000 failed 0
+host p3 raw_busy total_us 4000000 journal 5000 sent 5000 failed 0
+RAW
+table=$(python3 "$SOURCE_ROOT/bench/report.py" "$TMP/raw3") || fail "report.py failed on P3"
+grep -qF '| 1000 / 2000 (50 %) |' <<<"$table" || fail "report.py P3 against the raw loop: $table"
+grep -qF '| 1250 ; 80 % |' <<<"$table" || fail "report.py P3 against the busy raw loop: $table"
+
+# A full-mode run writes its results file (the file name of a quick run
+# carries "-quick"; the full one's once ended bench/run under set -e, after
+# all the measuring, with no file). --report takes the raw lines of a run.
+cat >"$TMP/full.raw" <<'RAW'
+meta date 2026-11-22 10:00 UTC
+meta stamp 2026-11-22T1000
+meta host_kernel 6.99.0-test
+meta mode full
+host p2 uprobe smblat run_time_ns 3000 run_cnt 20 progs 2
+host p2 uprobe empty run_time_ns 1000 run_cnt 20 progs 2
+RAW
+rc=0
+out=$("$SOURCE_ROOT/bench/run" --report "$TMP/full.raw" --results "$TMP/results" --no-readme 2>&1) || rc=$?
+[ "$rc" -eq 0 ] || fail "bench/run --report of a full run exited with $rc: $out"
+res=$TMP/results/2026-11-22T1000-6.99.0-test.txt
+[ -s "$res" ] || fail "no results file $res: $(ls "$TMP/results" 2>&1)"
+grep -qF '| 300 / 100 ns (10 / 10 calls); 3.00x |' "$res" || fail "results file without the table: $(cat "$res")"
+# the results file is a valid --report input too (its raw part)
+sed -i 's/^meta mode full/meta mode quick/' "$res"
+"$SOURCE_ROOT/bench/run" --report "$res" --results "$TMP/results" --no-readme >/dev/null 2>&1 ||
+	fail "bench/run --report of a results file failed"
+grep -qF '| 300 / 100 ns (10 / 10 calls); 3.00x |' "$TMP/results/2026-11-22T1000-6.99.0-test-quick.txt" ||
+	fail "no -quick results file with the table"
+
+# A tracer's programs are the ids that appeared while it started, compared
+# as numbers: ids that cross a power of ten (9 -> 10) once broke the guest's
+# set difference ("comm: file 2 is not in sorted order").
+mkdir "$TMP/bin"
+cat >"$TMP/bin/bpftool" <<'SH'
+#!/bin/sh
+cat "$FAKE_PROGS"
+SH
+chmod +x "$TMP/bin/bpftool"
+ids=$(
+	PATH=$TMP/bin:$PATH
+	. "$SOURCE_ROOT/bench/progs.sh"
+	export FAKE_PROGS=$TMP/progs.json
+	echo '[{"id":8,"name":"a"},{"id":9,"name":"b"}]' >"$FAKE_PROGS"
+	prog_ids_before "$TMP/ids-before"
+	echo '[{"id":8,"name":"a"},{"id":9,"name":"b"},{"id":10,"name":"BEGIN"},{"id":11,"name":"c","run_time_ns":30,"run_cnt":3},{"id":100,"name":"c","run_time_ns":70,"run_cnt":7}]' >"$FAKE_PROGS"
+	new=$(prog_ids_new "$TMP/ids-before")
+	echo "$new"
+	prog_stats "$new"
+)
+[ "$ids" = $'[11,100]\n100 10 2' ] || fail "new programs after 8 9: '$ids' (want [11,100] and their 100 ns over 10 runs)"
 echo ok

@@ -61,7 +61,7 @@ fi
 # module:function and library:function targets, as funcslower users type them
 "$SMBLAT" -c "$TMP/plain.conf" --list-probes -f c:open >"$TMP/list" 2>"$TMP/list.err" ||
 	fail "--list-probes -f c:open: exit $?: $(cat "$TMP/list.err")"
-grep -E "^c:open +func +/[^ ]*/libc\.so\.6:open +uprobe +attached$" "$TMP/list" ||
+grep -E "^c:open +func +/[^ ]*/libc\.so\.6:open +uprobe(-session)? +attached$" "$TMP/list" ||
 	fail "c:open not attached as libc's open: $(cat "$TMP/list" "$TMP/list.err")"
 rc=0
 "$SMBLAT" -c "$TMP/plain.conf" --list-probes -f ext4:ext4_sync_file >"$TMP/list" 2>"$TMP/list.err" || rc=$?

@@ -52,4 +52,36 @@ account "$label" "$n"
 [ "$WRITE_FAILED" -eq 0 ] || fail "$WRITE_FAILED entries failed to write under the default rate limit"
 max=$(python3 -c "print(int(2000 + 1000 * ($ELAPSED + 1)))")
 [ "$ENTRIES" -le "$max" ] || fail "$ENTRIES entries written with the default limit over ${ELAPSED}s (at most $max)"
+# --- 4: four processes on two CPUs at once, no call slow ----------------------
+# The per-CPU counters take plain adds only where the kernel runs no two
+# programs of one id interleaved on a CPU; uprobe programs are preemptible,
+# so theirs are atomic. Whichever way, the summary's COUNT is the sum of the
+# workloads' own counts, and its histogram holds every one of those calls.
+label="FLOODPAR_$$"
+write_flood_conf "$label" ""
+sed -i 's/^threshold = 0$/threshold = 1h/' "$TMP/smblat.conf"
+agent_start -c "$TMP/smblat.conf"
+pids=
+for i in 1 2 3 4; do
+	"$prog" 200000 >"$TMP/par.$i" &
+	pids="$pids $!"
+done
+for p in $pids; do wait "$p"; done
+agent_stop
+n=$(cat "$TMP"/par.? | awk '{ s += $1 } END { print s }')
+out=$(journal_json MESSAGE_ID=ab8331e2b4474579a55840c9d3a77bac "FUNCTION=$label" | python3 -c '
+import json, sys
+count = hist = 0
+mins, maxs = [], []
+for line in sys.stdin:
+    e = json.loads(line)
+    count += int(e["COUNT"])
+    hist += sum(int(b.rsplit(":", 1)[1]) for b in e["HIST"].split())
+    mins.append(int(e["MIN_US"])); maxs.append(int(e["MAX_US"]))
+print(count, hist, min(mins) if mins else -1, max(maxs) if maxs else -1)')
+read -r count hist min max <<<"$out"
+echo "$label: workloads $n calls; summary COUNT $count, histogram $hist, MIN_US $min, MAX_US $max"
+[ "$count" -eq "$n" ] || fail "$label: summary COUNT $count, the four workloads made $n calls"
+[ "$hist" -eq "$n" ] || fail "$label: the histogram holds $hist calls of $n"
+[ "$min" -ge 0 ] && [ "$min" -le "$max" ] || fail "$label: MIN_US $min, MAX_US $max"
 echo ok

@@ -149,7 +149,7 @@ done
 # 5. from the command line; include= narrows; a wrong binary= is one clear line
 "$SMBLAT" -c "$TMP/smblat.conf" --layers smbd --list-probes >"$TMP/list.out" 2>"$TMP/list.err" ||
 	fail "--layers smbd --list-probes: $(cat "$TMP/list.err")"
-grep -qE "^SMBD_VFS_OPENAT +smbd .*libsmbd.*:smb_vfs_call_openat +uprobe(-multi)? +attached$" "$TMP/list.out" ||
+grep -qE "^SMBD_VFS_OPENAT +smbd .*libsmbd.*:smb_vfs_call_openat +uprobe(-multi|-session)? +attached$" "$TMP/list.out" ||
 	fail "SMBD_VFS_OPENAT not listed as attached: $(grep OPENAT "$TMP/list.out")"
 printf '[agent]\nuser =\n[smb]\nenabled = no\n[smbd]\nenabled = yes\ninclude = SMBD_VFS_UNLINKAT SMBD_SMB2_CLOSE\n' >"$TMP/inc.conf"
 "$SMBLAT" -c "$TMP/inc.conf" --list-probes >"$TMP/list.out" 2>"$TMP/list.err" || fail "include=: $(cat "$TMP/list.err")"
