@@ -192,6 +192,7 @@ struct event {
 enum smblat_compat {
 	COMPAT_FRAMES_HASH = 1u << 0,   /* per-thread frames in a hash by thread id, not task storage */
 	COMPAT_PLACE_IDS = 1u << 1,     /* function ids by probed place, not BPF cookies */
+	COMPAT_TP_REGS = 1u << 2,       /* syscall registers from the tracepoint, no bpf_task_pt_regs() */
 };
 
 /* The read-only configuration, set between __open() and __load(). */

@@ -37,6 +37,7 @@ static const struct {
 	[KF_TASK_STORAGE] = { "task storage maps", "Linux 5.11" },
 	[KF_COOKIE] = { "BPF cookies", "Linux 5.15" },
 	[KF_FUNC_IP] = { "bpf_get_func_ip", "Linux 5.15" },
+	[KF_TASK_PT_REGS] = { "bpf_task_pt_regs", "Linux 5.15" },
 	[KF_KPROBE] = { "kprobes", "CONFIG_KPROBE_EVENTS" },
 	[KF_KPROBE_MULTI] = { "kprobe.multi", "CONFIG_FPROBE, Linux 5.18" },
 	[KF_KPROBE_SESSION] = { "kprobe.session", "CONFIG_FPROBE, Linux 6.10" },
@@ -302,6 +303,8 @@ static void probe_maps_helpers(struct features *f)
 							BPF_FUNC_get_attach_cookie, NULL));
 	set_probe(f, KF_FUNC_IP, libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
 							 BPF_FUNC_get_func_ip, NULL));
+	set_probe(f, KF_TASK_PT_REGS, libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
+							      BPF_FUNC_task_pt_regs, NULL));
 }
 
 int features_probe(struct btfs *btfs, struct features **ret)

@@ -20,6 +20,7 @@ enum kfeature {
 	KF_TASK_STORAGE,        /* task local storage maps: per-thread state */
 	KF_COOKIE,              /* bpf_get_attach_cookie() in kprobes and uprobes */
 	KF_FUNC_IP,             /* bpf_get_func_ip() in kprobes */
+	KF_TASK_PT_REGS,        /* bpf_task_pt_regs(): a task's user registers */
 	KF_KPROBE,              /* the kprobe event source */
 	KF_KPROBE_MULTI,        /* kprobe.multi links */
 	KF_KPROBE_SESSION,      /* kprobe.session programs */

@@ -437,6 +437,8 @@ static int thread_state_choose(struct probes *p, const struct probes_opts *o, st
 	p->place_ids = !features_has(o->features, KF_COOKIE);
 	if (p->place_ids)
 		ft->compat |= COMPAT_PLACE_IDS;
+	if (!features_has(o->features, KF_TASK_PT_REGS))
+		ft->compat |= COMPAT_TP_REGS;
 	p->compat = ft->compat;
 	return 0;
 }
