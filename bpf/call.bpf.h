@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A call timed from entry to exit on one task: entry pushes a frame on the
- * task's stack (BPF task storage), exit pops it, accounts the call and
- * sends a slow (or failed, with errors=) one through the ring buffer. The
- * pieces (call_wanted, frame_push, frame_pop, call_done) serve the
- * session programs of func.bpf.c too, which keep a frame only for the
- * arguments a call logs.
+ * task's stack (frames_get(): task storage, or a hash by thread id), exit
+ * pops it, accounts the call and sends a slow (or failed, with errors=)
+ * one through the ring buffer. A call inside a call of the same operation
+ * (func_cfg.op) pushes a frame that only matches its return: the
+ * operation is timed and counted once, by its outermost call. The pieces
+ * (call_wanted, frame_push, frame_pop, call_done) serve the session
+ * programs of func.bpf.c too, which keep a frame only for the arguments a
+ * call logs.
  *
  * Two specialisations, chosen at compile time by each unit: plain (func,
  * syscall, smbd units: any function) and vfs (the smb layer: calls of
@@ -44,36 +47,63 @@ static __always_inline struct func_cfg *call_wanted(__u32 id, const __u64 *args,
 	return fc;
 }
 
+/* Whether a call of operation op is in progress on the thread below depth d. */
+static __always_inline bool op_in_progress(const struct frames *fr, __u32 d, __u32 op)
+{
+	for (__u32 i = 0; i < SMBLAT_NEST; i++) {
+		if (i >= d)
+			break;
+		if (fr->f[i].op == op)
+			return true;
+	}
+	return false;
+}
+
+/* An entry that could not be timed: counted, never dropped silently. */
+static __always_inline void call_untimed(__u32 id, bool nest)
+{
+	struct global_stats *gs = global_stats();
+
+	if (gs && nest)
+		__sync_fetch_and_add(&gs->nest_overflow, 1);
+	else if (gs)
+		__sync_fetch_and_add(&gs->no_storage, 1);
+	account_untimed(id);
+}
+
 /* A frame for the call on the task's stack; false when there is no room (counted). */
 static __always_inline bool frame_push(__u32 id, const struct func_cfg *fc, const __u64 *args,
 				       const bool vfs)
 {
-	struct global_stats *gs;
 	struct frames *fr;
+	struct frame *f;
 	__u32 d;
 
-	fr = bpf_task_storage_get(&frames, bpf_get_current_task_btf(), 0,
-				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	fr = frames_get(true);
 	if (!fr) {
-		gs = global_stats();
-		if (gs)
-			__sync_fetch_and_add(&gs->no_storage, 1);
+		call_untimed(id, false);
 		return false;
 	}
 	d = fr->depth;
 	if (d >= SMBLAT_NEST) {
-		gs = global_stats();
-		if (gs)
-			__sync_fetch_and_add(&gs->nest_overflow, 1);
+		call_untimed(id, true);
 		return false;
 	}
-	fr->f[d].func_id = id;
-	frame_args(&fr->f[d], args, vfs ? fc->frame_args : fc->nargs);
-	if (vfs) {
-		fr->f[d].wire_n = 0;
-		fr->f[d].wire_ns = 0;
+	f = &fr->f[d & (SMBLAT_NEST - 1)];
+	f->func_id = id;
+	f->op = fc->op;
+	/* The operation is timed where it began: this frame only matches its return. */
+	f->inner = fc->op && op_in_progress(fr, d, fc->op);
+	if (f->inner) {
+		fr->depth = d + 1;
+		return true;
 	}
-	fr->f[d].start_ns = bpf_ktime_get_ns();
+	frame_args(f, args, vfs ? fc->frame_args : fc->nargs);
+	if (vfs) {
+		f->wire_n = 0;
+		f->wire_ns = 0;
+	}
+	f->start_ns = bpf_ktime_get_ns();
 	fr->depth = d + 1;
 	return true;
 }
@@ -89,14 +119,16 @@ static __always_inline int call_entry(__u32 id, const __u64 *args, const bool vf
 
 /*
  * The frame of this call of id, taken off the task's stack; NULL when there
- * is none. *had_frames: the task had calls in progress.
+ * is none. *had_frames: the task had calls in progress; *frp: its frames,
+ * for frames_put() once the frame is read.
  */
-static __always_inline struct frame *frame_pop(__u32 id, bool *had_frames)
+static __always_inline struct frame *frame_pop(__u32 id, bool *had_frames, struct frames **frp)
 {
 	struct frames *fr = task_frames();
 	__u32 d;
 
 	*had_frames = false;
+	*frp = fr;
 	if (!fr)
 		return NULL;
 	d = fr->depth;
@@ -174,10 +206,11 @@ static __always_inline int call_exit(void *ctx, __u32 id, __u64 ret, const bool 
 {
 	__u64 now = bpf_ktime_get_ns();
 	struct func_stats *st;
+	struct frames *fr;
 	struct frame *f;
 	bool had;
 
-	f = frame_pop(id, &had);
+	f = frame_pop(id, &had, &fr);
 	if (!f) {
 		if (!had || !task_wanted())
 			return 0;
@@ -186,29 +219,32 @@ static __always_inline int call_exit(void *ctx, __u32 id, __u64 ret, const bool 
 			__sync_fetch_and_add(&st->unmatched, 1);
 		return 0;
 	}
-	call_done(ctx, id, f, now - f->start_ns, ret, vfs, how);
+	if (!f->inner)
+		call_done(ctx, id, f, now - f->start_ns, ret, vfs, how);
+	frames_put(fr);
 	return 0;
 }
 
-/* Entry and exit at a probe on pt_regs (kprobes, uprobes), the id in the cookie. */
+/* Entry and exit at a probe on pt_regs (kprobes, uprobes), the id in the cookie or by place. */
 static __always_inline int regs_entry(struct pt_regs *regs, const bool vfs)
 {
 	__u64 args[SMBLAT_MAX_ARGS] = {};
 
 	regs_args(regs, args);
-	return call_entry(bpf_get_attach_cookie(regs), args, vfs);
+	return call_entry(probe_id(regs, false), args, vfs);
 }
 
 static __always_inline int regs_exit(struct pt_regs *regs, const bool vfs, const enum acct how)
 {
-	return call_exit(regs, bpf_get_attach_cookie(regs), PT_REGS_RC(regs), vfs, how);
+	return call_exit(regs, probe_id(regs, true), PT_REGS_RC(regs), vfs, how);
 }
 
 /*
  * A family of call programs, one per way of attaching to a kernel
  * function: PREFIX_fentry/_fexit (cloned per target by the agent),
  * _kprobe/_kretprobe, _kmulti/_kretmulti. The function id is the BPF
- * cookie. All of them account exclusively (see enum acct).
+ * cookie, or without cookies the probed place's (probe_id()). All of them
+ * account exclusively (see enum acct).
  */
 #define CALL_PROGRAMS(prefix, vfs)						\
 SEC("fentry")									\

@@ -25,10 +25,10 @@ struct frame {
 	__u64 start_ns;
 	__u64 args[SMBLAT_MAX_ARGS];
 	__u32 func_id;
-	__u32 pad;
+	__u32 op;               /* func_cfg.op of the call */
 	/* the SMB2 requests this call waited on (wire.bpf.h) */
 	__u32 wire_n;
-	__u32 pad2;
+	__u32 inner;            /* an inner call of an operation timed further out: not timed */
 	__u64 wire_ns;
 	struct wire_req wire[SMBLAT_WIRE_MAX];
 };
@@ -39,12 +39,33 @@ struct frames {
 	struct frame f[SMBLAT_NEST];
 };
 
+/*
+ * The frames of each thread: task storage, or where the kernel has none
+ * (COMPAT_FRAMES_HASH) the agent makes this a hash by thread id, sized
+ * from the configuration, which holds the threads inside a traced call.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
 	__type(value, struct frames);
 } frames SEC(".maps") __weak;
+
+/* Zeroes, never written: a thread's first frames in the hash. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct frames);
+} frames_zero SEC(".maps") __weak;
+
+/* Function ids by probed place, for kernels without BPF cookies (COMPAT_PLACE_IDS). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SMBLAT_MAX_FUNCS);
+	__type(key, struct probe_place);
+	__type(value, __u32);
+} probe_ids SEC(".maps") __weak;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -73,10 +94,103 @@ struct {
 	__type(value, struct global_stats);
 } totals SEC(".maps") __weak;
 
+/*
+ * The calls in progress on this thread; created when create is set. NULL
+ * when it has none, or no room for them (counted by the caller).
+ */
+static __always_inline struct frames *frames_get(bool create)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), key = 0;
+	struct frames *fr, *zero;
+
+	if (!(cfg.compat & COMPAT_FRAMES_HASH))
+		return bpf_task_storage_get(&frames, bpf_get_current_task_btf(), 0,
+					    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	fr = bpf_map_lookup_elem(&frames, &tid);
+	if (fr || !create)
+		return fr;
+	zero = bpf_map_lookup_elem(&frames_zero, &key);
+	if (!zero)
+		return NULL;
+	bpf_map_update_elem(&frames, &tid, zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&frames, &tid);
+}
+
 /* The calls in progress on this task, or NULL when it has none. */
 static __always_inline struct frames *task_frames(void)
 {
-	return bpf_task_storage_get(&frames, bpf_get_current_task_btf(), 0, 0);
+	return frames_get(false);
+}
+
+/*
+ * The thread's outermost call is over (fr no longer used): in the hash its
+ * entry goes, so the table holds only threads inside a traced call.
+ */
+static __always_inline void frames_put(struct frames *fr)
+{
+	__u32 tid;
+
+	if (!(cfg.compat & COMPAT_FRAMES_HASH) || fr->depth)
+		return;
+	tid = (__u32)bpf_get_current_pid_tgid();
+	bpf_map_delete_elem(&frames, &tid);
+}
+
+/*
+ * Where a kprobe or uprobe entry fired, without cookies: a kprobe's
+ * function address from the instruction pointer (x86 leaves it one past
+ * the address, behind the breakpoint or as kprobes on ftrace set it), a
+ * uprobe's file and offset, which the kernel's uprobe dispatcher leaves in
+ * the task's utask. False when neither tells.
+ */
+static __always_inline bool probe_place(struct pt_regs *regs, struct probe_place *pl)
+{
+	__u64 ip = PT_REGS_IP(regs);
+	struct uprobe_dispatch_data *udd;
+	struct task_struct *t;
+
+	if ((__s64)ip < 0) {            /* a kernel address: a kprobe */
+#ifdef __TARGET_ARCH_x86
+		pl->addr = ip - 1;
+#else
+		pl->addr = ip;
+#endif
+		pl->offset = 0;
+		return true;
+	}
+	t = (struct task_struct *)bpf_get_current_task();
+	udd = (struct uprobe_dispatch_data *)BPF_CORE_READ(t, utask, vaddr);
+	if (!udd)
+		return false;
+	pl->addr = BPF_CORE_READ(udd, tu, path.dentry, d_inode, i_ino);
+	pl->offset = BPF_CORE_READ(udd, tu, offset);
+	return true;
+}
+
+/*
+ * The function id a kprobe, uprobe or kprobe.multi program runs for: the
+ * BPF cookie, or without cookies the probed place's. A kretprobe's
+ * instruction pointer tells nothing of its function: it returns from the
+ * thread's innermost call in progress, the id of its frame.
+ */
+static __always_inline __u32 probe_id(struct pt_regs *regs, bool ret)
+{
+	struct probe_place pl = {};
+	struct frames *fr;
+	__u32 *id;
+
+	if (!(cfg.compat & COMPAT_PLACE_IDS))
+		return (__u32)bpf_get_attach_cookie(regs);
+	if (ret && (__s64)PT_REGS_IP(regs) < 0) {
+		fr = task_frames();
+		if (!fr || !fr->depth)
+			return SMBLAT_NO_ID;
+		return fr->f[(fr->depth - 1) & (SMBLAT_NEST - 1)].func_id;
+	}
+	if (!probe_place(regs, &pl))
+		return SMBLAT_NO_ID;
+	id = bpf_map_lookup_elem(&probe_ids, &pl);
+	return id ? *id : SMBLAT_NO_ID;
 }
 
 static __always_inline bool comm_matches(void)

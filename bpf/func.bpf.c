@@ -40,6 +40,7 @@ int usession(struct pt_regs *regs)
 	__u64 args[SMBLAT_MAX_ARGS] = {}, *cookie = bpf_session_cookie(), now;
 	__u32 id = bpf_get_attach_cookie(regs);
 	struct func_cfg *fc;
+	struct frames *fr = NULL;
 	struct frame *f = NULL;
 	bool framed, had;
 
@@ -57,8 +58,10 @@ int usession(struct pt_regs *regs)
 	}
 	now = bpf_ktime_get_ns();
 	if (*cookie & 1)
-		f = frame_pop(id, &had);
+		f = frame_pop(id, &had, &fr);
 	call_done(regs, id, f, now - (*cookie & ~1ULL), PT_REGS_RC(regs), false, ACCT_SHARED);
+	if (fr)
+		frames_put(fr);
 	return 0;
 }
 

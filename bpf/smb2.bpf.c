@@ -119,6 +119,8 @@ static __always_inline void smb2_req_origin(struct smb2_req *r)
 		if (i >= d)
 			break;
 		pf = &fr->f[(d - 1 - i) & (SMBLAT_NEST - 1)];
+		if (pf->inner)
+			continue;       /* no arguments kept: the outer call of its operation has them */
 		fid = pf->func_id;
 		pfc = bpf_map_lookup_elem(&funcs, &fid);
 		if (!pfc)
@@ -333,7 +335,7 @@ static __always_inline int smb2_mid_enter(struct pt_regs *regs)
 	__u64 args[SMBLAT_MAX_ARGS] = {};
 
 	regs_args(regs, args);
-	return smb2_mid_seen(bpf_get_attach_cookie(regs), args);
+	return smb2_mid_seen(probe_id(regs, false), args);
 }
 
 SEC("kprobe") int smb2_mid_kprobe(struct pt_regs *r) { return smb2_mid_enter(r); }

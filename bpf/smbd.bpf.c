@@ -31,11 +31,11 @@ struct {
 	__type(value, struct smbd_req_start);
 } smbd_reqs SEC(".maps");
 
-/* smbd_smb2_request_process_<cmd>(req): the id of SMBD_SMB2_<CMD> in the cookie. */
+/* smbd_smb2_request_process_<cmd>(req): the id of SMBD_SMB2_<CMD> in the cookie (probe_id()). */
 static __always_inline int smbd_request_begin(struct pt_regs *regs)
 {
 	struct smbd_req_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .req = PT_REGS_PARM1(regs) };
-	struct smbd_req_start s = { .func_id = (__u32)bpf_get_attach_cookie(regs) };
+	struct smbd_req_start s = { .func_id = probe_id(regs, false) };
 	struct func_cfg *fc;
 
 	if (!task_wanted())

@@ -17,6 +17,7 @@ typedef __s64 int64_t;
 #include "block.h"
 
 #define SMBLAT_MAX_FUNCS 1024     /* function ids, across all layers */
+#define SMBLAT_NO_ID 0xffffffffu  /* no function: every lookup by it fails */
 #define SMBLAT_MAX_ARGS 6
 #define SMBLAT_STACK_DEPTH 32     /* frames kept of a stack */
 /* One frame more is captured: a stack cut at the depth tells from one that just fits. */
@@ -87,7 +88,14 @@ struct func_cfg {
 	uint8_t nargs;            /* entry arguments copied into the event */
 	uint8_t ret_kind;         /* enum ret_kind */
 	uint8_t frame_args;       /* leading arguments a call's entry keeps: nargs, sb_arg, name_arg */
-	uint8_t pad[5];
+	uint8_t pad[1];
+	/*
+	 * The operation the function serves (cifs_llseek and the
+	 * generic_file_llseek it calls are both FILE_LLSEEK), 0: none. A call
+	 * inside a call of the same operation on the thread is not timed:
+	 * the outermost one is the operation.
+	 */
+	uint32_t op;
 };
 
 /*
@@ -109,7 +117,16 @@ struct func_stats {
 /* Global counters, one per CPU, in the "totals" array. */
 struct global_stats {
 	uint64_t nest_overflow;   /* entries dropped: nesting deeper than SMBLAT_NEST */
-	uint64_t no_storage;      /* entries dropped: task storage unavailable */
+	uint64_t no_storage;      /* entries dropped: no room for the thread's frames */
+};
+
+/*
+ * Where a kprobe or uprobe fired, for kernels without BPF cookies: the
+ * agent maps each place to its function id (probe_ids).
+ */
+struct probe_place {
+	uint64_t addr;            /* kernel function address; uprobe: inode number */
+	uint64_t offset;          /* uprobe: offset in the file; kprobe: 0 */
 };
 
 enum event_flags {
@@ -168,12 +185,22 @@ struct event {
 	char smb_server[SMBLAT_NAME_LEN];
 };
 
+/*
+ * What the programs do instead where the kernel lacks a feature
+ * (agent/probes/features.h); the verifier drops the other branch.
+ */
+enum smblat_compat {
+	COMPAT_FRAMES_HASH = 1u << 0,   /* per-thread frames in a hash by thread id, not task storage */
+	COMPAT_PLACE_IDS = 1u << 1,     /* function ids by probed place, not BPF cookies */
+	COMPAT_TP_REGS = 1u << 2,       /* syscall registers from the tracepoint, no bpf_task_pt_regs() */
+};
+
 /* The read-only configuration, set between __open() and __load(). */
 struct smblat_cfg {
 	uint32_t tgid;            /* 0: every process */
 	uint32_t self_tgid;       /* the agent: never traced, or its own writes feed back */
 	uint32_t filter_comm;     /* compare comm below */
-	uint32_t pad;
+	uint32_t compat;          /* enum smblat_compat */
 	uint64_t cgroup_id;       /* 0: every cgroup */
 	char comm[SMBLAT_COMM_LEN];
 };

@@ -28,7 +28,8 @@ static __always_inline __u32 sys_id(long nr)
 #ifdef __TARGET_ARCH_x86
 	/* 32-bit tasks number their syscalls differently: TS_COMPAT, arch/x86 */
 	if (bpf_core_field_exists(((struct thread_info *)0)->status) &&
-	    (BPF_CORE_READ(bpf_get_current_task_btf(), thread_info.status) & 0x0002))
+	    (BPF_CORE_READ((struct task_struct *)bpf_get_current_task(),
+			   thread_info.status) & 0x0002))
 		return 0;
 #endif
 	return *v;
@@ -44,7 +45,38 @@ static __always_inline struct pt_regs *sys_regs(void)
 	return (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 }
 
-static __always_inline int sys_enter(long nr)
+/* The logged arguments of a system call from regs; R: empty (plain loads) or _CORE. */
+#define SYS_ARGS(args, n, regs, R, r9)						\
+	do {									\
+		if (n > 0)							\
+			args[0] = PT_REGS_PARM1##R##_SYSCALL(regs);		\
+		if (n > 1)							\
+			args[1] = PT_REGS_PARM2##R##_SYSCALL(regs);		\
+		if (n > 2)							\
+			args[2] = PT_REGS_PARM3##R##_SYSCALL(regs);		\
+		if (n > 3)							\
+			args[3] = PT_REGS_PARM4##R##_SYSCALL(regs);		\
+		if (n > 4)							\
+			args[4] = PT_REGS_PARM5##R##_SYSCALL(regs);		\
+		if (SYS_HAS_ARG6 && n > 5)					\
+			args[5] = r9;						\
+	} while (0)
+
+#ifdef __TARGET_ARCH_x86
+#define SYS_HAS_ARG6 1
+#define SYS_R9(regs) ((regs)->r9)
+#define SYS_R9_CORE(regs) BPF_CORE_READ(regs, r9)
+#else
+#define SYS_HAS_ARG6 0
+#define SYS_R9(regs) 0
+#define SYS_R9_CORE(regs) 0
+#endif
+
+/*
+ * tp_regs: the tracepoint's own regs argument, read field by field where
+ * the kernel lacks bpf_task_pt_regs() (before Linux 5.15, COMPAT_TP_REGS).
+ */
+static __always_inline int sys_enter(struct pt_regs *tp_regs, long nr)
 {
 	__u64 args[SMBLAT_MAX_ARGS] = {};
 	__u32 id = sys_id(nr), n;
@@ -55,47 +87,43 @@ static __always_inline int sys_enter(long nr)
 		return 0;
 	id--;
 	fc = bpf_map_lookup_elem(&funcs, &id);
-	regs = sys_regs();
-	if (!fc || !regs)
+	if (!fc)
 		return 0;
 	/* only the arguments logged */
 	n = fc->nargs;
-	if (n > 0)
-		args[0] = PT_REGS_PARM1_SYSCALL(regs);
-	if (n > 1)
-		args[1] = PT_REGS_PARM2_SYSCALL(regs);
-	if (n > 2)
-		args[2] = PT_REGS_PARM3_SYSCALL(regs);
-	if (n > 3)
-		args[3] = PT_REGS_PARM4_SYSCALL(regs);
-	if (n > 4)
-		args[4] = PT_REGS_PARM5_SYSCALL(regs);
-#ifdef __TARGET_ARCH_x86
-	if (n > 5)
-		args[5] = regs->r9;
-#endif
+	if (cfg.compat & COMPAT_TP_REGS) {
+		SYS_ARGS(args, n, tp_regs, _CORE, SYS_R9_CORE(tp_regs));
+	} else {
+		regs = sys_regs();
+		if (!regs)
+			return 0;
+		SYS_ARGS(args, n, regs, , SYS_R9(regs));
+	}
 	return call_entry(id, args, false);
 }
 
 /* sys_exit passes the return value only; the number is in the saved registers. */
-static __always_inline long sys_exit_nr(void)
+static __always_inline long sys_exit_nr(struct pt_regs *tp_regs)
 {
-	struct pt_regs *regs = sys_regs();
+	struct pt_regs *regs = tp_regs;
 
+	if (!(cfg.compat & COMPAT_TP_REGS))
+		regs = sys_regs();
 	if (!regs)
 		return -1;
 #if defined(__TARGET_ARCH_x86)
-	return regs->orig_ax;
+	return cfg.compat & COMPAT_TP_REGS ? BPF_CORE_READ(regs, orig_ax) : regs->orig_ax;
 #elif defined(__TARGET_ARCH_arm64)
-	return regs->syscallno;
+	return cfg.compat & COMPAT_TP_REGS ?
+		BPF_CORE_READ((struct user_pt_regs *)regs, syscallno) : regs->syscallno;
 #else
 	return -1;
 #endif
 }
 
-static __always_inline int sys_exit(void *ctx, long ret)
+static __always_inline int sys_exit(void *ctx, struct pt_regs *tp_regs, long ret)
 {
-	__u32 id = sys_id(sys_exit_nr());
+	__u32 id = sys_id(sys_exit_nr(tp_regs));
 
 	if (!id)
 		return 0;
@@ -104,12 +132,12 @@ static __always_inline int sys_exit(void *ctx, long ret)
 
 static __always_inline int sys_enter_tp(__u64 *ctx)
 {
-	return sys_enter((long)ctx[1]);
+	return sys_enter((struct pt_regs *)ctx[0], (long)ctx[1]);
 }
 
 static __always_inline int sys_exit_tp(__u64 *ctx)
 {
-	return sys_exit(ctx, (long)ctx[1]);
+	return sys_exit(ctx, (struct pt_regs *)ctx[0], (long)ctx[1]);
 }
 
 TRACEPOINT_PROGRAMS(sys_enter, sys_enter, sys_enter_tp)

@@ -54,6 +54,8 @@ void config_dump(const struct config *c, FILE *f) {
 	fprintf(f, "rate_burst = %u\n", config_rate_burst(c));
 	dump_string(f, "user", c->user);
 	dump_string(f, "backend", config_backend_name(c->backend));
+	dump_string(f, "thread_state", config_thread_state_name(c->thread_state));
+	fprintf(f, "max_threads = %u\n", c->max_threads);
 
 	fputs("\n[journal]\n", f);
 	dump_bool(f, "enabled", c->journal);

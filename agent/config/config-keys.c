@@ -220,6 +220,32 @@ static int agent_backend(struct loader *l, const char *v, bool append) {
 	return r;
 }
 
+static int agent_thread_state(struct loader *l, const char *v, bool append) {
+	int t = TSTATE_AUTO, r;
+
+	r = set_enum(l, v, values_thread_state_names, ELEMENTSOF(values_thread_state_names), &t);
+	if (r >= 0)
+		l->c->thread_state = (enum thread_state_choice) t;
+	return r;
+}
+
+/* Prealloc'd at about 2.4K each: 64 threads to a million (2.4G). */
+#define MAX_THREADS_MIN 64
+#define MAX_THREADS_MAX (1u << 20)
+
+static int agent_max_threads(struct loader *l, const char *v, bool append) {
+	uint32_t n;
+	int r = set_u32(l, v, &n);
+
+	if (r < 0)
+		return r;
+	if (n < MAX_THREADS_MIN || n > MAX_THREADS_MAX)
+		return loader_fail(l, -EINVAL, "max_threads = %s must be between %u and %u", v,
+				   MAX_THREADS_MIN, MAX_THREADS_MAX);
+	l->c->max_threads = n;
+	return 0;
+}
+
 /* [journal] */
 
 static int journal_enabled(struct loader *l, const char *v, bool append) {
@@ -470,6 +496,8 @@ const struct key keys[] = {
 	{ "rate_burst", S(SECTION_AGENT), false, agent_rate_burst },
 	{ "user", S(SECTION_AGENT), false, agent_user },
 	{ "backend", S(SECTION_AGENT), false, agent_backend },
+	{ "thread_state", S(SECTION_AGENT), false, agent_thread_state },
+	{ "max_threads", S(SECTION_AGENT), false, agent_max_threads },
 	{ "enabled", S(SECTION_JOURNAL), false, journal_enabled },
 	{ "priority_slow", S(SECTION_JOURNAL), false, journal_priority_slow },
 	{ "priority_summary", S(SECTION_JOURNAL), false, journal_priority_summary },

@@ -61,6 +61,8 @@ void config_init(struct config *c) {
 		.rate_limit = 1000,
 		.user = default_user,
 		.backend = CHOICE_AUTO,
+		.thread_state = TSTATE_AUTO,
+		.max_threads = 4096,
 		.journal = true,
 		.priority_slow = LOG_WARNING,
 		.priority_summary = LOG_INFO,

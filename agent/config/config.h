@@ -54,6 +54,8 @@ struct config {
 	char *user;                 /* drop privileges to this user, default "smblat";
 				       NULL or "" keeps root */
 	enum backend_choice backend;
+	enum thread_state_choice thread_state;
+	uint32_t max_threads;       /* threads inside traced calls at once, with the hash */
 	/* [journal] */
 	bool journal;               /* default yes */
 	int priority_slow;          /* syslog priority, default LOG_WARNING */

@@ -36,6 +36,12 @@ const char *const values_backend_names[_CHOICE_MAX] = {
 	[CHOICE_KPROBE] = "kprobe",
 };
 
+const char *const values_thread_state_names[_TSTATE_MAX] = {
+	[TSTATE_AUTO] = "auto",
+	[TSTATE_TASK_STORAGE] = "task-storage",
+	[TSTATE_HASH] = "hash",
+};
+
 /* ---- numbers --------------------------------------------------------------- */
 
 int parse_duration_ns(const char *s, uint64_t *ns) {
@@ -263,6 +269,12 @@ const char *config_backend_name(enum backend_choice b) {
 	if ((unsigned) b >= ELEMENTSOF(values_backend_names))
 		return NULL;
 	return values_backend_names[b];
+}
+
+const char *config_thread_state_name(enum thread_state_choice t) {
+	if ((unsigned) t >= ELEMENTSOF(values_thread_state_names))
+		return NULL;
+	return values_thread_state_names[t];
 }
 
 /* FUNCTION values: [probe NAME] labels and include=/exclude= entries. */

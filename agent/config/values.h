@@ -26,15 +26,25 @@ enum backend_choice {
 	_CHOICE_MAX,
 };
 
+/* Where the BPF programs keep each thread's calls in progress. */
+enum thread_state_choice {
+	TSTATE_AUTO,                /* task storage where the kernel has it, else the hash */
+	TSTATE_TASK_STORAGE,
+	TSTATE_HASH,                /* a hash by thread id of max_threads entries */
+	_TSTATE_MAX,
+};
+
 /* Indexed by value; exported so that callers can suggest near misses. */
 extern const char *const values_priority_names[8];   /* LOG_EMERG .. LOG_DEBUG */
 extern const char *const values_backend_names[_CHOICE_MAX];
+extern const char *const values_thread_state_names[_TSTATE_MAX];
 
 /* "warning", "4", also "error" and "warn"; -EINVAL when unknown. */
 int config_priority_from_name(const char *s);
 const char *config_priority_name(int priority);      /* NULL outside 0..7 */
 int config_backend_from_name(const char *s);         /* "kprobe-multi" -> CHOICE_KPROBE_MULTI */
 const char *config_backend_name(enum backend_choice b);
+const char *config_thread_state_name(enum thread_state_choice t);
 
 /* "500us", "10ms", "1.5s", "2m"; bare numbers are milliseconds. */
 int parse_duration_ns(const char *s, uint64_t *ns);

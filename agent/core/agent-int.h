@@ -12,6 +12,7 @@
 #include "decode/event.h"
 #include "layers/layer.h"
 #include "probes/btfargs.h"
+#include "probes/features.h"
 #include "probes/stats.h"
 #include "sinks/journal.h"
 #include "symbols/mounts.h"
@@ -24,6 +25,7 @@ struct agent {
 	struct btfs *btfs;
 	struct usyms *us;
 	struct mounts *mounts;
+	struct features *features;
 	struct probes *probes;
 	struct ring_buffer *rb;
 	struct journal *journal;

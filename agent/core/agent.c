@@ -202,8 +202,12 @@ static int on_loss_timer(sd_event_source *s, uint64_t usec, void *ctx)
 
 static int on_watch(sd_event_source *s, uint64_t usec, void *ctx)
 {
-	agent_layers_privileged(ctx, layer_watch, NULL);
-	services_trim(ctx);
+	struct agent *a = ctx;
+
+	agent_layers_privileged(a, layer_watch, NULL);
+	/* threads that died inside a traced call (exit_group never returns) */
+	(void)probes_frames_sweep(a->probes);
+	services_trim(a);
 	return rearm(s, usec + WATCH_USEC);
 }
 
@@ -347,9 +351,29 @@ static int layers_prepare(struct agent *a, struct probes_opts *po)
 	return 0;
 }
 
+/* One line for each feature the core works around: what is missing, and what it does instead. */
+static void fallbacks_report(struct agent *a)
+{
+	char what[96], how[64];
+
+	if (a->cfg->thread_state == TSTATE_HASH)
+		log_status(STATUS_AGENT_DEGRADED, REASON_NONE, LOG_NOTICE, "thread_state = hash: per-thread state in %s",
+			   probes_thread_state(a->probes, how, sizeof(how)));
+	else if (!features_has(a->features, KF_TASK_STORAGE))
+		log_status(STATUS_AGENT_DEGRADED, REASON_NONE, LOG_NOTICE, "kernel lacks %s: per-thread state in %s "
+			   "(max_threads=), calls of further threads counted as not timed",
+			   features_missing(KF_TASK_STORAGE, what, sizeof(what)),
+			   probes_thread_state(a->probes, how, sizeof(how)));
+	if (!features_has(a->features, KF_COOKIE))
+		log_status(STATUS_AGENT_DEGRADED, REASON_NONE, LOG_NOTICE, "kernel lacks %s: kprobes and uprobes tell their "
+			   "function by the probed address", features_missing(KF_COOKIE, what, sizeof(what)));
+}
+
 static int setup_probes(struct agent *a)
 {
 	struct probes_opts po = {
+		.thread_state = a->cfg->thread_state,
+		.max_threads = a->cfg->max_threads,
 		.choice = a->cfg->backend,
 		.tgid = a->cfg->pid,
 		.self_tgid = getpid(),
@@ -368,12 +392,17 @@ static int setup_probes(struct agent *a)
 			return -ECANCELED;
 		}
 	}
+	r = features_probe(a->btfs, &a->features);
+	if (r < 0)
+		return r;
+	a->env.features = po.features = a->features;
 	r = layers_prepare(a, &po);
 	if (r == 0)
 		r = probes_open(&po, a->ks, a->btfs, &a->probes);
 	if (r < 0)
 		return -ECANCELED;      /* said why already */
 	a->env.probes = a->probes;
+	fallbacks_report(a);
 	a->rb = ring_buffer__new(probes_ringbuf_fd(a->probes), on_event, a, NULL);
 	return a->rb ? 0 : -errno;
 }
@@ -439,6 +468,8 @@ static void list_probes(struct agent *a)
 	why = probes_tp_btf_why(a->probes);
 	printf("# tracepoints (block, syscall:): %s\n", why ? why : "tp_btf first, raw_tp when refused");
 	overview_layers(a, "# layer ", stdout);
+	printf("# per-thread state: %s\n", probes_thread_state(a->probes, buf, sizeof(buf)));
+	features_list(a->features, stdout);
 	printf("%-28s %-6s %-36s %-14s %s\n", "FUNCTION", "LAYER", "TARGET", "BACKEND", "STATUS");
 	for (uint32_t i = 0; i < a->funcs.n; i++) {
 		const struct func *f = &a->funcs.v[i];
@@ -556,6 +587,7 @@ static void teardown(struct agent *a)
 		fprintf(stderr, "smblat: detached in %.2f s\n", (prof_now_ns() - t0) / 1e9);
 	for (int l = _LAYER_MAX - 1; l >= 0; l--)
 		layer_free(l, a->layer[l]);
+	features_free(a->features);
 	log_set_sink(NULL, NULL, true);
 	log_stderr_skip(0);
 	writer_free(a->writer);

@@ -7,7 +7,8 @@
  * stays keeps its counts, a removed one is detached and keeps its id (ids
  * are never reused), a re-added or retargeted one gets a new id under the
  * same FUNCTION, which summaries merge. What lives in the BPF object's
- * read-only data or sizes (pid, comm, cgroup filters, ring buffer, backend)
+ * read-only data or sizes (pid, comm, cgroup filters, ring buffer, backend,
+ * thread state)
  * or was decided once at start (user, journal, priorities, summary
  * interval) needs a restart: a reload says so and keeps the running value.
  */
@@ -85,6 +86,8 @@ static void restart_keys_report(struct agent *a, const struct config *next)
 	CHANGED("cgroup", str_differs(next->cgroup, was->cgroup));
 	CHANGED("ringbuf_size", next->ringbuf_bytes != was->ringbuf_bytes);
 	CHANGED("backend", next->backend != was->backend);
+	CHANGED("thread_state", next->thread_state != was->thread_state);
+	CHANGED("max_threads", next->max_threads != was->max_threads);
 	CHANGED("user", str_differs(next->user, was->user));
 	CHANGED("[journal] enabled", next->journal != was->journal);
 	CHANGED("priority_slow", next->priority_slow != was->priority_slow);
@@ -112,6 +115,8 @@ static void restart_keys_keep(struct config *now, struct config *old)
 	SWAP_STR(cgroup);
 	now->ringbuf_bytes = old->ringbuf_bytes;
 	now->backend = old->backend;
+	now->thread_state = old->thread_state;
+	now->max_threads = old->max_threads;
 	SWAP_STR(user);
 	now->journal = old->journal;
 	now->priority_slow = old->priority_slow;

@@ -108,7 +108,7 @@ int cifsops_op_name(enum op_group g, const char *member, bool dir, char *buf, si
 }
 
 static int ops_add(struct cifs_op **ops, size_t *n, const char *name, const struct ksym *ks,
-		   enum op_group g)
+		   enum op_group g, uint32_t proto)
 {
 	struct cifs_op *v;
 
@@ -125,6 +125,7 @@ static int ops_add(struct cifs_op **ops, size_t *n, const char *name, const stru
 		.module = ks->module ? strdup(ks->module) : NULL,
 		.group = g,
 		.generic = !ks->module || strcmp(ks->module, CIFS_MODULE) != 0,
+		.proto = proto,
 	};
 	if (!v[*n].name || !v[*n].symbol || (ks->module && !v[*n].module))
 		return -ENOMEM;
@@ -132,16 +133,16 @@ static int ops_add(struct cifs_op **ops, size_t *n, const char *name, const stru
 	return 0;
 }
 
-static bool member_is_func_ptr(const struct btf *btf, const struct btf_member *m)
+/* The prototype a function pointer member points to, or 0. */
+static uint32_t member_proto(const struct btf *btf, const struct btf_member *m)
 {
 	const struct btf_type *t = btf__type_by_id(btf, m->type);
 
 	while (t && (btf_is_mod(t) || btf_is_typedef(t)))
 		t = btf__type_by_id(btf, t->type);
 	if (!t || !btf_is_ptr(t))
-		return false;
-	t = btf__type_by_id(btf, t->type);
-	return t && btf_is_func_proto(t);
+		return 0;
+	return btf_is_func_proto(btf__type_by_id(btf, t->type)) ? t->type : 0;
 }
 
 static int table_read(const struct ksyms *ks, const struct btf *btf, kread_fn rd, void *rdctx,
@@ -168,10 +169,11 @@ static int table_read(const struct ksyms *ks, const struct btf *btf, kread_fn rd
 	for (unsigned int i = 0; i < btf_vlen(t); i++, m++) {
 		uint32_t off = btf_member_bit_offset(t, i) / 8;
 		const struct ksym *fn;
+		uint32_t proto = member_proto(btf, m);
 		uint64_t ptr, delta;
 		char name[SMBLAT_NAME_LEN];
 
-		if (!member_is_func_ptr(btf, m) || off + sizeof(ptr) > t->size)
+		if (!proto || off + sizeof(ptr) > t->size)
 			continue;
 		memcpy(&ptr, buf + off, sizeof(ptr));
 		if (!ptr)
@@ -182,7 +184,7 @@ static int table_read(const struct ksyms *ks, const struct btf *btf, kread_fn rd
 		if (cifsops_op_name(tables[ti].group, btf__name_by_offset(btf, m->name_off),
 				    tables[ti].dir, name, sizeof(name)) < 0)
 			continue;
-		r = ops_add(ops, n, name, fn, tables[ti].group);
+		r = ops_add(ops, n, name, fn, tables[ti].group, proto);
 		if (r < 0)
 			return r;
 	}

@@ -19,6 +19,11 @@ struct cifs_op {
 	char *module;           /* "cifs", "netfs", NULL for vmlinux */
 	enum op_group group;
 	bool generic;           /* shared with other file systems: check the superblock */
+	/*
+	 * vmlinux BTF id of the ops member's prototype: the function's
+	 * arguments where its module has no BTF of its own.
+	 */
+	uint32_t proto;
 };
 
 /* Reads len bytes of kernel memory at addr. */

@@ -50,6 +50,7 @@ struct layer_env {
 	const struct config *cfg;   /* the configuration in force; a reload changes it in place */
 	struct func_table *funcs;
 	struct probes *probes;
+	const struct features *features;  /* what the kernel offers (probes/features.h) */
 	struct ksyms *ks;
 	struct btfs *btfs;
 	struct usyms *us;

@@ -54,16 +54,37 @@ static struct func *op_func(struct layer *l, const struct cifs_op *op)
 	return id < 0 ? NULL : &t->v[id];
 }
 
-/* Threshold, stacks and argument layout of f as the configuration wants them. */
-static void op_configure(struct layer *l, struct func *f, bool generic)
+/*
+ * The operation f serves, shared by every function of its FUNCTION (the
+ * first one's id + 1): a call inside a call of the same operation is the
+ * same operation, timed once (func_cfg.op).
+ */
+static uint32_t op_of(const struct layer *l, const struct func *f)
+{
+	const struct func_table *t = l->env->funcs;
+
+	for (uint32_t i = 0; i < t->n; i++)
+		if (t->v[i].layer == LAYER_SMB && strcmp(t->v[i].name, f->name) == 0)
+			return t->v[i].id + 1;
+	return f->id + 1;
+}
+
+/*
+ * Threshold, stacks and argument layout of f as the configuration wants
+ * them. The layout comes from the function's own BTF, or where its module
+ * has none (before Linux 5.11) from the ops member's prototype in vmlinux's.
+ */
+static void op_configure(struct layer *l, struct func *f, const struct cifs_op *op)
 {
 	const struct config *c = l->env->cfg;
 
 	f->cfg = (struct func_cfg) {
 		.threshold_ns = config_layer_threshold_ns(c, LAYER_SMB),
-		.flags = base_flags(c) | (generic ? FF_SB_CHECK : 0),
+		.flags = base_flags(c) | (op->generic ? FF_SB_CHECK : 0),
+		.op = op_of(l, f),
 	};
-	(void)btfs_fill(l->env->btfs, f->module, f->symbol, &f->cfg);
+	if (btfs_fill(l->env->btfs, f->module, f->symbol, &f->cfg) < 0)
+		(void)btfargs_fill_proto(btfs_get(l->env->btfs, NULL), op->proto, &f->cfg, NULL);
 }
 
 /* Reads the ops tables of the loaded cifs into the function table; -ENOENT: not loaded. */
@@ -98,7 +119,7 @@ static int resolve(struct layer *l)
 		f->group = ops[i].group;
 		if (func_attached(f))
 			continue;
-		op_configure(l, f, ops[i].generic);
+		op_configure(l, f, &ops[i]);
 		if (ops[i].generic && f->cfg.sb_kind == AK_NONE)
 			/* Without a way to tell SMB calls apart, a shared helper would lie. */
 			func_set_state(f, FUNC_UNUSABLE, "shared helper without a superblock argument");

@@ -3,7 +3,8 @@
  * The smb2 layer: SMB2 requests of the cifs client, timed from the
  * allocation of their mid to its release. Which cifs functions allocate and
  * release mids, and where the mid is among their arguments, changed across
- * kernels: both come from the module's BTF (kallsyms alone: first argument).
+ * kernels: both come from the module's BTF, or where cifs has none (before
+ * Linux 5.11) from functions known by name to take it first.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -31,6 +32,20 @@ static const char *const hook_candidates[_SMB2_HOOK_MAX][4] = {
 	[SMB2_HOOK_RESPONSE] = { "dequeue_mid" },
 	[SMB2_HOOK_DONE] = { "delete_mid", "cifs_delete_mid" },
 	[SMB2_HOOK_FREE] = { "__release_mid", "_cifs_mid_q_entry_release" },
+};
+
+/*
+ * Without cifs BTF no prototype says where the mid is: functions known to
+ * take it (the header at allocation) first. The release is then the first
+ * reference dropped after the response (release_mid and its predecessor
+ * take the mid; the last reference's function takes a kref, which cannot
+ * be turned back into its mid without the struct's layout).
+ */
+static const char *const hook_by_name[_SMB2_HOOK_MAX][4] = {
+	[SMB2_HOOK_ALLOC] = { "smb2_mid_entry_alloc", "__smb2_mid_entry_alloc" },
+	[SMB2_HOOK_RESPONSE] = { "dequeue_mid" },
+	[SMB2_HOOK_DONE] = { "delete_mid", "cifs_delete_mid" },
+	[SMB2_HOOK_FREE] = { "release_mid", "cifs_mid_q_entry_release" },
 };
 
 /* FUNCTION of the hooks in --list-probes; they never make events of their own. */
@@ -107,18 +122,17 @@ static const char *hook_resolve(struct layer *l, enum smb2_hook h)
 	const struct btf *btf = btfs_get(l->env->btfs, CIFS_MODULE);
 	struct smb2_ctl *ctl = &l->ctl;
 
-	for (int i = 0; i < 4 && hook_candidates[h][i]; i++) {
-		const char *s = hook_candidates[h][i];
-		int r = smb2_hook_arg(btf, h, s, &ctl->hook_arg[h], &ctl->hook_kref[h]);
-
-		if (r == 0)
-			return s;
-		if (r == -ENOENT && !btf && ksyms_lookup(l->env->ks, s, CIFS_MODULE)) {
-			/* No BTF to tell: every known version passes it first. */
+	for (int i = 0; !btf && i < 4 && hook_by_name[h][i]; i++)
+		if (ksyms_lookup(l->env->ks, hook_by_name[h][i], CIFS_MODULE)) {
 			ctl->hook_arg[h] = 0;
-			ctl->hook_kref[h] = h == SMB2_HOOK_FREE;
-			return s;
+			ctl->hook_kref[h] = 0;
+			return hook_by_name[h][i];
 		}
+	for (int i = 0; btf && i < 4 && hook_candidates[h][i]; i++) {
+		const char *s = hook_candidates[h][i];
+
+		if (smb2_hook_arg(btf, h, s, &ctl->hook_arg[h], &ctl->hook_kref[h]) == 0)
+			return s;
 	}
 	return NULL;
 }
@@ -252,6 +266,13 @@ static void attach_instance(struct layer *l)
 	r = hooks_add(l);
 	if (r == 0)
 		r = commands_add(l);
+	if (r == 0 && !btfs_get(l->env->btfs, CIFS_MODULE)) {
+		char what[96];
+
+		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_NONE, LOG_NOTICE, "cifs has no BTF (%s): mid hooks known by name, a request "
+			  "ends at its first release",
+			  features_missing(KF_MODULE_BTF, what, sizeof(what)));
+	}
 	if (r < 0) {
 		hooks_off(l, FUNC_NOT_FOUND, "cifs has no mid allocation and release here");
 		l->why = layer_unavailable(NAME, REASON_NOT_FOUND, l->why_buf, sizeof(l->why_buf),

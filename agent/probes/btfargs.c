@@ -312,16 +312,23 @@ int btfs_fill(struct btfs *b, const char *module, const char *func, struct func_
 
 int btfargs_fill_id(const struct btf *btf, int id, struct func_cfg *cfg, unsigned int *nparams)
 {
-	const struct btf_type *fn, *proto;
-	const struct btf_param *p;
-	unsigned int n;
+	const struct btf_type *fn;
 
 	if (!btf || id < 0)
 		return -ENOENT;
 	fn = btf__type_by_id(btf, id);
 	if (!fn || !btf_is_func(fn))
 		return -ENOENT;
-	proto = btf__type_by_id(btf, fn->type);
+	return btfargs_fill_proto(btf, fn->type, cfg, nparams);
+}
+
+int btfargs_fill_proto(const struct btf *btf, uint32_t proto_id, struct func_cfg *cfg,
+		       unsigned int *nparams)
+{
+	const struct btf_type *proto = btf ? btf__type_by_id(btf, proto_id) : NULL;
+	const struct btf_param *p;
+	unsigned int n;
+
 	if (!proto || !btf_is_func_proto(proto))
 		return -EINVAL;
 	p = btf_params(proto);

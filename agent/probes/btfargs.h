@@ -44,3 +44,9 @@ int btfargs_fill(const struct btf *btf, const char *func, struct func_cfg *cfg,
 int btfargs_fill_id(const struct btf *btf, int id, struct func_cfg *cfg, unsigned int *nparams);
 /* btfargs_fill() of function func of module (NULL: vmlinux), looked up in b's index. */
 int btfs_fill(struct btfs *b, const char *module, const char *func, struct func_cfg *cfg);
+/*
+ * The same from a prototype (BTF_KIND_FUNC_PROTO id): a function pointer
+ * member's, for a function whose module has no BTF. -EINVAL: not one.
+ */
+int btfargs_fill_proto(const struct btf *btf, uint32_t proto_id, struct func_cfg *cfg,
+		       unsigned int *nparams);

@@ -5,6 +5,7 @@
  * object of their own, loaded when fentry is first wanted.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "base/profile.h"
+#include "probes/inflight.h"
 #include "probes/probes-int.h"
 
 /* Any long-lived vmlinux function with BTF: the template is never attached there. */
@@ -59,8 +61,10 @@ enum feature {
 	_FEAT_MAX,
 };
 
-struct features {
+/* The program kinds the kernel is believed to take, and what the programs do instead of the others. */
+struct kinds {
 	bool on[_FEAT_MAX];
+	uint32_t compat;            /* enum smblat_compat */
 	const struct btf *vmlinux;  /* NULL: not known, every tracepoint assumed there */
 };
 
@@ -103,7 +107,7 @@ static bool tracepoint_known(const struct btf *vmlinux, const char *tp)
  * turn by probes_open().
  */
 static void programs_setup(struct smblat_bpf *skel, const struct probes_opts *o,
-			   const struct features *ft, bool fentry_only)
+			   const struct kinds *ft, bool fentry_only)
 {
 	struct bpf_program *prog;
 
@@ -133,11 +137,23 @@ static void programs_setup(struct smblat_bpf *skel, const struct probes_opts *o,
 		skel->rodata->block_cfg = o->block_cfg;
 }
 
+/* Per-thread frames in a plain hash by thread id (prealloc'd: no allocation in a probe). */
+static int frames_hash_setup(struct smblat_bpf *skel, uint32_t max_threads)
+{
+	int r = bpf_map__set_type(skel->maps.frames, BPF_MAP_TYPE_HASH);
+
+	if (r == 0)
+		r = bpf_map__set_map_flags(skel->maps.frames, 0);
+	if (r == 0)
+		r = bpf_map__set_max_entries(skel->maps.frames, max_threads);
+	return r;
+}
+
 /*
  * Opens and loads the object; with share, only its fentry templates, on the
  * maps of share (the same counters, frames and ring buffer).
  */
-static int skel_load(const struct probes_opts *o, const struct features *ft,
+static int skel_load(const struct probes_opts *o, const struct kinds *ft,
 		     const struct smblat_bpf *share, struct smblat_bpf **ret)
 {
 	uint64_t t0 = prof_now_ns();
@@ -160,14 +176,19 @@ static int skel_load(const struct probes_opts *o, const struct features *ft,
 	skel->rodata->cfg.tgid = o->tgid;
 	skel->rodata->cfg.self_tgid = o->self_tgid;
 	skel->rodata->cfg.cgroup_id = o->cgroup_id;
+	skel->rodata->cfg.compat = ft->compat;
 	if (o->comm && *o->comm) {
 		skel->rodata->cfg.filter_comm = 1;
 		strncpy(skel->rodata->cfg.comm, o->comm, SMBLAT_COMM_LEN - 1);
 	}
 	bpf_map__set_max_entries(skel->maps.events, o->ringbuf_bytes);
 	bpf_map__set_max_entries(skel->maps.stats, o->func_capacity);
-	programs_setup(skel, o, ft, share != NULL);
-	r = smblat_bpf__load(skel);
+	/* a shared frames map comes as it is */
+	r = (ft->compat & COMPAT_FRAMES_HASH) && !share ? frames_hash_setup(skel, o->max_threads) : 0;
+	if (r == 0) {
+		programs_setup(skel, o, ft, share != NULL);
+		r = smblat_bpf__load(skel);
+	}
 	prof_add(PROF_LOAD, t0);
 	if (r < 0) {
 		smblat_bpf__destroy(skel);
@@ -185,7 +206,7 @@ static int skel_load(const struct probes_opts *o, const struct features *ft,
  */
 bool object_fentry_usable(struct probes *p)
 {
-	struct features ft = { .on = { [FEAT_FENTRY] = true } };
+	struct kinds ft = { .on = { [FEAT_FENTRY] = true }, .compat = p->compat };
 	struct bpf_link *l;
 	int r;
 
@@ -252,6 +273,8 @@ static bool usession_known(struct btfs *btfs)
  * dropping kinds in a fixed order dropped fentry first.
  */
 static char failed_prog[64];
+/* The last thing libbpf said at warning level, for the one line of a failed load. */
+static char libbpf_said[256];
 static libbpf_print_fn_t print_next;
 
 static int print_catch(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -263,6 +286,12 @@ static int print_catch(enum libbpf_print_level level, const char *fmt, va_list a
 		va_copy(copy, ap);
 		snprintf(failed_prog, sizeof(failed_prog), "%s", va_arg(copy, const char *));
 		va_end(copy);
+	}
+	if (level == LIBBPF_WARN) {
+		va_copy(copy, ap);
+		vsnprintf(libbpf_said, sizeof(libbpf_said), fmt, copy);
+		va_end(copy);
+		libbpf_said[strcspn(libbpf_said, "\n")] = '\0';
 	}
 	return print_next ? print_next(level, fmt, ap) : 0;
 }
@@ -292,7 +321,7 @@ static const char *const feature_refused[_FEAT_MAX] = {
 };
 
 /* What a failed load says to drop: the refused program's kind, else the first kind on. */
-static enum feature feature_to_drop(const struct features *ft)
+static enum feature feature_to_drop(const struct kinds *ft)
 {
 	enum feature f = failed_prog[0] ? feature_of(failed_prog) : FEAT_NONE;
 
@@ -308,12 +337,13 @@ static enum feature feature_to_drop(const struct features *ft)
 }
 
 /* Loads the object with every kind of program the kernel takes; the kinds it refused say why. */
-static int load_what_loads(struct probes *p, const struct probes_opts *o, struct features *ft)
+static int load_what_loads(struct probes *p, const struct probes_opts *o, struct kinds *ft)
 {
 	char *why[_FEAT_MAX] = {};
 	enum feature f;
 	int r;
 
+	libbpf_said[0] = '\0';
 	print_next = libbpf_set_print(print_catch);
 	for (;;) {
 		failed_prog[0] = '\0';
@@ -326,42 +356,176 @@ static int load_what_loads(struct probes *p, const struct probes_opts *o, struct
 		why[f] = errdup(feature_refused[f], r);
 	}
 	libbpf_set_print(print_next);
-	p->fentry_why = why[FEAT_FENTRY];
-	p->kmulti_why = why[FEAT_KMULTI];
-	p->tp_btf_why = why[FEAT_TP_BTF];
+	/* a refusal the feature probes did not foresee says why over what they said */
+	if (why[FEAT_FENTRY])
+		free(p->fentry_why), p->fentry_why = why[FEAT_FENTRY];
+	if (why[FEAT_KMULTI])
+		free(p->kmulti_why), p->kmulti_why = why[FEAT_KMULTI];
+	if (why[FEAT_TP_BTF])
+		free(p->tp_btf_why), p->tp_btf_why = why[FEAT_TP_BTF];
 	free(why[FEAT_UMULTI]);
 	free(why[FEAT_USESSION]);
 	return r;
 }
 
+/* "kprobe.multi: Operation not supported (CONFIG_FPROBE, Linux 5.18)", malloc'd. */
+static char *missing_dup(const struct features *f, enum kfeature k)
+{
+	const char *why = features_why(f, k);
+	char *s;
+
+	if (asprintf(&s, "%s: %s (%s)", features_name(k), why ? why : "missing",
+		     features_since(k)) < 0)
+		return NULL;
+	return s;
+}
+
+/* The first of ks the kernel lacks, or _KF_MAX. */
+static enum kfeature first_missing(const struct features *f, const enum kfeature *ks, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!features_has(f, ks[i]))
+			return ks[i];
+	return _KF_MAX;
+}
+
+/*
+ * The kinds of program the kernel's features allow of those the
+ * configuration chose; the fentry templates load later, on their own
+ * (object_fentry_usable()), when fentry is first wanted.
+ */
+static void kinds_choose(struct probes *p, const struct probes_opts *o, struct btfs *btfs,
+			 struct kinds *ft)
+{
+	static const enum kfeature fentry_needs[] = { KF_FENTRY, KF_FENTRY_ARGS, KF_FENTRY_COOKIE };
+	const struct features *f = o->features;
+	enum kfeature k = first_missing(f, fentry_needs, 3);
+
+	p->fentry = (o->choice == CHOICE_AUTO || o->choice == CHOICE_FENTRY) && k == _KF_MAX;
+	if (k != _KF_MAX)
+		p->fentry_why = missing_dup(f, k);
+	ft->on[FEAT_KMULTI] = (o->choice == CHOICE_AUTO || o->choice == CHOICE_KPROBE_MULTI) &&
+			      features_has(f, KF_KPROBE_MULTI);
+	if (!features_has(f, KF_KPROBE_MULTI))
+		p->kmulti_why = missing_dup(f, KF_KPROBE_MULTI);
+	ft->on[FEAT_TP_BTF] = (o->units & (UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL))) &&
+			      features_has(f, KF_TP_BTF);
+	if (!features_has(f, KF_TP_BTF))
+		p->tp_btf_why = missing_dup(f, KF_TP_BTF);
+	ft->on[FEAT_UMULTI] = features_has(f, KF_UPROBE_MULTI);
+	ft->on[FEAT_USESSION] = (o->units & UNIT_BIT(UNIT_FUNC)) && usession_known(btfs);
+	p->kprobe = features_has(f, KF_KPROBE);
+	if (!p->kprobe)
+		p->kprobe_why = missing_dup(f, KF_KPROBE);
+}
+
+/* Task storage, or the hash; -EOPNOTSUPP (said) when task storage is demanded and missing. */
+static int thread_state_choose(struct probes *p, const struct probes_opts *o, struct kinds *ft)
+{
+	char buf[96];
+
+	if (o->thread_state == TSTATE_TASK_STORAGE && !features_has(o->features, KF_TASK_STORAGE)) {
+		fprintf(stderr, "smblat: thread_state = task-storage, but the kernel lacks %s\n",
+			features_missing(KF_TASK_STORAGE, buf, sizeof(buf)));
+		return -EOPNOTSUPP;
+	}
+	p->frames_hash = o->thread_state == TSTATE_HASH ||
+			 !features_has(o->features, KF_TASK_STORAGE);
+	p->max_threads = o->max_threads;
+	if (p->frames_hash)
+		ft->compat |= COMPAT_FRAMES_HASH;
+	p->place_ids = !features_has(o->features, KF_COOKIE);
+	if (p->place_ids)
+		ft->compat |= COMPAT_PLACE_IDS;
+	if (!features_has(o->features, KF_TASK_PT_REGS))
+		ft->compat |= COMPAT_TP_REGS;
+	p->compat = ft->compat;
+	return 0;
+}
+
+/* What no program runs without: said, and -EOPNOTSUPP. */
+static int essentials_check(const struct features *f)
+{
+	static const enum kfeature needed[] = { KF_BTF, KF_RINGBUF };
+	enum kfeature k = first_missing(f, needed, 2);
+	char buf[96];
+
+	if (k == _KF_MAX)
+		return 0;
+	fprintf(stderr, "smblat: cannot load BPF programs: the kernel lacks %s\n",
+		features_missing(k, buf, sizeof(buf)));
+	return -EOPNOTSUPP;
+}
+
 int object_load(struct probes *p, const struct probes_opts *o)
 {
-	struct features ft = {
-		.on = {
-			/* the fentry templates load later, on their own (object_fentry_usable()) */
-			[FEAT_KMULTI] = o->choice == CHOICE_AUTO || o->choice == CHOICE_KPROBE_MULTI,
-			[FEAT_TP_BTF] = o->units & (UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL)),
-			[FEAT_UMULTI] = true,
-			[FEAT_USESSION] = (o->units & UNIT_BIT(UNIT_FUNC)) && usession_known(p->btfs),
-		},
-		.vmlinux = btfs_get(p->btfs, NULL),
-	};
-	int r = load_what_loads(p, o, &ft);
+	struct kinds ft = { .vmlinux = btfs_get(p->btfs, NULL) };
+	int r;
 
+	kinds_choose(p, o, p->btfs, &ft);
+	r = essentials_check(o->features);
+	if (r == 0)
+		r = thread_state_choose(p, o, &ft);
+	if (r < 0)
+		return r;               /* said why */
+	r = load_what_loads(p, o, &ft);
 	if (r < 0 && (o->units & (UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL)))) {
 		/* The other layers need not go down with the tracepoint ones. */
 		struct probes_opts bare = *o;
 
 		bare.units &= ~(UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL));
 		free(p->tp_btf_why);
-		p->tp_btf_why = errdup("block and syscall programs refused", r);
+		if (asprintf(&p->tp_btf_why, "block and syscall programs refused: %s%s%s",
+			     strerror(-r), libbpf_said[0] ? ": " : "", libbpf_said) < 0)
+			p->tp_btf_why = NULL;
 		r = skel_load(&bare, &ft, NULL, &p->skel);
 	}
-	if (r < 0)
+	if (r < 0) {
+		fprintf(stderr, "smblat: cannot load BPF programs: %s%s%s\n", strerror(-r),
+			libbpf_said[0] ? ": " : "", libbpf_said);
 		return r;
+	}
 	p->kmulti = ft.on[FEAT_KMULTI];
 	p->tp_btf = ft.on[FEAT_TP_BTF];
 	p->umulti = ft.on[FEAT_UMULTI];
 	p->usession = ft.on[FEAT_USESSION];
+	return 0;
+}
+
+const char *probes_thread_state(const struct probes *p, char *buf, size_t size)
+{
+	if (!p->frames_hash)
+		return "task storage";
+	snprintf(buf, size, "a hash of %u threads", p->max_threads);
+	return buf;
+}
+
+/* A thread of the frames hash that no longer exists (its last return never seen). */
+static bool thread_gone(const void *key, const void *value, void *userdata)
+{
+	uint32_t tid;
+
+	memcpy(&tid, key, sizeof(tid));
+	return kill((pid_t)tid, 0) < 0 && errno == ESRCH;
+}
+
+int probes_frames_sweep(struct probes *p)
+{
+	struct inflight_sweep s = { .now_ns = inflight_now(), .max_age_ns = UINT64_MAX,
+				    .stale = thread_gone };
+	struct bpf_map *m = p->skel->maps.frames;
+
+	if (!p->frames_hash)
+		return 0;
+	return inflight_sweep(bpf_map__fd(m), bpf_map__key_size(m), bpf_map__value_size(m), &s);
+}
+
+int place_set(struct probes *p, uint64_t addr, uint64_t offset, uint32_t id)
+{
+	struct probe_place pl = { .addr = addr, .offset = offset };
+
+	if (bpf_map__update_elem(p->skel->maps.probe_ids, &pl, sizeof(pl), &id, sizeof(id),
+				 BPF_ANY) < 0)
+		return -errno;
 	return 0;
 }

@@ -41,7 +41,12 @@ struct probes {
 	struct probes_opts opts;    /* as opened, for fskel */
 	const struct ksyms *ks;
 	struct btfs *btfs;
+	const struct features *features;
 	enum backend_choice choice;
+	bool place_ids;             /* no BPF cookies: ids by probed place (probe_ids) */
+	bool frames_hash;           /* per-thread frames in a hash of max_threads */
+	uint32_t max_threads;
+	uint32_t compat;            /* enum smblat_compat, for every object loaded */
 	bool fentry;                /* template loaded: clones may work */
 	bool fentry_tried;          /* fentry_usable() attached the template once */
 	bool kmulti;
@@ -91,6 +96,26 @@ int multi_keep(struct probes *p, const struct attachment *att, const uint64_t *c
 	       uint32_t n, enum backend be);
 /* The backend of the batch that holds id dormant, now revived; BACKEND_NONE: none does. */
 enum backend multi_revive(struct probes *p, uint32_t id);
+
+/*
+ * A uprobe.multi link of prog_fd on n offsets of binary (the kernel's own
+ * BPF_LINK_CREATE layout: libbpf before 1.3 cannot pass it). Returns the
+ * link's fd or negative errno.
+ */
+int umulti_link_create(int prog_fd, const char *binary, const uint64_t *offsets,
+		       const uint64_t *cookies, uint32_t n, bool ret);
+
+/*
+ * Without cookies: the probes at place run for id (probe_ids). A kprobe's
+ * place is its function's address; a uprobe's, its file's inode number and
+ * the offset.
+ */
+int place_set(struct probes *p, uint64_t addr, uint64_t offset, uint32_t id);
+
+/* "tp_btf/block_rq_issue" -> "block_rq_issue", or NULL for other programs. */
+const char *prog_tracepoint(const struct bpf_program *prog, bool *btf);
+/* Which unit of bpf/ a program is of. */
+enum prog_unit prog_unit(const struct bpf_program *prog);
 
 /* Records in f that backend what refused it with err. */
 void set_failed(struct func *f, const char *what, int err);

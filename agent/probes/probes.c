@@ -42,18 +42,14 @@ int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs
 		return -ENOMEM;
 	p->ks = ks;
 	p->btfs = btfs;
+	p->features = o->features;
 	p->choice = o->choice;
 	p->opts = *o;
-	r = object_load(p, o);
+	r = object_load(p, o);          /* says why it fails */
 	if (r < 0) {
-		fprintf(stderr, "smblat: cannot load BPF programs: %s\n", strerror(-r));
 		probes_close(p);
 		return r;
 	}
-	p->fentry = o->choice == CHOICE_AUTO || o->choice == CHOICE_FENTRY;
-	p->kprobe = access("/sys/bus/event_source/devices/kprobe/type", F_OK) == 0;
-	if (!p->kprobe)
-		p->kprobe_why = strdup("kernel has no kprobes (no kprobe event source)");
 	*ret = p;
 	return 0;
 }
@@ -276,14 +272,29 @@ static int attach_fentry(struct probes *p, struct func *f, const struct kprogs *
 	return r;
 }
 
+/* Without cookies, the kprobe tells its function by address: the one kallsyms gives. */
+static int kprobe_place(struct probes *p, const struct func *f)
+{
+	const struct ksym *k;
+
+	if (!p->place_ids)
+		return 0;
+	k = ksyms_lookup(p->ks, f->symbol, f->module);
+	return k ? place_set(p, k->addr, 0, f->id) : -ENOENT;
+}
+
 static int attach_kprobe(struct probes *p, struct func *f, const struct kprogs *kp)
 {
-	LIBBPF_OPTS(bpf_kprobe_opts, eo, .bpf_cookie = f->id);
-	LIBBPF_OPTS(bpf_kprobe_opts, xo, .bpf_cookie = f->id, .retprobe = true);
-	struct attachment *a = attachment_new(p, f->id);
+	uint64_t cookie = p->place_ids ? 0 : f->id;
+	LIBBPF_OPTS(bpf_kprobe_opts, eo, .bpf_cookie = cookie);
+	LIBBPF_OPTS(bpf_kprobe_opts, xo, .bpf_cookie = cookie, .retprobe = true);
 	uint64_t t0 = prof_now_ns();
-	int r;
+	struct attachment *a;
+	int r = kprobe_place(p, f);
 
+	if (r < 0)
+		return r;
+	a = attachment_new(p, f->id);
 	if (!a)
 		return -ENOMEM;
 	/* Exit first: an entry without its exit would leave frames behind. */

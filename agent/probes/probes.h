@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "probes/btfargs.h"
+#include "probes/features.h"
 #include "config/config.h"
 #include "base/func.h"
 #include "symbols/ksyms.h"
@@ -33,7 +34,10 @@ enum kprog_family {
 };
 
 struct probes_opts {
+	const struct features *features;  /* what the kernel offers (features.h) */
 	enum backend_choice choice;
+	enum thread_state_choice thread_state;
+	uint32_t max_threads;       /* threads the frames hash holds, without task storage */
 	uint32_t tgid;
 	const char *comm;
 	uint64_t cgroup_id;
@@ -45,11 +49,17 @@ struct probes_opts {
 };
 
 /*
- * Opens and loads the BPF object. Probes the kernel for fentry (by loading
- * the fentry template) and keeps going without it when refused.
+ * Opens and loads the BPF object with the programs the layers asked for,
+ * of the kinds o->features says the kernel takes, and where it lacks one
+ * what does instead (a hash for per-thread state, ids by probed place).
+ * Says why and returns negative errno when it cannot.
  */
 int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs *btfs,
 		struct probes **ret);
+/* How per-thread state is kept: "task storage", or "hash of N threads". */
+const char *probes_thread_state(const struct probes *p, char *buf, size_t size);
+/* Sweeps the frames of threads gone from the hash; how many went, or negative errno. */
+int probes_frames_sweep(struct probes *p);
 void probes_close(struct probes *p);
 
 /* Backend used for kernel functions, or BACKEND_NONE with a reason (valid until the next call). */

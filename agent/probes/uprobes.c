@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -46,12 +47,37 @@ struct uprobe_place {
 	int pid;
 };
 
+/*
+ * Without cookies, the uprobe tells its function by the inode number of
+ * its file and the offset (a symbol alone has no place known here).
+ */
+static int uprobe_place(struct probes *p, const struct func *f, const char *binary,
+			const char *symbol, uint64_t offset)
+{
+	struct stat st;
+
+	if (!p->place_ids)
+		return 0;
+	if (symbol)
+		return -EOPNOTSUPP;
+	if (stat(binary, &st) < 0)
+		return -errno;
+	return place_set(p, st.st_ino, offset, f->id);
+}
+
 static struct bpf_link *uprobe_at(struct probes *p, struct func *f, bool exit, const void *where)
 {
 	const struct uprobe_place *w = where;
-	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = f->id, .retprobe = exit, .func_name = w->symbol);
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = p->place_ids ? 0 : f->id, .retprobe = exit,
+		    .func_name = w->symbol);
 	uint64_t t0 = prof_now_ns();
 	struct bpf_link *l;
+	int r = uprobe_place(p, f, w->binary, w->symbol, w->offset);
+
+	if (r < 0) {
+		errno = -r;
+		return NULL;
+	}
 
 	l = bpf_program__attach_uprobe_opts(exit ? p->skel->progs.call_uretprobe :
 					    p->skel->progs.call_uprobe,
@@ -118,10 +144,15 @@ int probes_attach_usdt(struct probes *p, struct func *f, const char *binary,
 int probes_attach_smbd_begin(struct probes *p, struct func *f, const char *binary,
 			     uint64_t offset)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = f->id);
-	struct attachment *a = attachment_new(p, f->id);
-	int r;
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = p->place_ids ? 0 : f->id);
+	struct attachment *a;
+	int r = uprobe_place(p, f, binary, NULL, offset);
 
+	if (r < 0) {
+		set_failed(f, "uprobe", r);
+		return r;
+	}
+	a = attachment_new(p, f->id);
 	if (!a)
 		return -ENOMEM;
 	a->link[0] = bpf_program__attach_uprobe_opts(p->skel->progs.smbd_req_begin, -1, binary,
@@ -165,6 +196,23 @@ struct umulti_link_attr {
 	uint32_t cnt, multi_flags, pid;
 } __attribute__((aligned(8)));
 
+int umulti_link_create(int prog_fd, const char *binary, const uint64_t *offsets,
+		       const uint64_t *cookies, uint32_t n, bool ret)
+{
+	struct umulti_link_attr attr = {
+		.prog_fd = prog_fd,
+		.attach_type = UMULTI_ATTACH_TYPE,
+		.path = (uintptr_t)binary,
+		.offsets = (uintptr_t)offsets,
+		.cookies = (uintptr_t)cookies,
+		.cnt = n,
+		.multi_flags = ret ? UMULTI_RETURN : 0,
+	};
+	int fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+
+	return fd < 0 ? -errno : fd;
+}
+
 static int umulti_attach(struct attachment *a, int slot, const struct bpf_program *prog,
 			 const char *binary, const uint64_t *offsets, const uint64_t *cookies,
 			 uint32_t n, bool ret)
@@ -176,19 +224,10 @@ static int umulti_attach(struct attachment *a, int slot, const struct bpf_progra
 	a->link[slot] = bpf_program__attach_uprobe_multi(prog, -1, binary, NULL, &o);
 	return a->link[slot] ? 0 : -errno;
 #else
-	struct umulti_link_attr attr = {
-		.prog_fd = bpf_program__fd(prog),
-		.attach_type = UMULTI_ATTACH_TYPE,
-		.path = (uintptr_t)binary,
-		.offsets = (uintptr_t)offsets,
-		.cookies = (uintptr_t)cookies,
-		.cnt = n,
-		.multi_flags = ret ? UMULTI_RETURN : 0,
-	};
-	int fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	int fd = umulti_link_create(bpf_program__fd(prog), binary, offsets, cookies, n, ret);
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	a->link_fd[slot] = fd;
 	return 0;
 #endif

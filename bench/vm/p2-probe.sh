@@ -26,14 +26,19 @@ workload() {
 	done
 }
 
-for be in fentry kprobe; do
-	printf '[agent]\nthreshold = 1h\nuser =\nbackend = %s\n[histogram]\ninterval = 0\n' "$be" >conf
+# fentry-hash: fentry with per-thread state in the hash by thread id that
+# kernels without task storage use (thread_state = hash), beside the
+# task-storage fentry of the same run; its empty pair is fentry's.
+for be in fentry fentry-hash kprobe; do
+	printf '[agent]\nthreshold = 1h\nuser =\nbackend = %s\nthread_state = %s\n[histogram]\ninterval = 0\n' \
+		"${be%-hash}" "$([ "$be" = fentry-hash ] && echo hash || echo auto)" >conf
 	smb_targets conf >targets
 	prog_ids_before ids-before
 	agent_start -c conf
 	ids=$(prog_ids_new ids-before)
 	workload smblat "$be"
 	agent_stop
+	[ "$be" != fentry-hash ] || continue
 	if [ "$be" = fentry ]; then kind=kfunc; else kind=kprobe; fi
 	bt_script "$kind" targets empty >empty.bt
 	prog_ids_before ids-before

@@ -15,7 +15,7 @@ agent_start -c "$TMP/smblat.conf"
 pid=$AGENT_PID
 grep -E "^smblat: smb: (layer unavailable on this kernel: .+|cifs module not loaded; attaching when it is)$" "$TMP/agent.err" \
 	|| { cat "$TMP/agent.err"; fail "no line saying why the smb layer is not attached"; }
-if [ "$have_kfuncs" = 0 ] && ! grep -q "kernel has no kprobes" "$TMP/agent.err"; then
+if [ "$have_kfuncs" = 0 ] && ! grep -q "kprobes: no kprobe event source (CONFIG_KPROBE_EVENTS)" "$TMP/agent.err"; then
 	fail "kprobes are missing here but the agent does not say so"
 fi
 # The programs the agent holds, by id, from its file descriptors.

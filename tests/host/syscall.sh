@@ -60,12 +60,19 @@ cat "$TMP/bad.err"
 [ "$rc" -eq 2 ] && grep -q 'did you mean "syscall:openat"' "$TMP/bad.err" ||
 	fail "-f syscall:opnat: exit $rc, expected 2 with a suggestion"
 
-# 1. every process
-conf "" >"$TMP/smblat.conf"
+# 1. every process; again with each thread's calls in progress in the hash
+# by thread id that kernels without task storage use (thread_state = hash):
+# the same entries, and --list-probes says where the state is.
+# every_process EXTRA_AGENT_LINE STATE LABEL_SUFFIX
+every_process() {
+sleep_label="SLEEP_$$$3" open_label="OPEN_$$$3"
+conf "$1" >"$TMP/smblat.conf"
 agent_start -c "$TMP/smblat.conf"
 "$SMBLAT" -c "$TMP/smblat.conf" --list-probes >"$TMP/list" 2>/dev/null
 grep -Eq "^$sleep_label +func +syscall:nanosleep +(tp_btf|raw_tp) +attached" "$TMP/list" ||
 	fail "--list-probes does not show $sleep_label with a tracepoint backend"
+grep -q "^# per-thread state: $2\$" "$TMP/list" ||
+	fail "--list-probes: per-thread state is not \"$2\": $(grep 'per-thread' "$TMP/list")"
 "$prog" s:30 s:5 s:45 o:/nonexistent-$$ o:/ >"$TMP/measured"
 agent_stop
 cat "$TMP/measured"
@@ -101,6 +108,9 @@ echo "$o"
 set -- $o
 [ "$1" -lt 10000000 ] || fail "failed openat took $1 us, not below the threshold: the test proves nothing"
 [ "$2" = ENOENT ] && [ "$3" = -2 ] || fail "openat: ERRNO_NAME=$2 RETVAL=$3, expected ENOENT -2"
+}
+every_process "thread_state = hash" "a hash of 4096 threads" _HASH
+every_process "" "task storage" ""
 
 # 2. pid = one process: another running the same calls at the same time stays out
 rm -f "$TMP/go"
