@@ -1,7 +1,8 @@
 # Helpers for the accounting tests (flood.sh, journal-faults.sh): every call
 # the probes saw is an entry or a counted loss.
 
-# write_flood_conf LABEL AGENT_LINES: threshold 0 on floodprog's fast_call,
+# write_flood_conf LABEL AGENT_LINES: threshold 0 on floodprog's fast_call
+# and nothing else (the layers enabled = auto would attach on an smbd host),
 # loss reports every second, one summary at exit.
 write_flood_conf() {
 	cat >"$TMP/smblat.conf" <<CONF
@@ -10,6 +11,10 @@ user =
 kernel_stack = no
 $2
 [smb]
+enabled = no
+[smbd]
+enabled = no
+[block]
 enabled = no
 [journal]
 lost_interval = 1s
