@@ -26,7 +26,7 @@ umount "$SMB_MNT"
 for _ in $(seq 50); do rmmod cifs 2>rmmod.err && break; sleep 0.2; done
 [ ! -e /sys/module/cifs ] || fail "rmmod cifs: $(cat rmmod.err)"
 agent_start -c conf --stdout -f cifs:cifs_statfs 0
-grep -q "nothing attached yet; waiting (func: module not loaded)" "$AGENT_LOG" ||
+grep -q "ready: 0 functions attached (waiting: func: module not loaded)" "$AGENT_LOG" ||
 	fail "no line saying what the agent waits for: $(cat "$AGENT_LOG")"
 modprobe cifs
 mount -t cifs //127.0.0.1/share "$SMB_MNT" -o guest,vers=3.0
