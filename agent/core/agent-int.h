@@ -75,6 +75,7 @@ void agent_layers_privileged(struct agent *a, void (*fn)(struct agent *a, enum l
 void overview_print(struct agent *a, FILE *out);
 /* overview.c: one line per layer, each after prefix. */
 void overview_layers(struct agent *a, const char *prefix, FILE *out);
+void overview_list_probes(struct agent *a, FILE *out);
 
 /* reload.c: SIGHUP. Applies the file again; a broken one changes nothing. */
 int reload_init(struct agent *a);

@@ -455,37 +455,6 @@ static int layers_check(struct agent *a)
 	return -ECANCELED;
 }
 
-static void list_probes(struct agent *a)
-{
-	const char *why = NULL;
-	enum backend be = probes_kernel_backend(a->probes, &why);
-	char buf[256];
-
-	if (be == BACKEND_NONE)
-		printf("# kernel functions: no backend: %s\n", why ? why : "?");
-	else
-		printf("# kernel functions: %s first, falling back per function\n", backend_name(be));
-	why = probes_tp_btf_why(a->probes);
-	printf("# tracepoints (block, syscall:): %s\n", why ? why : "tp_btf first, raw_tp when refused");
-	overview_layers(a, "# layer ", stdout);
-	printf("# per-thread state: %s\n", probes_thread_state(a->probes, buf, sizeof(buf)));
-	features_list(a->features, stdout);
-	printf("%-28s %-6s %-36s %-14s %s\n", "FUNCTION", "LAYER", "TARGET", "BACKEND", "STATUS");
-	for (uint32_t i = 0; i < a->funcs.n; i++) {
-		const struct func *f = &a->funcs.v[i];
-		char target[256];
-
-		snprintf(target, sizeof(target), "%s%s%s%s", f->symbol ? f->symbol : "-",
-			 f->module ? " [" : "", f->module ? f->module : "", f->module ? "]" : "");
-		layer_list_row(stdout, f->name, f->layer, target,
-			       func_attached(f) ? backend_name(f->backend) : "-",
-			       func_state_text(f, buf, sizeof(buf)));
-	}
-	for (int l = 0; l < _LAYER_MAX; l++)
-		if (a->cfg->layer[l].enabled && layer_table[l]->list)
-			layer_table[l]->list(a->layer[l], stdout);
-}
-
 static int drop_privileges(struct agent *a)
 {
 	int r;
@@ -677,7 +646,7 @@ int agent_run(struct config *c, const struct run_opts *o)
 	if (r < 0)
 		goto out;
 	if (o->list_probes) {
-		list_probes(&a);
+		overview_list_probes(&a, stdout);
 		goto out;
 	}
 	if (a.overview)

@@ -2,7 +2,8 @@
 /*
  * The first screen: when the agent starts on a terminal and writes to the
  * journal, one line per layer says what is traced, what is not and why, in
- * place of the status lines the journal gets (smblat-fields(7)).
+ * place of the status lines the journal gets (smblat-fields(7)); and the
+ * same per layer, with the backends and a row per function, for --list-probes.
  */
 #include <stdio.h>
 #include <string.h>
@@ -66,4 +67,36 @@ void overview_print(struct agent *a, FILE *out)
 	fputs("  see them:  journalctl -t smblat -f      every function: smblat --list-probes\n"
 	      "  layers:    enabled = auto, yes or no in smblat.conf (smblat.conf(5))\n", out);
 	fflush(out);
+}
+
+/* --list-probes: the backends, layers and features, then a row per function. */
+void overview_list_probes(struct agent *a, FILE *out)
+{
+	const char *why = NULL;
+	enum backend be = probes_kernel_backend(a->probes, &why);
+	char buf[256];
+
+	if (be == BACKEND_NONE)
+		fprintf(out, "# kernel functions: no backend: %s\n", why ? why : "?");
+	else
+		fprintf(out, "# kernel functions: %s first, falling back per function\n", backend_name(be));
+	why = probes_tp_btf_why(a->probes);
+	fprintf(out, "# tracepoints (block, syscall:): %s\n", why ? why : "tp_btf first, raw_tp when refused");
+	overview_layers(a, "# layer ", out);
+	fprintf(out, "# per-thread state: %s\n", probes_thread_state(a->probes, buf, sizeof(buf)));
+	features_list(a->features, out);
+	fprintf(out, "%-28s %-6s %-36s %-14s %s\n", "FUNCTION", "LAYER", "TARGET", "BACKEND", "STATUS");
+	for (uint32_t i = 0; i < a->funcs.n; i++) {
+		const struct func *f = &a->funcs.v[i];
+		char target[256];
+
+		snprintf(target, sizeof(target), "%s%s%s%s", f->symbol ? f->symbol : "-",
+			 f->module ? " [" : "", f->module ? f->module : "", f->module ? "]" : "");
+		layer_list_row(out, f->name, f->layer, target,
+			       func_attached(f) ? backend_name(f->backend) : "-",
+			       func_state_text(f, buf, sizeof(buf)));
+	}
+	for (int l = 0; l < _LAYER_MAX; l++)
+		if (a->cfg->layer[l].enabled && layer_table[l]->list)
+			layer_table[l]->list(a->layer[l], out);
 }
