@@ -50,7 +50,8 @@ for ((r = 0; r < rounds; r++)); do
 		*) tracer= ;;
 		esac
 		journal_mark
-		bt0=$(cat "$LOG_DIR/bpftrace.log" 2>/dev/null | wc -l)
+		# no file before bpftrace first ran: 0 lines (a failing cat in a pipe ends the script)
+		bt0=$(wc -l <"$LOG_DIR/bpftrace.log" 2>/dev/null || echo 0)
 		sync
 		s0=$(prog_stats "$ids")
 		c0=$(cpu_ms "$tracer") j0=$(cpu_ms "$journald_pid")
