@@ -13,6 +13,7 @@
 #define SMBLAT_CALL_BPF_H
 
 #include "core.bpf.h"
+#include "stacks.bpf.h"
 #include "vfs.bpf.h"
 #include "wire.bpf.h"
 
@@ -131,6 +132,8 @@ static __always_inline int call_exit(void *ctx, __u32 id, __u64 ret, const bool 
 	lat = now - f->start_ns;
 	slow = lat >= fc->threshold_ns;
 	account(id, lat, slow);
+	if (fc->flags & (FF_STACKS_USER | FF_STACKS_KERNEL))
+		stacks_count(ctx, id, lat, fc->flags);
 	if (!slow && !((fc->flags & FF_ERRORS) && ret_failed(fc->ret_kind, ret)))
 		return 0;
 

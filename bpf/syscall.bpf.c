@@ -5,6 +5,7 @@
  * syscall number.
  */
 #include "call.bpf.h"
+#include "sysnr.bpf.h"
 
 /* Syscall number -> func id + 1; 0: not traced. Set by the agent. */
 struct {
@@ -23,14 +24,8 @@ static __always_inline __u32 sys_id(long nr)
 	if (nr < 0 || nr >= SMBLAT_SYSCALL_MAX)
 		return 0;
 	v = bpf_map_lookup_elem(&sys_ids, &key);
-	if (!v || !*v)
+	if (!v || !*v || syscall_compat())
 		return 0;
-#ifdef __TARGET_ARCH_x86
-	/* 32-bit tasks number their syscalls differently: TS_COMPAT, arch/x86 */
-	if (bpf_core_field_exists(((struct thread_info *)0)->status) &&
-	    (BPF_CORE_READ(bpf_get_current_task_btf(), thread_info.status) & 0x0002))
-		return 0;
-#endif
 	return *v;
 }
 
@@ -65,21 +60,9 @@ static __always_inline int sys_enter(struct pt_regs *regs, long nr)
 	return call_entry(id, args, false);
 }
 
-/* sys_exit passes the return value only; the number is in the saved registers. */
-static __always_inline long sys_exit_nr(struct pt_regs *regs)
-{
-#if defined(__TARGET_ARCH_x86)
-	return BPF_CORE_READ(regs, orig_ax);
-#elif defined(__TARGET_ARCH_arm64)
-	return BPF_CORE_READ((struct user_pt_regs *)regs, syscallno);
-#else
-	return -1;
-#endif
-}
-
 static __always_inline int sys_exit(void *ctx, struct pt_regs *regs, long ret)
 {
-	__u32 id = sys_id(sys_exit_nr(regs));
+	__u32 id = sys_id(syscall_exit_nr(regs));
 
 	if (!id)
 		return 0;

@@ -67,6 +67,8 @@ void config_init(struct config *c) {
 	c->layer[LAYER_SMB].enabled = true;
 	/* function probes are opt-in one [probe NAME] at a time */
 	c->layer[LAYER_FUNC].enabled = true;
+	c->smbd_exits = true;
+	c->smbd_breaks = true;
 	for (size_t g = 0; g < ELEMENTSOF(c->group); g++)
 		c->group[g] = true;
 }
@@ -87,6 +89,7 @@ void config_free(struct config *c) {
 	free(c->comm);
 	free(c->cgroup);
 	free(c->smbd_binary);
+	config_select_free(&c->sys_select);
 	config_user_set(c, NULL);
 	for (size_t i = 0; i < _LAYER_MAX; i++) {
 		values_strv_free(c->layer[i].include);
@@ -138,6 +141,93 @@ int config_carry_cli(struct config *to, const struct config *from) {
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+void config_select_free(struct sys_select *s) {
+	free(s->comm);
+	free(s->cgroup);
+	*s = (struct sys_select) {};
+}
+
+static int select_one(const char *w, struct sys_select *s, const char **problem) {
+	const char *v = strchr(w, ':');
+	char *end;
+
+	if (strcmp(w, "smbd") == 0) {
+		s->smbd = true;
+		return 0;
+	}
+	if (!v || !v[1]) {
+		*problem = "wants smbd, pid:PID, comm:NAME or cgroup:PATH";
+		return -EINVAL;
+	}
+	v++;
+	if (strncmp(w, "pid:", 4) == 0) {
+		unsigned long pid = strtoul(v, &end, 10);
+
+		if (*end || !pid || pid > 4194304 || s->pid) {
+			*problem = s->pid ? "names more than one pid" : "has an invalid pid";
+			return -EINVAL;
+		}
+		s->pid = (uint32_t)pid;
+		return 0;
+	}
+	if (strncmp(w, "comm:", 5) == 0) {
+		if (strlen(v) >= SMBLAT_COMM_LEN || s->comm) {
+			*problem = s->comm ? "names more than one comm" : "has a comm longer than 15 bytes";
+			return -EINVAL;
+		}
+		return (s->comm = strdup(v)) ? 0 : -ENOMEM;
+	}
+	if (strncmp(w, "cgroup:", 7) == 0) {
+		if (v[0] != '/' || s->cgroup) {
+			*problem = s->cgroup ? "names more than one cgroup" : "wants an absolute cgroup path";
+			return -EINVAL;
+		}
+		return (s->cgroup = strdup(v)) ? 0 : -ENOMEM;
+	}
+	*problem = "wants smbd, pid:PID, comm:NAME or cgroup:PATH";
+	return -EINVAL;
+}
+
+int config_parse_select(const char *v, struct sys_select *s, const char **problem) {
+	struct sys_select n = {};
+	char *dup = strdup(v), *save = NULL;
+	int r = dup ? 0 : -ENOMEM;
+
+	*problem = NULL;
+	for (char *w = dup ? strtok_r(dup, ", \t", &save) : NULL; w && r == 0;
+	     w = strtok_r(NULL, ", \t", &save)) {
+		if (values_has_control(w)) {
+			*problem = "contains control characters";
+			r = -EINVAL;
+		} else {
+			r = select_one(w, &n, problem);
+		}
+	}
+	free(dup);
+	if (r < 0) {
+		config_select_free(&n);
+		return r;
+	}
+	config_select_free(s);
+	*s = n;
+	return 0;
+}
+
+const char *config_select_format(const struct sys_select *s, char *buf, size_t n) {
+	size_t k = 0;
+
+	buf[0] = '\0';
+	if (s->smbd)
+		k += (size_t)snprintf(buf + k, n - k, "smbd");
+	if (s->pid && k < n)
+		k += (size_t)snprintf(buf + k, n - k, "%spid:%u", k ? ", " : "", s->pid);
+	if (s->comm && k < n)
+		k += (size_t)snprintf(buf + k, n - k, "%scomm:%s", k ? ", " : "", s->comm);
+	if (s->cgroup && k < n)
+		snprintf(buf + k, n - k, "%scgroup:%s", k ? ", " : "", s->cgroup);
+	return buf;
 }
 
 uint64_t config_layer_threshold_ns(const struct config *c, enum layer_id l) {
@@ -279,7 +369,7 @@ static int section_probe(struct loader *l, const char *label) {
 
 static int section_enter(struct loader *l, char *name) {
 	static const char *const fixed[] = {
-		"agent", "journal", "histogram", "smb", "smb2", "block", "smbd", "probe",
+		"agent", "journal", "histogram", "smb", "smb2", "block", "smbd", "syscalls", "probe",
 	};
 	const char *hint;
 	size_t n;
@@ -304,7 +394,8 @@ static int section_enter(struct loader *l, char *name) {
 	else if ((i = values_name_index(name, layer_names, _LAYER_MAX)) >= 0 && i != LAYER_FUNC) {
 		l->layer = (enum layer_id) i;
 		l->kind = i == LAYER_SMB ? SECTION_SMB : i == LAYER_BLOCK ? SECTION_BLOCK :
-			  i == LAYER_SMBD ? SECTION_SMBD : SECTION_LAYER;
+			  i == LAYER_SMBD ? SECTION_SMBD : i == LAYER_SYSCALLS ? SECTION_SYSCALLS :
+			  SECTION_LAYER;
 	} else {
 		n = strcspn(name, WHITESPACE);
 		if (name[n]) {

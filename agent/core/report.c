@@ -65,7 +65,7 @@ static void emit_summaries(struct agent *a, double interval_s)
 	for (uint32_t i = 0; i < a->funcs.n; i++) {
 		struct summary s;
 
-		if (done[i] || !a->acc[i].count)
+		if (done[i] || !a->acc[i].count || layer_table[a->funcs.v[i].layer]->own_summaries)
 			continue;
 		/* One FUNCTION may be served by several kernel functions. */
 		s = a->acc[i];
@@ -86,8 +86,6 @@ static void emit_summaries(struct agent *a, double interval_s)
 	}
 	if (header)
 		fflush(table);
-	for (uint32_t i = 0; i < a->funcs.n; i++)
-		hist_init(&a->acc[i]);
 	free(done);
 }
 
@@ -143,11 +141,13 @@ static void emit_views(struct agent *a, double interval_s, bool final)
 		.table = a->opt->term.folded || a->opt->term.format == TERM_CSV ? stderr : stdout,
 		.interval_s = interval_s,
 		.final = final,
+		.acc = a->acc,
 	};
 
 	for (int l = 0; l < _LAYER_MAX; l++)
 		if (a->layer[l] && a->cfg->layer[l].enabled && layer_table[l]->summarize)
 			layer_table[l]->summarize(a->layer[l], &out);
+	fflush(out.table);
 }
 
 void report_now(struct agent *a, bool summary, bool losses)
@@ -159,6 +159,8 @@ void report_now(struct agent *a, bool summary, bool losses)
 	if (summary) {
 		emit_summaries(a, (now - a->last_summary_ns) / 1e9);
 		emit_views(a, (now - a->last_summary_ns) / 1e9, a->stopping);
+		for (uint32_t i = 0; i < a->funcs.n; i++)
+			hist_init(&a->acc[i]);
 		a->last_summary_ns = now;
 	}
 	if (losses) {

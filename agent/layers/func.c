@@ -199,9 +199,9 @@ static void attach_syscall(struct layer *l, struct func *f, const struct target 
 	probes_update(l->env->probes, f);
 	if (l->sys_backend == BACKEND_NONE) {
 		/* Exit first: an entry without its exit would leave frames behind. */
-		r = probes_attach_tracepoint(l->env->probes, "sys_exit");
-		if (r >= 0 && (r = probes_attach_tracepoint(l->env->probes, "sys_enter")) < 0)
-			probes_detach_tracepoint(l->env->probes, "sys_exit");
+		r = probes_attach_tracepoint(l->env->probes, UNIT_SYSCALL, "sys_exit");
+		if (r >= 0 && (r = probes_attach_tracepoint(l->env->probes, UNIT_SYSCALL, "sys_enter")) < 0)
+			probes_detach_tracepoint(l->env->probes, UNIT_SYSCALL, "sys_exit");
 		if (r < 0) {
 			tw = probes_tp_btf_why(l->env->probes);
 			func_set_state(f, FUNC_FAILED, "sys_enter/sys_exit: %s%s%s", strerror(-r),

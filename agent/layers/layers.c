@@ -9,7 +9,8 @@
 #include "layers/layer.h"
 #include "probes/inflight.h"
 
-extern const struct layer_ops smb_layer, smb2_layer, block_layer, func_layer, smbd_layer;
+extern const struct layer_ops smb_layer, smb2_layer, block_layer, func_layer, smbd_layer,
+	syscalls_layer;
 
 const struct layer_ops *const layer_table[_LAYER_MAX] = {
 	[LAYER_SMB] = &smb_layer,
@@ -17,6 +18,7 @@ const struct layer_ops *const layer_table[_LAYER_MAX] = {
 	[LAYER_BLOCK] = &block_layer,
 	[LAYER_FUNC] = &func_layer,
 	[LAYER_SMBD] = &smbd_layer,
+	[LAYER_SYSCALLS] = &syscalls_layer,
 };
 
 const char *layer_unavailable(const char *layer, char *buf, size_t size, const char *fmt, ...)

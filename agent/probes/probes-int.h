@@ -60,6 +60,8 @@ struct probes {
 	char *tp_btf_why;
 	struct {
 		char *name;
+		enum prog_unit unit;
+		enum backend backend;
 		struct bpf_link *link;
 	} *tp;
 	uint32_t n_tp;

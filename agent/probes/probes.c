@@ -43,6 +43,7 @@ static enum prog_unit prog_unit(const struct bpf_program *prog)
 	} units[] = {
 		{ "vfs_", UNIT_VFS }, { "smb2_", UNIT_SMB2 }, { "blk_", UNIT_BLOCK },
 		{ "sys_", UNIT_SYSCALL }, { "smbd_", UNIT_SMBD }, { "umulti_smbd_", UNIT_SMBD },
+		{ "tasks_", UNIT_TASKS }, { "sysacct_", UNIT_SYSACCT },
 	};
 	const char *name = bpf_program__name(prog);
 
@@ -51,6 +52,9 @@ static enum prog_unit prog_unit(const struct bpf_program *prog)
 			return units[i].unit;
 	return UNIT_FUNC;
 }
+
+#define TRACEPOINT_UNITS (UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL) | UNIT_BIT(UNIT_TASKS) | \
+			  UNIT_BIT(UNIT_SYSACCT))
 
 struct features {
 	bool fentry, kmulti, tp_btf, umulti;
@@ -106,6 +110,16 @@ static void programs_setup(struct smblat_bpf *skel, const struct probes_opts *o,
 		skel->rodata->block_cfg = o->block_cfg;
 }
 
+/* Maps nothing asked for keep one entry: stack maps are preallocated. */
+static void maps_size(struct smblat_bpf *skel, const struct probes_opts *o)
+{
+	struct bpf_map *m[] = { skel->maps.stack_ids0, skel->maps.stack_ids1,
+				skel->maps.stack_counts0, skel->maps.stack_counts1 };
+
+	for (size_t i = 0; !o->stacks && i < sizeof(m) / sizeof(*m); i++)
+		bpf_map__set_max_entries(m[i], 1);
+}
+
 static int skel_load(const struct probes_opts *o, const struct features *ft,
 		     struct smblat_bpf **ret)
 {
@@ -124,6 +138,7 @@ static int skel_load(const struct probes_opts *o, const struct features *ft,
 	bpf_map__set_max_entries(skel->maps.events, o->ringbuf_bytes);
 	bpf_map__set_max_entries(skel->maps.hist, o->func_capacity * SMBLAT_NBUCKETS);
 	programs_setup(skel, o, ft);
+	maps_size(skel, o);
 	r = smblat_bpf__load(skel);
 	if (r < 0) {
 		smblat_bpf__destroy(skel);
@@ -163,7 +178,8 @@ int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs
 	struct features ft = {
 		.fentry = o->choice == CHOICE_AUTO || o->choice == CHOICE_FENTRY,
 		.kmulti = o->choice == CHOICE_AUTO || o->choice == CHOICE_KPROBE_MULTI,
-		.tp_btf = o->units & (UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL)),
+		.tp_btf = o->units & (UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL) |
+				 UNIT_BIT(UNIT_TASKS) | UNIT_BIT(UNIT_SYSACCT)),
 		.umulti = true,
 		.vmlinux = btfs_get(btfs, NULL),
 	};
@@ -196,11 +212,11 @@ int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs
 		ft.kmulti = ft.umulti = false;
 		r = skel_load(o, &ft, &p->skel);
 	}
-	if (r < 0 && (o->units & (UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL)))) {
+	if (r < 0 && (o->units & TRACEPOINT_UNITS)) {
 		/* The other layers need not go down with the tracepoint ones. */
 		struct probes_opts bare = *o;
 
-		bare.units &= ~(UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL));
+		bare.units &= ~TRACEPOINT_UNITS;
 		free(p->tp_btf_why);
 		p->tp_btf_why = errdup("block and syscall programs refused", r);
 		r = skel_load(&bare, &ft, &p->skel);
@@ -654,7 +670,8 @@ void probes_forget_module(struct probes *p, const char *module)
 	btfs_forget(p->btfs, module);
 }
 
-static struct bpf_program *tracepoint_prog(struct probes *p, const char *tp, bool btf)
+static struct bpf_program *tracepoint_prog(struct probes *p, enum prog_unit u, const char *tp,
+					   bool btf)
 {
 	struct bpf_program *prog;
 
@@ -663,13 +680,15 @@ static struct bpf_program *tracepoint_prog(struct probes *p, const char *tp, boo
 		bool b;
 
 		name = prog_tracepoint(prog, &b);
-		if (name && b == btf && strcmp(name, tp) == 0 && bpf_program__autoload(prog))
+		if (name && b == btf && strcmp(name, tp) == 0 && prog_unit(prog) == u &&
+		    bpf_program__autoload(prog))
 			return prog;
 	}
 	return NULL;
 }
 
-static int tracepoint_link_keep(struct probes *p, const char *tp, struct bpf_link *l)
+static int tracepoint_link_keep(struct probes *p, enum prog_unit u, const char *tp,
+				struct bpf_link *l, enum backend be)
 {
 	typeof(p->tp) v = realloc(p->tp, (p->n_tp + 1) * sizeof(*v));
 
@@ -679,44 +698,52 @@ static int tracepoint_link_keep(struct probes *p, const char *tp, struct bpf_lin
 	}
 	p->tp = v;
 	v[p->n_tp].name = strdup(tp);
+	v[p->n_tp].unit = u;
+	v[p->n_tp].backend = be;
 	v[p->n_tp++].link = l;
-	return 0;
+	return be;
 }
 
-void probes_detach_tracepoint(struct probes *p, const char *tp)
+void probes_detach_tracepoint(struct probes *p, enum prog_unit u, const char *tp)
 {
 	for (uint32_t i = 0; i < p->n_tp; i++)
-		if (p->tp[i].link && p->tp[i].name && strcmp(p->tp[i].name, tp) == 0) {
+		if (p->tp[i].link && p->tp[i].unit == u && p->tp[i].name &&
+		    strcmp(p->tp[i].name, tp) == 0) {
 			bpf_link__destroy(p->tp[i].link);
 			p->tp[i].link = NULL;
 		}
 }
 
-int probes_attach_tracepoint(struct probes *p, const char *tp)
+enum backend probes_tracepoint_backend(const struct probes *p, enum prog_unit u, const char *tp)
 {
-	struct bpf_program *prog = p->tp_btf ? tracepoint_prog(p, tp, true) : NULL;
+	for (uint32_t i = 0; i < p->n_tp; i++)
+		if (p->tp[i].link && p->tp[i].unit == u && p->tp[i].name &&
+		    strcmp(p->tp[i].name, tp) == 0)
+			return p->tp[i].backend;
+	return BACKEND_NONE;
+}
+
+int probes_attach_tracepoint(struct probes *p, enum prog_unit u, const char *tp)
+{
+	struct bpf_program *prog = p->tp_btf ? tracepoint_prog(p, u, tp, true) : NULL;
 	struct bpf_link *l;
-	int r;
 
 	/* Loading is not enough: some kernels refuse tracing links at attach time. */
 	if (prog) {
 		l = bpf_program__attach_trace(prog);
-		if (l) {
-			r = tracepoint_link_keep(p, tp, l);
-			return r < 0 ? r : BACKEND_TP_BTF;
-		}
+		if (l)
+			return tracepoint_link_keep(p, u, tp, l, BACKEND_TP_BTF);
 		free(p->tp_btf_why);
 		p->tp_btf_why = errdup("tp_btf attach refused", -errno);
 		p->tp_btf = false;
 	}
-	prog = tracepoint_prog(p, tp, false);
+	prog = tracepoint_prog(p, u, tp, false);
 	if (!prog)
 		return -ENOENT;
 	l = bpf_program__attach_raw_tracepoint(prog, tp);
 	if (!l)
 		return -errno;
-	r = tracepoint_link_keep(p, tp, l);
-	return r < 0 ? r : BACKEND_RAW_TP;
+	return tracepoint_link_keep(p, u, tp, l, BACKEND_RAW_TP);
 }
 
 uint32_t probes_attached_tracepoints(const struct probes *p)
@@ -796,6 +823,23 @@ uint32_t probes_attached(const struct probes *p)
 		if (p->att[i].link_fd[0] >= 0 || p->att[i].link[0])
 			n++;
 	return n;
+}
+
+int probes_map_fd(const struct probes *p, const char *name)
+{
+	int fd = bpf_object__find_map_fd_by_name(p->skel->obj, name);
+
+	return fd < 0 ? -ENOENT : fd;
+}
+
+struct procs_ctl *probes_procs_ctl(struct probes *p)
+{
+	return &p->skel->bss->procs_ctl;
+}
+
+uint64_t probes_epoch(const struct probes *p)
+{
+	return __atomic_load_n(&p->skel->data->epoch, __ATOMIC_SEQ_CST);
 }
 
 /* reliability: ids the histogram map was sized for; a reload cannot add more. */

@@ -408,8 +408,11 @@ static int event_fields(const struct record *r, int priority, struct fields *f)
 		return -EINVAL;
 	comm_clean(r->comm, comm);
 
-	fields_add_message(f, r, comm);
-	fields_adds(f, "MESSAGE_ID", SMBLAT_MID_SLOW);
+	if (r->message)
+		fields_adds(f, "MESSAGE", r->message);
+	else
+		fields_add_message(f, r, comm);
+	fields_adds(f, "MESSAGE_ID", r->message_id ?: SMBLAT_MID_SLOW);
 	fields_addf(f, "PRIORITY", "%d", priority);
 	fields_adds(f, "SYSLOG_IDENTIFIER", "smblat");
 	fields_adds(f, "FUNCTION", fn->name);
