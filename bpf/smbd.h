@@ -72,6 +72,7 @@ struct split_thread {
 	uint64_t first_ns;          /* first seen */
 	uint64_t acc_ns[_SPLIT_MAX];
 	uint64_t n[_SPLIT_N_MAX];
+	uint64_t dead_ns;           /* the thread exited: the agent takes the entry after reading it */
 };
 
 /* Per smbd process ("smbd_procs", keyed by tgid); worker threads add, so counters are atomic. */
@@ -84,6 +85,8 @@ struct smbd_proc {
 	int32_t last_err;           /* its errno */
 	uint32_t peer_len;
 	uint64_t last_err_ns;
+	uint64_t reason_ptr;        /* reason not readable yet (page not present): tried again later */
+	uint64_t dead_ns;           /* exited; kept for the agent's last time split read */
 	uint8_t peer[32];           /* the client's sockaddr, from getpeername(2) */
 	char reason[SMBLAT_REASON_LEN];     /* exit_server's explanation, else terminate's reason */
 	char location[SMBLAT_REASON_LEN];   /* smbd_server_connection_terminate_ex's location */

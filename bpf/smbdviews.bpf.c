@@ -110,8 +110,9 @@ static __always_inline int exit_terminate(struct pt_regs *regs)
 	if (!p || p->location[0])
 		return 0;
 	bpf_probe_read_user_str(p->location, sizeof(p->location), (void *)PT_REGS_PARM3(regs));
-	if (!p->reason[0])
-		bpf_probe_read_user_str(p->reason, sizeof(p->reason), (void *)PT_REGS_PARM2(regs));
+	if (!p->reason[0] &&
+	    bpf_probe_read_user_str(p->reason, sizeof(p->reason), (void *)PT_REGS_PARM2(regs)) <= 1)
+		p->reason_ptr = PT_REGS_PARM2(regs);
 	return 0;
 }
 
@@ -122,7 +123,10 @@ static __always_inline int exit_server(struct pt_regs *regs)
 
 	if (!p)
 		return 0;
-	bpf_probe_read_user_str(p->reason, sizeof(p->reason), (void *)PT_REGS_PARM1(regs));
+	if (bpf_probe_read_user_str(p->reason, sizeof(p->reason), (void *)PT_REGS_PARM1(regs)) > 1)
+		p->reason_ptr = 0;
+	else if (PT_REGS_PARM1(regs))
+		p->reason_ptr = PT_REGS_PARM1(regs);
 	p->exit_how = (__u32)bpf_get_attach_cookie(regs);
 	p->ustack_sz = bpf_get_stack(regs, p->ustack, sizeof(p->ustack), BPF_F_USER_STACK);
 	return 0;

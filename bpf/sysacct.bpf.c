@@ -177,6 +177,10 @@ static __always_inline void smbd_sys_exit(struct pt_regs *regs, struct sys_call 
 
 	if (!p)
 		return;
+	/* a string smbd never touched is not paged in when it is handed over: again */
+	if (p->reason_ptr && !p->reason[0] &&
+	    bpf_probe_read_user_str(p->reason, sizeof(p->reason), (void *)p->reason_ptr) > 1)
+		p->reason_ptr = 0;
 	if (ret < 0 && ret >= -4095) {
 		p->last_err_nr = nr + 1;
 		p->last_err = (__s32)-ret;
@@ -192,8 +196,11 @@ static __always_inline void smbd_sys_exit(struct pt_regs *regs, struct sys_call 
 	if (!procs_ctl.split || !c || !c->start_ns)
 		return;
 	lat = now - c->start_ns;
-	__sync_fetch_and_add(&p->syscall_ns, lat);
-	__sync_fetch_and_add(&p->syscalls, 1);
+	if (cls != SC_WAIT) {
+		/* waiting is a phase of its own */
+		__sync_fetch_and_add(&p->syscall_ns, lat);
+		__sync_fetch_and_add(&p->syscalls, 1);
+	}
 	if (cls == SC_READ) {
 		__sync_fetch_and_add(&p->disk_read_ns, lat);
 		__sync_fetch_and_add(&p->disk_reads, 1);

@@ -122,7 +122,7 @@ static __always_inline void smbd_exit_event(void *ctx, struct task_struct *task,
 		return;
 	}
 	event_task(e, id, lat);
-	e->flags = EF_SMBD_EXIT | EF_HAS_RET;
+	e->flags = EF_SMBD_EXIT;
 	e->ret = BPF_CORE_READ(task, exit_code);
 	e->dev = 0;
 	e->smb_status = p->disc_status;
@@ -149,20 +149,31 @@ static __always_inline int tasks_exit(__u64 *ctx)
 {
 	struct task_struct *task = (struct task_struct *)ctx[0];
 	__u32 pid = BPF_CORE_READ(task, pid), tgid = BPF_CORE_READ(task, tgid), *f;
+	struct split_thread *st = bpf_map_lookup_elem(&split_threads, &pid);
+	__u64 now = bpf_ktime_get_ns();
 	struct smbd_proc *p;
 
-	bpf_map_delete_elem(&split_threads, &pid);
+	/* a loop thread's last phases wait for the agent's next time split read */
+	if (st && procs_ctl.split) {
+		split_switch(st, now, st->cur);
+		st->dead_ns = now;
+	} else if (st) {
+		bpf_map_delete_elem(&split_threads, &pid);
+	}
 	if (pid != tgid)
 		return 0;
 	f = bpf_map_lookup_elem(&procs, &tgid);
 	if (!f)
 		return 0;
-	if (*f & PROC_SMBD) {
-		p = bpf_map_lookup_elem(&smbd_procs, &tgid);
-		if (p)
-			smbd_exit_event(ctx, task, p);
+	p = *f & PROC_SMBD ? bpf_map_lookup_elem(&smbd_procs, &tgid) : NULL;
+	if (p)
+		smbd_exit_event(ctx, task, p);
+	if (p && procs_ctl.split) {
+		p->dead_ns = now;
+		bpf_map_delete_elem(&procs, &tgid);
+	} else {
+		proc_forget(tgid);
 	}
-	proc_forget(tgid);
 	return 0;
 }
 

@@ -557,6 +557,49 @@ int journal_write_view_summary(struct journal *j, const char *function, enum lay
 	return fields_send(j, &f);
 }
 
+static int view_fields(const char *function, enum layer_id layer, const char *message_id,
+		       const char *message, int priority, const struct record_field *extra,
+		       unsigned int n, struct fields *f)
+{
+	if (!function || !message_id || !message)
+		return -EINVAL;
+	fields_adds(f, "MESSAGE", message);
+	fields_adds(f, "MESSAGE_ID", message_id);
+	fields_addf(f, "PRIORITY", "%d", priority);
+	fields_adds(f, "SYSLOG_IDENTIFIER", "smblat");
+	fields_adds(f, "FUNCTION", function);
+	fields_adds(f, "LAYER", layer_name(layer));
+	for (unsigned int i = 0; i < n; i++)
+		if (extra[i].value)
+			fields_adds(f, extra[i].name, extra[i].value);
+	return f->error;
+}
+
+int journal_write_view(struct journal *j, const char *function, enum layer_id layer,
+		       const char *message_id, const char *message,
+		       const struct record_field *extra, unsigned int n)
+{
+	_cleanup_fields_ struct fields f = {};
+	int k = view_fields(function, layer, message_id, message, j->opts.priority_summary, extra, n,
+			    &f);
+
+	if (k < 0) {
+		j->failed++;
+		return k;
+	}
+	return fields_send(j, &f);
+}
+
+int journal_view_fields(const char *function, enum layer_id layer, const char *message_id,
+			const char *message, const struct record_field *extra, unsigned int n,
+			char ***fields)
+{
+	_cleanup_fields_ struct fields f = {};
+	int k = view_fields(function, layer, message_id, message, LOG_INFO, extra, n, &f);
+
+	return k < 0 ? k : fields_steal(&f, fields);
+}
+
 int journal_write_summary(struct journal *j, const struct func *fn,
 			  const struct summary *s, double interval_s)
 {

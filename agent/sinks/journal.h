@@ -63,6 +63,19 @@ int journal_write_loss(struct journal *j, const struct loss *l, unsigned int n,
 int journal_write_view_summary(struct journal *j, const char *function, enum layer_id layer,
 			       const struct summary *s, double interval_s,
 			       const struct record_field *extra, unsigned int n, const char *message_id);
+/*
+ * An entry of a layer's own view that is no latency histogram (an smbd's
+ * time split, a counted stack): MESSAGE, its MESSAGE_ID, FUNCTION, LAYER
+ * and the view's fields (those with a NULL value left out), at the summary
+ * priority.
+ */
+int journal_write_view(struct journal *j, const char *function, enum layer_id layer,
+		       const char *message_id, const char *message,
+		       const struct record_field *extra, unsigned int n);
+/* Its fields, as journal_event_fields() (for tests). */
+int journal_view_fields(const char *function, enum layer_id layer, const char *message_id,
+			const char *message, const struct record_field *extra, unsigned int n,
+			char ***fields);
 /* Status entries (MESSAGE_ID=SMBLAT_MID_STATUS): start-up, layers, reloads, stop. */
 int journal_write_status(struct journal *j, const struct status *s);
 /* Whether stderr is the journal (JOURNAL_STREAM): then status lines go there once. */
