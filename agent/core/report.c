@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* Interval summaries and loss reports from the BPF counters. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,12 @@
 
 #include "base/log.h"
 #include "core/agent-int.h"
+#include "sinks/flame.h"
 #include "sinks/writer.h"
+
+#define STACKS_TOP 20               /* counted stacks per FUNCTION and interval in the journal */
+#define STACKS_TERM 10              /* ... in the terminal's tables */
+#define FOLDED_FIELD_MAX 4000       /* STACK_FOLDED stays under 4 KiB so json output keeps it */
 
 /* ---- summaries and loss reports ---- */
 
@@ -41,6 +47,9 @@ static int collect(struct agent *a)
 	if (!iv)
 		return -ENOMEM;
 	ended = probes_epoch_bump(a->probes);
+	/* each generation of counted stacks is drained as soon as its epoch ends */
+	if (a->stacks)
+		(void)stacks_drain(a->stacks, a->probes, ended, &a->dec);
 	r = stats_collect(a->stats, probes_stats_fd(a->probes), probes_hist_fd(a->probes),
 			  a->funcs.n, ended, iv);
 	for (uint32_t i = 0; r == 0 && i < a->funcs.n; i++) {
@@ -133,6 +142,118 @@ static void emit_losses(struct agent *a, double interval_s)
 	free(v);
 }
 
+/* A stack as the journal keeps it: the outermost frames give way when it is too long. */
+static const char *folded_field(const char *stack, char *buf, size_t n)
+{
+	size_t len = strlen(stack);
+	const char *p;
+
+	if (len < n)
+		return stack;
+	p = strchr(stack + len - (n - 5), ';');
+	snprintf(buf, n, "...%s", p ? p : stack + len - (n - 5));
+	return buf;
+}
+
+static void stack_journal(struct agent *a, const struct func *f, const struct folded *set,
+			  size_t rank, uint64_t lost, double interval_s)
+{
+	const struct folded_line *l = &set->v[rank];
+	char count[24], total[24], rk[16], n[16], lo[24], iv[32], *buf = malloc(FOLDED_FIELD_MAX);
+	char *msg = NULL;
+	struct record_field fields[7];
+
+	if (!buf)
+		return;
+	snprintf(count, sizeof(count), "%" PRIu64, l->count);
+	snprintf(total, sizeof(total), "%" PRIu64, l->total_ns / 1000);
+	snprintf(rk, sizeof(rk), "%zu", rank + 1);
+	snprintf(n, sizeof(n), "%zu", set->n);
+	snprintf(lo, sizeof(lo), "%" PRIu64, lost);
+	snprintf(iv, sizeof(iv), "%.3f", interval_s);
+	fields[0] = (struct record_field) { "STACK_FOLDED", (char *)folded_field(l->stack, buf, FOLDED_FIELD_MAX) };
+	fields[1] = (struct record_field) { "COUNT", count };
+	fields[2] = (struct record_field) { "TOTAL_US", total };
+	fields[3] = (struct record_field) { "STACK_RANK", rk };
+	fields[4] = (struct record_field) { "STACKS", n };
+	fields[5] = (struct record_field) { "STACKS_LOST", lo };
+	fields[6] = (struct record_field) { "INTERVAL_S", iv };
+	if (asprintf(&msg, "%s stack %zu of %zu: %" PRIu64 " calls, %.3f ms: %s", f->name, rank + 1,
+		     set->n, l->count, l->total_ns / 1e6, fields[0].value) >= 0)
+		journal_write_view(a->journal, f->name, f->layer, SMBLAT_MID_STACKS, msg, fields, 7);
+	free(msg);
+	free(buf);
+}
+
+static void stacks_term(struct agent *a, FILE *table, const struct func *f,
+			const struct folded *set, uint64_t lost)
+{
+	bool time = a->opt->stacks_by_time;
+
+	if (a->opt->term.folded) {
+		/* flame graph input: every stack */
+		for (size_t i = 0; i < set->n; i++)
+			printf("%s %" PRIu64 "\n", set->v[i].stack,
+			       time ? set->v[i].total_ns / 1000 : set->v[i].count);
+		fflush(stdout);
+		return;
+	}
+	fprintf(table, "stacks of %s: %zu distinct, %" PRIu64 " calls not counted (no room)\n",
+		f->name, set->n, lost);
+	for (size_t i = 0; i < set->n && i < STACKS_TERM; i++)
+		fprintf(table, "%10" PRIu64 " %12.3f ms  %s\n", set->v[i].count, set->v[i].total_ns / 1e6,
+			set->v[i].stack);
+}
+
+/* Each function's counted stacks of the interval: the top ones in the journal, or the terminal. */
+static void emit_stacks(struct agent *a, double interval_s)
+{
+	FILE *table = a->opt->term.folded || a->opt->term.format == TERM_CSV ? stderr : stdout;
+
+	for (uint32_t i = 0; a->stacks && i < a->funcs.n; i++) {
+		const struct func *f = &a->funcs.v[i];
+		struct folded set;
+		uint64_t lost;
+
+		stacks_take(a->stacks, i, &set, &lost);
+		if (set.n || lost) {
+			folded_sort(&set, a->opt->stacks_by_time);
+			if (a->journal)
+				for (size_t k = 0; k < set.n && k < STACKS_TOP; k++)
+					stack_journal(a, f, &set, k, lost, interval_s);
+			else
+				stacks_term(a, table, f, &set, lost);
+			if (a->opt->svg_path)
+				(void)folded_merge(&a->run_stacks, &set);
+		}
+		folded_free(&set);
+	}
+}
+
+void report_flame(struct agent *a)
+{
+	struct flame_opts o = { .title = "smblat: counted stacks", .by_time = a->opt->stacks_by_time,
+				.subtitle = a->opt->stacks_by_time ? "widths: latency (us)" : "widths: calls" };
+	FILE *f;
+	int r;
+
+	if (!a->opt->svg_path)
+		return;
+	f = fopen(a->opt->svg_path, "we");
+	if (!f) {
+		log_status(STATUS_AGENT, LOG_ERR, "--svg %s: %m", a->opt->svg_path);
+		return;
+	}
+	r = flame_write(f, &a->run_stacks, &o);
+	if (fclose(f) < 0 && r == 0)
+		r = -errno;
+	if (r < 0)
+		log_status(STATUS_AGENT, LOG_ERR, "--svg %s: %s", a->opt->svg_path, strerror(-r));
+	else
+		log_status(STATUS_AGENT, LOG_INFO, "flame graph of %zu stacks written to %s",
+			   a->run_stacks.n, a->opt->svg_path);
+}
+
 /* The layers' own views, after the function table's. */
 static void emit_views(struct agent *a, double interval_s, bool final)
 {
@@ -159,6 +280,7 @@ void report_now(struct agent *a, bool summary, bool losses)
 	if (summary) {
 		emit_summaries(a, (now - a->last_summary_ns) / 1e9);
 		emit_views(a, (now - a->last_summary_ns) / 1e9, a->stopping);
+		emit_stacks(a, (now - a->last_summary_ns) / 1e9);
 		for (uint32_t i = 0; i < a->funcs.n; i++)
 			hist_init(&a->acc[i]);
 		a->last_summary_ns = now;

@@ -69,14 +69,20 @@ unsigned int stack_frames(int32_t size)
 	return size <= 0 ? 0 : size / 8 > SMBLAT_STACK_SLOTS ? SMBLAT_STACK_SLOTS : (unsigned int)size / 8;
 }
 
-/* The slot past SMBLAT_STACK_DEPTH was filled: there was more than was kept. */
-static void push_cut_marker(struct frames *out, unsigned int n, const char *which)
+static unsigned int depth(const struct stack_src *s)
+{
+	return s->depth ? s->depth : SMBLAT_STACK_DEPTH;
+}
+
+/* A slot past the depth was filled: there was more than was kept. */
+static void push_cut_marker(const struct stack_src *s, struct frames *out, unsigned int n,
+			    const char *which)
 {
 	char buf[64];
 
-	if (n <= SMBLAT_STACK_DEPTH)
+	if (n <= depth(s))
 		return;
-	snprintf(buf, sizeof(buf), "[%s stack cut at %d frames]", which, SMBLAT_STACK_DEPTH);
+	snprintf(buf, sizeof(buf), "[%s stack cut at %u frames]", which, depth(s));
 	frames_push(out, buf);
 }
 
@@ -87,7 +93,7 @@ static void kernel_frames(const struct stack_src *s, struct frames *out)
 
 	if (s->nk && s->first)
 		frames_push(out, s->first);
-	for (unsigned int i = 0; i < s->nk && i < SMBLAT_STACK_DEPTH; i++) {
+	for (unsigned int i = 0; i < s->nk && i < depth(s); i++) {
 		int r = 0;
 
 		if (s->ks)
@@ -105,7 +111,7 @@ static void kernel_frames(const struct stack_src *s, struct frames *out)
 		top = false;
 		frames_push(out, buf);
 	}
-	push_cut_marker(out, s->nk, "kernel");
+	push_cut_marker(s, out, s->nk, "kernel");
 }
 
 static void user_frames(const struct stack_src *s, struct frames *out)
@@ -117,14 +123,14 @@ static void user_frames(const struct stack_src *s, struct frames *out)
 	if (s->us && s->nu && s->fallback_pid &&
 	    usyms_format(s->us, pid, s->u[0], buf, sizeof(buf)) == -ESRCH)
 		pid = s->fallback_pid;
-	for (unsigned int i = 0; i < s->nu && i < SMBLAT_STACK_DEPTH; i++) {
+	for (unsigned int i = 0; i < s->nu && i < depth(s); i++) {
 		if (s->us)
 			usyms_format(s->us, pid, s->u[i], buf, sizeof(buf));
 		else
 			snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)s->u[i]);
 		frames_push(out, buf);
 	}
-	push_cut_marker(out, s->nu, "user");
+	push_cut_marker(s, out, s->nu, "user");
 }
 
 static char *join(const struct frames *f, bool reverse, char sep)

@@ -20,8 +20,9 @@ struct stack_src {
 	uint32_t pid;               /* whose user addresses */
 	uint32_t fallback_pid;      /* whose maps to read when pid is gone (its parent), 0: none */
 	const char *first;          /* an innermost kernel frame to name first, or NULL */
-	/* nk, nu: frames captured, up to SMBLAT_STACK_SLOTS (stack_frames());
-	 * one past SMBLAT_STACK_DEPTH means the stack was cut there */
+	/* frames kept of each stack; more captured (nk, nu) means it was cut
+	 * there, which the frames say; 0: SMBLAT_STACK_DEPTH, events' stacks */
+	unsigned int depth;
 	const uint64_t *k;
 	unsigned int nk;
 	const uint64_t *u;

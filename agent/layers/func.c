@@ -65,6 +65,9 @@ static uint32_t probe_flags(const struct probe_config *pc, enum side side)
 		f |= FF_KSTACK;
 	if (pc->errors && side != SIDE_USDT)
 		f |= FF_ERRORS;
+	/* a user probe's kernel stack is the uprobe trap: only the user stack tells */
+	if (pc->stacks)
+		f |= FF_STACKS_USER | (side == SIDE_KERNEL ? FF_STACKS_KERNEL : 0);
 	return f;
 }
 
@@ -399,6 +402,8 @@ static int func_prepare(const struct config *c, const struct layer_env *env, str
 {
 	/* syscall programs always: a reload may add the first syscall probe */
 	po->units |= UNIT_BIT(UNIT_FUNC) | UNIT_BIT(UNIT_SYSCALL);
+	for (unsigned int i = 0; i < c->n_probes; i++)
+		po->stacks |= c->probes[i].stacks;
 	return 0;
 }
 
