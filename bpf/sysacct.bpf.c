@@ -196,8 +196,8 @@ static __always_inline void smbd_sys_exit(struct pt_regs *regs, struct sys_call 
 	if (!procs_ctl.split || !c || !c->start_ns)
 		return;
 	lat = now - c->start_ns;
-	if (cls != SC_WAIT) {
-		/* waiting is a phase of its own */
+	if (cls != SC_WAIT && cls != SC_IDLE) {
+		/* waiting is a phase of its own, idle workers are not busy */
 		__sync_fetch_and_add(&p->syscall_ns, lat);
 		__sync_fetch_and_add(&p->syscalls, 1);
 	}

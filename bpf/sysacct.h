@@ -12,6 +12,7 @@ enum sys_class {
 	SC_READ,                    /* file reads: pread64, preadv, preadv2 */
 	SC_WRITE,                   /* file writes: pwrite64, pwritev, pwritev2, fsync, fdatasync */
 	SC_PEER,                    /* getpeername: the client's address */
+	SC_IDLE,                    /* futex: a worker thread waiting for work, no work itself */
 };
 
 /* Per syscall number ("sys_info"), set by the agent. */

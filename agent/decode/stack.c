@@ -120,8 +120,10 @@ static void user_frames(const struct stack_src *s, struct frames *out)
 	/* a process gone before its stack was read: its parent maps the same files (fork) */
 	uint32_t pid = s->pid;
 
+	/* gone, or a zombie whose maps are empty already */
 	if (s->us && s->nu && s->fallback_pid &&
-	    usyms_format(s->us, pid, s->u[0], buf, sizeof(buf)) == -ESRCH)
+	    usyms_format(s->us, pid, s->u[0], buf, sizeof(buf)) < 0 &&
+	    usyms_format(s->us, s->fallback_pid, s->u[0], buf, sizeof(buf)) == 0)
 		pid = s->fallback_pid;
 	for (unsigned int i = 0; i < s->nu && i < depth(s); i++) {
 		if (s->us)

@@ -30,6 +30,7 @@ static const struct {
 	{ "pwrite64", SC_WRITE }, { "pwritev", SC_WRITE }, { "pwritev2", SC_WRITE },
 	{ "fsync", SC_WRITE }, { "fdatasync", SC_WRITE },
 	{ "getpeername", SC_PEER },
+	{ "futex", SC_IDLE }, { "futex_waitv", SC_IDLE },
 };
 
 static int sys_info_update(struct probes *p, int nr, const int *id, const enum sys_class *cls)

@@ -72,6 +72,8 @@ struct func *smbd_view_func(const struct layer_env *env, const char *name, const
 	for (uint32_t i = 0; i < t->n; i++)
 		if (t->v[i].layer == LAYER_SMBD && strcmp(t->v[i].name, name) == 0)
 			return &t->v[i];
+	if (!target)
+		return NULL;
 	id = func_table_add(t, LAYER_SMBD, GROUP_NONE, name, target, NULL);
 	return id < 0 ? NULL : &t->v[id];
 }
@@ -133,7 +135,8 @@ static void view_sync(const struct layer_env *env, const struct smbd_places *pl,
 	struct func *f;
 
 	snprintf(t, sizeof(t), "%s:%s", pl->lib, target);
-	f = smbd_view_func(env, name, t);
+	/* a view never wanted stays out of the table (and of --list-probes) */
+	f = smbd_view_func(env, name, want ? t : NULL);
 	if (!f)
 		return;
 	if (func_attached(f) && !want) {

@@ -132,7 +132,7 @@ void smbd_split_sync(struct smbd_split *s, const struct layer_env *env, const st
 	int r;
 
 	snprintf(target, sizeof(target), "%s:smbd_smb2_request_dispatch", pl->lib);
-	f = smbd_view_func(env, "SMBD_TIME_SPLIT", target);
+	f = smbd_view_func(env, "SMBD_TIME_SPLIT", want ? target : NULL);
 	if (!f)
 		return;
 	if (func_attached(f) && !want) {

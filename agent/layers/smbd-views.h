@@ -21,7 +21,7 @@ struct smbd_places {
 	const char *cluster;        /* libsamba-cluster-support: ctdbd calls; NULL when not found */
 };
 
-/* The view's function (SMBD_EXIT, ...), found or added; NULL when no id is left. */
+/* The view's function (SMBD_EXIT, ...): found, or with target added; NULL when neither. */
 struct func *smbd_view_func(const struct layer_env *env, const char *name, const char *target);
 
 /*
