@@ -245,7 +245,7 @@ static void exit_decode(const struct layer_env *env, const struct event *e, stru
 	text_copy(reason, e->name, sizeof(reason));
 	text_copy(location, e->smb_server, sizeof(location));
 	peer_format(e, peer, sizeof(peer));
-	r->message_id = SMBLAT_MID_SMBD_EXIT;
+	r->message_id = SMBLAT_MID_EXIT;
 	r->has_ret = false;
 	if (*reason)
 		record_add(r, "SMBD_EXIT_REASON", "%s", reason);
@@ -324,7 +324,7 @@ static void break_decode(const struct event *e, struct record *r)
 	bool oplock = e->args[4];
 	char from[4], to[4];
 
-	r->message_id = SMBLAT_MID_SMBD_BREAK;
+	r->message_id = SMBLAT_MID_BREAK;
 	r->has_ret = false;
 	if (oplock) {
 		record_add(r, "BREAK_TO", "%s", oplock_level((uint32_t)e->args[1]));

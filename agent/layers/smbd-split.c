@@ -386,7 +386,7 @@ static void split_journal(const struct proc_split *p, const struct summary_out *
 		     p->n[SPLIT_N_REQUESTS], events(p), sys_delta(p, 0) / 1e9, sys_delta(p, 2) / 1e9,
 		     sys_delta(p, 4) / 1e9) < 0)
 		return;
-	journal_write_view(out->journal, "SMBD_TIME_SPLIT", LAYER_SMBD, SMBLAT_MID_SMBD_SPLIT, msg, f, n);
+	journal_write_view(out->journal, "SMBD_TIME_SPLIT", LAYER_SMBD, SMBLAT_MID_SPLIT, msg, f, n);
 	free(msg);
 }
 

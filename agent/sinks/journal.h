@@ -16,9 +16,9 @@
 #define SMBLAT_MID_STATUS   "7106711428c445b698f0b7f8871465e2"   /* start, stop, degraded layers */
 #define SMBLAT_MID_SYSCALLS "37696141c77044bb90174634b6002f95"   /* per-syscall accounting summary */
 #define SMBLAT_MID_STACKS   "29fff22de3004d9c8fdf70318b61193f"   /* a counted stack of a FUNCTION */
-#define SMBLAT_MID_SMBD_SPLIT "2610ed9fe5674be1b0126b87a071d042" /* an smbd's time split */
-#define SMBLAT_MID_SMBD_EXIT "3aefbceff9ca401c9d1fb860c0bd08d8"  /* an smbd process exited */
-#define SMBLAT_MID_SMBD_BREAK "06e3d38cf4f04c3c8e16f9276e76cd63" /* an oplock or lease break answered */
+#define SMBLAT_MID_SPLIT    "2610ed9fe5674be1b0126b87a071d042" /* an smbd's time split */
+#define SMBLAT_MID_EXIT     "3aefbceff9ca401c9d1fb860c0bd08d8"  /* an smbd process exited */
+#define SMBLAT_MID_BREAK    "06e3d38cf4f04c3c8e16f9276e76cd63" /* an oplock or lease break answered */
 
 #define JOURNAL_STACK_MAX 4000      /* STACK stays under 4 KiB so json output keeps it */
 
