@@ -350,44 +350,90 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * part / whole : 0;
 }
 
-static void split_journal(const struct proc_split *p, const struct summary_out *out)
+static uint64_t entry_events(const struct smbd_split_entry *e)
 {
-	struct record_field f[40];
-	char v[40][32], *msg = NULL;
-	unsigned int n = 0;
+	return e->n[SPLIT_N_FD] + e->n[SPLIT_N_TIMER] + e->n[SPLIT_N_IMMEDIATE] + e->n[SPLIT_N_SIGNAL];
+}
 
-#define ADD(name, fmt, ...) do { snprintf(v[n], sizeof(v[n]), fmt, __VA_ARGS__); \
+#define ENTRY_FIELDS 40
+
+/* The fields (values in v[]) and MESSAGE of an entry; returns how many, or -ENOMEM. */
+static int entry_build(const struct smbd_split_entry *e, struct record_field *f,
+		       char v[][32], char **msg)
+{
+	int n = 0;
+
+#define ADD(name, fmt, ...) do { snprintf(v[n], 32, fmt, __VA_ARGS__); \
 		f[n] = (struct record_field) { name, v[n] }; n++; } while (0)
-	ADD("PID", "%" PRIu32, p->tgid);
-	ADD("INTERVAL_S", "%.3f", out->interval_s);
-	ADD("WALL_US", "%" PRIu64, p->wall_ns / 1000);
+	ADD("PID", "%" PRIu32, e->pid);
+	ADD("INTERVAL_S", "%.3f", e->interval_s);
+	ADD("WALL_US", "%" PRIu64, e->wall_ns / 1000);
 	for (int i = 0; i < _SPLIT_MAX; i++)
-		ADD(phase_fields[i], "%" PRIu64, p->phase[i] / 1000);
-	ADD("SYSCALL_US", "%" PRIu64, sys_delta(p, 0) / 1000);
-	ADD("SYSCALLS", "%" PRIu64, sys_delta(p, 1));
-	ADD("DISK_READ_US", "%" PRIu64, sys_delta(p, 2) / 1000);
-	ADD("DISK_READS", "%" PRIu64, sys_delta(p, 3));
-	ADD("DISK_WRITE_US", "%" PRIu64, sys_delta(p, 4) / 1000);
-	ADD("DISK_WRITES", "%" PRIu64, sys_delta(p, 5));
-	ADD("EVENTS", "%" PRIu64, events(p));
+		ADD(phase_fields[i], "%" PRIu64, e->phase_ns[i] / 1000);
+	ADD("SYSCALL_US", "%" PRIu64, e->syscall_ns / 1000);
+	ADD("SYSCALLS", "%" PRIu64, e->syscalls);
+	ADD("DISK_READ_US", "%" PRIu64, e->read_ns / 1000);
+	ADD("DISK_READS", "%" PRIu64, e->reads);
+	ADD("DISK_WRITE_US", "%" PRIu64, e->write_ns / 1000);
+	ADD("DISK_WRITES", "%" PRIu64, e->writes);
+	ADD("EVENTS", "%" PRIu64, entry_events(e));
 	for (int i = 0; i < _SPLIT_N_MAX; i++)
-		ADD(count_fields[i], "%" PRIu64, p->n[i]);
-	ADD("LOOP_THREADS", "%u", p->threads);
+		ADD(count_fields[i], "%" PRIu64, e->n[i]);
+	ADD("LOOP_THREADS", "%u", e->threads);
 #undef ADD
-	if (*p->client)
-		f[n++] = (struct record_field) { "SMB_CLIENT", (char *)p->client };
-	if (asprintf(&msg, "smbd[%u] over %.1f s: waiting %.1f %%, receiving %.1f %%, parsing %.1f %%, "
+	if (e->client && *e->client)
+		f[n++] = (struct record_field) { "SMB_CLIENT", (char *)e->client };
+	if (asprintf(msg, "smbd[%u] over %.1f s: waiting %.1f %%, receiving %.1f %%, parsing %.1f %%, "
 		     "running requests %.1f %%, sending %.1f %%, ctdb %.1f %%, other %.1f %%; %" PRIu64
 		     " requests, %" PRIu64 " events, %.3f s in syscalls, disk read %.3f s, write %.3f s",
-		     p->tgid, p->wall_ns / 1e9, pct(p->phase[SPLIT_WAIT], p->wall_ns),
-		     pct(p->phase[SPLIT_RECV], p->wall_ns), pct(p->phase[SPLIT_PARSE], p->wall_ns),
-		     pct(p->phase[SPLIT_RUN], p->wall_ns), pct(p->phase[SPLIT_SEND], p->wall_ns),
-		     pct(p->phase[SPLIT_CTDB], p->wall_ns), pct(p->phase[SPLIT_OTHER], p->wall_ns),
-		     p->n[SPLIT_N_REQUESTS], events(p), sys_delta(p, 0) / 1e9, sys_delta(p, 2) / 1e9,
-		     sys_delta(p, 4) / 1e9) < 0)
-		return;
-	journal_write_view(out->journal, "SMBD_TIME_SPLIT", LAYER_SMBD, SMBLAT_MID_SPLIT, msg, f, n);
+		     e->pid, e->wall_ns / 1e9, pct(e->phase_ns[SPLIT_WAIT], e->wall_ns),
+		     pct(e->phase_ns[SPLIT_RECV], e->wall_ns), pct(e->phase_ns[SPLIT_PARSE], e->wall_ns),
+		     pct(e->phase_ns[SPLIT_RUN], e->wall_ns), pct(e->phase_ns[SPLIT_SEND], e->wall_ns),
+		     pct(e->phase_ns[SPLIT_CTDB], e->wall_ns), pct(e->phase_ns[SPLIT_OTHER], e->wall_ns),
+		     e->n[SPLIT_N_REQUESTS], entry_events(e), e->syscall_ns / 1e9, e->read_ns / 1e9,
+		     e->write_ns / 1e9) < 0)
+		return -ENOMEM;
+	return n;
+}
+
+int smbd_split_write(struct journal *j, const struct smbd_split_entry *e)
+{
+	struct record_field f[ENTRY_FIELDS];
+	char v[ENTRY_FIELDS][32], *msg = NULL;
+	int n = entry_build(e, f, v, &msg);
+
+	if (n >= 0)
+		n = journal_write_view(j, "SMBD_TIME_SPLIT", LAYER_SMBD, SMBLAT_MID_SPLIT, msg, f,
+				       (unsigned int)n);
 	free(msg);
+	return n;
+}
+
+int smbd_split_fields(const struct smbd_split_entry *e, char ***fields)
+{
+	struct record_field f[ENTRY_FIELDS];
+	char v[ENTRY_FIELDS][32], *msg = NULL;
+	int n = entry_build(e, f, v, &msg);
+
+	if (n >= 0)
+		n = journal_view_fields("SMBD_TIME_SPLIT", LAYER_SMBD, SMBLAT_MID_SPLIT, msg, f,
+					(unsigned int)n, fields);
+	free(msg);
+	return n;
+}
+
+static struct smbd_split_entry entry_of(const struct proc_split *p, double interval_s)
+{
+	struct smbd_split_entry e = {
+		.pid = p->tgid, .interval_s = interval_s, .threads = p->threads, .wall_ns = p->wall_ns,
+		.syscall_ns = sys_delta(p, 0), .syscalls = sys_delta(p, 1), .read_ns = sys_delta(p, 2),
+		.reads = sys_delta(p, 3), .write_ns = sys_delta(p, 4), .writes = sys_delta(p, 5),
+		.client = p->client,
+	};
+
+	memcpy(e.phase_ns, p->phase, sizeof(e.phase_ns));
+	memcpy(e.n, p->n, sizeof(e.n));
+	return e;
 }
 
 /* tsmbd's layout: the phases, then the time that overlaps them, then the counts. */
@@ -435,9 +481,11 @@ void smbd_split_summarize(struct smbd_split *s, const struct layer_env *env,
 			continue;
 		if (c->pid && p->tgid != c->pid)
 			continue;
-		if (out->journal)
-			split_journal(p, out);
-		else
+		if (out->journal) {
+			struct smbd_split_entry e = entry_of(p, out->interval_s);
+
+			smbd_split_write(out->journal, &e);
+		} else
 			split_print(out->table, p);
 	}
 }

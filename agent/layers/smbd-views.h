@@ -40,6 +40,23 @@ unsigned int smbd_exits_detach(const struct layer_env *env, enum func_state why)
 /* The fields of an exit or break event (EF_SMBD_EXIT, EF_SMBD_BREAK). */
 void smbd_exits_decode(const struct layer_env *env, const struct event *e, struct record *r);
 
+/* One smbd process's interval, as its time split entry tells it. */
+struct smbd_split_entry {
+	uint32_t pid;
+	double interval_s;
+	unsigned int threads;       /* loop threads */
+	uint64_t wall_ns;
+	uint64_t phase_ns[_SPLIT_MAX];      /* enum split_phase */
+	uint64_t n[_SPLIT_N_MAX];           /* enum split_count */
+	uint64_t syscall_ns, syscalls;      /* all threads, waits and idle workers left out */
+	uint64_t read_ns, reads, write_ns, writes;
+	const char *client;         /* "ip:port", or "" */
+};
+
+/* The entry's MESSAGE and fields: to journald, or as journal_view_fields() gives them. */
+int smbd_split_write(struct journal *j, const struct smbd_split_entry *e);
+int smbd_split_fields(const struct smbd_split_entry *e, char ***fields);
+
 struct smbd_split;
 int smbd_split_new(struct smbd_split **ret);
 void smbd_split_free(struct smbd_split *s);

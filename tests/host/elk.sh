@@ -108,7 +108,12 @@ ECS_OF = {"PID": "process.pid", "TID": "process.thread.id", "COMM": "process.nam
 KIND = {"a48f35af155e4887a8d221f2a9c1c250": "smblat.slow",
         "ab8331e2b4474579a55840c9d3a77bac": "smblat.summary",
         "007f72e0507d4b96b52049ce539ad083": "smblat.loss",
-        "7106711428c445b698f0b7f8871465e2": "smblat.status"}
+        "7106711428c445b698f0b7f8871465e2": "smblat.status",
+        "37696141c77044bb90174634b6002f95": "smblat.syscalls",
+        "29fff22de3004d9c8fdf70318b61193f": "smblat.stacks",
+        "2610ed9fe5674be1b0126b87a071d042": "smblat.smbd_split",
+        "3aefbceff9ca401c9d1fb860c0bd08d8": "smblat.smbd_exit",
+        "06e3d38cf4f04c3c8e16f9276e76cd63": "smblat.smbd_break"}
 LEVELS = ["emergency", "alert", "critical", "error", "warning", "notice", "informational", "debug"]
 
 def leaves(d, prefix=""):
