@@ -294,12 +294,13 @@ static const char *lease_state(uint32_t s, char buf[4])
 {
 	char *p = buf;
 
+	/* the bits are R 1, H 2, W 4; the letters go R, W, H */
 	if (s & 1)
 		*p++ = 'R';
-	if (s & 2)
-		*p++ = 'H';
 	if (s & 4)
 		*p++ = 'W';
+	if (s & 2)
+		*p++ = 'H';
 	*p = '\0';
 	return p == buf ? "none" : buf;
 }
