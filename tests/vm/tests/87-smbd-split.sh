@@ -14,11 +14,14 @@ truncate -s 64M "$S/slow.img"
 loop=$(losetup -f --show "$S/slow.img")
 sectors=$(blockdev --getsz "$loop")
 # 40 ms on every read and write of the slow share's disk
-dmsetup create smblat-slow --table "0 $sectors delay $loop 0 40" || fail "dmsetup create"
+# no udev here: dmsetup makes the node itself
+dmsetup create --noudevsync smblat-slow --table "0 $sectors delay $loop 0 40" || fail "dmsetup create"
+dmsetup mknodes smblat-slow
+[ -b /dev/mapper/smblat-slow ] || fail "no /dev/mapper/smblat-slow"
 cleanup_slow() {
 	[ -z "${SMBD_PID:-}" ] || kill "$SMBD_PID" 2>/dev/null || true
 	umount /srv/slow 2>/dev/null || true
-	dmsetup remove smblat-slow 2>/dev/null || true
+	dmsetup remove --noudevsync smblat-slow 2>/dev/null || true
 	losetup -d "$loop" 2>/dev/null || true
 	netem_off
 }
