@@ -80,3 +80,8 @@ bool multi_revive(struct probes *p, uint32_t id);
 
 /* Records in f that backend what refused it with err. */
 void set_failed(struct func *f, const char *what, int err);
+
+/* "tp_btf/block_rq_issue" -> "block_rq_issue", or NULL for other programs. */
+const char *prog_tracepoint(const struct bpf_program *prog, bool *btf);
+/* Which unit of bpf/ a program is of, by the names its unit gives them. */
+enum prog_unit prog_unit(const struct bpf_program *prog);

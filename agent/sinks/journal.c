@@ -16,6 +16,7 @@
 #define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
 
+#include "sinks/fields.h"
 #include "sinks/journal.h"
 #include "sinks/writer.h"
 
@@ -31,98 +32,10 @@ struct journal {
 	struct writer *writer;      /* reliability: entries go through its thread once set */
 };
 
-/* "NAME=value" strings of one entry, built up field by field. */
-struct fields {
-	char **v;
-	size_t n;
-	size_t allocated;
-	int error;              /* first failure; later adds are no-ops */
-};
-
-static void fields_done(struct fields *f)
-{
-	for (size_t i = 0; i < f->n; i++)
-		free(f->v[i]);
-	free(f->v);
-	*f = (struct fields) {};
-}
-
-static void freep(void *p)
-{
-	free(*(void **) p);
-}
-#define _cleanup_free_ __attribute__((cleanup(freep)))
-#define _cleanup_fields_ __attribute__((cleanup(fields_done)))
-
 static void closep(int *fd)
 {
 	if (*fd >= 0)
 		close(*fd);
-}
-
-static int fields_push(struct fields *f, char *s)
-{
-	if (!s) {
-		f->error = -ENOMEM;
-		return f->error;
-	}
-	if (f->n == f->allocated) {
-		size_t m = f->allocated ? f->allocated * 2 : 32;
-		char **v = realloc(f->v, m * sizeof(*v));
-
-		if (!v) {
-			free(s);
-			f->error = -ENOMEM;
-			return f->error;
-		}
-		f->v = v;
-		f->allocated = m;
-	}
-	f->v[f->n++] = s;
-	return 0;
-}
-
-__attribute__((format(printf, 3, 4)))
-static int fields_addf(struct fields *f, const char *name, const char *fmt, ...)
-{
-	_cleanup_free_ char *value = NULL;
-	char *s;
-	va_list ap;
-	int r;
-
-	if (f->error)
-		return f->error;
-	va_start(ap, fmt);
-	r = vasprintf(&value, fmt, ap);
-	va_end(ap);
-	if (r < 0) {
-		value = NULL;
-		f->error = -ENOMEM;
-		return f->error;
-	}
-	if (asprintf(&s, "%s=%s", name, value) < 0)
-		s = NULL;
-	return fields_push(f, s);
-}
-
-static int fields_adds(struct fields *f, const char *name, const char *value)
-{
-	return fields_addf(f, name, "%s", value);
-}
-
-/* Hands the strings over to the caller of the *_fields() API. */
-static int fields_steal(struct fields *f, char ***ret)
-{
-	int n;
-
-	if (f->error)
-		return f->error;
-	if (f->n > INT32_MAX)
-		return -E2BIG;
-	n = (int) f->n;
-	*ret = f->v;
-	*f = (struct fields) {};
-	return n;
 }
 
 static int fields_queue(struct journal *j, struct fields *f, int32_t id,
