@@ -12,7 +12,9 @@ prog="$TMP/stackprog-$$"
 cp "$BUILD_ROOT/tests/stackprog" "$prog"
 comm=$(basename "$prog" | cut -c1-15)
 label="$prog:stack_target"
-printf '[agent]\nuser =\n[smb]\nenabled = no\n[histogram]\ninterval = 0\n' >"$TMP/conf"
+# no slow-call entries: a call the scheduler held past a threshold would be
+# a folded line of its own beside the counted stacks
+printf '[agent]\nuser =\nthreshold = 1h\n[smb]\nenabled = no\n[histogram]\ninterval = 0\n' >"$TMP/conf"
 
 # wait_for SECONDS CMD...: polls CMD every 0.1 s
 wait_for() {
