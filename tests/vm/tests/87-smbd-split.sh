@@ -155,7 +155,10 @@ cpid=$!
 exec 4>hold
 victim=
 for _ in $(seq 300); do
-	victim=$(comm -13 <(echo "$before") <(pgrep -P "$SMBD_PID" | sort) | head -1)
+	# the guest has no /dev/fd: no process substitution
+	for p in $(pgrep -P "$SMBD_PID"); do
+		grep -qx "$p" <<<"$before" || { victim=$p; break; }
+	done
 	[ -n "$victim" ] && break
 	sleep 0.2
 done
