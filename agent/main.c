@@ -427,9 +427,13 @@ static int apply_views(struct config *c, const struct cli *cli)
 	int r;
 
 	if (cli->syscalls || cli->smbd_pid) {
+		/* asked for by name: auto (which leaves it off) does not apply */
 		c->layer[LAYER_SYSCALLS].enabled = true;
-		if (!cli->layers && !cli->n_funcs)
-			c->layer[LAYER_SMB].enabled = false;
+		c->layer[LAYER_SYSCALLS].automatic = false;
+		/* the view alone, unless layers or functions are named too */
+		for (enum layer_id l = 0; !cli->layers && !cli->n_funcs && l < _LAYER_MAX; l++)
+			if (c->layer[l].automatic)
+				c->layer[l].enabled = false;
 	}
 	if (cli->select) {
 		r = config_parse_select(cli->select, &c->sys_select, &problem);
@@ -450,6 +454,7 @@ static int apply_views(struct config *c, const struct cli *cli)
 		/* everything of that one process: its requests, its time, its syscalls */
 		c->pid = pid;
 		c->layer[LAYER_SMBD].enabled = true;
+		c->layer[LAYER_SMBD].automatic = false;
 		c->smbd_split = true;
 		if (!cli->select)
 			config_select_free(&c->sys_select);

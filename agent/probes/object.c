@@ -156,10 +156,10 @@ static int frames_hash_setup(struct smblat_bpf *skel, uint32_t max_threads)
 }
 
 /*
- * Opens and loads the object; with share, only its fentry templates, on the
- * maps of share (the same counters, frames and ring buffer).
+ * Maps nothing asked for keep one entry: stack maps are preallocated. The
+ * syscall accounting's task storage is made only for its unit (a kernel
+ * without task storage would refuse the whole object).
  */
-/* Maps nothing asked for keep one entry: stack maps are preallocated. */
 static void maps_size(struct smblat_bpf *skel, const struct probes_opts *o)
 {
 	struct bpf_map *m[] = { skel->maps.stack_ids0, skel->maps.stack_ids1,
@@ -167,8 +167,14 @@ static void maps_size(struct smblat_bpf *skel, const struct probes_opts *o)
 
 	for (size_t i = 0; !o->stacks && i < sizeof(m) / sizeof(*m); i++)
 		bpf_map__set_max_entries(m[i], 1);
+	if (!(o->units & UNIT_BIT(UNIT_SYSACCT)))
+		bpf_map__set_autocreate(skel->maps.sys_calls, false);
 }
 
+/*
+ * Opens and loads the object; with share, only its fentry templates, on the
+ * maps of share (the same counters, frames and ring buffer).
+ */
 static int skel_load(const struct probes_opts *o, const struct kinds *ft,
 		     const struct smblat_bpf *share, struct smblat_bpf **ret)
 {
@@ -183,6 +189,11 @@ static int skel_load(const struct probes_opts *o, const struct kinds *ft,
 		const struct bpf_map *theirs = share ?
 			bpf_object__find_map_by_name(share->obj, bpf_map__name(m)) : NULL;
 
+		if (theirs && bpf_map__fd(theirs) < 0) {
+			/* not made there: nothing of the templates uses it */
+			bpf_map__set_autocreate(m, false);
+			continue;
+		}
 		if (theirs && bpf_map__reuse_fd(m, bpf_map__fd(theirs)) < 0) {
 			r = -errno;
 			smblat_bpf__destroy(skel);
@@ -478,8 +489,15 @@ static int essentials_check(const struct features *f)
 int object_load(struct probes *p, const struct probes_opts *o)
 {
 	struct kinds ft = { .vmlinux = btfs_get(p->btfs, NULL) };
+	struct probes_opts lo;
 	int r;
 
+	/* syscall accounting keeps per-task state in task storage only */
+	if ((o->units & UNIT_BIT(UNIT_SYSACCT)) && !features_has(o->features, KF_TASK_STORAGE)) {
+		lo = *o;
+		lo.units &= ~UNIT_BIT(UNIT_SYSACCT);
+		o = &lo;
+	}
 	kinds_choose(p, o, p->btfs, &ft);
 	r = essentials_check(o->features);
 	if (r == 0)

@@ -32,32 +32,7 @@ fi
 command -v smbtorture >/dev/null || fail "smbtorture (samba-testsuite) not installed"
 journald_ensure
 S=$TMP/samba
-mkdir -p "$S"/{share,run,lock,state,cache,private,log}
-cat >"$S/smb.conf" <<CONF
-[global]
-server role = standalone server
-interfaces = lo
-bind interfaces only = yes
-pid directory = $S/run
-lock directory = $S/lock
-state directory = $S/state
-cache directory = $S/cache
-private dir = $S/private
-ncalrpc dir = $S/run/ncalrpc
-log file = $S/log/log.%m
-passdb backend = tdbsam:$S/private/passdb.tdb
-map to guest = Bad User
-guest account = nobody
-load printers = no
-disable spoolss = yes
-printcap name = /dev/null
-rpc start on demand helpers = no
-[share]
-path = $S/share
-guest ok = yes
-read only = no
-force user = root
-CONF
+samba_conf "$S"
 printf '[agent]\nuser =\n[smb]\nenabled = no\n[histogram]\ninterval = 0\n[smbd]\nenabled = yes\n' >"$TMP/conf"
 agent_start -c "$TMP/conf"
 grep -q "following smbd processes" "$TMP/agent.err" || fail "smbd processes not followed: $(cat "$TMP/agent.err")"

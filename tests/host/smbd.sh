@@ -24,33 +24,7 @@ trap smbd_cleanup EXIT
 journald_ensure
 port=$((20000 + $$ % 20000))
 S="$TMP/samba"
-mkdir -p "$S"/{share,run,lock,state,cache,private,log}
-cat >"$S/smb.conf" <<CONF
-[global]
-server role = standalone server
-interfaces = lo
-bind interfaces only = yes
-smb ports = $port
-pid directory = $S/run
-lock directory = $S/lock
-state directory = $S/state
-cache directory = $S/cache
-private dir = $S/private
-ncalrpc dir = $S/run/ncalrpc
-log file = $S/log/log.%m
-passdb backend = tdbsam:$S/private/passdb.tdb
-map to guest = Bad User
-guest account = nobody
-load printers = no
-disable spoolss = yes
-printcap name = /dev/null
-rpc start on demand helpers = no
-[share]
-path = $S/share
-guest ok = yes
-read only = no
-force user = root
-CONF
+samba_conf "$S" "$port"
 
 # threshold 0 and every call an entry: no rate limit, so that none of those
 # the checks look for is suppressed
