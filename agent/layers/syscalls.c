@@ -107,7 +107,8 @@ static int select_apply(struct layer *l, const struct sys_select *s)
 	if (s->cgroup && *s->cgroup) {
 		r = cgroup_select(l, s->cgroup);
 		if (r < 0) {
-			l->why = layer_unavailable(NAME, l->why_buf, sizeof(l->why_buf), "cgroup %s: %s",
+			l->why = layer_unavailable(NAME, r == -ENOENT ? REASON_NOT_FOUND : REASON_SYSTEM,
+						   l->why_buf, sizeof(l->why_buf), "cgroup %s: %s",
 						   s->cgroup, strerror(-r));
 			return r;
 		}
