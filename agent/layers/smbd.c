@@ -221,39 +221,66 @@ static struct smbd_places places(const struct layer *l)
  * The views follow smbd processes: the process tracepoints, sys_exit (the
  * last failed syscall, the client's address) and, for the time split,
  * sys_enter; the smbds that run already are told to the kernel side.
+ * Returns how many run, or negative when the views cannot be had.
  */
-static bool follow(struct layer *l)
+static int follow(struct layer *l)
 {
 	const struct config *c = l->env->cfg;
 	char why[256];
 	int r;
 
 	if (!c->smbd_exits && !c->smbd_breaks && !c->smbd_split)
-		return false;
+		return -ENOENT;
 	r = procs_attach(l->env->probes, c->smbd_split, why, sizeof(why));
 	if (r < 0) {
 		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_ATTACH_FAILED, LOG_WARNING,
 			  "exits, breaks and time split not available: %s", why);
-		return false;
+		return r;
 	}
 	probes_procs_ctl(l->env->probes)->smbd = 1;
-	if (!l->followed) {
-		r = procs_seed(l->env->probes, &(struct procs_seed) {});
-		log_layer(NAME, STATUS_LAYER_ATTACHED, REASON_NONE, LOG_INFO,
-			  "following smbd processes (%d running)", r < 0 ? 0 : r);
-	}
+	r = l->followed ? 0 : procs_seed(l->env->probes, &(struct procs_seed) {});
 	l->followed = true;
-	return true;
+	return r < 0 ? 0 : r;
+}
+
+/* The views' functions wanted and attached, said once they first are. */
+static void views_say(struct layer *l, int running)
+{
+	const struct config *c = l->env->cfg;
+	const struct {
+		const char *name;
+		bool want;
+	} views[] = {
+		{ "SMBD_EXIT", c->smbd_exits }, { "SMBD_OPLOCK_BREAK", c->smbd_breaks },
+		{ "SMBD_LEASE_BREAK", c->smbd_breaks }, { "SMBD_TIME_SPLIT", c->smbd_split },
+	};
+	struct status s = { .kind = STATUS_LAYER_ATTACHED, .priority = LOG_INFO, .layer = NAME };
+	unsigned int wanted = 0, attached = 0;
+
+	for (size_t i = 0; i < sizeof(views) / sizeof(*views); i++) {
+		struct func *f = views[i].want ? find(l, views[i].name) : NULL;
+
+		wanted += views[i].want;
+		attached += f && func_attached(f);
+	}
+	status_count_set(&s, COUNT_ATTACHED, attached);
+	status_count_set(&s, COUNT_NOT_ATTACHED, wanted - attached);
+	log_emit(&s, "following smbd processes (%d running): %u of %u views attached", running,
+		 attached, wanted);
 }
 
 static void views_sync(struct layer *l)
 {
 	struct smbd_places pl = places(l);
+	bool first = !l->followed;
+	int running = follow(l);
 
-	if (!follow(l))
+	if (running < 0)
 		return;
 	smbd_exits_sync(l->env, &pl);
 	smbd_split_sync(l->split, l->env, &pl);
+	if (first)
+		views_say(l, running);
 }
 
 /* smbd, the library with its entry points, and whether SMB2 requests can be timed. */

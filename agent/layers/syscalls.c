@@ -138,8 +138,11 @@ static void configure(struct layer *l, struct func *f)
 	probes_update(l->env->probes, f);
 }
 
-/* SYSCALL_<NAME> for each syscall include=/exclude= keep; returns how many. */
-static unsigned int functions_sync(struct layer *l)
+/*
+ * SYSCALL_<NAME> for each syscall include=/exclude= keep; returns how many,
+ * and in *missed those wanted that found no room in the function table.
+ */
+static unsigned int functions_sync(struct layer *l, unsigned int *missed)
 {
 	char name[SMBLAT_NAME_LEN], target[SMBLAT_NAME_LEN + 16];
 	unsigned int n = 0;
@@ -157,13 +160,18 @@ static unsigned int functions_sync(struct layer *l)
 			procs_set_acct_id(l->env->probes, nr, -1);
 			continue;
 		}
+		if (!f && *missed) {
+			(*missed)++;
+			continue;
+		}
 		if (!f) {
 			snprintf(target, sizeof(target), "syscall:%s", sys);
 			id = func_table_add(l->env->funcs, LAYER_SYSCALLS, GROUP_NONE, name, target, NULL);
 			if (id < 0) {
 				log_layer(NAME, STATUS_PROBE_FAILED, REASON_SYSTEM, LOG_WARNING,
 					  "%s and later syscalls not accounted: %s", sys, strerror(-id));
-				break;
+				(*missed)++;
+				continue;
 			}
 			l->ids[i] = id;
 			f = &l->env->funcs->v[id];
@@ -180,6 +188,7 @@ static void syscalls_attach(struct layer *l)
 {
 	struct status st = { .kind = STATUS_LAYER_ATTACHED, .priority = LOG_INFO, .layer = NAME };
 	struct sys_select s = selection(l->env->cfg);
+	unsigned int missed = 0;
 	char why[256];
 	int r, seeded;
 
@@ -202,9 +211,10 @@ static void syscalls_attach(struct layer *l)
 	l->backend = r;
 	if (select_apply(l, &s) < 0)
 		return;
-	r = (int)functions_sync(l);
+	r = (int)functions_sync(l, &missed);
 	seeded = procs_seed(l->env->probes, &(struct procs_seed) { .acct_pid = s.pid });
 	status_count_set(&st, COUNT_ATTACHED, r < 0 ? 0 : (uint64_t)r);
+	status_count_set(&st, COUNT_NOT_ATTACHED, missed);
 	log_emit(&st, "%d syscalls of %s accounted (%s), %d running processes chosen", r,
 		 l->what, backend_name(l->backend), seeded < 0 ? 0 : seeded);
 }
@@ -213,13 +223,14 @@ static void syscalls_apply(struct layer *l, const struct config *old, struct rel
 {
 	char was[512], now[512];
 	struct sys_select s = selection(l->env->cfg), o = selection(old);
+	unsigned int missed = 0;
 
 	if (l->backend == BACKEND_NONE)
 		return;
 	if (strcmp(config_select_format(&o, was, sizeof(was)), config_select_format(&s, now, sizeof(now))))
 		log_layer(NAME, STATUS_RELOAD_REFUSED, REASON_RESTART_NEEDED, LOG_NOTICE,
 			  "select = %s takes effect at the next start (still %s)", now, was);
-	n->attached += functions_sync(l);
+	n->attached += functions_sync(l, &missed);
 }
 
 static unsigned int syscalls_detach(struct layer *l, enum func_state why)

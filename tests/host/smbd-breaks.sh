@@ -6,7 +6,7 @@
 # order with the same levels, from the smbd that served the client, with a
 # latency under smbd's break timeout (the client answered). smbd and the
 # client run in a network namespace of their own (port 445 is free there).
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
 if [ "${1:-}" = --inner ]; then
 	# in the namespace: $2 the samba directory

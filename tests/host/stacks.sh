@@ -4,7 +4,7 @@
 # run's flame graph (--svg) drawn by a real browser, its frames there and
 # its search working; and the same picture from the journal's entries
 # (--flamegraph FUNCTION --since).
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
 command -v chromium >/dev/null || fail "chromium not installed (tests/packages.txt)"
 journald_ensure

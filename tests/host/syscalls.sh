@@ -5,7 +5,7 @@
 # the journal has one summary per syscall with ERRORS and the top errno;
 # pid: selection; off unless asked for (enabled = auto does not switch it
 # on); a wrong selection is one clear line.
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
 command -v strace >/dev/null || fail "strace not installed (tests/packages.txt)"
 journald_ensure
