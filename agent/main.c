@@ -5,11 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/syscalls.h"
 #include "config/config.h"
 #include "config/target.h"
 #include "core/agent.h"
+#include "decode/jstacks.h"
+#include "sinks/flame.h"
 #include "smblat-config.h"
 
 #define EX_USAGE_ 2
@@ -27,6 +30,13 @@ enum {
 	OPT_CHECK,
 	OPT_VERSION,
 	OPT_FOLDED,
+	OPT_STACKS,
+	OPT_SVG,
+	OPT_SYSCALLS,
+	OPT_SMBD_PID,
+	OPT_FLAMEGRAPH,
+	OPT_SINCE,
+	OPT_UNTIL,
 };
 
 static const struct option options[] = {
@@ -46,6 +56,13 @@ static const struct option options[] = {
 	{ "user-stack", no_argument, NULL, 'U' },
 	{ "args", required_argument, NULL, 'a' },
 	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "stacks", optional_argument, NULL, OPT_STACKS },
+	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "syscalls", optional_argument, NULL, OPT_SYSCALLS },
+	{ "smbd-pid", required_argument, NULL, OPT_SMBD_PID },
+	{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
+	{ "since", required_argument, NULL, OPT_SINCE },
+	{ "until", required_argument, NULL, OPT_UNTIL },
 	{ "function", required_argument, NULL, 'f' },
 	{ "errors", no_argument, NULL, 'e' },
 	{ "min-ms", required_argument, NULL, 'm' },
@@ -62,6 +79,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: smblat [OPTIONS] [MIN_MS]\n"
+		"       smblat --flamegraph FILE [--since TIME] [--until TIME] [FUNCTION...]\n"
 		"Trace slow SMB client operations (and more) into the journal.\n\n"
 		"  -c, --config FILE     configuration (default " SMBLAT_CONFIG_PATH ")\n"
 		"      --stdout          print events to the terminal instead of the journal\n"
@@ -71,7 +89,8 @@ static void usage(FILE *f)
 		"  -d, --duration SECS   stop after SECS seconds (or 500ms, 2m)\n"
 		"      --inode --file --adspace --super\n"
 		"                        smb layer: only these operation groups\n"
-		"      --layers LIST     enable exactly these layers (smb,smb2,block,func,smbd)\n"
+		"      --layers LIST     enable exactly these layers\n"
+		"                        (smb,smb2,block,func,smbd,syscalls)\n"
 		"      --backend NAME    auto, fentry, kprobe-multi or kprobe\n"
 		"      --hist[=SECS]     with --stdout: latency tables every SECS (default 5)\n"
 		"  -f, --function TARGET trace TARGET (kernel function, module:function,\n"
@@ -87,6 +106,20 @@ static void usage(FILE *f)
 		"  -U, --user-stack      capture user stacks\n"
 		"      --folded          folded stacks for flame graphs on the terminal\n"
 		"                        (implies --stdout)\n"
+		"      --stacks[=calls|time]\n"
+		"                        count calls and latency per distinct stack in the\n"
+		"                        kernel for every probe (-f, [probe], smbd, syscalls);\n"
+		"                        folded lines weigh calls (default) or time\n"
+		"      --svg FILE        at exit, a flame graph (SVG) of the counted stacks\n"
+		"      --syscalls[=WHO]  count and time every syscall of WHO: smbd (default),\n"
+		"                        pid:PID, comm:NAME, cgroup:PATH; a table as strace -c\n"
+		"      --smbd-pid PID    tsmbd's report for one smbd: time split, SMB2\n"
+		"                        requests, syscalls (implies --stdout --hist)\n"
+		"      --flamegraph FILE write a flame graph (SVG) of the journal's stacks of\n"
+		"                        the FUNCTIONs given (default: all) and exit\n"
+		"      --since TIME      with --flamegraph: from TIME (YYYY-MM-DD [HH:MM[:SS]],\n"
+		"                        now, or a DURATION ago written with a leading minus)\n"
+		"      --until TIME      with --flamegraph: up to TIME\n"
 		"      --list-probes     attach, list every target and its backend, exit\n"
 		"      --check-config    validate the configuration, print it, exit\n"
 		"  -v, --verbose         libbpf diagnostics on stderr\n"
@@ -113,6 +146,14 @@ struct cli {
 	const char *min_arg;        /* the threshold as given, for messages */
 	const char *needs_f;        /* an option that only means something with -f */
 	bool micro;                 /* -u: latencies in microseconds on the terminal */
+	bool stacks;
+	bool syscalls;
+	const char *select;         /* --syscalls=WHO */
+	const char *smbd_pid;
+	const char *flamegraph;     /* --flamegraph FILE: write it from the journal and exit */
+	const char *since, *until;
+	char **functions;           /* --flamegraph's FUNCTIONs */
+	unsigned int n_functions;
 };
 
 static int fail_usage(const char *fmt, const char *arg)
@@ -207,6 +248,31 @@ static int parse_args(int argc, char **argv, struct cli *cli, struct run_opts *o
 			o->term.folded = true;
 			o->to_stdout = true;
 			break;
+		case OPT_STACKS:
+			cli->stacks = true;
+			if (optarg && strcmp(optarg, "calls") && strcmp(optarg, "time"))
+				return fail_usage("invalid --stacks=%s: calls or time", optarg);
+			o->stacks_by_time = optarg && !strcmp(optarg, "time");
+			break;
+		case OPT_SVG:
+			o->svg_path = optarg;
+			break;
+		case OPT_SYSCALLS:
+			cli->syscalls = true;
+			cli->select = optarg;
+			break;
+		case OPT_SMBD_PID:
+			cli->smbd_pid = optarg;
+			break;
+		case OPT_FLAMEGRAPH:
+			cli->flamegraph = optarg;
+			break;
+		case OPT_SINCE:
+			cli->since = optarg;
+			break;
+		case OPT_UNTIL:
+			cli->until = optarg;
+			break;
 		case 'f': {
 			char **v = realloc(cli->funcs, (cli->n_funcs + 1) * sizeof(*v));
 
@@ -234,6 +300,22 @@ static int parse_args(int argc, char **argv, struct cli *cli, struct run_opts *o
 			exit(0);
 		default:
 			return -EX_USAGE_;
+		}
+	}
+	if (cli->flamegraph) {
+		/* the rest are FUNCTION names */
+		cli->functions = argv + optind;
+		cli->n_functions = argc - optind;
+		return 0;
+	}
+	if ((cli->since || cli->until))
+		return fail_usage("%s goes with --flamegraph", cli->since ? "--since" : "--until");
+	if (cli->smbd_pid) {
+		/* tsmbd's report: tables on the terminal */
+		o->to_stdout = true;
+		if (!o->hist_only) {
+			o->hist_only = true;
+			o->hist_interval_ns = 5000000000ULL;
 		}
 	}
 	if (optind < argc) {
@@ -323,6 +405,7 @@ static int add_function_probes(struct config *c, const struct cli *cli)
 			.user_stack = c->user_stack,
 			.args = cli->args,
 			.errors = cli->errors,
+			.stacks = cli->stacks,
 			.cli = true,
 		};
 		if (!p->label || !p->target)
@@ -333,6 +416,54 @@ static int add_function_probes(struct config *c, const struct cli *cli)
 	for (int l = 0; l < _LAYER_MAX && !cli->layers; l++)
 		if (c->layer[l].automatic)
 			c->layer[l].enabled = c->layer[l].automatic = false;
+	return 0;
+}
+
+/* --syscalls, --smbd-pid, --stacks: layers and views on top of the file's. */
+static int apply_views(struct config *c, const struct cli *cli)
+{
+	const char *problem;
+	char *end;
+	int r;
+
+	if (cli->syscalls || cli->smbd_pid) {
+		/* asked for by name: auto (which leaves it off) does not apply */
+		c->layer[LAYER_SYSCALLS].enabled = true;
+		c->layer[LAYER_SYSCALLS].automatic = false;
+		/* the view alone, unless layers or functions are named too */
+		for (enum layer_id l = 0; !cli->layers && !cli->n_funcs && l < _LAYER_MAX; l++)
+			if (c->layer[l].automatic)
+				c->layer[l].enabled = false;
+	}
+	if (cli->select) {
+		r = config_parse_select(cli->select, &c->sys_select, &problem);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0) {
+			char msg[256];
+
+			snprintf(msg, sizeof(msg), "invalid --syscalls=%%s: the selection %s", problem);
+			return fail_usage(msg, cli->select);
+		}
+	}
+	if (cli->smbd_pid) {
+		long pid = strtol(cli->smbd_pid, &end, 10);
+
+		if (*end || pid <= 0 || pid > 0x3fffffff)
+			return fail_usage("invalid --smbd-pid \"%s\"", cli->smbd_pid);
+		/* everything of that one process: its requests, its time, its syscalls */
+		c->pid = pid;
+		c->layer[LAYER_SMBD].enabled = true;
+		c->layer[LAYER_SMBD].automatic = false;
+		c->smbd_split = true;
+		if (!cli->select)
+			config_select_free(&c->sys_select);
+	}
+	if (cli->stacks) {
+		c->layer[LAYER_SMBD].stacks = c->layer[LAYER_SYSCALLS].stacks = true;
+		for (unsigned int i = 0; i < c->n_probes; i++)
+			c->probes[i].stacks = true;
+	}
 	return 0;
 }
 
@@ -374,7 +505,109 @@ static int apply_cli(struct config *c, const struct cli *cli)
 		c->kernel_stack = true;
 	if (cli->ustack)
 		c->user_stack = true;
-	return add_function_probes(c, cli);
+	r = apply_views(c, cli);
+	return r < 0 ? r : add_function_probes(c, cli);
+}
+
+/* --since/--until: "YYYY-MM-DD[ HH:MM[:SS]]" local time, "-DURATION" ago, "now". */
+static int parse_when(const char *s, uint64_t *us)
+{
+	static const char *const formats[] = { "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d" };
+	struct timespec now;
+	uint64_t ago;
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (strcmp(s, "now") == 0) {
+		*us = now.tv_sec * 1000000ULL + now.tv_nsec / 1000;
+		return 0;
+	}
+	if (s[0] == '-') {
+		if (values_parse_duration(s + 1, 1000000000ULL, &ago) < 0)
+			return -EINVAL;
+		*us = now.tv_sec * 1000000ULL + now.tv_nsec / 1000 - ago / 1000;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(formats) / sizeof(*formats); i++) {
+		const char *end;
+
+		memset(&tm, 0, sizeof(tm));
+		end = strptime(s, formats[i], &tm);
+		if (end && !*end) {
+			tm.tm_isdst = -1;
+			*us = (uint64_t)mktime(&tm) * 1000000ULL;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* --flamegraph FILE [FUNCTION...]: the journal's stacks as a picture, no agent. */
+static int flamegraph(const struct cli *cli, const struct run_opts *o)
+{
+	char **fns = calloc(cli->n_functions + 1, sizeof(*fns)), title[512], sub[256];
+	struct jstacks_query q = { .functions = (const char *const *)fns };
+	struct jstacks_result res;
+	struct folded f = {};
+	struct flame_opts fo = { .title = title, .subtitle = sub, .by_time = o->stacks_by_time };
+	size_t n = 0;
+	FILE *out;
+	int r;
+
+	if (!fns)
+		return 1;
+	for (unsigned int i = 0; i < cli->n_functions; i++)
+		fns[i] = cli->functions[i];
+	if ((cli->since && parse_when(cli->since, &q.since_us) < 0) ||
+	    (cli->until && parse_when(cli->until, &q.until_us) < 0)) {
+		free(fns);
+		return -fail_usage("invalid time \"%s\": YYYY-MM-DD [HH:MM[:SS]], -DURATION or now",
+				   cli->since && parse_when(cli->since, &q.since_us) < 0 ? cli->since : cli->until);
+	}
+	r = jstacks_read(&q, &f, &res);
+	if (r < 0) {
+		fprintf(stderr, "smblat: cannot read the journal: %s\n", strerror(-r));
+		goto out;
+	}
+	if (!res.entries) {
+		fprintf(stderr, "smblat: no stacks of %s in the journal%s\n",
+			cli->n_functions ? cli->functions[0] : "any FUNCTION",
+			cli->since || cli->until ? " in that time range" : "");
+		r = -ENOENT;
+		goto out;
+	}
+	n = (size_t)snprintf(title, sizeof(title), "smblat:");
+	for (unsigned int i = 0; i < cli->n_functions && n < sizeof(title); i++)
+		n += (size_t)snprintf(title + n, sizeof(title) - n, " %s", cli->functions[i]);
+	if (!cli->n_functions)
+		snprintf(title + n, sizeof(title) - n, " all functions");
+	{
+		time_t t0 = (time_t)(res.first_us / 1000000), t1 = (time_t)(res.last_us / 1000000);
+		char a[32], b[32];
+
+		strftime(a, sizeof(a), "%Y-%m-%d %H:%M:%S", localtime(&t0));
+		strftime(b, sizeof(b), "%Y-%m-%d %H:%M:%S", localtime(&t1));
+		snprintf(sub, sizeof(sub), "%s to %s, %u %s entries, widths: %s", a, b, res.entries,
+			 res.slow_calls ? "slow-call" : "counted-stack", o->stacks_by_time ? "latency (us)" : "calls");
+	}
+	out = strcmp(cli->flamegraph, "-") ? fopen(cli->flamegraph, "we") : stdout;
+	if (!out) {
+		r = -errno;
+		fprintf(stderr, "smblat: %s: %m\n", cli->flamegraph);
+		goto out;
+	}
+	r = flame_write(out, &f, &fo);
+	if (out != stdout && fclose(out) < 0 && r == 0)
+		r = -errno;
+	if (r < 0)
+		fprintf(stderr, "smblat: %s: %s\n", cli->flamegraph, strerror(-r));
+	else
+		fprintf(stderr, "smblat: %zu stacks from %u entries written to %s\n", f.n, res.entries,
+			cli->flamegraph);
+out:
+	folded_free(&f);
+	free(fns);
+	return r < 0 ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -386,6 +619,12 @@ int main(int argc, char **argv)
 
 	config_init(&c);
 	r = parse_args(argc, argv, &cli, &o);
+	if (r == 0 && cli.flamegraph) {
+		r = flamegraph(&cli, &o);
+		free(cli.funcs);
+		free(cli.min_us);
+		return r;
+	}
 	if (r == 0) {
 		o.config_path = cli.config ? cli.config : SMBLAT_CONFIG_PATH;
 		o.config_explicit = cli.config != NULL;

@@ -208,6 +208,54 @@ def p5(rows, out):
             out.append("| P5 | idle, host, %s config | refused on this host: %s |" % (r[3], " ".join(r[4:])))
 
 
+P6_LABELS = {
+    "none": "no tracer", "default": "smblat, smbd layer as shipped (SMB2 requests, exits, breaks)",
+    "vfs": "smblat, vfs = yes (every VFS call too)", "split": "smblat default + time_split",
+    "stacks": "smblat default + stacks (user stacks of every SMB2 request)",
+    "syscalls": "smblat default + every smbd syscall accounted",
+    "empty-default": "empty bpftrace programs on the default's hooks",
+    "empty-vfs": "empty bpftrace programs on the vfs = yes hooks", "strace": "strace -c -f on smbd",
+}
+
+
+def p6(rows, out):
+    runs = [r for r in rows if r[:3] == ["host", "p6", "run"]]
+    if not runs:
+        return
+    meta = kv(next((r[3:] for r in rows if r[:4] == ["host", "p6", "meta", "files"]), []))
+    wall, bpf = {}, {}
+    for r in runs:
+        d = kv(r[5:])
+        wall.setdefault(r[4], []).append(int(d["wall_us"]))
+        bpf.setdefault(r[4], []).append(int(d["bpf_ns"]))
+    base = med(wall.get("none", [0]))
+    for mode, label in P6_LABELS.items():
+        if mode not in wall:
+            continue
+        w = med(wall[mode])
+        out.append("| P6 | smbclient copy of %s files (10 KiB) to a loopback smbd, median of %d, load %s: %s "
+                   "| %.0f ms (%+.1f %%), BPF %.1f ms |"
+                   % (meta.get("files", "?"), len(wall[mode]), meta.get("load", "?"), label, w / 1000,
+                      100.0 * (w - base) / base if base else 0, med(bpf[mode]) / 1e6))
+
+
+def p7(rows, out):
+    runs = [r for r in rows if len(r) > 2 and r[1] == "p7_run"]
+    if not runs:
+        return
+    files = next((r[2] for r in rows if r[1:2] == ["p7_files"]), "?")
+    wall = {r[2]: int(kv(r[3:])["wall_us"]) for r in runs}
+    base = wall.get("none")
+    cells = []
+    for mode in ("none", "smblat", "strace"):
+        if mode in wall:
+            cells.append("%.1f s%s" % (wall[mode] / 1e6, " (%+.1f %%)" % (100.0 * (wall[mode] - base) / base)
+                                        if base and mode != "none" else ""))
+    out.append("| P7 | copy %s files (10 KiB) to SMB, VM %s, every smbd syscall counted, one run: "
+               "none / smblat (syscalls layer) / strace -c -f on smbd | %s |"
+               % (files, runs[0][0], " / ".join(cells)))
+
+
 def table(metas, rows):
     out = []
     for meta in metas:
@@ -217,7 +265,7 @@ def table(metas, rows):
                       meta.get("commit", "?"), meta.get("seconds", "?")))
         out.append("")
     out += ["| | figure | value |", "| --- | --- | --- |"]
-    for fn in (p1, p2, p3, p4, p5):
+    for fn in (p1, p2, p3, p4, p5, p6, p7):
         fn(rows, out)
     errs = [" ".join(r) for r in rows if len(r) > 1 and r[1] == "error"]
     if errs:

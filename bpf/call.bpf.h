@@ -19,6 +19,7 @@
 #define SMBLAT_CALL_BPF_H
 
 #include "core.bpf.h"
+#include "stacks.bpf.h"
 #include "vfs.bpf.h"
 #include "wire.bpf.h"
 
@@ -190,6 +191,8 @@ static __always_inline void call_done(void *ctx, __u32 id, const struct frame *f
 		return;
 	slow = lat >= fc->threshold_ns;
 	account(id, lat, slow, how);
+	if (fc->flags & (FF_STACKS_USER | FF_STACKS_KERNEL))
+		stacks_count(ctx, id, lat, fc->flags);
 	if (!slow && !((fc->flags & FF_ERRORS) && ret_failed(fc->ret_kind, ret)))
 		return;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);

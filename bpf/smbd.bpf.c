@@ -72,6 +72,8 @@ static __always_inline int smbd_request_end(struct pt_regs *regs)
 	lat = now - f.start_ns;
 	slow = lat >= fc->threshold_ns;
 	account(f.func_id, lat, slow, ACCT_SHARED);
+	if (fc->flags & FF_STACKS_USER)
+		stacks_count(regs, f.func_id, lat, FF_STACKS_USER);
 	/* NTSTATUS: severity "error" is the top two bits */
 	if (!slow && !((fc->flags & FF_ERRORS) && (status >> 30) == 3))
 		return 0;

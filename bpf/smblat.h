@@ -75,6 +75,8 @@ enum func_flags {
 	FF_USTACK = 1u << 2,
 	FF_SB_CHECK = 1u << 3,  /* generic helper: count only SMB superblocks */
 	FF_ERRORS = 1u << 4,    /* report failed calls whatever their latency */
+	FF_STACKS_USER = 1u << 5,   /* count calls per distinct user stack (stacks.bpf.h) */
+	FF_STACKS_KERNEL = 1u << 6, /* ... and kernel stack */
 };
 
 /* Per function id, in the "funcs" array map; the agent may change it live. */
@@ -141,6 +143,9 @@ enum event_flags {
 	EF_SMB2_COMPOUND = 1u << 7, /* the request was part of a compound chain */
 	EF_SMB2_STATUS = 1u << 8,   /* smb_status came from the response header */
 	EF_WIRE = 1u << 9,          /* wire_* list the SMB2 requests the call waited on */
+	/* smbd layer: an smbd process exited (smbd.h), an oplock or lease break answered */
+	EF_SMBD_EXIT = 1u << 10,
+	EF_SMBD_BREAK = 1u << 11,
 };
 
 /* smb2 layer: one SMB2 request a traced call waited on. */
@@ -206,6 +211,9 @@ struct smblat_cfg {
 };
 
 #include "smb2.h"
+#include "smbd.h"
+#include "sysacct.h"
+#include "stacks.h"
 
 #define SMB_SUPER_MAGIC_CIFS 0xFF534D42u
 #define SMB_SUPER_MAGIC_SMB2 0xFE534D42u

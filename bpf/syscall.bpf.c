@@ -5,6 +5,7 @@
  * syscall number.
  */
 #include "call.bpf.h"
+#include "sysnr.bpf.h"
 
 /* Syscall number -> func id + 1; 0: not traced. Set by the agent. */
 struct {
@@ -23,26 +24,9 @@ static __always_inline __u32 sys_id(long nr)
 	if (nr < 0 || nr >= SMBLAT_SYSCALL_MAX)
 		return 0;
 	v = bpf_map_lookup_elem(&sys_ids, &key);
-	if (!v || !*v)
+	if (!v || !*v || syscall_compat())
 		return 0;
-#ifdef __TARGET_ARCH_x86
-	/* 32-bit tasks number their syscalls differently: TS_COMPAT, arch/x86 */
-	if (bpf_core_field_exists(((struct thread_info *)0)->status) &&
-	    (BPF_CORE_READ((struct task_struct *)bpf_get_current_task(),
-			   thread_info.status) & 0x0002))
-		return 0;
-#endif
 	return *v;
-}
-
-/*
- * The task's saved user registers as a BTF pointer: read with plain loads,
- * where the tracepoint's untyped regs argument would take a
- * bpf_probe_read per field on every system call of every task.
- */
-static __always_inline struct pt_regs *sys_regs(void)
-{
-	return (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 }
 
 /* The logged arguments of a system call from regs; R: empty (plain loads) or _CORE. */
@@ -102,28 +86,9 @@ static __always_inline int sys_enter(struct pt_regs *tp_regs, long nr)
 	return call_entry(id, args, false);
 }
 
-/* sys_exit passes the return value only; the number is in the saved registers. */
-static __always_inline long sys_exit_nr(struct pt_regs *tp_regs)
-{
-	struct pt_regs *regs = tp_regs;
-
-	if (!(cfg.compat & COMPAT_TP_REGS))
-		regs = sys_regs();
-	if (!regs)
-		return -1;
-#if defined(__TARGET_ARCH_x86)
-	return cfg.compat & COMPAT_TP_REGS ? BPF_CORE_READ(regs, orig_ax) : regs->orig_ax;
-#elif defined(__TARGET_ARCH_arm64)
-	return cfg.compat & COMPAT_TP_REGS ?
-		BPF_CORE_READ((struct user_pt_regs *)regs, syscallno) : regs->syscallno;
-#else
-	return -1;
-#endif
-}
-
 static __always_inline int sys_exit(void *ctx, struct pt_regs *tp_regs, long ret)
 {
-	__u32 id = sys_id(sys_exit_nr(tp_regs));
+	__u32 id = sys_id(syscall_exit_nr(tp_regs));
 
 	if (!id)
 		return 0;

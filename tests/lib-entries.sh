@@ -11,7 +11,8 @@
 # requests on a loop device (DISK, OP, BYTES, SECTOR, QUEUE_US through a
 # scheduler where the device has one), summaries of each, a loss entry (the
 # rate limit) and status entries, among them a reload's (one probe added,
-# the flood's removed).
+# the flood's removed); the counted stacks of the user function, and the
+# syscalls layer's summaries of the syscall program (ERRORS, ERRNOS).
 
 ENTRIES_LOOP=
 entries_cleanup() {
@@ -44,12 +45,16 @@ enabled = yes
 threshold = 0
 disks = $dev
 queue_time = yes
+[syscalls]
+enabled = yes
+select = comm:shipsys
 [probe ${label}_CALL]
 target = $slow:slow_call
 threshold = 10ms
 args = 2
 errors = yes
 user_stack = yes
+stacks = yes
 [probe ${label}_SLEEP]
 target = syscall:nanosleep
 threshold = 10ms
@@ -62,7 +67,7 @@ CONF
 	agent_start -c "$TMP/ship.conf"
 	ENTRIES_AGENT_PID=$AGENT_PID
 	"$slow" 30 13 2 >/dev/null
-	"$sys" s:25 >/dev/null
+	"$sys" s:25 o:/nonexistent/shipsys >/dev/null
 	dd if=/dev/urandom of="$ENTRIES_LOOP" bs=64k count=2 oflag=direct status=none
 	dd if="$ENTRIES_LOOP" of=/dev/null bs=4k count=2 skip=10 iflag=direct status=none
 	python3 -c 'import os, sys; fd = os.open(sys.argv[1], os.O_WRONLY); os.fsync(fd)' "$ENTRIES_LOOP"

@@ -64,3 +64,37 @@ journal_json() {
 field() {
 	python3 -c 'import json,sys; print(json.loads(sys.stdin.readline()).get(sys.argv[1], ""))' "$1"
 }
+
+# samba_conf DIR [PORT]: a standalone smbd's smb.conf in DIR, and its
+# directories, on loopback (at PORT, else 445) with a guest share [share]
+# on DIR/share.
+samba_conf() {
+	local S=$1
+	mkdir -p "$S"/{share,run,lock,state,cache,private,log}
+	cat >"$S/smb.conf" <<CONF
+[global]
+server role = standalone server
+interfaces = lo
+bind interfaces only = yes
+smb ports = ${2:-445}
+pid directory = $S/run
+lock directory = $S/lock
+state directory = $S/state
+cache directory = $S/cache
+private dir = $S/private
+ncalrpc dir = $S/run/ncalrpc
+log file = $S/log/log.%m
+passdb backend = tdbsam:$S/private/passdb.tdb
+map to guest = Bad User
+guest account = nobody
+load printers = no
+disable spoolss = yes
+printcap name = /dev/null
+rpc start on demand helpers = no
+[share]
+path = $S/share
+guest ok = yes
+read only = no
+force user = root
+CONF
+}

@@ -7,7 +7,9 @@
  * (journal_event_fields()) and sent to journald. Only the kernel that would
  * have timed the calls is missing; the share, which the decoder finds in the
  * mount table, is set by hand. And a loss entry of requests the smb2 layer
- * could not time (UNTIMED).
+ * could not time (UNTIMED). Also the smbd layer's views that need an smbd
+ * in trouble (exits, breaks) or at work (its time split), through its decode
+ * and entry builders.
  *   smbentries LABEL   FUNCTION names are LABEL_UNLINK and LABEL_CREATE
  */
 #define SD_JOURNAL_SUPPRESS_LOCATION   /* as the agent: no CODE_FILE, CODE_LINE, CODE_FUNC */
@@ -19,8 +21,12 @@
 #include <systemd/sd-journal.h>
 #include <time.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include "decode/event.h"
 #include "layers/smb2.h"
+#include "layers/smbd-views.h"
 #include "sinks/journal.h"
 
 static int send_fields(char **v, int n)
@@ -45,12 +51,82 @@ static int send_fields(char **v, int n)
 	return k < 0;
 }
 
-static int send(struct record *r)
+static int record_send(struct record *r)
 {
 	char **v = NULL;
-	int n = journal_event_fields(r, &v);
 
-	return send_fields(v, n);
+	return send_fields(v, journal_event_fields(r, &v));
+}
+
+/* An smbd view's event through the smbd layer's decode. */
+static int smbd_send(const struct decoder *d, const struct event *e)
+{
+	struct layer_env env = {};
+	struct record r = {};
+	int k;
+
+	if (event_decode(d, e, sizeof(*e), &r) < 0) {
+		fprintf(stderr, "smbentries: decoding failed\n");
+		return 1;
+	}
+	smbd_exits_decode(&env, e, &r);
+	k = record_send(&r);
+	event_record_clear(&r);
+	return k;
+}
+
+/* smbd 4242's exits (one after exit_server, one killed), breaks and time split. */
+static int smbd_views(const struct decoder *d, struct event *e, uint64_t now_ns)
+{
+	struct sockaddr_in peer = { .sin_family = AF_INET, .sin_port = htons(50376) };
+	struct smbd_split_entry s = {
+		.pid = 4242, .interval_s = 60, .threads = 1, .wall_ns = 60000000000ULL,
+		.phase_ns = { 1000000000ULL, 50000000000ULL, 500000000ULL, 300000000ULL,
+			      7000000000ULL, 1200000000ULL, 0 },
+		.n = { 2000, 10, 300, 0, 2200, 0, 2100, 2200 },
+		.syscall_ns = 6500000000ULL, .syscalls = 90000, .read_ns = 2000000000ULL,
+		.reads = 1500, .write_ns = 3000000000ULL, .writes = 1400, .client = "192.0.2.7:50376",
+	};
+	char **v = NULL;
+	int k;
+
+	inet_pton(AF_INET, "192.0.2.7", &peer.sin_addr);
+	memset(e, 0, sizeof(*e));
+	e->func_id = 2;
+	e->end_ns = now_ns;
+	e->latency_ns = 93000000000ULL;
+	e->pid = e->tid = 4242;
+	strcpy(e->comm, "smbd");
+	e->flags = EF_SMBD_EXIT;
+	strcpy(e->name, "NT_STATUS_NO_MEMORY");
+	strcpy(e->smb_server, "../../source3/smbd/smb2_server.c:5054");
+	e->smb_status = 0xC0000017;
+	memcpy(e->args, &peer, sizeof(peer));
+	e->args[4] = (uint64_t)(20 + 1) | (uint64_t)ENOMEM << 32;    /* writev */
+	e->args[5] = 4000 | (uint64_t)2 << 32;
+	e->blk_sector = 300000;
+	k = smbd_send(d, e);
+	/* killed: a signal, no reason */
+	e->name[0] = e->smb_server[0] = '\0';
+	e->smb_status = 0;
+	e->ret = 9;
+	e->args[4] = 0;
+	k |= smbd_send(d, e);
+	/* a lease break answered */
+	memset(e, 0, sizeof(*e));
+	e->func_id = 3;
+	e->end_ns = now_ns;
+	e->latency_ns = 2500000;
+	e->pid = e->tid = 4242;
+	strcpy(e->comm, "smbd");
+	e->flags = EF_SMBD_BREAK;
+	e->args[0] = 7;     /* RWH */
+	e->args[1] = 1;     /* R */
+	e->args[2] = 0x0123456789abcdefULL;
+	e->args[3] = 0xfedcba9876543210ULL;
+	k |= smbd_send(d, e);
+	k |= send_fields(v, smbd_split_fields(&s, &v));
+	return k;
 }
 
 /* The event through the decoder and the smb2 layer's decode, then to journald. */
@@ -65,7 +141,7 @@ static int decode_send(const struct decoder *d, const struct event *e)
 		return 1;
 	}
 	r.share = "\\\\srv\\share";
-	k = send(&r);
+	k = record_send(&r);
 	r.share = NULL;
 	event_record_clear(&r);
 	return k;
@@ -89,8 +165,12 @@ int main(int argc, char **argv)
 		  .cfg = { .threshold_ns = 10000000, .ret_kind = RK_INT } },
 		{ .id = 1, .layer = LAYER_SMB2, .name = create_name, .module = "cifs",
 		  .cfg = { .threshold_ns = 10000000 } },
+		{ .id = 2, .layer = LAYER_SMBD, .name = "SMBD_EXIT",
+		  .symbol = "/usr/lib/x86_64-linux-gnu/samba/libsmbd-base-samba4.so.0:smbd_exit_server" },
+		{ .id = 3, .layer = LAYER_SMBD, .name = "SMBD_LEASE_BREAK",
+		  .symbol = "/usr/lib/x86_64-linux-gnu/samba/libsmbd-base-samba4.so.0:smbd_smb2_send_lease_break" },
 	};
-	struct func_table t = { .v = fns, .n = 2, .cap = 2 };
+	struct func_table t = { .v = fns, .n = 4, .cap = 4 };
 	struct decoder d = { .funcs = &t, .boot_to_realtime_ns = event_clock_offset() };
 	struct timespec now;
 
@@ -131,6 +211,7 @@ int main(int argc, char **argv)
 	e->wire[1] = (struct wire_req) { .cmd = 0x11, .lat_us = 20250 };
 	e->wire[2] = (struct wire_req) { .cmd = 6, .lat_us = 20038 };
 	k |= decode_send(&d, e);
+	k |= smbd_views(&d, e, now.tv_sec * 1000000000ULL + now.tv_nsec);
 	free(e);
 	/* requests the smb2 layer could not time: a loss entry with UNTIMED */
 	{

@@ -299,9 +299,12 @@ static void test_defaults(void) {
 	CHECK(c.backend == CHOICE_AUTO);
 	CHECK(c.journal && c.priority_slow == LOG_WARNING && c.priority_summary == LOG_INFO);
 	CHECK(c.lost_interval_ns == 60000000000ULL && c.hist_interval_ns == 60000000000ULL);
-	/* every layer but func where the machine has what it traces */
+	/* every layer but func where the machine has what it traces; syscalls (a probe on every
+	 * syscall of the machine) only when asked for */
 	for (int l = 0; l < _LAYER_MAX; l++)
-		CHECK(c.layer[l].enabled && c.layer[l].automatic == (l != LAYER_FUNC));
+		if (l != LAYER_SYSCALLS)
+			CHECK(c.layer[l].enabled && c.layer[l].automatic == (l != LAYER_FUNC));
+	CHECK(!c.layer[LAYER_SYSCALLS].enabled && !c.layer[LAYER_SYSCALLS].automatic);
 	for (int l = 0; l < _LAYER_MAX; l++)
 		CHECK(!c.layer[l].threshold_set && !c.layer[l].include && !c.layer[l].exclude);
 	CHECK(c.group[GROUP_INODE] && c.group[GROUP_FILE] && c.group[GROUP_ADSPACE] && c.group[GROUP_SUPER]);
@@ -398,6 +401,22 @@ static void test_every_section(void) {
 	CHECK_STR(c.smbd_binary, "/opt/samba/sbin/smbd");
 	config_free(&c);
 
+	/* [syscalls] select=: one grammar, the last assignment wins; the smbd views' switches */
+	LOAD_OK(&c, "[syscalls]\nselect = pid:7\nselect = smbd, comm:sysprog cgroup:/a/b\n"
+		"[smbd]\nvfs = yes\nexits = no\ntime_split = yes\nstacks = yes\n");
+	CHECK(c.sys_select.smbd && !c.sys_select.pid);
+	CHECK_STR(c.sys_select.comm, "sysprog");
+	CHECK_STR(c.sys_select.cgroup, "/a/b");
+	CHECK(c.smbd_vfs && !c.smbd_exits && c.smbd_breaks && c.smbd_split && c.layer[LAYER_SMBD].stacks);
+	config_free(&c);
+	CHECK(!c.smbd_vfs && c.smbd_exits && !c.smbd_split && !c.sys_select.smbd);
+	CHECK_ERROR_AT("[syscalls]\nselect = pid:0\n", 2, "select = pid:0 has an invalid pid");
+	CHECK_ERROR_AT("[syscalls]\nselect = comm:a_name_too_long_x\n", 2, "longer than 15 bytes");
+	CHECK_ERROR_AT("[syscalls]\nselect = cgroup:rel\n", 2, "wants an absolute cgroup path");
+	CHECK_ERROR_AT("[syscalls]\nselect = smb\n", 2, "wants smbd, pid:PID, comm:NAME or cgroup:PATH");
+	CHECK_ERROR_AT("[syscalls]\nselect = pid:1,pid:2\n", 2, "names more than one pid");
+	CHECK_ERROR_AT("[smb]\nstacks = yes\n", 2, "unknown key \"stacks\" in [smb]");
+
 	/* empty strings unset; "user =" keeps root */
 	LOAD_OK(&c, "[agent]\ncomm = smbd\ncomm =\nuser =\ncgroup=\n[smbd]\nbinary = /x/smbd\nbinary =\n");
 	CHECK(!c.comm && !c.user && !c.cgroup && !c.smbd_binary);
@@ -451,7 +470,7 @@ static void test_errors(void) {
 		    "t.conf:2: unknown key \"groups\" in [smb2], it belongs in [smb]\n");
 	CHECK_ERROR("threshold = 1\n",
 		    "t.conf:1: key \"threshold\" comes before any section, it belongs in [agent], [smb], "
-		    "[smb2], [block], [smbd], [probe NAME]\n");
+		    "[smb2], [block], [smbd], [syscalls], [probe NAME]\n");
 	CHECK_ERROR("[agent]\ngarbage\n",
 		    "t.conf:2: syntax error, expected [section] or key = value\n");
 	CHECK_ERROR("[agent\n", "t.conf:1: syntax error, expected [section] or key = value\n");

@@ -14,6 +14,7 @@ const char *const layer_names[_LAYER_MAX] = {
 	[LAYER_BLOCK] = "block",
 	[LAYER_FUNC] = "func",
 	[LAYER_SMBD] = "smbd",
+	[LAYER_SYSCALLS] = "syscalls",
 };
 
 static const char *const backend_names[_BACKEND_MAX] = {

@@ -14,6 +14,7 @@ enum layer_id {
 	LAYER_BLOCK,    /* block I/O */
 	LAYER_FUNC,     /* any kernel/user function, USDT, syscall */
 	LAYER_SMBD,     /* Samba server VFS via uprobes */
+	LAYER_SYSCALLS, /* every syscall of chosen processes, accounted */
 	_LAYER_MAX,
 };
 

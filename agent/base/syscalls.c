@@ -49,3 +49,16 @@ const char *syscalls_name(int nr)
 			return table[i].name;
 	return NULL;
 }
+
+unsigned int syscalls_count(void)
+{
+	return sizeof(table) / sizeof(table[0]);
+}
+
+const char *syscalls_at(unsigned int i, int *nr)
+{
+	if (i >= syscalls_count())
+		return NULL;
+	*nr = table[i].nr;
+	return table[i].name;
+}

@@ -8,3 +8,6 @@ int syscalls_nr(const char *name);
 const char *syscalls_suggest(const char *name);
 /* The name of syscall nr, or NULL. */
 const char *syscalls_name(int nr);
+/* The table in order: how many, and the i-th name (its number in *nr), NULL past the end. */
+unsigned int syscalls_count(void);
+const char *syscalls_at(unsigned int i, int *nr);

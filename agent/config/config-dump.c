@@ -79,8 +79,10 @@ void config_dump(const struct config *c, FILE *f) {
 		dump_threshold(f, lc->threshold_set, lc->threshold_ns);
 		dump_list(f, "include", lc->include);
 		dump_list(f, "exclude", lc->exclude);
-		if (i == LAYER_SMB2)
+		if (i == LAYER_SMB2 || i == LAYER_SYSCALLS)
 			dump_bool(f, "errors", lc->errors);
+		if (i == LAYER_SMBD || i == LAYER_SYSCALLS)
+			dump_bool(f, "stacks", lc->stacks);
 		if (i == LAYER_SMB) {
 			fputs("groups =", f);
 			for (int g = GROUP_NONE + 1; g <= GROUP_SUPER; g++)
@@ -92,8 +94,18 @@ void config_dump(const struct config *c, FILE *f) {
 			dump_list(f, "disks", c->block_disks);
 			dump_bool(f, "queue_time", c->block_queue_time);
 		}
-		if (i == LAYER_SMBD)
+		if (i == LAYER_SMBD) {
 			dump_string(f, "binary", c->smbd_binary);
+			dump_bool(f, "vfs", c->smbd_vfs);
+			dump_bool(f, "exits", c->smbd_exits);
+			dump_bool(f, "breaks", c->smbd_breaks);
+			dump_bool(f, "time_split", c->smbd_split);
+		}
+		if (i == LAYER_SYSCALLS) {
+			char sel[512];
+
+			dump_string(f, "select", config_select_format(&c->sys_select, sel, sizeof(sel)));
+		}
 	}
 
 	for (unsigned i = 0; i < c->n_probes; i++) {
@@ -106,5 +118,6 @@ void config_dump(const struct config *c, FILE *f) {
 		dump_bool(f, "user_stack", p->user_stack);
 		fprintf(f, "args = %u\n", p->args);
 		dump_bool(f, "errors", p->errors);
+		dump_bool(f, "stacks", p->stacks);
 	}
 }

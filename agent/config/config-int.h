@@ -19,6 +19,7 @@ enum section_kind {
 	SECTION_LAYER,
 	SECTION_BLOCK,              /* a layer with disks= and queue_time= */
 	SECTION_SMBD,               /* a layer with binary= */
+	SECTION_SYSCALLS,           /* a layer with select= */
 	SECTION_PROBE,
 	_SECTION_MAX,
 };

@@ -394,9 +394,41 @@ static int smbd_binary(struct loader *l, const char *v, bool append) {
 }
 
 static int layer_errors(struct loader *l, const char *v, bool append) {
-	if (l->layer != LAYER_SMB2)
-		return loader_fail(l, -EINVAL, "errors = is a key of [smb2] only");
+	if (l->layer != LAYER_SMB2 && l->layer != LAYER_SYSCALLS)
+		return loader_fail(l, -EINVAL, "errors = is a key of [smb2] and [syscalls] only");
 	return set_bool(l, v, &loader_layer(l)->errors);
+}
+
+static int layer_stacks(struct loader *l, const char *v, bool append) {
+	return set_bool(l, v, &loader_layer(l)->stacks);
+}
+
+static int smbd_vfs(struct loader *l, const char *v, bool append) {
+	return set_bool(l, v, &l->c->smbd_vfs);
+}
+
+static int smbd_exits(struct loader *l, const char *v, bool append) {
+	return set_bool(l, v, &l->c->smbd_exits);
+}
+
+static int smbd_breaks(struct loader *l, const char *v, bool append) {
+	return set_bool(l, v, &l->c->smbd_breaks);
+}
+
+static int smbd_split(struct loader *l, const char *v, bool append) {
+	return set_bool(l, v, &l->c->smbd_split);
+}
+
+/* [syscalls] select=: one grammar with --syscalls= (config_parse_select). */
+static int syscalls_select(struct loader *l, const char *v, bool append) {
+	const char *problem = NULL;
+	int r = config_parse_select(v, &l->c->sys_select, &problem);
+
+	if (r == -ENOMEM)
+		return loader_oom(l);
+	if (r < 0)
+		return loader_fail(l, -EINVAL, "select = %s %s", v, problem);
+	return 0;
 }
 
 static int smb_groups(struct loader *l, const char *v, bool append) {
@@ -484,6 +516,13 @@ static int probe_errors(struct loader *l, const char *v, bool append) {
 	return set_bool(l, v, &loader_probe(l)->errors);
 }
 
+static int probe_stacks(struct loader *l, const char *v, bool append) {
+	return set_bool(l, v, &loader_probe(l)->stacks);
+}
+
+#define LAYER_SECTIONS (S(SECTION_SMB) | S(SECTION_LAYER) | S(SECTION_BLOCK) | S(SECTION_SMBD) | \
+			S(SECTION_SYSCALLS))
+
 const struct key keys[] = {
 	{ "threshold", S(SECTION_AGENT), false, agent_threshold },
 	{ "pid", S(SECTION_AGENT), false, agent_pid },
@@ -503,11 +542,17 @@ const struct key keys[] = {
 	{ "priority_summary", S(SECTION_JOURNAL), false, journal_priority_summary },
 	{ "lost_interval", S(SECTION_JOURNAL), false, journal_lost_interval },
 	{ "interval", S(SECTION_HISTOGRAM), false, histogram_interval },
-	{ "enabled", S(SECTION_SMB) | S(SECTION_LAYER) | S(SECTION_BLOCK) | S(SECTION_SMBD), false, layer_enabled },
-	{ "threshold", S(SECTION_SMB) | S(SECTION_LAYER) | S(SECTION_BLOCK) | S(SECTION_SMBD), false, layer_threshold },
-	{ "include", S(SECTION_SMB) | S(SECTION_LAYER) | S(SECTION_BLOCK) | S(SECTION_SMBD), true, layer_include },
-	{ "exclude", S(SECTION_SMB) | S(SECTION_LAYER) | S(SECTION_BLOCK) | S(SECTION_SMBD), true, layer_exclude },
-	{ "errors", S(SECTION_LAYER), false, layer_errors },
+	{ "enabled", LAYER_SECTIONS, false, layer_enabled },
+	{ "threshold", LAYER_SECTIONS, false, layer_threshold },
+	{ "include", LAYER_SECTIONS, true, layer_include },
+	{ "exclude", LAYER_SECTIONS, true, layer_exclude },
+	{ "errors", S(SECTION_LAYER) | S(SECTION_SYSCALLS), false, layer_errors },
+	{ "stacks", S(SECTION_SMBD) | S(SECTION_SYSCALLS), false, layer_stacks },
+	{ "vfs", S(SECTION_SMBD), false, smbd_vfs },
+	{ "exits", S(SECTION_SMBD), false, smbd_exits },
+	{ "breaks", S(SECTION_SMBD), false, smbd_breaks },
+	{ "time_split", S(SECTION_SMBD), false, smbd_split },
+	{ "select", S(SECTION_SYSCALLS), false, syscalls_select },
 	{ "groups", S(SECTION_SMB), true, smb_groups },
 	{ "disks", S(SECTION_BLOCK), true, block_disks },
 	{ "queue_time", S(SECTION_BLOCK), false, block_queue_time },
@@ -518,6 +563,7 @@ const struct key keys[] = {
 	{ "user_stack", S(SECTION_PROBE), false, probe_user_stack },
 	{ "args", S(SECTION_PROBE), false, probe_args },
 	{ "errors", S(SECTION_PROBE), false, probe_errors },
+	{ "stacks", S(SECTION_PROBE), false, probe_stacks },
 };
 
 const struct key *key_find(const char *name, unsigned sections) {
@@ -537,6 +583,7 @@ const char *key_homes(const char *name, char *buf, size_t size) {
 		[SECTION_LAYER] = "[smb2]",
 		[SECTION_BLOCK] = "[block]",
 		[SECTION_SMBD] = "[smbd]",
+		[SECTION_SYSCALLS] = "[syscalls]",
 		[SECTION_PROBE] = "[probe NAME]",
 	};
 	unsigned sections = 0;

@@ -71,9 +71,13 @@ void config_init(struct config *c) {
 	};
 	/* where the machine has what they trace (smblat.conf(5), enabled = auto) */
 	for (enum layer_id l = 0; l < _LAYER_MAX; l++)
-		c->layer[l].enabled = c->layer[l].automatic = l != LAYER_FUNC;
+		c->layer[l].enabled = c->layer[l].automatic = l != LAYER_FUNC && l != LAYER_SYSCALLS;
 	/* function probes are opt-in one [probe NAME] at a time */
 	c->layer[LAYER_FUNC].enabled = true;
+	/* a probe on every syscall of the machine: only when asked for, never by auto */
+	c->layer[LAYER_SYSCALLS].enabled = false;
+	c->smbd_exits = true;
+	c->smbd_breaks = true;
 	for (size_t g = 0; g < ELEMENTSOF(c->group); g++)
 		c->group[g] = true;
 }
@@ -94,6 +98,7 @@ void config_free(struct config *c) {
 	free(c->comm);
 	free(c->cgroup);
 	free(c->smbd_binary);
+	config_select_free(&c->sys_select);
 	config_user_set(c, NULL);
 	for (size_t i = 0; i < _LAYER_MAX; i++) {
 		values_strv_free(c->layer[i].include);
@@ -318,7 +323,7 @@ static int section_probe(struct loader *l, const char *label) {
 
 static int section_enter(struct loader *l, char *name) {
 	static const char *const fixed[] = {
-		"agent", "journal", "histogram", "smb", "smb2", "block", "smbd", "probe",
+		"agent", "journal", "histogram", "smb", "smb2", "block", "smbd", "syscalls", "probe",
 	};
 	const char *hint;
 	size_t n;
@@ -343,7 +348,8 @@ static int section_enter(struct loader *l, char *name) {
 	else if ((i = values_name_index(name, layer_names, _LAYER_MAX)) >= 0 && i != LAYER_FUNC) {
 		l->layer = (enum layer_id) i;
 		l->kind = i == LAYER_SMB ? SECTION_SMB : i == LAYER_BLOCK ? SECTION_BLOCK :
-			  i == LAYER_SMBD ? SECTION_SMBD : SECTION_LAYER;
+			  i == LAYER_SMBD ? SECTION_SMBD : i == LAYER_SYSCALLS ? SECTION_SYSCALLS :
+			  SECTION_LAYER;
 	} else {
 		n = strcspn(name, WHITESPACE);
 		if (name[n]) {

@@ -19,7 +19,16 @@ struct layer_config {
 	uint64_t threshold_ns;
 	char **include;             /* NULL-terminated FUNCTION names, NULL = all */
 	char **exclude;             /* NULL-terminated FUNCTION names */
-	bool errors;                /* [smb2]: log failed requests whatever their latency */
+	bool errors;                /* [smb2], [syscalls]: log failed calls whatever their latency */
+	bool stacks;                /* count calls per distinct stack ([smbd], [syscalls]) */
+};
+
+/* [syscalls] select=: whose syscalls are accounted (one grammar, config_parse_select()). */
+struct sys_select {
+	bool smbd;                  /* every smbd */
+	uint32_t pid;               /* this process and its later children, 0: none */
+	char *comm;                 /* processes exec'ing with this name, NULL: none */
+	char *cgroup;               /* the tasks of this cgroup v2 (and below), NULL: none */
 };
 
 /* [probe NAME]: one function probe of the "func" layer (funcslower). */
@@ -34,6 +43,7 @@ struct probe_config {
 	bool user_stack;
 	unsigned int args;          /* entry arguments to log, 0..6 */
 	bool errors;                /* log failed calls whatever their latency */
+	bool stacks;                /* count calls per distinct stack */
 	char *file;                 /* FILE:LINE of the section, for messages */
 	unsigned int line;
 	bool cli;                   /* given on the command line (-f), not in a file */
@@ -71,6 +81,12 @@ struct config {
 	bool block_queue_time;      /* time from block_rq_insert, default no */
 	/* [smbd] */
 	char *smbd_binary;          /* smbd executable, NULL: found on PATH (config_smbd_binary) */
+	bool smbd_vfs;              /* every smb_vfs_call_*, not only include=d ones; default no */
+	bool smbd_exits;            /* SMBD_EXIT entries; default yes */
+	bool smbd_breaks;           /* SMBD_OPLOCK_BREAK, SMBD_LEASE_BREAK entries; default yes */
+	bool smbd_split;            /* time split summaries (SMBD_TIME_SPLIT); default no */
+	/* [syscalls] */
+	struct sys_select sys_select;   /* nothing chosen: every smbd */
 	/* [probe NAME] ... */
 	struct probe_config *probes;
 	unsigned int n_probes;
@@ -99,6 +115,16 @@ int config_load_string(struct config *c, const char *name, const char *text, cha
  * loaded again for a reload): they are in no file. -ENOMEM.
  */
 int config_carry_cli(struct config *to, const struct config *from);
+
+/*
+ * select= of [syscalls] and --syscalls=: "smbd", "pid:N", "comm:NAME",
+ * "cgroup:PATH", separated by commas or blanks, into s (freed first). On
+ * error -EINVAL and *problem says what is wrong (static).
+ */
+int config_parse_select(const char *v, struct sys_select *s, const char **problem);
+void config_select_free(struct sys_select *s);
+/* "smbd, pid:12" into buf (size n): the dump's and the messages' spelling. */
+const char *config_select_format(const struct sys_select *s, char *buf, size_t n);
 
 /* Prints the effective configuration in the file's own syntax. */
 void config_dump(const struct config *c, FILE *f);

@@ -9,7 +9,9 @@
 #include <systemd/sd-event.h>
 
 #include "core/agent.h"
+#include "base/folded.h"
 #include "decode/event.h"
+#include "decode/stacks.h"
 #include "layers/layer.h"
 #include "probes/btfargs.h"
 #include "probes/features.h"
@@ -55,6 +57,9 @@ struct agent {
 	int writer_error;
 	/* what SIGHUP compares with (reload.c) */
 	struct reload *reload;
+	/* counted stacks (NULL: no probe counts them), and all of the run's for --svg */
+	struct stacks *stacks;
+	struct folded run_stacks;
 };
 
 static inline uint64_t agent_now_ns(void)
@@ -84,6 +89,8 @@ void reload_free(struct agent *a);
 
 /* report.c: reads the BPF counters; writes summaries and/or loss reports. */
 void report_now(struct agent *a, bool summaries, bool losses);
+/* report.c: at exit, the run's counted stacks as a flame graph (--svg). */
+void report_flame(struct agent *a);
 /* report.c: entries written and failed since start, wherever they were counted. */
 void report_counts(struct agent *a, uint64_t *written, uint64_t *failed);
 /* report.c: says when journal writes start or stop failing. */

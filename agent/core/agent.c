@@ -401,6 +401,8 @@ static int setup_probes(struct agent *a)
 		r = probes_open(&po, a->ks, a->btfs, &a->probes);
 	if (r < 0)
 		return -ECANCELED;      /* said why already */
+	if (po.stacks && (r = stacks_new(&a->stacks)) < 0)
+		return r;
 	a->env.probes = a->probes;
 	fallbacks_report(a);
 	a->rb = ring_buffer__new(probes_ringbuf_fd(a->probes), on_event, a, NULL);
@@ -568,6 +570,8 @@ static void teardown(struct agent *a)
 	btfs_free(a->btfs);
 	ksyms_free(a->ks);
 	func_table_free(&a->funcs);
+	stacks_free(a->stacks);
+	folded_free(&a->run_stacks);
 	free(a->acc);
 	free(a->loss);
 }
@@ -603,6 +607,7 @@ static void finish(struct agent *a)
 		writer_drain(a->writer, 3000);   /* so that the last loss report has its failures */
 	/* the final summary, also when periodic ones are off ([histogram] interval = 0) */
 	report_now(a, true, true);
+	report_flame(a);
 	report_counts(a, &written, &failed);
 	status_count_set(&s, COUNT_ENTRIES_WRITTEN, written);
 	status_count_set(&s, COUNT_ENTRIES_FAILED, failed);

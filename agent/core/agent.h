@@ -18,6 +18,8 @@ struct run_opts {
 	bool verbose;
 	const char *config_path;    /* for SIGHUP reload; NULL: built-in defaults */
 	bool config_explicit;
+	bool stacks_by_time;        /* --stacks=time: folded lines and --svg weigh latency (us) */
+	const char *svg_path;       /* --svg FILE: a flame graph of the run's counted stacks, at exit */
 };
 
 /* Returns the process exit status. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* Interval summaries and loss reports from the BPF counters. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,11 @@
 
 #include "base/log.h"
 #include "core/agent-int.h"
+#include "sinks/flame.h"
 #include "sinks/writer.h"
+
+#define STACKS_TOP 20               /* counted stacks per FUNCTION and interval in the journal */
+#define STACKS_TERM 10              /* ... in the terminal's tables */
 
 /* ---- summaries and loss reports ---- */
 
@@ -41,6 +46,9 @@ static int collect(struct agent *a)
 	if (!iv)
 		return -ENOMEM;
 	ended = probes_epoch_bump(a->probes);
+	/* each generation of counted stacks is drained as soon as its epoch ends */
+	if (a->stacks)
+		(void)stacks_drain(a->stacks, a->probes, ended, &a->dec);
 	r = stats_collect(a->stats, probes_stats_fd(a->probes), a->funcs.n, ended, iv);
 	for (uint32_t i = 0; r == 0 && i < a->funcs.n; i++) {
 		hist_merge(&a->acc[i], &iv[i].sum);
@@ -64,7 +72,7 @@ static void emit_summaries(struct agent *a, double interval_s)
 	for (uint32_t i = 0; i < a->funcs.n; i++) {
 		struct summary s;
 
-		if (done[i] || !a->acc[i].count)
+		if (done[i] || !a->acc[i].count || layer_table[a->funcs.v[i].layer]->own_summaries)
 			continue;
 		/* One FUNCTION may be served by several kernel functions. */
 		s = a->acc[i];
@@ -85,8 +93,6 @@ static void emit_summaries(struct agent *a, double interval_s)
 	}
 	if (header)
 		fflush(table);
-	for (uint32_t i = 0; i < a->funcs.n; i++)
-		hist_init(&a->acc[i]);
 	free(done);
 }
 
@@ -134,6 +140,101 @@ static void emit_losses(struct agent *a, double interval_s)
 	free(v);
 }
 
+static void stack_journal(struct agent *a, const struct func *f, const struct folded *set,
+			  size_t rank, uint64_t lost, double interval_s)
+{
+	const struct folded_line *l = &set->v[rank];
+	const char *inner = strrchr(l->stack, ';');
+	char count[24], total[24], rk[16], n[16], lo[24], iv[32], *msg = NULL;
+	/* the journal sink cuts STACK_FOLDED as it cuts a slow call's */
+	const struct record_field fields[] = {
+		{ "STACK_FOLDED", (char *)l->stack }, { "COUNT", count }, { "TOTAL_US", total },
+		{ "STACK_RANK", rk }, { "STACKS", n }, { "STACKS_LOST", lo }, { "INTERVAL_S", iv },
+	};
+
+	snprintf(count, sizeof(count), "%" PRIu64, l->count);
+	snprintf(total, sizeof(total), "%" PRIu64, l->total_ns / 1000);
+	snprintf(rk, sizeof(rk), "%zu", rank + 1);
+	snprintf(n, sizeof(n), "%zu", set->n);
+	snprintf(lo, sizeof(lo), "%" PRIu64, lost);
+	snprintf(iv, sizeof(iv), "%.3f", interval_s);
+	if (asprintf(&msg, "%s stack %zu of %zu: %" PRIu64 " calls, %.3f ms, innermost %s", f->name,
+		     rank + 1, set->n, l->count, l->total_ns / 1e6, inner ? inner + 1 : l->stack) >= 0)
+		journal_write_view(a->journal, f->name, f->layer, SMBLAT_MID_STACKS, msg, fields,
+				   sizeof(fields) / sizeof(*fields));
+	free(msg);
+}
+
+static void stacks_term(struct agent *a, FILE *table, const struct func *f,
+			const struct folded *set, uint64_t lost)
+{
+	bool time = a->opt->stacks_by_time;
+
+	if (a->opt->term.folded) {
+		/* flame graph input: every stack */
+		for (size_t i = 0; i < set->n; i++)
+			printf("%s %" PRIu64 "\n", set->v[i].stack,
+			       time ? set->v[i].total_ns / 1000 : set->v[i].count);
+		fflush(stdout);
+		return;
+	}
+	fprintf(table, "stacks of %s: %zu distinct, %" PRIu64 " calls not counted (no room)\n",
+		f->name, set->n, lost);
+	for (size_t i = 0; i < set->n && i < STACKS_TERM; i++)
+		fprintf(table, "%10" PRIu64 " %12.3f ms  %s\n", set->v[i].count, set->v[i].total_ns / 1e6,
+			set->v[i].stack);
+}
+
+/* Each function's counted stacks of the interval: the top ones in the journal, or the terminal. */
+static void emit_stacks(struct agent *a, double interval_s)
+{
+	FILE *table = a->opt->term.folded || a->opt->term.format == TERM_CSV ? stderr : stdout;
+
+	for (uint32_t i = 0; a->stacks && i < a->funcs.n; i++) {
+		const struct func *f = &a->funcs.v[i];
+		struct folded set;
+		uint64_t lost;
+
+		stacks_take(a->stacks, i, &set, &lost);
+		if (set.n || lost) {
+			folded_sort(&set, a->opt->stacks_by_time);
+			if (a->journal)
+				for (size_t k = 0; k < set.n && k < STACKS_TOP; k++)
+					stack_journal(a, f, &set, k, lost, interval_s);
+			else
+				stacks_term(a, table, f, &set, lost);
+			if (a->opt->svg_path)
+				(void)folded_merge(&a->run_stacks, &set);
+		}
+		folded_free(&set);
+	}
+}
+
+void report_flame(struct agent *a)
+{
+	struct flame_opts o = { .title = "smblat: counted stacks", .by_time = a->opt->stacks_by_time,
+				.subtitle = a->opt->stacks_by_time ? "widths: latency (us)" : "widths: calls" };
+	FILE *f;
+	int r;
+
+	if (!a->opt->svg_path)
+		return;
+	f = fopen(a->opt->svg_path, "we");
+	if (!f) {
+		log_status(STATUS_AGENT_DEGRADED, REASON_SYSTEM, LOG_ERR, "--svg %s: %m", a->opt->svg_path);
+		return;
+	}
+	r = flame_write(f, &a->run_stacks, &o);
+	if (fclose(f) < 0 && r == 0)
+		r = -errno;
+	if (r < 0)
+		log_status(STATUS_AGENT_DEGRADED, REASON_SYSTEM, LOG_ERR, "--svg %s: %s",
+			   a->opt->svg_path, strerror(-r));
+	else    /* asked for on the command line: said there */
+		fprintf(stderr, "smblat: flame graph of %zu stacks written to %s\n", a->run_stacks.n,
+			a->opt->svg_path);
+}
+
 /* The layers' own views, after the function table's. */
 static void emit_views(struct agent *a, double interval_s, bool final)
 {
@@ -142,11 +243,13 @@ static void emit_views(struct agent *a, double interval_s, bool final)
 		.table = a->opt->term.folded || a->opt->term.format == TERM_CSV ? stderr : stdout,
 		.interval_s = interval_s,
 		.final = final,
+		.acc = a->acc,
 	};
 
 	for (int l = 0; l < _LAYER_MAX; l++)
 		if (a->layer[l] && a->cfg->layer[l].enabled && layer_table[l]->summarize)
 			layer_table[l]->summarize(a->layer[l], &out);
+	fflush(out.table);
 }
 
 void report_now(struct agent *a, bool summary, bool losses)
@@ -158,6 +261,9 @@ void report_now(struct agent *a, bool summary, bool losses)
 	if (summary) {
 		emit_summaries(a, (now - a->last_summary_ns) / 1e9);
 		emit_views(a, (now - a->last_summary_ns) / 1e9, a->stopping);
+		emit_stacks(a, (now - a->last_summary_ns) / 1e9);
+		for (uint32_t i = 0; i < a->funcs.n; i++)
+			hist_init(&a->acc[i]);
 		a->last_summary_ns = now;
 	}
 	if (losses) {

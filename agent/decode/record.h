@@ -39,6 +39,9 @@ struct record {
 	 * sector 2048"; NULL: the share and file above), and its fields.
 	 */
 	char *place;
+	/* an entry of the layer's own kind: its MESSAGE_ID and MESSAGE (NULL: a slow call's) */
+	const char *message_id;
+	char *message;
 	struct record_field fields[RECORD_FIELDS_MAX];
 	unsigned int n_fields;
 };

@@ -219,14 +219,14 @@ static void block_attach(struct layer *l)
 		return;
 	}
 	for (unsigned int i = 0; i < n_tps; i++) {
-		r = probes_attach_tracepoint(l->env->probes, tracepoints[i]);
+		r = probes_attach_tracepoint(l->env->probes, UNIT_BLOCK, tracepoints[i]);
 		if (r < 0) {
 			const char *tw = probes_tp_btf_why(l->env->probes);
 
 			snprintf(l->why, sizeof(l->why), "%s: %s%s%s", tracepoints[i], strerror(-r),
 				 tw ? "; " : "", tw ? tw : "");
 			for (unsigned int j = 0; j < i; j++)
-				probes_detach_tracepoint(l->env->probes, tracepoints[j]);
+				probes_detach_tracepoint(l->env->probes, UNIT_BLOCK, tracepoints[j]);
 			for (uint32_t op = 0; op < _BLOCK_OP_MAX; op++)
 				func_set_state(l->ops[op], FUNC_FAILED, "%s", l->why);
 			log_layer(NAME, STATUS_LAYER_UNAVAILABLE, r == -ENOENT ? REASON_NOT_FOUND :
@@ -237,7 +237,7 @@ static void block_attach(struct layer *l)
 		if (l->backend == BACKEND_NONE || r == BACKEND_RAW_TP)
 			l->backend = r;
 	}
-	l->io_start = probes_attach_tracepoint(l->env->probes, TP_IO_START) >= 0;
+	l->io_start = probes_attach_tracepoint(l->env->probes, UNIT_BLOCK, TP_IO_START) >= 0;
 	l->why[0] = '\0';
 	ops_mark(l);
 	status_count_set(&s, COUNT_ATTACHED, func_table_attached(l->env->funcs, LAYER_BLOCK));
@@ -269,8 +269,8 @@ static unsigned int block_detach(struct layer *l, enum func_state why)
 	unsigned int n = func_table_attached(l->env->funcs, LAYER_BLOCK);
 
 	for (unsigned int i = 0; i < sizeof(tracepoints) / sizeof(*tracepoints); i++)
-		probes_detach_tracepoint(l->env->probes, tracepoints[i]);
-	probes_detach_tracepoint(l->env->probes, TP_IO_START);
+		probes_detach_tracepoint(l->env->probes, UNIT_BLOCK, tracepoints[i]);
+	probes_detach_tracepoint(l->env->probes, UNIT_BLOCK, TP_IO_START);
 	l->io_start = false;
 	for (uint32_t op = 0; op < _BLOCK_OP_MAX; op++)
 		if (l->ops[op])

@@ -71,6 +71,9 @@ static uint32_t probe_flags(const struct probe_config *pc, enum side side)
 		f |= FF_KSTACK;
 	if (pc->errors && side != SIDE_USDT)
 		f |= FF_ERRORS;
+	/* a user probe's kernel stack is the uprobe trap: only the user stack tells */
+	if (pc->stacks)
+		f |= FF_STACKS_USER | (side == SIDE_KERNEL ? FF_STACKS_KERNEL : 0);
 	return f;
 }
 
@@ -208,9 +211,9 @@ static void attach_syscall(struct layer *l, struct func *f, const struct target 
 	probes_update(l->env->probes, f);
 	if (l->sys_backend == BACKEND_NONE) {
 		/* Exit first: an entry without its exit would leave frames behind. */
-		r = probes_attach_tracepoint(l->env->probes, "sys_exit");
-		if (r >= 0 && (r = probes_attach_tracepoint(l->env->probes, "sys_enter")) < 0)
-			probes_detach_tracepoint(l->env->probes, "sys_exit");
+		r = probes_attach_tracepoint(l->env->probes, UNIT_SYSCALL, "sys_exit");
+		if (r >= 0 && (r = probes_attach_tracepoint(l->env->probes, UNIT_SYSCALL, "sys_enter")) < 0)
+			probes_detach_tracepoint(l->env->probes, UNIT_SYSCALL, "sys_exit");
 		if (r < 0) {
 			tw = probes_tp_btf_why(l->env->probes);
 			func_set_state(f, FUNC_FAILED, "sys_enter/sys_exit: %s%s%s", strerror(-r),
@@ -443,6 +446,8 @@ static int func_prepare(const struct config *c, const struct layer_env *env, str
 {
 	/* syscall programs always: a reload may add the first syscall probe */
 	po->units |= UNIT_BIT(UNIT_FUNC) | UNIT_BIT(UNIT_SYSCALL);
+	for (unsigned int i = 0; i < c->n_probes; i++)
+		po->stacks |= c->probes[i].stacks;
 	return 0;
 }
 

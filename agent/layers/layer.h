@@ -43,6 +43,8 @@ struct summary_out {
 	FILE *table;                /* the terminal's table stream */
 	double interval_s;
 	bool final;                 /* the last one, at exit */
+	/* per function id, what the interval counted: a layer with own_summaries writes its functions' */
+	const struct summary *acc;
 };
 
 /* The services a layer works with; the core owns them. */
@@ -79,6 +81,8 @@ struct layer_ops {
 	enum layer_id id;
 	const char *traces;         /* what it traces, for a reader who does not know the layers */
 	size_t size;                /* sizeof(struct layer) of the layer */
+	/* The core writes no summaries of its functions: its summarize hook does, from out->acc. */
+	bool own_summaries;
 	/* Function ids a configuration may need at most (the BPF maps are sized once). */
 	uint32_t (*ids_needed)(const struct config *c);
 	/*

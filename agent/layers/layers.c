@@ -10,7 +10,8 @@
 #include "probes/inflight.h"
 #include "symbols/kmodules.h"
 
-extern const struct layer_ops smb_layer, smb2_layer, block_layer, func_layer, smbd_layer;
+extern const struct layer_ops smb_layer, smb2_layer, block_layer, func_layer, smbd_layer,
+	syscalls_layer;
 
 const struct layer_ops *const layer_table[_LAYER_MAX] = {
 	[LAYER_SMB] = &smb_layer,
@@ -18,6 +19,7 @@ const struct layer_ops *const layer_table[_LAYER_MAX] = {
 	[LAYER_BLOCK] = &block_layer,
 	[LAYER_FUNC] = &func_layer,
 	[LAYER_SMBD] = &smbd_layer,
+	[LAYER_SYSCALLS] = &syscalls_layer,
 };
 
 /* A warning when enabled, a notice when auto: the machine lacks what it traces. */

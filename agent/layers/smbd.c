@@ -4,7 +4,10 @@
  * the library that defines its VFS entry points (smb_vfs_call_<op>) and
  * SMB2 request handlers (smbd_smb2_request_process_<cmd>). The probes are
  * on the file (pid -1), so every smbd process, also those forked or started
- * after the agent, is covered.
+ * after the agent, is covered. SMB2 requests are timed by default, the VFS
+ * calls on request (vfs = yes, or include= naming them): a uprobe on every
+ * VFS call costs far more than one per request. The views beyond functions
+ * (exits, breaks, the time split) are in smbd-exit.c and smbd-split.c.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -18,6 +21,8 @@
 
 #include "base/log.h"
 #include "layers/layer.h"
+#include "layers/procs.h"
+#include "layers/smbd-views.h"
 #include "probes/inflight.h"
 #include "symbols/usyms.h"
 
@@ -35,6 +40,10 @@ struct layer {
 	const struct layer_env *env;
 	char *binary;               /* smbd */
 	char *lib;                  /* the file defining its VFS and SMB2 entry points */
+	char *tevent;               /* libtevent, for the time split; NULL when not found */
+	char *cluster;              /* libsamba-cluster-support (ctdbd calls); NULL when not found */
+	struct smbd_split *split;
+	bool followed;              /* the process tracepoints are attached */
 	uint64_t ends[2];           /* offsets of smb2_ends[] in lib */
 	bool requests;              /* both ends exist: SMB2 requests can be timed */
 	const char *why;            /* unavailable or off: why */
@@ -60,7 +69,8 @@ static void configure(struct batch *b, struct func *f)
 
 	f->cfg = (struct func_cfg) {
 		.threshold_ns = config_layer_threshold_ns(c, LAYER_SMBD),
-		.flags = FF_ENABLED | (c->user_stack ? FF_USTACK : 0),
+		.flags = FF_ENABLED | (c->user_stack ? FF_USTACK : 0) |
+			 (c->layer[LAYER_SMBD].stacks ? FF_STACKS_USER : 0),
 		/*
 		 * VFS calls return int, ssize_t, NTSTATUS, pointers or nothing, and
 		 * report errors in errno: no return value is better than a wrong one.
@@ -81,6 +91,19 @@ static struct func *find(struct layer *l, const char *name)
 	return NULL;
 }
 
+/* VFS calls: all with vfs = yes, else those include= names. */
+static bool vfs_wanted(const struct config *c, const char *name)
+{
+	char **inc = c->layer[LAYER_SMBD].include;
+
+	if (c->smbd_vfs)
+		return true;
+	for (; inc && *inc; inc++)
+		if (strcasecmp(*inc, name) == 0)
+			return true;
+	return false;
+}
+
 /* Per entry point of the library: detach, update, or queue it for attaching. */
 static int sync_one(const char *symbol, uint64_t offset, void *userdata)
 {
@@ -96,7 +119,8 @@ static int sync_one(const char *symbol, uint64_t offset, void *userdata)
 		return 0;
 	for (char *s = name; *s; s++)
 		*s = (char)toupper((unsigned char)*s);
-	want = config_wants(l->env->cfg, LAYER_SMBD, name, GROUP_NONE);
+	want = config_wants(l->env->cfg, LAYER_SMBD, name, GROUP_NONE) &&
+	       (b->smb2 || vfs_wanted(l->env->cfg, name));
 	f = find(l, name);
 	if (f && func_attached(f) && !want) {
 		probes_detach(l->env->probes, f, FUNC_DISABLED, NULL);
@@ -187,6 +211,78 @@ static void layer_sync(struct layer *l, unsigned int *attached, unsigned int *de
 	free(b);
 }
 
+static struct smbd_places places(const struct layer *l)
+{
+	return (struct smbd_places) { .binary = l->binary, .lib = l->lib, .tevent = l->tevent,
+				      .cluster = l->cluster };
+}
+
+/*
+ * The views follow smbd processes: the process tracepoints, sys_exit (the
+ * last failed syscall, the client's address) and, for the time split,
+ * sys_enter; the smbds that run already are told to the kernel side.
+ * Returns how many run, or negative when the views cannot be had.
+ */
+static int follow(struct layer *l)
+{
+	const struct config *c = l->env->cfg;
+	char why[256];
+	int r;
+
+	if (!c->smbd_exits && !c->smbd_breaks && !c->smbd_split)
+		return -ENOENT;
+	r = procs_attach(l->env->probes, c->smbd_split, why, sizeof(why));
+	if (r < 0) {
+		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_ATTACH_FAILED, LOG_WARNING,
+			  "exits, breaks and time split not available: %s", why);
+		return r;
+	}
+	probes_procs_ctl(l->env->probes)->smbd = 1;
+	r = l->followed ? 0 : procs_seed(l->env->probes, &(struct procs_seed) {});
+	l->followed = true;
+	return r < 0 ? 0 : r;
+}
+
+/* The views' functions wanted and attached, said once they first are. */
+static void views_say(struct layer *l, int running)
+{
+	const struct config *c = l->env->cfg;
+	const struct {
+		const char *name;
+		bool want;
+	} views[] = {
+		{ "SMBD_EXIT", c->smbd_exits }, { "SMBD_OPLOCK_BREAK", c->smbd_breaks },
+		{ "SMBD_LEASE_BREAK", c->smbd_breaks }, { "SMBD_TIME_SPLIT", c->smbd_split },
+	};
+	struct status s = { .kind = STATUS_LAYER_ATTACHED, .priority = LOG_INFO, .layer = NAME };
+	unsigned int wanted = 0, attached = 0;
+
+	for (size_t i = 0; i < sizeof(views) / sizeof(*views); i++) {
+		struct func *f = views[i].want ? find(l, views[i].name) : NULL;
+
+		wanted += views[i].want;
+		attached += f && func_attached(f);
+	}
+	status_count_set(&s, COUNT_ATTACHED, attached);
+	status_count_set(&s, COUNT_NOT_ATTACHED, wanted - attached);
+	log_emit(&s, "following smbd processes (%d running): %u of %u views attached", running,
+		 attached, wanted);
+}
+
+static void views_sync(struct layer *l)
+{
+	struct smbd_places pl = places(l);
+	bool first = !l->followed;
+	int running = follow(l);
+
+	if (running < 0)
+		return;
+	smbd_exits_sync(l->env, &pl);
+	smbd_split_sync(l->split, l->env, &pl);
+	if (first)
+		views_say(l, running);
+}
+
 /* smbd, the library with its entry points, and whether SMB2 requests can be timed. */
 static int locate(struct layer *l)
 {
@@ -223,6 +319,11 @@ static int locate(struct layer *l)
 		}
 	}
 	l->requests = true;
+	/* the time split's other files; without them it does with less */
+	if (usyms_provider(l->env->us, l->binary, "tevent_common_invoke_fd_handler", &l->tevent) < 0)
+		l->tevent = NULL;
+	if (usyms_provider(l->env->us, l->binary, "ctdbd_migrate", &l->cluster) < 0)
+		l->cluster = NULL;
 	return 0;
 }
 
@@ -245,12 +346,17 @@ static void smbd_attach(struct layer *l)
 	if (!l->lib && locate(l) < 0)
 		return;
 	layer_sync(l, &a, &d);
+	if (l->requests)
+		views_sync(l);
 }
 
 static void smbd_apply(struct layer *l, const struct config *old, struct reload_counts *n)
 {
-	if (l->lib)
-		layer_sync(l, &n->attached, &n->detached);
+	if (!l->lib)
+		return;
+	layer_sync(l, &n->attached, &n->detached);
+	if (l->requests)
+		views_sync(l);
 }
 
 static unsigned int smbd_detach(struct layer *l, enum func_state why)
@@ -258,6 +364,8 @@ static unsigned int smbd_detach(struct layer *l, enum func_state why)
 	struct func_table *t = l->env->funcs;
 	unsigned int n = 0;
 
+	n += smbd_exits_detach(l->env, why);
+	n += smbd_split_detach(l->split, l->env, why);
 	for (uint32_t i = 0; i < t->n; i++)
 		if (t->v[i].layer == LAYER_SMBD && func_attached(&t->v[i])) {
 			probes_detach(l->env->probes, &t->v[i], why, NULL);
@@ -293,6 +401,23 @@ static void smbd_watch(struct layer *l)
 			    "their smbd process gone or not ended in 60 min", NULL);
 }
 
+static void smbd_decode(struct layer *l, const struct event *e, struct record *r)
+{
+	if (e->flags & (EF_SMBD_EXIT | EF_SMBD_BREAK))
+		smbd_exits_decode(l->env, e, r);
+}
+
+static void smbd_summarize(struct layer *l, const struct summary_out *out)
+{
+	smbd_split_summarize(l->split, l->env, out);
+}
+
+static void smbd_list(struct layer *l, FILE *out)
+{
+	if (l->followed)
+		procs_list(l->env->probes, out, "(smbd processes)", LAYER_SMBD);
+}
+
 static enum layer_state smbd_state(struct layer *l, const char **why)
 {
 	if (l->why) {
@@ -319,21 +444,32 @@ static int smbd_prepare(const struct config *c, const struct layer_env *env, str
 {
 	const struct layer_config *lc = &c->layer[LAYER_SMBD];
 
-	if (lc->enabled && (!lc->automatic || smbd_present(c)))
-		po->units |= UNIT_BIT(UNIT_SMBD);
+	if (!lc->enabled || (lc->automatic && !smbd_present(c)))
+		return 0;
+	/* the process programs always: a reload may switch a view on */
+	po->units |= UNIT_BIT(UNIT_SMBD) | UNIT_BIT(UNIT_TASKS) | UNIT_BIT(UNIT_SYSACCT);
+	po->stacks |= lc->stacks;
 	return 0;
+}
+
+static int smbd_init(struct layer *l)
+{
+	return smbd_split_new(&l->split);
 }
 
 static uint32_t smbd_ids_needed(const struct config *c)
 {
-	/* smb_vfs_call_* and SMB2 commands: ~120 in Samba 4.17 */
-	return 256;
+	/* smb_vfs_call_* and SMB2 commands: ~120 in Samba 4.17; the views */
+	return 256 + 4;
 }
 
 static void smbd_free(struct layer *l)
 {
 	free(l->binary);
 	free(l->lib);
+	free(l->tevent);
+	free(l->cluster);
+	smbd_split_free(l->split);
 }
 
 const struct layer_ops smbd_layer = {
@@ -342,10 +478,14 @@ const struct layer_ops smbd_layer = {
 	.ids_needed = smbd_ids_needed,
 	.prepare = smbd_prepare,
 	.size = sizeof(struct layer),
+	.init = smbd_init,
 	.attach = smbd_attach,
 	.apply = smbd_apply,
 	.detach = smbd_detach,
 	.watch = smbd_watch,
+	.list = smbd_list,
+	.decode = smbd_decode,
+	.summarize = smbd_summarize,
 	.state = smbd_state,
 	.free = smbd_free,
 };

@@ -2,7 +2,8 @@
 /*
  * The BPF object: which of its programs load on this kernel, and loading it
  * with every kind of program the kernel takes; the fentry templates in an
- * object of their own, loaded when fentry is first wanted.
+ * object of their own, loaded when fentry is first wanted; the maps and
+ * globals of the object the layers and the core read and set.
  */
 #include <errno.h>
 #include <signal.h>
@@ -41,6 +42,7 @@ enum prog_unit prog_unit(const struct bpf_program *prog)
 	} units[] = {
 		{ "vfs_", UNIT_VFS }, { "smb2_", UNIT_SMB2 }, { "blk_", UNIT_BLOCK },
 		{ "sys_", UNIT_SYSCALL }, { "smbd_", UNIT_SMBD }, { "umulti_smbd_", UNIT_SMBD },
+		{ "tasks_", UNIT_TASKS }, { "sysacct_", UNIT_SYSACCT },
 	};
 	const char *name = bpf_program__name(prog);
 
@@ -49,6 +51,10 @@ enum prog_unit prog_unit(const struct bpf_program *prog)
 			return units[i].unit;
 	return UNIT_FUNC;
 }
+
+/* The units of tracepoint programs: those that may fail to load without the others. */
+#define TRACEPOINT_UNITS (UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL) | UNIT_BIT(UNIT_TASKS) | \
+			  UNIT_BIT(UNIT_SYSACCT))
 
 /* The optional kinds of program: each one the kernel may refuse. */
 enum feature {
@@ -150,6 +156,22 @@ static int frames_hash_setup(struct smblat_bpf *skel, uint32_t max_threads)
 }
 
 /*
+ * Maps nothing asked for keep one entry: stack maps are preallocated. The
+ * syscall accounting's task storage is made only for its unit (a kernel
+ * without task storage would refuse the whole object).
+ */
+static void maps_size(struct smblat_bpf *skel, const struct probes_opts *o)
+{
+	struct bpf_map *m[] = { skel->maps.stack_ids0, skel->maps.stack_ids1,
+				skel->maps.stack_counts0, skel->maps.stack_counts1 };
+
+	for (size_t i = 0; !o->stacks && i < sizeof(m) / sizeof(*m); i++)
+		bpf_map__set_max_entries(m[i], 1);
+	if (!(o->units & UNIT_BIT(UNIT_SYSACCT)))
+		bpf_map__set_autocreate(skel->maps.sys_calls, false);
+}
+
+/*
  * Opens and loads the object; with share, only its fentry templates, on the
  * maps of share (the same counters, frames and ring buffer).
  */
@@ -167,6 +189,11 @@ static int skel_load(const struct probes_opts *o, const struct kinds *ft,
 		const struct bpf_map *theirs = share ?
 			bpf_object__find_map_by_name(share->obj, bpf_map__name(m)) : NULL;
 
+		if (theirs && bpf_map__fd(theirs) < 0) {
+			/* not made there: nothing of the templates uses it */
+			bpf_map__set_autocreate(m, false);
+			continue;
+		}
 		if (theirs && bpf_map__reuse_fd(m, bpf_map__fd(theirs)) < 0) {
 			r = -errno;
 			smblat_bpf__destroy(skel);
@@ -183,6 +210,8 @@ static int skel_load(const struct probes_opts *o, const struct kinds *ft,
 	}
 	bpf_map__set_max_entries(skel->maps.events, o->ringbuf_bytes);
 	bpf_map__set_max_entries(skel->maps.stats, o->func_capacity);
+	if (!share)
+		maps_size(skel, o);
 	/* a shared frames map comes as it is */
 	r = (ft->compat & COMPAT_FRAMES_HASH) && !share ? frames_hash_setup(skel, o->max_threads) : 0;
 	if (r == 0) {
@@ -408,7 +437,7 @@ static void kinds_choose(struct probes *p, const struct probes_opts *o, struct b
 			      features_has(f, KF_KPROBE_MULTI);
 	if (!features_has(f, KF_KPROBE_MULTI))
 		p->kmulti_why = missing_dup(f, KF_KPROBE_MULTI);
-	ft->on[FEAT_TP_BTF] = (o->units & (UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL))) &&
+	ft->on[FEAT_TP_BTF] = (o->units & TRACEPOINT_UNITS) &&
 			      features_has(f, KF_TP_BTF);
 	if (!features_has(f, KF_TP_BTF))
 		p->tp_btf_why = missing_dup(f, KF_TP_BTF);
@@ -460,8 +489,15 @@ static int essentials_check(const struct features *f)
 int object_load(struct probes *p, const struct probes_opts *o)
 {
 	struct kinds ft = { .vmlinux = btfs_get(p->btfs, NULL) };
+	struct probes_opts lo;
 	int r;
 
+	/* syscall accounting keeps per-task state in task storage only */
+	if ((o->units & UNIT_BIT(UNIT_SYSACCT)) && !features_has(o->features, KF_TASK_STORAGE)) {
+		lo = *o;
+		lo.units &= ~UNIT_BIT(UNIT_SYSACCT);
+		o = &lo;
+	}
 	kinds_choose(p, o, p->btfs, &ft);
 	r = essentials_check(o->features);
 	if (r == 0)
@@ -469,13 +505,13 @@ int object_load(struct probes *p, const struct probes_opts *o)
 	if (r < 0)
 		return r;               /* said why */
 	r = load_what_loads(p, o, &ft);
-	if (r < 0 && (o->units & (UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL)))) {
+	if (r < 0 && (o->units & TRACEPOINT_UNITS)) {
 		/* The other layers need not go down with the tracepoint ones. */
 		struct probes_opts bare = *o;
 
-		bare.units &= ~(UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL));
+		bare.units &= ~TRACEPOINT_UNITS;
 		free(p->tp_btf_why);
-		if (asprintf(&p->tp_btf_why, "block and syscall programs refused: %s%s%s",
+		if (asprintf(&p->tp_btf_why, "tracepoint programs refused: %s%s%s",
 			     strerror(-r), libbpf_said[0] ? ": " : "", libbpf_said) < 0)
 			p->tp_btf_why = NULL;
 		r = skel_load(&bare, &ft, NULL, &p->skel);
@@ -528,4 +564,90 @@ int place_set(struct probes *p, uint64_t addr, uint64_t offset, uint32_t id)
 				 BPF_ANY) < 0)
 		return -errno;
 	return 0;
+}
+
+/* The maps and globals of the object the layers and the core read and set. */
+
+static int id_set(struct bpf_map *m, uint32_t key, int id)
+{
+	uint32_t v = id < 0 ? 0 : (uint32_t)id + 1;
+
+	if (bpf_map__update_elem(m, &key, sizeof(key), &v, sizeof(v), BPF_ANY) < 0)
+		return -errno;
+	return 0;
+}
+
+int probes_set_block_id(struct probes *p, uint32_t op, int id)
+{
+	return id_set(p->skel->maps.blk_ids, op, id);
+}
+
+int probes_set_syscall_id(struct probes *p, uint32_t nr, int id)
+{
+	return id_set(p->skel->maps.sys_ids, nr, id);
+}
+
+int probes_ringbuf_fd(const struct probes *p)
+{
+	return bpf_map__fd(p->skel->maps.events);
+}
+
+int probes_stats_fd(const struct probes *p)
+{
+	return bpf_map__fd(p->skel->maps.stats);
+}
+
+int probes_totals_fd(const struct probes *p)
+{
+	return bpf_map__fd(p->skel->maps.totals);
+}
+
+uint64_t probes_epoch_bump(struct probes *p)
+{
+	uint64_t old = p->skel->data->epoch;
+
+	__atomic_store_n(&p->skel->data->epoch, old + 1, __ATOMIC_SEQ_CST);
+	return old;
+}
+
+uint64_t probes_epoch(const struct probes *p)
+{
+	return __atomic_load_n(&p->skel->data->epoch, __ATOMIC_SEQ_CST);
+}
+
+int probes_map_fd(const struct probes *p, const char *name)
+{
+	int fd = bpf_object__find_map_fd_by_name(p->skel->obj, name);
+
+	return fd < 0 ? -ENOENT : fd;
+}
+
+struct procs_ctl *probes_procs_ctl(struct probes *p)
+{
+	return &p->skel->bss->procs_ctl;
+}
+
+void probes_smb2_set(struct probes *p, const struct smb2_ctl *ctl)
+{
+	/* Off first, so no probe sees ids of one setting and arguments of another. */
+	__atomic_store_n(&p->skel->data->smb2.on, 0, __ATOMIC_SEQ_CST);
+	memcpy(&p->skel->data->smb2, ctl, sizeof(*ctl));
+	__atomic_store_n(&p->skel->data->smb2.on, ctl->on, __ATOMIC_SEQ_CST);
+}
+
+/* reliability: ids the stats map was sized for; a reload cannot add more. */
+uint32_t probes_func_capacity(const struct probes *p)
+{
+	return bpf_map__max_entries(p->skel->maps.stats);
+}
+
+int probes_sweep(struct probes *p, enum inflight_table t, const struct inflight_sweep *s)
+{
+	struct bpf_map *m = t == INFLIGHT_BLOCK ? p->skel->maps.blk_inflight :
+			    t == INFLIGHT_SMB2 ? p->skel->maps.smb2_reqs : p->skel->maps.smbd_reqs;
+	int fd = bpf_map__fd(m);
+
+	if (fd < 0)
+		return -EBADF;
+	return inflight_sweep(fd, bpf_map__key_size(m), bpf_map__value_size(m), s);
 }

@@ -72,6 +72,8 @@ struct probes {
 	char *tp_btf_why;
 	struct {
 		char *name;
+		enum prog_unit unit;
+		enum backend backend;
 		struct bpf_link *link;
 	} *tp;
 	uint32_t n_tp;
@@ -119,3 +121,8 @@ enum prog_unit prog_unit(const struct bpf_program *prog);
 
 /* Records in f that backend what refused it with err. */
 void set_failed(struct func *f, const char *what, int err);
+
+/* "tp_btf/block_rq_issue" -> "block_rq_issue", or NULL for other programs. */
+const char *prog_tracepoint(const struct bpf_program *prog, bool *btf);
+/* Which unit of bpf/ a program is of, by the names its unit gives them. */
+enum prog_unit prog_unit(const struct bpf_program *prog);

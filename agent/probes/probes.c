@@ -9,7 +9,6 @@
 #include <bpf/libbpf.h>
 
 #include "base/profile.h"
-#include "probes/inflight.h"
 #include "probes/probes-int.h"
 
 char *errdup(const char *what, int err)
@@ -530,7 +529,8 @@ void probes_forget_module(struct probes *p, const char *module)
 	btfs_forget(p->btfs, module);
 }
 
-static struct bpf_program *tracepoint_prog(struct probes *p, const char *tp, bool btf)
+static struct bpf_program *tracepoint_prog(struct probes *p, enum prog_unit u, const char *tp,
+					   bool btf)
 {
 	struct bpf_program *prog;
 
@@ -539,13 +539,15 @@ static struct bpf_program *tracepoint_prog(struct probes *p, const char *tp, boo
 		bool b;
 
 		name = prog_tracepoint(prog, &b);
-		if (name && b == btf && strcmp(name, tp) == 0 && bpf_program__autoload(prog))
+		if (name && b == btf && strcmp(name, tp) == 0 && prog_unit(prog) == u &&
+		    bpf_program__autoload(prog))
 			return prog;
 	}
 	return NULL;
 }
 
-static int tracepoint_link_keep(struct probes *p, const char *tp, struct bpf_link *l)
+static int tracepoint_link_keep(struct probes *p, enum prog_unit u, const char *tp,
+				struct bpf_link *l, enum backend be)
 {
 	typeof(p->tp) v = realloc(p->tp, (p->n_tp + 1) * sizeof(*v));
 
@@ -555,44 +557,56 @@ static int tracepoint_link_keep(struct probes *p, const char *tp, struct bpf_lin
 	}
 	p->tp = v;
 	v[p->n_tp].name = strdup(tp);
+	v[p->n_tp].unit = u;
+	v[p->n_tp].backend = be;
 	v[p->n_tp++].link = l;
-	return 0;
+	return be;
 }
 
-void probes_detach_tracepoint(struct probes *p, const char *tp)
+static bool tracepoint_is(const struct probes *p, uint32_t i, enum prog_unit u, const char *tp)
+{
+	return p->tp[i].link && p->tp[i].unit == u && p->tp[i].name &&
+	       strcmp(p->tp[i].name, tp) == 0;
+}
+
+void probes_detach_tracepoint(struct probes *p, enum prog_unit u, const char *tp)
 {
 	for (uint32_t i = 0; i < p->n_tp; i++)
-		if (p->tp[i].link && p->tp[i].name && strcmp(p->tp[i].name, tp) == 0) {
+		if (tracepoint_is(p, i, u, tp)) {
 			bpf_link__destroy(p->tp[i].link);
 			p->tp[i].link = NULL;
 		}
 }
 
-int probes_attach_tracepoint(struct probes *p, const char *tp)
+enum backend probes_tracepoint_backend(const struct probes *p, enum prog_unit u, const char *tp)
 {
-	struct bpf_program *prog = p->tp_btf ? tracepoint_prog(p, tp, true) : NULL;
+	for (uint32_t i = 0; i < p->n_tp; i++)
+		if (tracepoint_is(p, i, u, tp))
+			return p->tp[i].backend;
+	return BACKEND_NONE;
+}
+
+int probes_attach_tracepoint(struct probes *p, enum prog_unit u, const char *tp)
+{
+	struct bpf_program *prog = p->tp_btf ? tracepoint_prog(p, u, tp, true) : NULL;
 	struct bpf_link *l;
-	int r;
 
 	/* Loading is not enough: some kernels refuse tracing links at attach time. */
 	if (prog) {
 		l = bpf_program__attach_trace(prog);
-		if (l) {
-			r = tracepoint_link_keep(p, tp, l);
-			return r < 0 ? r : BACKEND_TP_BTF;
-		}
+		if (l)
+			return tracepoint_link_keep(p, u, tp, l, BACKEND_TP_BTF);
 		free(p->tp_btf_why);
 		p->tp_btf_why = errdup("tp_btf attach refused", -errno);
 		p->tp_btf = false;
 	}
-	prog = tracepoint_prog(p, tp, false);
+	prog = tracepoint_prog(p, u, tp, false);
 	if (!prog)
 		return -ENOENT;
 	l = bpf_program__attach_raw_tracepoint(prog, tp);
 	if (!l)
 		return -errno;
-	r = tracepoint_link_keep(p, tp, l);
-	return r < 0 ? r : BACKEND_RAW_TP;
+	return tracepoint_link_keep(p, u, tp, l, BACKEND_RAW_TP);
 }
 
 uint32_t probes_attached_tracepoints(const struct probes *p)
@@ -609,56 +623,6 @@ const char *probes_tp_btf_why(const struct probes *p)
 	return p->tp_btf ? NULL : p->tp_btf_why;
 }
 
-static int id_set(struct bpf_map *m, uint32_t key, int id)
-{
-	uint32_t v = id < 0 ? 0 : (uint32_t)id + 1;
-
-	if (bpf_map__update_elem(m, &key, sizeof(key), &v, sizeof(v), BPF_ANY) < 0)
-		return -errno;
-	return 0;
-}
-
-int probes_set_block_id(struct probes *p, uint32_t op, int id)
-{
-	return id_set(p->skel->maps.blk_ids, op, id);
-}
-
-int probes_set_syscall_id(struct probes *p, uint32_t nr, int id)
-{
-	return id_set(p->skel->maps.sys_ids, nr, id);
-}
-
-int probes_ringbuf_fd(const struct probes *p)
-{
-	return bpf_map__fd(p->skel->maps.events);
-}
-
-int probes_stats_fd(const struct probes *p)
-{
-	return bpf_map__fd(p->skel->maps.stats);
-}
-
-int probes_totals_fd(const struct probes *p)
-{
-	return bpf_map__fd(p->skel->maps.totals);
-}
-
-uint64_t probes_epoch_bump(struct probes *p)
-{
-	uint64_t old = p->skel->data->epoch;
-
-	__atomic_store_n(&p->skel->data->epoch, old + 1, __ATOMIC_SEQ_CST);
-	return old;
-}
-
-void probes_smb2_set(struct probes *p, const struct smb2_ctl *ctl)
-{
-	/* Off first, so no probe sees ids of one setting and arguments of another. */
-	__atomic_store_n(&p->skel->data->smb2.on, 0, __ATOMIC_SEQ_CST);
-	memcpy(&p->skel->data->smb2, ctl, sizeof(*ctl));
-	__atomic_store_n(&p->skel->data->smb2.on, ctl->on, __ATOMIC_SEQ_CST);
-}
-
 uint32_t probes_attached(const struct probes *p)
 {
 	uint32_t n = 0;
@@ -667,21 +631,4 @@ uint32_t probes_attached(const struct probes *p)
 		if (p->att[i].link_fd[0] >= 0 || p->att[i].link[0])
 			n++;
 	return n;
-}
-
-/* reliability: ids the stats map was sized for; a reload cannot add more. */
-uint32_t probes_func_capacity(const struct probes *p)
-{
-	return bpf_map__max_entries(p->skel->maps.stats);
-}
-
-int probes_sweep(struct probes *p, enum inflight_table t, const struct inflight_sweep *s)
-{
-	struct bpf_map *m = t == INFLIGHT_BLOCK ? p->skel->maps.blk_inflight :
-			    t == INFLIGHT_SMB2 ? p->skel->maps.smb2_reqs : p->skel->maps.smbd_reqs;
-	int fd = bpf_map__fd(m);
-
-	if (fd < 0)
-		return -EBADF;
-	return inflight_sweep(fd, bpf_map__key_size(m), bpf_map__value_size(m), s);
 }

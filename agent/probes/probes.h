@@ -20,7 +20,9 @@ enum prog_unit {
 	UNIT_SMB2,                  /* cifs mid hooks */
 	UNIT_BLOCK,
 	UNIT_SYSCALL,
-	UNIT_SMBD,                  /* smbd's SMB2 requests */
+	UNIT_SMBD,                  /* smbd's SMB2 requests and views */
+	UNIT_TASKS,                 /* following processes: exec, fork, exit */
+	UNIT_SYSACCT,               /* syscall accounting, smbd's syscall parts */
 	_UNIT_MAX,
 };
 #define UNIT_BIT(u) (1u << (u))
@@ -46,6 +48,7 @@ struct probes_opts {
 	uint32_t self_tgid;         /* never traced: the agent's own process */
 	uint32_t units;             /* UNIT_BIT()s the layers asked for */
 	struct block_cfg block_cfg; /* with UNIT_BLOCK */
+	bool stacks;                /* some probe counts stacks: size the stack maps */
 };
 
 /*
@@ -89,12 +92,14 @@ void probes_detach(struct probes *p, struct func *f, enum func_state why, const 
 void probes_forget_module(struct probes *p, const char *module);
 
 /*
- * Attaches the program of tracepoint tp: tp_btf when the kernel takes it,
- * raw_tp otherwise. Returns the backend used, or negative errno.
+ * Attaches unit u's program of tracepoint tp: tp_btf when the kernel takes
+ * it, raw_tp otherwise. Returns the backend used, or negative errno.
  */
-int probes_attach_tracepoint(struct probes *p, const char *tp);
-/* Detaches what probes_attach_tracepoint(tp) attached. */
-void probes_detach_tracepoint(struct probes *p, const char *tp);
+int probes_attach_tracepoint(struct probes *p, enum prog_unit u, const char *tp);
+/* Detaches what probes_attach_tracepoint(u, tp) attached. */
+void probes_detach_tracepoint(struct probes *p, enum prog_unit u, const char *tp);
+/* The backend unit u's program of tp is attached with, or BACKEND_NONE. */
+enum backend probes_tracepoint_backend(const struct probes *p, enum prog_unit u, const char *tp);
 /* Tracepoint links of ours. */
 uint32_t probes_attached_tracepoints(const struct probes *p);
 /* Why tp_btf is not used, or NULL. */
@@ -141,6 +146,23 @@ int probes_attach_uprobes(struct probes *p, struct func **fv, uint64_t *offsets,
 /* The same for smbd's SMB2 requests: fv[i] begins at begins[i], all end at ends[]. */
 int probes_attach_smbd_requests(struct probes *p, struct func **fv, uint64_t *begins,
 				uint32_t n, const uint64_t *ends, uint32_t n_ends, const char *binary);
+/*
+ * Program prog (entry, or ret: return probes) on n offsets of binary, each
+ * with its cookie, for every process, as function f's links (probes_detach
+ * takes them): one uprobe.multi link through its twin umulti_<prog> when the
+ * kernel has them, else one uprobe per offset. Sets f attached (or why not);
+ * returns 0 or negative errno, nothing left attached on failure.
+ */
+int probes_attach_uprobe_set(struct probes *p, struct func *f, const char *prog,
+			     const char *binary, const uint64_t *offsets, const uint64_t *cookies,
+			     uint32_t n, bool ret);
+/* A map of the object by name (fd), or negative errno. */
+int probes_map_fd(const struct probes *p, const char *name);
+/* The processes followed and what is asked of them (bpf/smbd.h), live in the object's data. */
+struct procs_ctl *probes_procs_ctl(struct probes *p);
+/* The epoch now (probes_epoch_bump() returned the one before). */
+uint64_t probes_epoch(const struct probes *p);
+
 /* Function ids the stats map holds (probes_opts.func_capacity). */
 uint32_t probes_func_capacity(const struct probes *p);
 

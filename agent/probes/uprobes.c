@@ -417,3 +417,66 @@ out:
 	free(cookies);
 	return attached;
 }
+
+int probes_attach_uprobe_set(struct probes *p, struct func *f, const char *prog,
+			     const char *binary, const uint64_t *offsets, const uint64_t *cookies,
+			     uint32_t n, bool ret)
+{
+	struct bpf_program *single = bpf_object__find_program_by_name(p->skel->obj, prog), *multi;
+	struct attachment *a;
+	char twin[128];
+	uint32_t first = p->n_att;
+	int r = 0;
+
+	snprintf(twin, sizeof(twin), "umulti_%s", prog);
+	multi = bpf_object__find_program_by_name(p->skel->obj, twin);
+	if (!single || !bpf_program__autoload(single))
+		return -ENOENT;
+	if (p->place_ids && cookies) {
+		/* the programs tell the places apart by their cookies alone */
+		set_failed(f, "uprobe", -EOPNOTSUPP);
+		return -EOPNOTSUPP;
+	}
+	if (p->umulti && multi && bpf_program__autoload(multi)) {
+		a = attachment_new(p, f->id);
+		if (!a)
+			return -ENOMEM;
+		r = umulti_attach(a, ret, multi, binary, offsets, cookies, n, ret);
+		if (r == 0) {
+			func_set_attached(f, BACKEND_UPROBE_MULTI);
+			return 0;
+		}
+		attachment_release(a);
+		p->n_att--;
+		if (r != -EINVAL && r != -EOPNOTSUPP && r != -524 /* ENOTSUPP */) {
+			set_failed(f, "uprobe.multi", r);
+			return r;
+		}
+		p->umulti = false;      /* the kernel has no uprobe.multi */
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = cookies ? cookies[i] : 0, .retprobe = ret);
+
+		a = attachment_new(p, f->id);
+		if (!a) {
+			r = -ENOMEM;
+			break;
+		}
+		a->link[ret] = bpf_program__attach_uprobe_opts(single, -1, binary, offsets[i], &o);
+		if (!a->link[ret]) {
+			r = -errno;
+			p->n_att--;
+			break;
+		}
+	}
+	if (r < 0) {
+		/* nothing of a set half attached stays */
+		for (uint32_t i = p->n_att; i > first; i--)
+			attachment_release(&p->att[i - 1]);
+		p->n_att = first;
+		set_failed(f, "uprobe", r);
+		return r;
+	}
+	func_set_attached(f, BACKEND_UPROBE);
+	return 0;
+}

@@ -301,15 +301,20 @@ static int event_fields(const struct record *r, int priority, struct fields *f)
 		return -EINVAL;
 	comm_clean(r->comm, comm);
 
-	fields_add_message(f, r, comm);
-	fields_add_common(f, SMBLAT_MID_SLOW, priority);
+	if (r->message)
+		fields_adds(f, "MESSAGE", r->message);
+	else
+		fields_add_message(f, r, comm);
+	fields_add_common(f, r->message_id ?: SMBLAT_MID_SLOW, priority);
 	fields_adds(f, "FUNCTION", fn->name);
 	fields_adds(f, "LAYER", layer_name(fn->layer));
 	if (fn->symbol)
 		fields_adds(f, func_is_kernel(fn) ? "KERNEL_FUNCTION" : "TARGET", fn->symbol);
 	fields_addf(f, "LATENCY_US", "%" PRIu64, r->latency_ns / 1000);
 	fields_addf(f, "THRESHOLD_US", "%" PRIu64, r->threshold_ns / 1000);
-	fields_adds(f, "REASON", record_slow(r) ? "slow" : "error");
+	/* an exit is logged for itself, neither slow nor failed */
+	if (!r->message_id || strcmp(r->message_id, SMBLAT_MID_EXIT) != 0)
+		fields_adds(f, "REASON", record_slow(r) ? "slow" : "error");
 	fields_addf(f, "END_REALTIME_USEC", "%" PRIu64, r->end_realtime_us);
 	fields_addf(f, "PID", "%" PRIu32, r->pid);
 	/* not TID: journald's TID= is the thread that logs the entry (systemd.journal-fields(7)) */
@@ -434,6 +439,52 @@ int journal_write_view_summary(struct journal *j, const char *function, enum lay
 		return k < 0 ? k : f.error;
 	}
 	return fields_send(j, &f);
+}
+
+static int view_fields(const char *function, enum layer_id layer, const char *message_id,
+		       const char *message, int priority, const struct record_field *extra,
+		       unsigned int n, struct fields *f)
+{
+	if (!function || !message_id || !message)
+		return -EINVAL;
+	fields_adds(f, "MESSAGE", message);
+	fields_add_common(f, message_id, priority);
+	fields_adds(f, "FUNCTION", function);
+	fields_adds(f, "LAYER", layer_name(layer));
+	for (unsigned int i = 0; i < n; i++) {
+		if (!extra[i].value)
+			continue;
+		if (strcmp(extra[i].name, "STACK_FOLDED") == 0)
+			fields_add_stack(f, extra[i].name, extra[i].value, ';', true, JOURNAL_STACK_MAX);
+		else
+			fields_adds(f, extra[i].name, extra[i].value);
+	}
+	return f->error;
+}
+
+int journal_write_view(struct journal *j, const char *function, enum layer_id layer,
+		       const char *message_id, const char *message,
+		       const struct record_field *extra, unsigned int n)
+{
+	_cleanup_fields_ struct fields f = {};
+	int k = view_fields(function, layer, message_id, message, j->opts.priority_summary, extra, n,
+			    &f);
+
+	if (k < 0) {
+		j->failed++;
+		return k;
+	}
+	return fields_send(j, &f);
+}
+
+int journal_view_fields(const char *function, enum layer_id layer, const char *message_id,
+			const char *message, const struct record_field *extra, unsigned int n,
+			char ***fields)
+{
+	_cleanup_fields_ struct fields f = {};
+	int k = view_fields(function, layer, message_id, message, LOG_INFO, extra, n, &f);
+
+	return k < 0 ? k : fields_steal(&f, fields);
 }
 
 int journal_write_summary(struct journal *j, const struct func *fn,

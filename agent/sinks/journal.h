@@ -31,6 +31,12 @@
 #define SMBLAT_MID_RELOAD_REFUSED    "41cf10865b7c4f0b81d93775fba5fb15"
 #define SMBLAT_MID_WRITER_FAILING    "38cbbbc494e840b499b4ed7043bb2219"
 #define SMBLAT_MID_WRITER_RESUMED    "dfa753592cc54982a469608e72db4a98"
+/* The entries of the views beside the latency histograms. */
+#define SMBLAT_MID_SYSCALLS "37696141c77044bb90174634b6002f95"   /* per-syscall accounting summary */
+#define SMBLAT_MID_STACKS   "29fff22de3004d9c8fdf70318b61193f"   /* a counted stack of a FUNCTION */
+#define SMBLAT_MID_SPLIT    "2610ed9fe5674be1b0126b87a071d042"   /* an smbd's time split */
+#define SMBLAT_MID_EXIT     "3aefbceff9ca401c9d1fb860c0bd08d8"   /* an smbd process exited */
+#define SMBLAT_MID_BREAK    "06e3d38cf4f04c3c8e16f9276e76cd63"   /* an oplock or lease break answered */
 
 #define JOURNAL_STACK_MAX 4000      /* STACK stays under 4 KiB so json output keeps it */
 
@@ -75,6 +81,19 @@ int journal_write_loss(struct journal *j, const struct loss *l, unsigned int n,
 int journal_write_view_summary(struct journal *j, const char *function, enum layer_id layer,
 			       const struct summary *s, double interval_s,
 			       const struct record_field *extra, unsigned int n, const char *message_id);
+/*
+ * An entry of a layer's own view that is no latency histogram (an smbd's
+ * time split, a counted stack): MESSAGE, its MESSAGE_ID, FUNCTION, LAYER
+ * and the view's fields (those with a NULL value left out), at the summary
+ * priority.
+ */
+int journal_write_view(struct journal *j, const char *function, enum layer_id layer,
+		       const char *message_id, const char *message,
+		       const struct record_field *extra, unsigned int n);
+/* Its fields, as journal_event_fields() (for tests). */
+int journal_view_fields(const char *function, enum layer_id layer, const char *message_id,
+			const char *message, const struct record_field *extra, unsigned int n,
+			char ***fields);
 /* Status entries, MESSAGE_ID by their kind: start-up, layers, probes, reloads, writes, stop. */
 int journal_write_status(struct journal *j, const struct status *s);
 /* Whether stderr is the journal (JOURNAL_STREAM): then status lines go there once. */

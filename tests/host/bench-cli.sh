@@ -83,4 +83,16 @@ ids=$(
 	prog_stats "$new"
 )
 [ "$ids" = $'[11,100]\n100 10 2' ] || fail "new programs after 8 9: '$ids' (want [11,100] and their 100 ns over 10 runs)"
+
+# P6: medians against no tracer
+cat >"$TMP/raw6" <<'RAW'
+host p6 meta files 1000 rounds 2 load 0.50 0.40 0.30
+host p6 run 0 none wall_us 1000000 bpf_ns 0
+host p6 run 1 none wall_us 1200000 bpf_ns 0
+host p6 run 0 default wall_us 1050000 bpf_ns 2000000
+host p6 run 1 default wall_us 1150000 bpf_ns 4000000
+RAW
+table=$(python3 "$SOURCE_ROOT/bench/report.py" "$TMP/raw6") || fail "report.py failed on P6"
+grep -qF '| P6 | smbclient copy of 1000 files (10 KiB) to a loopback smbd, median of 2, load 0.50: smblat, smbd layer as shipped (SMB2 requests, exits, breaks) | 1100 ms (+0.0 %), BPF 3.0 ms |' <<<"$table" ||
+	fail "report.py P6 table: $table"
 echo ok

@@ -108,7 +108,12 @@ ECS_OF = {"PID": "process.pid", "THREAD_ID": "process.thread.id", "COMM": "proce
           "UID": "process.user.id"}
 KIND = {"a48f35af155e4887a8d221f2a9c1c250": "smblat.slow",
         "ab8331e2b4474579a55840c9d3a77bac": "smblat.summary",
-        "007f72e0507d4b96b52049ce539ad083": "smblat.loss"}
+        "007f72e0507d4b96b52049ce539ad083": "smblat.loss",
+        "37696141c77044bb90174634b6002f95": "smblat.syscalls",
+        "29fff22de3004d9c8fdf70318b61193f": "smblat.stacks",
+        "2610ed9fe5674be1b0126b87a071d042": "smblat.smbd_split",
+        "3aefbceff9ca401c9d1fb860c0bd08d8": "smblat.smbd_exit",
+        "06e3d38cf4f04c3c8e16f9276e76cd63": "smblat.smbd_break"}
 # every kind of status has its own MESSAGE_ID (agent/sinks/journal.h)
 for mid in re.findall(r'"([0-9a-f]{32})"', open(root + "/agent/sinks/journal.h").read()):
     KIND.setdefault(mid, "smblat.status")

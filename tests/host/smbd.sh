@@ -1,7 +1,9 @@
 #!/bin/bash
 # The smbd layer without a VM: a real smbd on loopback, started AFTER the
 # agent (the probes are on the library file, so new processes are covered),
-# driven by smbclient; its VFS calls and SMB2 requests must reach the journal.
+# driven by smbclient; its VFS calls and SMB2 requests must reach the journal,
+# with an SMBD_EXIT entry for each session's smbd (also one killed) and its
+# time split, whose phases add up to its wall time.
 . "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
 command -v smbclient >/dev/null || fail "smbclient not installed"
@@ -22,33 +24,7 @@ trap smbd_cleanup EXIT
 journald_ensure
 port=$((20000 + $$ % 20000))
 S="$TMP/samba"
-mkdir -p "$S"/{share,run,lock,state,cache,private,log}
-cat >"$S/smb.conf" <<CONF
-[global]
-server role = standalone server
-interfaces = lo
-bind interfaces only = yes
-smb ports = $port
-pid directory = $S/run
-lock directory = $S/lock
-state directory = $S/state
-cache directory = $S/cache
-private dir = $S/private
-ncalrpc dir = $S/run/ncalrpc
-log file = $S/log/log.%m
-passdb backend = tdbsam:$S/private/passdb.tdb
-map to guest = Bad User
-guest account = nobody
-load printers = no
-disable spoolss = yes
-printcap name = /dev/null
-rpc start on demand helpers = no
-[share]
-path = $S/share
-guest ok = yes
-read only = no
-force user = root
-CONF
+samba_conf "$S" "$port"
 
 # threshold 0 and every call an entry: no rate limit, so that none of those
 # the checks look for is suppressed
@@ -62,6 +38,8 @@ enabled = no
 [smbd]
 enabled = yes
 threshold = 0
+vfs = yes
+time_split = yes
 CONF
 
 # 1. the agent first
@@ -120,6 +98,7 @@ for line in sys.stdin:
     print(e.get("MESSAGE_ID"), e.get("FUNCTION"), e.get("PID"), e.get("COMM"),
           e.get("LATENCY_US", "-"), e.get("RETVAL", "-"), e.get("COUNT", "-"))
 ' "$children" "$SMBD_PID")
+views=$(journal_json LAYER=smbd _PID="$agent_pid" | jq -c 'select(.FUNCTION == "SMBD_EXIT" or .FUNCTION == "SMBD_TIME_SPLIT")')
 slow=a48f35af155e4887a8d221f2a9c1c250
 summary=ab8331e2b4474579a55840c9d3a77bac
 count() { printf '%s\n' "$j" | awk -v m="$1" -v f="$2" '$1 == m && $2 == f' | wc -l; }
@@ -149,18 +128,96 @@ for f in SMBD_VFS_OPENAT SMBD_SMB2_CREATE; do
 	[ "$c" -ge "$e" ] && [ "$c" -ge 1 ] || fail "$f summary COUNT=$c, entries $e"
 done
 
+# 4b. the session's smbd exited when smbclient left: its client, the status
+#     its connection ended with, where smbd decided, the last failed syscall
+for c in $children; do
+	x=$(jq -c "select(.FUNCTION == \"SMBD_EXIT\" and .PID == \"$c\")" <<<"$views" | head -1)
+	[ -n "$x" ] || fail "no SMBD_EXIT for session child $c"
+	echo "exit: $(jq -r .MESSAGE <<<"$x")"
+	[ "$(jq -r .MESSAGE_ID <<<"$x")" = 3aefbceff9ca401c9d1fb860c0bd08d8 ] || fail "SMBD_EXIT MESSAGE_ID"
+	[[ "$(jq -r .SMB_CLIENT <<<"$x")" == 127.0.0.1:* ]] || fail "SMB_CLIENT: $x"
+	[ "$(jq -r .SMB_STATUS <<<"$x")" = STATUS_END_OF_FILE ] || fail "SMB_STATUS: $x"
+	[[ "$(jq -r .SMBD_EXIT_LOCATION <<<"$x")" == *smb2_server.c:* ]] || fail "SMBD_EXIT_LOCATION: $x"
+	[ "$(jq -r .SMBD_EXIT_HOW <<<"$x")" = exit_server_cleanly ] || fail "SMBD_EXIT_HOW: $x"
+	[ "$(jq -r .EXIT_STATUS <<<"$x")" = 0 ] || fail "EXIT_STATUS: $x"
+	[ "$(jq -r .LAST_ERROR_SYSCALL <<<"$x")" != null ] || fail "no LAST_ERROR_SYSCALL: $x"
+	[[ "$(jq -r .STACK <<<"$x")" == *smbd_exit_server_cleanly* ]] || fail "exit stack: $(jq -r .STACK <<<"$x")"
+	# its time split: the phases add up to its wall time
+	t=$(jq -c "select(.FUNCTION == \"SMBD_TIME_SPLIT\" and .PID == \"$c\")" <<<"$views" | head -1)
+	[ -n "$t" ] || fail "no SMBD_TIME_SPLIT for session child $c"
+	echo "split: $(jq -r .MESSAGE <<<"$t")"
+	jq -e '((.WAIT_US|tonumber) + (.RECV_US|tonumber) + (.PARSE_US|tonumber) + (.RUN_US|tonumber) +
+	       (.SEND_US|tonumber) + (.CTDB_US|tonumber) + (.OTHER_US|tonumber)) as $sum |
+	       (.WALL_US|tonumber) as $wall | $wall > 0 and ($sum - $wall | fabs) <= 0.05 * $wall' <<<"$t" >/dev/null ||
+		fail "phases do not add up to the wall time: $t"
+	jq -e '(.REQUESTS|tonumber) >= 10 and (.RUN_US|tonumber) > 0 and (.RECVS|tonumber) > 0 and
+	       (.SENDS|tonumber) > 0 and (.EVENTS|tonumber) > 0' <<<"$t" >/dev/null ||
+		fail "requests, receives, sends or events missing: $t"
+done
+
+# 4c. forced exits: a session's smbd killed (SIGTERM: smbd's own reason; SIGKILL: the signal)
+agent_start -c "$TMP/smblat.conf"
+for sig in TERM KILL; do
+	mkfifo "$TMP/stdin.$sig"
+	before=$(pgrep -P "$SMBD_PID" | sort)
+	smbclient "//127.0.0.1/share" -p "$port" -N <"$TMP/stdin.$sig" >/dev/null 2>&1 &
+	CLIENT_PID=$!
+	exec 4>"$TMP/stdin.$sig"
+	victim=
+	for _ in $(seq 150); do
+		victim=$(comm -13 <(echo "$before") <(pgrep -P "$SMBD_PID" | sort) | head -1)
+		[ -n "$victim" ] && break
+		sleep 0.2
+	done
+	[ -n "$victim" ] || fail "no smbd child for the held session"
+	kill "-$sig" "$victim"
+	exec 4>&-
+	wait "$CLIENT_PID" || true
+	CLIENT_PID=
+	x=
+	for _ in $(seq 100); do
+		x=$(journal_json FUNCTION=SMBD_EXIT PID="$victim" | tail -1)
+		[ -n "$x" ] && break
+		sleep 0.2
+	done
+	[ -n "$x" ] || fail "no SMBD_EXIT for the smbd killed with SIG$sig"
+	echo "SIG$sig: $(jq -r .MESSAGE <<<"$x")"
+	if [ $sig = TERM ]; then
+		[ "$(jq -r .SMBD_EXIT_REASON <<<"$x")" = "termination signal" ] || fail "SIGTERM reason: $x"
+	else
+		[ "$(jq -r .EXIT_SIGNAL_NAME <<<"$x")" = SIGKILL ] || fail "SIGKILL: $x"
+	fi
+	[[ "$(jq -r .SMB_CLIENT <<<"$x")" == 127.0.0.1:* ]] || fail "killed session's SMB_CLIENT: $x"
+done
+agent_stop
+
 # 5. from the command line; include= narrows; a wrong binary= is one clear line
 "$SMBLAT" -c "$TMP/smblat.conf" --layers smbd --list-probes >"$TMP/list.out" 2>"$TMP/list.err" ||
 	fail "--layers smbd --list-probes: $(cat "$TMP/list.err")"
 grep -qE "^SMBD_VFS_OPENAT +smbd .*libsmbd.*:smb_vfs_call_openat +uprobe(-multi|-session)? +attached$" "$TMP/list.out" ||
 	fail "SMBD_VFS_OPENAT not listed as attached: $(grep OPENAT "$TMP/list.out")"
+# every view says what it attaches
+for v in SMBD_EXIT SMBD_OPLOCK_BREAK SMBD_LEASE_BREAK SMBD_TIME_SPLIT; do
+	grep -qE "^$v +smbd .*libsmbd.* +uprobe(-multi)? +attached$" "$TMP/list.out" || fail "$v not listed"
+done
+for tp in sys_enter sys_exit sched_process_exec sched_process_fork sched_process_exit; do
+	grep -qE "^\(smbd processes\) +smbd +$tp +(raw_tp|tp_btf) +attached$" "$TMP/list.out" || fail "$tp not listed"
+done
+# the default: SMB2 requests, no VFS calls, no time split
+printf '[agent]\nuser =\n[smb]\nenabled = no\n[smbd]\nenabled = yes\n' >"$TMP/default.conf"
+"$SMBLAT" -c "$TMP/default.conf" --list-probes >"$TMP/list.out" 2>"$TMP/list.err" || fail "default: $(cat "$TMP/list.err")"
+! grep -q "^SMBD_VFS_" "$TMP/list.out" || fail "VFS calls attached by default"
+grep -q "^SMBD_SMB2_CREATE " "$TMP/list.out" && grep -q "^SMBD_EXIT .* attached$" "$TMP/list.out" ||
+	fail "default: no SMB2 requests or exits"
+! grep -q "^SMBD_TIME_SPLIT .* attached$" "$TMP/list.out" || fail "time split on by default"
+! grep -q "sys_enter" "$TMP/list.out" || fail "sys_enter attached without the time split"
 printf '[agent]\nuser =\n[smb]\nenabled = no\n[smbd]\nenabled = yes\ninclude = SMBD_VFS_UNLINKAT SMBD_SMB2_CLOSE\n' >"$TMP/inc.conf"
 "$SMBLAT" -c "$TMP/inc.conf" --list-probes >"$TMP/list.out" 2>"$TMP/list.err" || fail "include=: $(cat "$TMP/list.err")"
-[ "$(grep -c '^SMBD_' "$TMP/list.out")" -eq 2 ] || fail "include= of two: $(grep '^SMBD_' "$TMP/list.out")"
+[ "$(grep -cE '^SMBD_(VFS|SMB2)_' "$TMP/list.out")" -eq 2 ] || fail "include= of two: $(grep '^SMBD_' "$TMP/list.out")"
 # no SMB2 command wanted: no warning that they are not attached
 printf '[agent]\nuser =\n[smb]\nenabled = no\n[smbd]\nenabled = yes\ninclude = SMBD_VFS_UNLINKAT\n' >"$TMP/vfs.conf"
 "$SMBLAT" -c "$TMP/vfs.conf" --list-probes >"$TMP/list.out" 2>"$TMP/list.err" || fail "include= VFS only: $(cat "$TMP/list.err")"
-[ "$(grep -c '^SMBD_' "$TMP/list.out")" -eq 1 ] || fail "include= of one: $(grep '^SMBD_' "$TMP/list.out")"
+[ "$(grep -cE '^SMBD_(VFS|SMB2)_' "$TMP/list.out")" -eq 1 ] || fail "include= of one: $(grep '^SMBD_' "$TMP/list.out")"
 ! grep -q "not attached" "$TMP/list.err" || fail "a warning for what was not asked for: $(cat "$TMP/list.err")"
 printf '[agent]\nuser =\n[smb]\nenabled = no\n[smbd]\nenabled = yes\nbinary = /nonexistent/smbd\n' >"$TMP/bad.conf"
 "$SMBLAT" -c "$TMP/bad.conf" --list-probes >"$TMP/list.out" 2>"$TMP/list.err" || true

@@ -46,6 +46,7 @@ threshold = 0
 disks = $disk
 [smbd]
 enabled = yes
+vfs = yes
 threshold = 0
 [probe VFS_FSYNC]
 target = vfs_fsync_range

@@ -15,6 +15,7 @@ interval = 0
 enabled = no
 [smbd]
 enabled = yes
+vfs = yes
 CONF
 
 agent_start -c conf

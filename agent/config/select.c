@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* [syscalls] select= and --syscalls=: whose syscalls are accounted, one grammar for both. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "config/values.h"
+
+void config_select_free(struct sys_select *s) {
+	free(s->comm);
+	free(s->cgroup);
+	*s = (struct sys_select) {};
+}
+
+static int select_one(const char *w, struct sys_select *s, const char **problem) {
+	const char *v = strchr(w, ':');
+	char *end;
+
+	if (strcmp(w, "smbd") == 0) {
+		s->smbd = true;
+		return 0;
+	}
+	if (!v || !v[1]) {
+		*problem = "wants smbd, pid:PID, comm:NAME or cgroup:PATH";
+		return -EINVAL;
+	}
+	v++;
+	if (strncmp(w, "pid:", 4) == 0) {
+		unsigned long pid = strtoul(v, &end, 10);
+
+		if (*end || !pid || pid > 4194304 || s->pid) {
+			*problem = s->pid ? "names more than one pid" : "has an invalid pid";
+			return -EINVAL;
+		}
+		s->pid = (uint32_t)pid;
+		return 0;
+	}
+	if (strncmp(w, "comm:", 5) == 0) {
+		if (strlen(v) >= SMBLAT_COMM_LEN || s->comm) {
+			*problem = s->comm ? "names more than one comm" : "has a comm longer than 15 bytes";
+			return -EINVAL;
+		}
+		return (s->comm = strdup(v)) ? 0 : -ENOMEM;
+	}
+	if (strncmp(w, "cgroup:", 7) == 0) {
+		if (v[0] != '/' || s->cgroup) {
+			*problem = s->cgroup ? "names more than one cgroup" : "wants an absolute cgroup path";
+			return -EINVAL;
+		}
+		return (s->cgroup = strdup(v)) ? 0 : -ENOMEM;
+	}
+	*problem = "wants smbd, pid:PID, comm:NAME or cgroup:PATH";
+	return -EINVAL;
+}
+
+int config_parse_select(const char *v, struct sys_select *s, const char **problem) {
+	struct sys_select n = {};
+	char *dup = strdup(v), *save = NULL;
+	int r = dup ? 0 : -ENOMEM;
+
+	*problem = NULL;
+	for (char *w = dup ? strtok_r(dup, ", \t", &save) : NULL; w && r == 0;
+	     w = strtok_r(NULL, ", \t", &save)) {
+		if (values_has_control(w)) {
+			*problem = "contains control characters";
+			r = -EINVAL;
+		} else {
+			r = select_one(w, &n, problem);
+		}
+	}
+	free(dup);
+	if (r < 0) {
+		config_select_free(&n);
+		return r;
+	}
+	config_select_free(s);
+	*s = n;
+	return 0;
+}
+
+const char *config_select_format(const struct sys_select *s, char *buf, size_t n) {
+	size_t k = 0;
+
+	buf[0] = '\0';
+	if (s->smbd)
+		k += (size_t)snprintf(buf + k, n - k, "smbd");
+	if (s->pid && k < n)
+		k += (size_t)snprintf(buf + k, n - k, "%spid:%u", k ? ", " : "", s->pid);
+	if (s->comm && k < n)
+		k += (size_t)snprintf(buf + k, n - k, "%scomm:%s", k ? ", " : "", s->comm);
+	if (s->cgroup && k < n)
+		snprintf(buf + k, n - k, "%scgroup:%s", k ? ", " : "", s->cgroup);
+	return buf;
+}

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "decode/stack.h"
+#include "decode/stacks.h"
+
+struct per_func {
+	struct folded set;
+	uint64_t lost_seen;         /* cumulative, from the kernel */
+	uint64_t lost_taken;
+};
+
+struct stacks {
+	struct per_func f[SMBLAT_MAX_FUNCS];
+	int ncpus;
+};
+
+int stacks_new(struct stacks **ret)
+{
+	struct stacks *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	s->ncpus = libbpf_num_possible_cpus();
+	if (s->ncpus <= 0) {
+		free(s);
+		return -EINVAL;
+	}
+	*ret = s;
+	return 0;
+}
+
+void stacks_free(struct stacks *s)
+{
+	if (!s)
+		return;
+	for (uint32_t i = 0; i < SMBLAT_MAX_FUNCS; i++)
+		folded_free(&s->f[i].set);
+	free(s);
+}
+
+/* The frames of stack id, 0-terminated in the map; 0 when there is none. */
+static unsigned int frames_of(int fd, int32_t id, uint64_t *v)
+{
+	uint32_t key = (uint32_t)id;
+	unsigned int n = 0;
+
+	if (id < 0 || bpf_map_lookup_elem(fd, &key, v) < 0)
+		return 0;
+	while (n < SMBLAT_STACK_FRAMES && v[n])
+		n++;
+	return n;
+}
+
+static void comm_of(uint32_t tgid, char *buf, size_t n)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
+	f = fopen(path, "re");
+	if (!f || !fgets(buf, (int)n, f))
+		snprintf(buf, n, "[%u]", tgid);
+	if (f)
+		fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	/* ';' separates frames */
+	for (char *c = buf; *c; c++)
+		if (*c == ';' || *c == ' ')
+			*c = '_';
+}
+
+static void add_one(struct stacks *s, const struct stack_key *k, const struct stack_count *c,
+		    int ids_fd, const struct decoder *d, uint64_t *kv, uint64_t *uv)
+{
+	const struct func *fn;
+	char comm[32], *text = NULL, *folded = NULL, *line = NULL;
+	struct stack_src src = { .ks = d->ks, .us = d->us, .pid = k->tgid, .k = kv, .u = uv,
+				 .depth = SMBLAT_STACK_FRAMES };
+
+	if (k->func_id >= d->funcs->n || k->func_id >= SMBLAT_MAX_FUNCS)
+		return;
+	fn = &d->funcs->v[k->func_id];
+	src.nk = frames_of(ids_fd, k->kstack, kv);
+	src.nu = frames_of(ids_fd, k->ustack, uv);
+	comm_of(k->tgid, comm, sizeof(comm));
+	if (stack_symbolize(&src, &text, &folded) == 0 &&
+	    asprintf(&line, "%s;%s%s%s", comm, folded ? folded : "", folded ? ";" : "", fn->name) >= 0)
+		(void)folded_add(&s->f[k->func_id].set, line, c->count, c->total_ns);
+	free(line);
+	free(text);
+	free(folded);
+}
+
+/* Every key of fd, deleted after the walk (deleting during it would restart it). */
+static void map_clear(int fd, size_t key_size)
+{
+	void *prev = NULL, *keys = NULL;
+	size_t n = 0;
+
+	for (;;) {
+		void *v = realloc(keys, (n + 1) * key_size);
+
+		if (!v)
+			break;
+		keys = v;
+		if (bpf_map_get_next_key(fd, prev, (char *)keys + n * key_size) < 0)
+			break;
+		prev = (char *)keys + n++ * key_size;
+	}
+	for (size_t i = 0; i < n; i++)
+		(void)bpf_map_delete_elem(fd, (char *)keys + i * key_size);
+	free(keys);
+}
+
+static void lost_read(struct stacks *s, struct probes *p, const struct decoder *d)
+{
+	int fd = probes_map_fd(p, "stack_lost");
+	struct stack_lost *v = calloc(s->ncpus, sizeof(*v));
+
+	for (uint32_t id = 0; v && fd >= 0 && id < d->funcs->n && id < SMBLAT_MAX_FUNCS; id++) {
+		uint64_t sum = 0;
+
+		if (!(d->funcs->v[id].cfg.flags & (FF_STACKS_USER | FF_STACKS_KERNEL)) ||
+		    bpf_map_lookup_elem(fd, &id, v) < 0)
+			continue;
+		for (int c = 0; c < s->ncpus; c++)
+			sum += v[c].stack_full + v[c].keys_full;
+		s->f[id].lost_seen = sum;
+	}
+	free(v);
+}
+
+int stacks_drain(struct stacks *s, struct probes *p, uint64_t ended, const struct decoder *d)
+{
+	char counts_name[32], ids_name[32];
+	struct stack_key k, *prev = NULL;
+	struct stack_count c;
+	uint64_t *kv = calloc(2 * SMBLAT_STACK_FRAMES, sizeof(uint64_t));
+	int counts, ids;
+
+	snprintf(counts_name, sizeof(counts_name), "stack_counts%u", (unsigned)(ended & 1));
+	snprintf(ids_name, sizeof(ids_name), "stack_ids%u", (unsigned)(ended & 1));
+	counts = probes_map_fd(p, counts_name);
+	ids = probes_map_fd(p, ids_name);
+	if (!kv || counts < 0 || ids < 0) {
+		free(kv);
+		return kv ? -ENOENT : -ENOMEM;
+	}
+	while (bpf_map_get_next_key(counts, prev, &k) == 0) {
+		struct stack_key cur = k;
+
+		if (bpf_map_lookup_elem(counts, &cur, &c) == 0)
+			add_one(s, &cur, &c, ids, d, kv, kv + SMBLAT_STACK_FRAMES);
+		k = cur;
+		prev = &k;
+	}
+	map_clear(counts, sizeof(struct stack_key));
+	map_clear(ids, sizeof(uint32_t));
+	lost_read(s, p, d);
+	free(kv);
+	return 0;
+}
+
+void stacks_take(struct stacks *s, uint32_t id, struct folded *out, uint64_t *lost)
+{
+	struct per_func *f;
+
+	*out = (struct folded) {};
+	*lost = 0;
+	if (id >= SMBLAT_MAX_FUNCS)
+		return;
+	f = &s->f[id];
+	*out = f->set;
+	f->set = (struct folded) {};
+	*lost = f->lost_seen - f->lost_taken;
+	f->lost_taken = f->lost_seen;
+}

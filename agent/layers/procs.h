@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The processes the kernel side follows (bpf/smbd.h, bpf/procs.bpf.h):
+ * every smbd for the smbd layer's views, the chosen ones for the syscalls
+ * layer. A service of those two layers over the BPF plumbing: it attaches
+ * the process tracepoints once (exec, fork, exit) and the syscall pair as
+ * asked, and tells the kernel side about the processes that ran before.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "probes/probes.h"
+
+/* Who already runs and is to be followed: set in procs_ctl, plus a pid. */
+struct procs_seed {
+	uint32_t acct_pid;          /* accounted, and its later children: 0 none */
+};
+
+/*
+ * The tracepoints of following (sched_process_exec/fork/exit), sys_exit
+ * and, with enter, sys_enter. What is attached already stays. Returns the
+ * backend (tp_btf or raw_tp) or negative errno, with why (size n) said.
+ */
+int procs_attach(struct probes *p, bool enter, char *why, size_t n);
+/* Scans /proc for what procs_ctl and seed choose; returns how many processes it added. */
+int procs_seed(struct probes *p, const struct procs_seed *seed);
+/* Syscall nr is accounted as function id (negative: not). */
+int procs_set_acct_id(struct probes *p, int nr, int id);
+/* --list-probes rows: the tracepoints attached for FUNCTION-less views. */
+void procs_list(struct probes *p, FILE *out, const char *function, enum layer_id l);
+/* "SMBD", "SYSCALL_OPENAT": a name the way FUNCTION spells it (buf of size n). */
+const char *procs_upper(const char *prefix, const char *name, char *buf, size_t n);

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Why smbd dropped a client: an SMBD_EXIT entry for every smbd process that
+ * exits (its lifetime as latency), with what smbd said on the way out (the
+ * first NT status a connection was disconnected with, the termination's
+ * reason and source location, exit_server's explanation and user stack),
+ * the client's address and the last syscall that failed; and oplock and
+ * lease breaks from sent to answered (SMBD_OPLOCK_BREAK, SMBD_LEASE_BREAK).
+ * The kernel side gathers it per process (bpf/smbdviews.bpf.c,
+ * bpf/sysacct.bpf.c) and writes the exit at the process's end
+ * (bpf/tasks.bpf.c), so a killed smbd has its entry too.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "base/log.h"
+#include "base/syscalls.h"
+#include "decode/stack.h"
+#include "layers/smb2proto.h"
+#include "layers/smbd-views.h"
+#include "sinks/journal.h"
+#include "symbols/usyms.h"
+
+#define NAME "smbd"
+
+struct hook {
+	const char *prog;
+	const char *const *syms;
+	size_t n;
+	const uint64_t *cookies;
+	bool ret;
+	bool required;              /* the view means nothing without it */
+};
+
+#define HOOK(prog, syms, cookies, ret, required) \
+	{ prog, syms, sizeof(syms) / sizeof(*syms), cookies, ret, required }
+
+static const char *const disconnect[] = { "smbXsrv_connection_disconnect_transport" };
+static const char *const terminate[] = { "smbd_server_connection_terminate_ex" };
+static const char *const exit_server[] = { "smbd_exit_server", "smbd_exit_server_cleanly" };
+static const uint64_t exit_how[] = { 1, 2 };
+static const char *const oplock_send[] = { "smbd_smb2_send_oplock_break" };
+static const char *const oplock_done[] = { "remove_oplock", "downgrade_oplock" };
+static const char *const lease_send[] = { "smbd_smb2_send_lease_break" };
+static const char *const lease_done[] = { "downgrade_lease" };
+
+static const struct hook exit_hooks[] = {
+	HOOK("smbd_exit_server", exit_server, exit_how, false, true),
+	HOOK("smbd_exit_disconnect", disconnect, NULL, false, false),
+	HOOK("smbd_exit_terminate", terminate, NULL, false, false),
+};
+static const struct hook oplock_hooks[] = {
+	HOOK("smbd_break_oplock", oplock_send, NULL, false, true),
+	HOOK("smbd_break_oplock_done", oplock_done, NULL, false, true),
+};
+static const struct hook lease_hooks[] = {
+	HOOK("smbd_break_lease", lease_send, NULL, false, true),
+	HOOK("smbd_break_lease_done", lease_done, NULL, false, true),
+};
+
+struct func *smbd_view_func(const struct layer_env *env, const char *name, const char *target)
+{
+	struct func_table *t = env->funcs;
+	int id;
+
+	for (uint32_t i = 0; i < t->n; i++)
+		if (t->v[i].layer == LAYER_SMBD && strcmp(t->v[i].name, name) == 0)
+			return &t->v[i];
+	if (!target)
+		return NULL;
+	id = func_table_add(t, LAYER_SMBD, GROUP_NONE, name, target, NULL);
+	return id < 0 ? NULL : &t->v[id];
+}
+
+int smbd_hook(const struct layer_env *env, struct func *f, const char *prog, const char *file,
+	      const char *const *syms, const uint64_t *cookies, size_t n, bool ret,
+	      char *missing, size_t msize)
+{
+	uint64_t offsets[8], cks[8];
+	size_t k = 0, m = strlen(missing);
+	int r;
+
+	for (size_t i = 0; i < n && k < 8; i++) {
+		if (usyms_resolve(env->us, file, syms[i], &offsets[k]) < 0) {
+			if (m < msize)
+				m += (size_t)snprintf(missing + m, msize - m, "%s%s", m ? ", " : "", syms[i]);
+			continue;
+		}
+		cks[k++] = cookies ? cookies[i] : 0;
+	}
+	if (!k)
+		return -ENOENT;
+	r = probes_attach_uprobe_set(env->probes, f, prog, file, offsets, cks, (uint32_t)k, ret);
+	return r < 0 ? r : (int)k;
+}
+
+/* f on its hooks in file; false (f detached, why said) when a required one is missing. */
+static bool view_attach(const struct layer_env *env, struct func *f, const char *file,
+			const struct hook *h, size_t nh)
+{
+	char missing[256] = "", buf[256];
+	int r = 0;
+
+	for (size_t i = 0; i < nh; i++) {
+		r = smbd_hook(env, f, h[i].prog, file, h[i].syms, h[i].cookies, h[i].n, h[i].ret,
+			      missing, sizeof(missing));
+		if (r < 0 && h[i].required)
+			break;
+		r = 0;
+	}
+	if (r < 0) {
+		probes_detach(env->probes, f, FUNC_NOT_FOUND, NULL);
+		func_set_state(f, r == -ENOENT ? FUNC_NOT_FOUND : FUNC_FAILED, "%s: %s", file,
+			       r == -ENOENT ? "does not export what it needs" : strerror(-r));
+		log_layer(NAME, STATUS_PROBE_FAILED, r == -ENOENT ? REASON_NOT_FOUND : REASON_ATTACH_FAILED,
+			  LOG_WARNING, "%s not attached: %s", f->name,
+			  func_state_text(f, buf, sizeof(buf)));
+		return false;
+	}
+	if (*missing)
+		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_NOT_FOUND, LOG_NOTICE,
+			  "%s: %s lacks %s; attached without", f->name, file, missing);
+	return true;
+}
+
+/* One view: attached when wanted and not yet, detached when attached and no more wanted. */
+static void view_sync(const struct layer_env *env, const struct smbd_places *pl, const char *name,
+		      const char *target, bool want, const struct hook *h, size_t nh, uint32_t *ctl_id)
+{
+	char t[512];
+	struct func *f;
+
+	snprintf(t, sizeof(t), "%s:%s", pl->lib, target);
+	/* a view never wanted stays out of the table (and of --list-probes) */
+	f = smbd_view_func(env, name, want ? t : NULL);
+	if (!f)
+		return;
+	if (func_attached(f) && !want) {
+		*ctl_id = 0;
+		probes_detach(env->probes, f, FUNC_DISABLED, NULL);
+		return;
+	}
+	if (func_attached(f) || !want)
+		return;
+	/* every exit and break is an entry: threshold 0 */
+	f->cfg = (struct func_cfg) { .flags = FF_ENABLED, .ret_kind = RK_VOID };
+	probes_update(env->probes, f);
+	if (view_attach(env, f, pl->lib, h, nh))
+		*ctl_id = f->id + 1;
+}
+
+void smbd_exits_sync(const struct layer_env *env, const struct smbd_places *pl)
+{
+	struct procs_ctl *ctl = probes_procs_ctl(env->probes);
+	const struct config *c = env->cfg;
+
+	view_sync(env, pl, "SMBD_EXIT", "smbd_exit_server", c->smbd_exits, exit_hooks,
+		  sizeof(exit_hooks) / sizeof(*exit_hooks), &ctl->exit_id);
+	view_sync(env, pl, "SMBD_OPLOCK_BREAK", "smbd_smb2_send_oplock_break", c->smbd_breaks,
+		  oplock_hooks, sizeof(oplock_hooks) / sizeof(*oplock_hooks), &ctl->oplock_id);
+	view_sync(env, pl, "SMBD_LEASE_BREAK", "smbd_smb2_send_lease_break", c->smbd_breaks,
+		  lease_hooks, sizeof(lease_hooks) / sizeof(*lease_hooks), &ctl->lease_id);
+}
+
+unsigned int smbd_exits_detach(const struct layer_env *env, enum func_state why)
+{
+	static const char *const names[] = { "SMBD_EXIT", "SMBD_OPLOCK_BREAK", "SMBD_LEASE_BREAK" };
+	struct procs_ctl *ctl = probes_procs_ctl(env->probes);
+	unsigned int n = 0;
+
+	ctl->exit_id = ctl->oplock_id = ctl->lease_id = 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		struct func *f = smbd_view_func(env, names[i], NULL);
+
+		if (f && func_attached(f)) {
+			probes_detach(env->probes, f, why, NULL);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* ---- decoding ---- */
+
+/* "192.0.2.1:445", "[2001:db8::1]:445" from the sockaddr getpeername(2) filled; "" if none. */
+static void peer_format(const struct event *e, char *buf, size_t n)
+{
+	const void *raw = e->args;
+	struct sockaddr_in6 a6;
+	struct sockaddr_in a4;
+	char ip[INET6_ADDRSTRLEN];
+	uint16_t family;
+
+	memcpy(&family, raw, sizeof(family));
+	buf[0] = '\0';
+	if (family == AF_INET) {
+		memcpy(&a4, raw, sizeof(a4));
+		if (inet_ntop(AF_INET, &a4.sin_addr, ip, sizeof(ip)))
+			snprintf(buf, n, "%s:%u", ip, ntohs(a4.sin_port));
+	} else if (family == AF_INET6) {
+		memcpy(&a6, raw, sizeof(a6));
+		if (inet_ntop(AF_INET6, &a6.sin6_addr, ip, sizeof(ip)))
+			snprintf(buf, n, "[%s]:%u", ip, ntohs(a6.sin6_port));
+	}
+}
+
+static void text_copy(char *dst, const char *src, size_t n)
+{
+	memcpy(dst, src, n - 1);
+	dst[n - 1] = '\0';
+	for (char *p = dst; *p; p++)
+		if ((unsigned char)*p < 0x20)
+			*p = ' ';
+}
+
+/* A process gone before its stack was read: its parent has the same mappings (fork). */
+static void exit_stack(const struct layer_env *env, const struct event *e, uint32_t ppid,
+		       struct record *r)
+{
+	struct stack_src s = { .us = env->us, .pid = e->pid, .fallback_pid = ppid, .u = e->ustack,
+			       .nu = stack_frames(e->ustack_sz) };
+
+	free(r->stack);
+	free(r->stack_folded);
+	r->stack = r->stack_folded = NULL;
+	(void)stack_symbolize(&s, &r->stack, &r->stack_folded);
+}
+
+static void exit_decode(const struct layer_env *env, const struct event *e, struct record *r)
+{
+	static const char *const hows[] = { "none", "exit_server", "exit_server_cleanly" };
+	char reason[SMBLAT_REASON_LEN], location[SMBLAT_REASON_LEN], peer[80], status[16], last[96] = "";
+	uint32_t ppid = (uint32_t)e->args[5], how = (uint32_t)(e->args[5] >> 32);
+	uint32_t err_nr = (uint32_t)e->args[4], err = (uint32_t)(e->args[4] >> 32);
+	int code = (int)e->ret, sig = code & 0x7f;
+	const char *st = e->smb_status ? smb2_status_name(e->smb_status, status, sizeof(status)) : NULL;
+	const char *sysname = err_nr ? syscalls_name((int)err_nr - 1) : NULL;
+	const char *ename = err_nr ? strerrorname_np((int)err) : NULL;
+	char *outcome = NULL;
+
+	text_copy(reason, e->name, sizeof(reason));
+	text_copy(location, e->smb_server, sizeof(location));
+	peer_format(e, peer, sizeof(peer));
+	r->message_id = SMBLAT_MID_EXIT;
+	r->has_ret = false;
+	if (*reason)
+		record_add(r, "SMBD_EXIT_REASON", "%s", reason);
+	record_add(r, "SMBD_EXIT_HOW", "%s", how < 3 ? hows[how] : "?");
+	if (*location)
+		record_add(r, "SMBD_EXIT_LOCATION", "%s", location);
+	if (st)
+		record_add(r, "SMB_STATUS", "%s", st);
+	if (*peer)
+		record_add(r, "SMB_CLIENT", "%s", peer);
+	if (sig) {
+		record_add(r, "EXIT_SIGNAL", "%d", sig);
+		if (sigabbrev_np(sig))
+			record_add(r, "EXIT_SIGNAL_NAME", "SIG%s", sigabbrev_np(sig));
+	} else {
+		record_add(r, "EXIT_STATUS", "%d", (code >> 8) & 0xff);
+	}
+	if (err_nr) {
+		if (sysname)
+			record_add(r, "LAST_ERROR_SYSCALL", "%s", sysname);
+		else
+			record_add(r, "LAST_ERROR_SYSCALL", "%u", err_nr - 1);
+		record_add(r, "LAST_ERROR_ERRNO", "%u", err);
+		if (ename)
+			record_add(r, "LAST_ERROR_ERRNO_NAME", "%s", ename);
+		record_add(r, "LAST_ERROR_AGO_US", "%" PRIu64, e->blk_sector / 1000);
+		snprintf(last, sizeof(last), "; last failed syscall %s (%s) %.3f ms before",
+			 sysname ? sysname : "?", ename ? ename : "?", e->blk_sector / 1e6);
+	}
+	if (ppid)
+		record_add(r, "PPID", "%u", ppid);
+	exit_stack(env, e, ppid, r);
+	if (asprintf(&outcome, "%s%s%s%s%s%s%s", *reason ? reason : sig ? "killed" : "exited",
+		     st ? ", " : "", st ? st : "", *peer ? ", client " : "", peer,
+		     sig && sigabbrev_np(sig) ? ", signal SIG" : "", sig && sigabbrev_np(sig) ? sigabbrev_np(sig) : "") < 0)
+		outcome = NULL;
+	record_set_place(r, "%s%s", outcome ? outcome : "?", last);
+	if (asprintf(&r->message, "smbd %s[%u] exited after %.3f s: %s%s", r->comm, r->pid,
+		     e->latency_ns / 1e9, outcome ? outcome : "?", last) < 0)
+		r->message = NULL;
+	free(outcome);
+}
+
+/* Lease states as MS-SMB2 spells them: R, RH, RWH; "none". */
+static const char *lease_state(uint32_t s, char buf[4])
+{
+	char *p = buf;
+
+	/* the bits are R 1, H 2, W 4; the letters go R, W, H */
+	if (s & 1)
+		*p++ = 'R';
+	if (s & 4)
+		*p++ = 'W';
+	if (s & 2)
+		*p++ = 'H';
+	*p = '\0';
+	return p == buf ? "none" : buf;
+}
+
+static const char *oplock_level(uint32_t l)
+{
+	switch (l) {
+	case 0:
+		return "none";
+	case 1:
+		return "level2";
+	case 8:
+		return "exclusive";
+	case 9:
+		return "batch";
+	}
+	return "?";
+}
+
+static void break_decode(const struct event *e, struct record *r)
+{
+	bool oplock = e->args[4];
+	char from[4], to[4];
+
+	r->message_id = SMBLAT_MID_BREAK;
+	r->has_ret = false;
+	if (oplock) {
+		record_add(r, "BREAK_TO", "%s", oplock_level((uint32_t)e->args[1]));
+		record_set_place(r, "oplock to %s", oplock_level((uint32_t)e->args[1]));
+	} else {
+		record_add(r, "LEASE_KEY", "%016" PRIx64 "%016" PRIx64, e->args[2], e->args[3]);
+		record_add(r, "BREAK_FROM", "%s", lease_state((uint32_t)e->args[0], from));
+		record_add(r, "BREAK_TO", "%s", lease_state((uint32_t)e->args[1], to));
+		record_set_place(r, "lease %016" PRIx64 "%016" PRIx64 " %s to %s", e->args[2], e->args[3],
+				 from[0] ? lease_state((uint32_t)e->args[0], from) : "none",
+				 lease_state((uint32_t)e->args[1], to));
+	}
+	if (asprintf(&r->message, "%s answered after %.3f ms: smbd[%u] %s", r->func->name,
+		     e->latency_ns / 1e6, r->pid, r->place ? r->place : "") < 0)
+		r->message = NULL;
+}
+
+void smbd_exits_decode(const struct layer_env *env, const struct event *e, struct record *r)
+{
+	if (e->flags & EF_SMBD_EXIT)
+		exit_decode(env, e, r);
+	else if (e->flags & EF_SMBD_BREAK)
+		break_decode(e, r);
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The processes the kernel side follows (smbd.h): every smbd, and those
+ * whose syscalls are accounted, told by exec and fork (tasks.bpf.c) and by
+ * the agent for those that ran before it. Shared by the tasks, sysacct and
+ * smbd units.
+ */
+#ifndef SMBLAT_PROCS_BPF_H
+#define SMBLAT_PROCS_BPF_H
+
+#include "core.bpf.h"
+
+extern struct procs_ctl procs_ctl;
+
+/* tgid -> enum proc_flags */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SMBLAT_PROCS_MAX);
+	__type(key, __u32);
+	__type(value, __u32);
+} procs SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, SMBLAT_PROCS_MAX);
+	__type(key, __u32);
+	__type(value, struct smbd_proc);
+} smbd_procs SEC(".maps") __weak;
+
+/* tid -> the time split of an smbd loop thread */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, SMBLAT_PROCS_MAX);
+	__type(key, __u32);
+	__type(value, struct split_thread);
+} split_threads SEC(".maps") __weak;
+
+/* The cgroup whose tasks' syscalls are accounted (select = cgroup:PATH). */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} acct_cgroups SEC(".maps") __weak;
+
+static __always_inline __u32 current_tgid(void)
+{
+	return bpf_get_current_pid_tgid() >> 32;
+}
+
+/* Why the current process is followed (enum proc_flags), 0 when it is not. */
+static __always_inline __u32 proc_followed(void)
+{
+	__u32 tgid = current_tgid(), *f, flags;
+
+	if (tgid == cfg.self_tgid)
+		return 0;
+	f = bpf_map_lookup_elem(&procs, &tgid);
+	flags = f ? *f : 0;
+	if (procs_ctl.acct_cgroup && bpf_current_task_under_cgroup(&acct_cgroups, 0) == 1)
+		flags |= PROC_ACCT;
+	return flags;
+}
+
+static __always_inline struct split_thread *split_thread(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	return bpf_map_lookup_elem(&split_threads, &tid);
+}
+
+/* The time since since_ns goes to the phase in force; then to is. */
+static __always_inline void split_switch(struct split_thread *st, __u64 now, __u8 to)
+{
+	__u8 cur = st->cur;
+
+	if (cur < _SPLIT_MAX)
+		st->acc_ns[cur] += now - st->since_ns;
+	st->since_ns = now;
+	st->cur = to;
+}
+
+static __always_inline void split_push(struct split_thread *st, __u64 now, __u8 to)
+{
+	__u8 d = st->depth;
+
+	if (d < SPLIT_DEPTH) {
+		st->stack[d] = st->cur;
+		st->depth = d + 1;
+	}
+	split_switch(st, now, to);
+}
+
+static __always_inline void split_pop(struct split_thread *st, __u64 now)
+{
+	__u8 d = st->depth, to = SPLIT_OTHER;
+
+	if (d > 0 && d <= SPLIT_DEPTH) {
+		d--;
+		to = st->stack[d];
+		st->depth = d;
+	}
+	split_switch(st, now, to);
+}
+
+/* A parse ends with whatever comes next: the dispatch, or the next wait. */
+static __always_inline void split_parse_end(struct split_thread *st, __u64 now)
+{
+	if (st->cur == SPLIT_PARSE)
+		split_switch(st, now, SPLIT_OTHER);
+}
+
+#endif

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * smbd layer views on uprobes of what Debian's Samba exports (smblat(8),
+ * SMBD VIEWS): the time split's dispatch, tevent handler and ctdbd marks;
+ * what smbd says when it drops a client (the disconnect status, the
+ * termination's reason and place, exit_server's explanation and stack);
+ * oplock and lease breaks from sent to answered. Each program also has a
+ * uprobe.multi twin (umulti_), as in func.bpf.c.
+ */
+#include "call.bpf.h"
+#include "procs.bpf.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct smbd_break_key);
+	__type(value, struct smbd_break);
+} smbd_breaks SEC(".maps");
+
+static __always_inline struct smbd_proc *smbd_proc(void)
+{
+	__u32 tgid = current_tgid();
+
+	return bpf_map_lookup_elem(&smbd_procs, &tgid);
+}
+
+/* ---- time split ---- */
+
+/* smbd_smb2_request_dispatch(req): what was received is parsed, the request runs. */
+static __always_inline int split_dispatch(struct pt_regs *regs)
+{
+	struct split_thread *st = split_thread();
+	__u64 now;
+
+	if (!st)
+		return 0;
+	now = bpf_ktime_get_ns();
+	split_parse_end(st, now);
+	split_push(st, now, SPLIT_RUN);
+	st->n[SPLIT_N_REQUESTS]++;
+	return 0;
+}
+
+static __always_inline int split_dispatch_ret(struct pt_regs *regs)
+{
+	struct split_thread *st = split_thread();
+
+	if (st && st->cur == SPLIT_RUN)
+		split_pop(st, bpf_ktime_get_ns());
+	return 0;
+}
+
+/* tevent_common_invoke_{fd,timer,immediate,signal}_handler: the cookie says which. */
+static __always_inline int split_event(struct pt_regs *regs)
+{
+	struct split_thread *st = split_thread();
+	__u64 kind = bpf_get_attach_cookie(regs);
+
+	if (st && kind <= SPLIT_N_SIGNAL)
+		st->n[kind]++;
+	return 0;
+}
+
+/* The synchronous ctdbd calls: the outermost one is the wait for ctdb. */
+static __always_inline int split_ctdb(struct pt_regs *regs)
+{
+	struct split_thread *st = split_thread();
+
+	if (!st)
+		return 0;
+	st->n[SPLIT_N_CTDB]++;
+	if (st->cur == SPLIT_CTDB)
+		st->ctdb_nest++;
+	else
+		split_push(st, bpf_ktime_get_ns(), SPLIT_CTDB);
+	return 0;
+}
+
+static __always_inline int split_ctdb_ret(struct pt_regs *regs)
+{
+	struct split_thread *st = split_thread();
+
+	if (!st)
+		return 0;
+	if (st->ctdb_nest)
+		st->ctdb_nest--;
+	else if (st->cur == SPLIT_CTDB)
+		split_pop(st, bpf_ktime_get_ns());
+	return 0;
+}
+
+/* ---- why smbd dropped a client ---- */
+
+/* smbXsrv_connection_disconnect_transport(xconn, NTSTATUS): the first status is the cause. */
+static __always_inline int exit_disconnect(struct pt_regs *regs)
+{
+	struct smbd_proc *p = smbd_proc();
+	__u32 status = (__u32)PT_REGS_PARM2(regs);
+
+	if (p && !p->disc_status && status)
+		p->disc_status = status;
+	return 0;
+}
+
+/* smbd_server_connection_terminate_ex(xconn, reason, location) */
+static __always_inline int exit_terminate(struct pt_regs *regs)
+{
+	struct smbd_proc *p = smbd_proc();
+
+	if (!p || p->location[0])
+		return 0;
+	bpf_probe_read_user_str(p->location, sizeof(p->location), (void *)PT_REGS_PARM3(regs));
+	if (!p->reason[0] &&
+	    bpf_probe_read_user_str(p->reason, sizeof(p->reason), (void *)PT_REGS_PARM2(regs)) <= 1)
+		p->reason_ptr = PT_REGS_PARM2(regs);
+	return 0;
+}
+
+/* smbd_exit_server(explanation), _cleanly (cookie 1, 2): the last word, and where from. */
+static __always_inline int exit_server(struct pt_regs *regs)
+{
+	struct smbd_proc *p = smbd_proc();
+
+	if (!p)
+		return 0;
+	if (bpf_probe_read_user_str(p->reason, sizeof(p->reason), (void *)PT_REGS_PARM1(regs)) > 1)
+		p->reason_ptr = 0;
+	else if (PT_REGS_PARM1(regs))
+		p->reason_ptr = PT_REGS_PARM1(regs);
+	p->exit_how = (__u32)bpf_get_attach_cookie(regs);
+	p->ustack_sz = bpf_get_stack(regs, p->ustack, sizeof(p->ustack), BPF_F_USER_STACK);
+	return 0;
+}
+
+/* ---- oplock and lease breaks ---- */
+
+static __always_inline void break_event(struct pt_regs *regs, __u32 id1, const struct smbd_break *b,
+					const struct smbd_break_key *k, __u32 to)
+{
+	__u64 lat = bpf_ktime_get_ns() - b->start_ns;
+	__u32 id = id1 - 1;
+	struct func_cfg *fc;
+	struct event *e;
+
+	if (!id1)
+		return;
+	fc = bpf_map_lookup_elem(&funcs, &id);
+	if (!fc || !(fc->flags & FF_ENABLED))
+		return;
+	account(id, lat, lat >= fc->threshold_ns, ACCT_SHARED);
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		account_lost(id);
+		return;
+	}
+	event_task(e, id, lat);
+	e->flags = EF_SMBD_BREAK;
+	e->ret = 0;
+	e->dev = 0;
+	e->name[0] = 0;
+	e->args[0] = b->from;
+	e->args[1] = to;
+	e->args[2] = k->oplock ? 0 : k->key[0];
+	e->args[3] = k->oplock ? 0 : k->key[1];
+	e->args[4] = k->oplock;
+	e->args[5] = 0;
+	e->kstack_sz = 0;
+	e->ustack_sz = 0;
+	bpf_ringbuf_submit(e, 0);
+}
+
+/* smbd_smb2_send_oplock_break(client, op, level): answered in order, per process. */
+static __always_inline int break_oplock(struct pt_regs *regs)
+{
+	struct smbd_proc *p = smbd_proc();
+	struct smbd_break_key k = { .tgid = current_tgid(), .oplock = 1 };
+	struct smbd_break b = { .start_ns = bpf_ktime_get_ns(), .to = (__u8)PT_REGS_PARM3(regs) };
+
+	if (!p)
+		return 0;
+	k.key[0] = p->breaks_sent++;
+	b.from = 0xff;          /* the level before is the client's to know */
+	bpf_map_update_elem(&smbd_breaks, &k, &b, BPF_ANY);
+	return 0;
+}
+
+/* remove_oplock(fsp), downgrade_oplock(fsp): the oldest break sent is answered. */
+static __always_inline int break_oplock_done(struct pt_regs *regs)
+{
+	struct smbd_proc *p = smbd_proc();
+	struct smbd_break_key k = { .tgid = current_tgid(), .oplock = 1 };
+	struct smbd_break *b;
+
+	if (!p || p->breaks_done >= p->breaks_sent)
+		return 0;
+	k.key[0] = p->breaks_done++;
+	b = bpf_map_lookup_elem(&smbd_breaks, &k);
+	if (!b)
+		return 0;
+	break_event(regs, procs_ctl.oplock_id, b, &k, b->to);
+	bpf_map_delete_elem(&smbd_breaks, &k);
+	return 0;
+}
+
+/* smbd_smb2_send_lease_break(client, epoch, flags, key, current, new) */
+static __always_inline int break_lease(struct pt_regs *regs)
+{
+	struct smbd_break_key k = { .tgid = current_tgid() };
+	struct smbd_break b = { .start_ns = bpf_ktime_get_ns(), .from = (__u32)PT_REGS_PARM5(regs) };
+
+	if (!smbd_proc())
+		return 0;
+#ifdef __TARGET_ARCH_x86
+	b.to = (__u32)regs->r9;
+#endif
+	bpf_probe_read_user(k.key, sizeof(k.key), (void *)PT_REGS_PARM4(regs));
+	bpf_map_update_elem(&smbd_breaks, &k, &b, BPF_ANY);
+	return 0;
+}
+
+/* downgrade_lease(client, num_file_ids, ids, key, lease_state): the client's answer. */
+static __always_inline int break_lease_done(struct pt_regs *regs)
+{
+	struct smbd_break_key k = { .tgid = current_tgid() };
+	struct smbd_break *b;
+
+	bpf_probe_read_user(k.key, sizeof(k.key), (void *)PT_REGS_PARM4(regs));
+	b = bpf_map_lookup_elem(&smbd_breaks, &k);
+	if (!b)
+		return 0;
+	break_event(regs, procs_ctl.lease_id, b, &k, (__u32)PT_REGS_PARM5(regs));
+	bpf_map_delete_elem(&smbd_breaks, &k);
+	return 0;
+}
+
+#define SMBD_UPROBE(name, fn)							\
+	SEC("uprobe") int smbd_##name(struct pt_regs *r) { return fn(r); }	\
+	SEC("kprobe.multi") int umulti_smbd_##name(struct pt_regs *r) { return fn(r); }
+
+SMBD_UPROBE(split_dispatch, split_dispatch)
+SMBD_UPROBE(split_dispatch_ret, split_dispatch_ret)
+SMBD_UPROBE(split_event, split_event)
+SMBD_UPROBE(split_ctdb, split_ctdb)
+SMBD_UPROBE(split_ctdb_ret, split_ctdb_ret)
+SMBD_UPROBE(exit_disconnect, exit_disconnect)
+SMBD_UPROBE(exit_terminate, exit_terminate)
+SMBD_UPROBE(exit_server, exit_server)
+SMBD_UPROBE(break_oplock, break_oplock)
+SMBD_UPROBE(break_oplock_done, break_oplock_done)
+SMBD_UPROBE(break_lease, break_lease)
+SMBD_UPROBE(break_lease_done, break_lease_done)

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Stack counting for any probe whose func_cfg asks (FF_STACKS_*): per
+ * probe, process and distinct kernel+user stack, calls and summed latency
+ * in the kernel, as bpftrace's @[kstack, ustack] = count(). Stacks that do
+ * not fit are counted per probe. The maps are sized by the agent (one entry
+ * when no probe counts stacks).
+ */
+#ifndef SMBLAT_STACKS_BPF_H
+#define SMBLAT_STACKS_BPF_H
+
+#include "core.bpf.h"
+
+#define STACK_IDS_MAP(n)							\
+struct {									\
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);					\
+	__uint(max_entries, SMBLAT_STACK_IDS);					\
+	__uint(key_size, sizeof(__u32));					\
+	__uint(value_size, SMBLAT_STACK_FRAMES * sizeof(__u64));		\
+} n SEC(".maps") __weak;
+
+#define STACK_COUNTS_MAP(n)							\
+struct {									\
+	__uint(type, BPF_MAP_TYPE_HASH);					\
+	__uint(max_entries, SMBLAT_STACK_KEYS);					\
+	__type(key, struct stack_key);						\
+	__type(value, struct stack_count);					\
+} n SEC(".maps") __weak;
+
+STACK_IDS_MAP(stack_ids0)
+STACK_IDS_MAP(stack_ids1)
+STACK_COUNTS_MAP(stack_counts0)
+STACK_COUNTS_MAP(stack_counts1)
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SMBLAT_MAX_FUNCS);
+	__type(key, __u32);
+	__type(value, struct stack_lost);
+} stack_lost SEC(".maps") __weak;
+
+static __always_inline void stack_lost_count(__u32 id, bool keys)
+{
+	struct stack_lost *l = bpf_map_lookup_elem(&stack_lost, &id);
+
+	if (!l)
+		return;
+	if (keys)
+		l->keys_full++;
+	else
+		l->stack_full++;
+}
+
+static __always_inline void stacks_add(void *counts, struct stack_key *k, __u64 lat)
+{
+	struct stack_count *c = bpf_map_lookup_elem(counts, k), one = { 1, lat };
+
+	if (c) {
+		__sync_fetch_and_add(&c->count, 1);
+		__sync_fetch_and_add(&c->total_ns, lat);
+		return;
+	}
+	/* another CPU may have added it meanwhile: then add to that one */
+	if (bpf_map_update_elem(counts, k, &one, BPF_NOEXIST) == 0)
+		return;
+	c = bpf_map_lookup_elem(counts, k);
+	if (c) {
+		__sync_fetch_and_add(&c->count, 1);
+		__sync_fetch_and_add(&c->total_ns, lat);
+	} else {
+		stack_lost_count(k->func_id, true);
+	}
+}
+
+/* One call of id that took lat, at ctx: its stacks counted in this epoch's generation. */
+static __always_inline void stacks_count(void *ctx, __u32 id, __u64 lat, __u32 flags)
+{
+	struct stack_key k = { .func_id = id, .tgid = bpf_get_current_pid_tgid() >> 32,
+			       .kstack = -1, .ustack = -1 };
+	bool gen1 = epoch & 1;
+	void *ids = gen1 ? (void *)&stack_ids1 : (void *)&stack_ids0;
+
+	if (flags & FF_STACKS_KERNEL) {
+		k.kstack = bpf_get_stackid(ctx, ids, 0);
+		if (k.kstack < 0) {
+			stack_lost_count(id, false);
+			return;
+		}
+	}
+	if (flags & FF_STACKS_USER) {
+		k.ustack = bpf_get_stackid(ctx, ids, BPF_F_USER_STACK);
+		/* a kernel thread has no user stack: -EFAULT is a stack of its own */
+		if (k.ustack < 0 && k.ustack != -14) {
+			stack_lost_count(id, false);
+			return;
+		}
+	}
+	stacks_add(gen1 ? (void *)&stack_counts1 : (void *)&stack_counts0, &k, lat);
+}
+
+#endif

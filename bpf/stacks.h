@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Stack counting: calls and summed latency per probe, process and distinct
+ * kernel+user stack, counted in the kernel (stacks.bpf.h). Two generations
+ * of maps, chosen by the histogram epoch: the agent drains the one of the
+ * interval that ended while probes fill the other.
+ */
+#ifndef SMBLAT_STACKS_H
+#define SMBLAT_STACKS_H
+
+#define SMBLAT_STACK_FRAMES 64      /* frames kept per stack in the stack maps */
+#define SMBLAT_STACK_IDS 4096       /* distinct stacks per generation, default */
+#define SMBLAT_STACK_KEYS 8192      /* (probe, process, stacks) per generation, default */
+
+struct stack_key {
+	uint32_t func_id;
+	uint32_t tgid;
+	int32_t kstack;             /* stack map id, or negative: none taken or none fitted */
+	int32_t ustack;
+};
+
+struct stack_count {
+	uint64_t count;
+	uint64_t total_ns;
+};
+
+/* Per function id and CPU: calls whose stacks were not counted. */
+struct stack_lost {
+	uint64_t stack_full;        /* the stack map had no room (or a hash collision) */
+	uint64_t keys_full;         /* the counts map had no room */
+};
+
+#endif

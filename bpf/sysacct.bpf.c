@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Every syscall of the followed processes (procs.bpf.h), counted and timed
+ * in the kernel: per-CPU counters and histograms by function id (one per
+ * syscall, SYSCALL_<NAME>), failures per errno, no event per call but the
+ * slow or failed ones a threshold or errors= asks for; as strace -c, without
+ * stopping the process. The same sys_enter/sys_exit pair gives smbd's views
+ * their syscall parts: time in syscalls, disk time, the event loop's waits,
+ * the client socket's receives and sends, the last failed syscall, the
+ * client's address.
+ */
+#include "call.bpf.h"
+#include "procs.bpf.h"
+#include "stacks.bpf.h"
+#include "sysnr.bpf.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SMBLAT_SYSCALL_MAX);
+	__type(key, __u32);
+	__type(value, struct sys_info);
+} sys_info SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, SMBLAT_ACCT_ERR_KEYS);
+	__type(key, struct acct_err_key);
+	__type(value, __u64);
+} acct_errs SEC(".maps");
+
+/* The syscall in progress on a task. */
+struct sys_call {
+	__u64 start_ns;
+	__u32 nr;
+	__u32 pushed;               /* a split phase was entered for it */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct sys_call);
+} sys_calls SEC(".maps");
+
+#define S_IFMT 00170000
+#define S_IFSOCK 0140000
+
+/* Whether fd of the current task is a TCP/IP socket (the client's, not messaging). */
+static __always_inline bool fd_is_inet(long fd)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct file **fds, *f = NULL;
+	struct socket *sock;
+	__u16 family;
+
+	if (fd < 0 || fd >= BPF_CORE_READ(t, files, fdt, max_fds))
+		return false;
+	fds = BPF_CORE_READ(t, files, fdt, fd);
+	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]) < 0 || !f)
+		return false;
+	if ((BPF_CORE_READ(f, f_inode, i_mode) & S_IFMT) != S_IFSOCK)
+		return false;
+	sock = BPF_CORE_READ(f, private_data);
+	family = BPF_CORE_READ(sock, sk, __sk_common.skc_family);
+	return family == 2 /* AF_INET */ || family == 10 /* AF_INET6 */;
+}
+
+static __always_inline struct split_thread *split_thread_new(__u64 now)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct split_thread st = { .tgid = current_tgid(), .since_ns = now, .first_ns = now };
+
+	bpf_map_update_elem(&split_threads, &tid, &st, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&split_threads, &tid);
+}
+
+/* smbd's loop thread enters a wait, or a receive or send on the client socket. */
+static __always_inline void split_enter(struct pt_regs *regs, struct sys_call *c, __u32 cls,
+					__u64 now)
+{
+	struct split_thread *st = split_thread();
+
+	if (cls == SC_WAIT) {
+		if (!st)
+			st = split_thread_new(now);
+		if (!st || st->cur == SPLIT_CTDB)
+			return;
+		split_parse_end(st, now);
+		split_push(st, now, SPLIT_WAIT);
+		c->pushed = 1;
+		return;
+	}
+	if (!st || st->cur == SPLIT_CTDB || !fd_is_inet(PT_REGS_PARM1_CORE_SYSCALL(regs)))
+		return;
+	split_push(st, now, cls == SC_RECV ? SPLIT_RECV : SPLIT_SEND);
+	st->n[cls == SC_RECV ? SPLIT_N_RECV : SPLIT_N_SEND]++;
+	c->pushed = 1;
+}
+
+static __always_inline int sysacct_enter(__u64 *ctx)
+{
+	struct pt_regs *regs = (struct pt_regs *)ctx[0];
+	long nr = (long)ctx[1];
+	struct sys_info *si;
+	struct sys_call *c;
+	__u32 key = (__u32)nr, flags;
+	__u64 now;
+
+	if (nr < 0 || nr >= SMBLAT_SYSCALL_MAX)
+		return 0;
+	flags = proc_followed();
+	if (!(flags & PROC_ACCT) && !((flags & PROC_SMBD) && procs_ctl.split))
+		return 0;
+	if (syscall_compat())
+		return 0;
+	si = bpf_map_lookup_elem(&sys_info, &key);
+	c = bpf_task_storage_get(&sys_calls, bpf_get_current_task_btf(), 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!si || !c)
+		return 0;
+	now = bpf_ktime_get_ns();
+	c->start_ns = now;
+	c->nr = key;
+	c->pushed = 0;
+	if ((flags & PROC_SMBD) && procs_ctl.split && si->cls >= SC_WAIT && si->cls <= SC_SEND)
+		split_enter(regs, c, si->cls, now);
+	return 0;
+}
+
+/* Counted, timed, failures by errno; an event when slow or failed as configured. */
+static __always_inline void acct(void *ctx, struct pt_regs *regs, __u32 id, __u64 lat, long ret)
+{
+	bool failed = ret < 0 && ret >= -4095, slow;
+	struct func_cfg *fc = bpf_map_lookup_elem(&funcs, &id);
+	struct frame f = {};
+	struct event *e;
+
+	if (!fc || !(fc->flags & FF_ENABLED))
+		return;
+	slow = lat >= fc->threshold_ns;
+	account(id, lat, slow, ACCT_EXCLUSIVE);
+	if (failed) {
+		struct acct_err_key k = { .id = id, .err = (__u32)-ret };
+		__u64 one = 1, *n = bpf_map_lookup_elem(&acct_errs, &k);
+
+		if (n)
+			*n += 1;
+		else
+			bpf_map_update_elem(&acct_errs, &k, &one, BPF_NOEXIST);
+	}
+	if (fc->flags & FF_STACKS_USER)
+		stacks_count(ctx, id, lat, FF_STACKS_USER);
+	if (!slow && !((fc->flags & FF_ERRORS) && failed))
+		return;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		account_lost(id);
+		return;
+	}
+	f.args[0] = PT_REGS_PARM1_CORE_SYSCALL(regs);
+	f.args[1] = PT_REGS_PARM2_CORE_SYSCALL(regs);
+	f.args[2] = PT_REGS_PARM3_CORE_SYSCALL(regs);
+	f.args[3] = PT_REGS_PARM4_CORE_SYSCALL(regs);
+	f.args[4] = PT_REGS_PARM5_CORE_SYSCALL(regs);
+	call_fill(ctx, e, fc, &f, id, lat, (__u64)ret, false);
+	bpf_ringbuf_submit(e, 0);
+}
+
+/* What an smbd's syscalls tell: its last failure, its client, and the split's parts. */
+static __always_inline void smbd_sys_exit(struct pt_regs *regs, struct sys_call *c, __u32 nr,
+					  __u32 cls, long ret, __u64 now)
+{
+	__u32 tgid = current_tgid();
+	struct smbd_proc *p = bpf_map_lookup_elem(&smbd_procs, &tgid);
+	struct split_thread *st;
+	__u64 lat;
+
+	if (!p)
+		return;
+	/* a string smbd never touched is not paged in when it is handed over: again */
+	if (p->reason_ptr && !p->reason[0] &&
+	    bpf_probe_read_user_str(p->reason, sizeof(p->reason), (void *)p->reason_ptr) > 1)
+		p->reason_ptr = 0;
+	if (ret < 0 && ret >= -4095) {
+		p->last_err_nr = nr + 1;
+		p->last_err = (__s32)-ret;
+		p->last_err_ns = now;
+	}
+	if (cls == SC_PEER && ret == 0 && !p->peer_len) {
+		__u16 family = 0;
+
+		bpf_probe_read_user(p->peer, sizeof(p->peer), (void *)PT_REGS_PARM2_CORE_SYSCALL(regs));
+		__builtin_memcpy(&family, p->peer, sizeof(family));
+		p->peer_len = family == 2 || family == 10 ? sizeof(p->peer) : 0;
+	}
+	if (!procs_ctl.split || !c || !c->start_ns)
+		return;
+	lat = now - c->start_ns;
+	if (cls != SC_WAIT && cls != SC_IDLE) {
+		/* waiting is a phase of its own, idle workers are not busy */
+		__sync_fetch_and_add(&p->syscall_ns, lat);
+		__sync_fetch_and_add(&p->syscalls, 1);
+	}
+	if (cls == SC_READ) {
+		__sync_fetch_and_add(&p->disk_read_ns, lat);
+		__sync_fetch_and_add(&p->disk_reads, 1);
+	} else if (cls == SC_WRITE) {
+		__sync_fetch_and_add(&p->disk_write_ns, lat);
+		__sync_fetch_and_add(&p->disk_writes, 1);
+	}
+	if (!c->pushed)
+		return;
+	st = split_thread();
+	if (!st)
+		return;
+	split_pop(st, now);
+	/* data from the client, at the loop's level (not a read inside a request) */
+	if (cls == SC_RECV && ret > 0 && st->cur == SPLIT_OTHER)
+		split_switch(st, now, SPLIT_PARSE);
+}
+
+static __always_inline int sysacct_exit(__u64 *ctx)
+{
+	struct pt_regs *regs = (struct pt_regs *)ctx[0];
+	long ret = (long)ctx[1], nr;
+	struct sys_info *si = NULL;
+	struct sys_call *c;
+	__u32 flags = proc_followed(), key;
+	__u64 now;
+
+	if (!flags || syscall_compat())
+		return 0;
+	c = bpf_task_storage_get(&sys_calls, bpf_get_current_task_btf(), 0, 0);
+	nr = c && c->start_ns ? c->nr : syscall_exit_nr(regs);
+	if (nr < 0 || nr >= SMBLAT_SYSCALL_MAX)
+		return 0;
+	key = (__u32)nr;
+	si = bpf_map_lookup_elem(&sys_info, &key);
+	if (!si)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (flags & PROC_SMBD)
+		smbd_sys_exit(regs, c, key, si->cls, ret, now);
+	if ((flags & PROC_ACCT) && c && c->start_ns && si->acct_id)
+		acct(ctx, regs, si->acct_id - 1, now - c->start_ns, ret);
+	if (c) {
+		c->start_ns = 0;
+		c->pushed = 0;
+	}
+	return 0;
+}
+
+TRACEPOINT_PROGRAMS(sys_enter, sysacct_enter, sysacct_enter)
+TRACEPOINT_PROGRAMS(sys_exit, sysacct_exit, sysacct_exit)

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Following processes (procs.bpf.h): an exec decides anew whether a process
+ * is an smbd and whether its syscalls are accounted, a fork hands the
+ * parent's flags to the child, an exit forgets it; the exit of an smbd is
+ * an entry of its own (SMBD_EXIT) with what the smbd programs gathered.
+ */
+#include "call.bpf.h"
+#include "procs.bpf.h"
+
+struct procs_ctl procs_ctl = {};
+
+/* Never written: what a new smbd_proc starts from (too large for the stack). */
+const volatile struct smbd_proc smbd_proc_zero = {};
+
+static __always_inline bool comm_is(const char *comm, const char *want, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (comm[i] != want[i])
+			return false;
+		if (!want[i])
+			return true;
+	}
+	return true;
+}
+
+static __always_inline void smbd_proc_new(__u32 tgid, __u32 ppid)
+{
+	struct smbd_proc *p;
+
+	bpf_map_update_elem(&smbd_procs, &tgid, (const void *)&smbd_proc_zero, BPF_ANY);
+	p = bpf_map_lookup_elem(&smbd_procs, &tgid);
+	if (p) {
+		p->start_ns = bpf_ktime_get_ns();
+		p->ppid = ppid;
+	}
+}
+
+static __always_inline void proc_forget(__u32 tgid)
+{
+	bpf_map_delete_elem(&procs, &tgid);
+	bpf_map_delete_elem(&smbd_procs, &tgid);
+}
+
+/* (task, old_pid, bprm): current is the task, its comm the new program's. */
+static __always_inline int tasks_exec(__u64 *ctx)
+{
+	struct task_struct *task = (struct task_struct *)ctx[0];
+	__u32 tgid = current_tgid(), *f, was, now = 0;
+	char comm[SMBLAT_COMM_LEN];
+
+	if (tgid == cfg.self_tgid)
+		return 0;
+	f = bpf_map_lookup_elem(&procs, &tgid);
+	was = f ? *f : 0;
+	bpf_get_current_comm(comm, sizeof(comm));
+	if (was & PROC_ACCT_KEEP)
+		now |= PROC_ACCT | PROC_ACCT_KEEP;
+	if (procs_ctl.smbd && comm_is(comm, "smbd", 5)) {
+		now |= PROC_SMBD;
+		if (procs_ctl.acct_smbd)
+			now |= PROC_ACCT;
+	}
+	if (procs_ctl.acct_comm[0] && comm_is(comm, procs_ctl.acct_comm, SMBLAT_COMM_LEN))
+		now |= PROC_ACCT;
+	if (!now) {
+		if (was)
+			proc_forget(tgid);
+		return 0;
+	}
+	bpf_map_update_elem(&procs, &tgid, &now, BPF_ANY);
+	if ((now & PROC_SMBD) && !(was & PROC_SMBD))
+		smbd_proc_new(tgid, BPF_CORE_READ(task, real_parent, tgid));
+	else if (!(now & PROC_SMBD))
+		bpf_map_delete_elem(&smbd_procs, &tgid);
+	return 0;
+}
+
+/* (parent, child): a new process (not a thread) inherits what its parent was followed for. */
+static __always_inline int tasks_fork(__u64 *ctx)
+{
+	struct task_struct *parent = (struct task_struct *)ctx[0];
+	struct task_struct *child = (struct task_struct *)ctx[1];
+	__u32 ptgid = BPF_CORE_READ(parent, tgid), pid = BPF_CORE_READ(child, pid), *f, flags;
+
+	if (pid != BPF_CORE_READ(child, tgid))
+		return 0;
+	f = bpf_map_lookup_elem(&procs, &ptgid);
+	if (!f)
+		return 0;
+	flags = *f;
+	bpf_map_update_elem(&procs, &pid, &flags, BPF_ANY);
+	if (flags & PROC_SMBD)
+		smbd_proc_new(pid, ptgid);
+	return 0;
+}
+
+/*
+ * SMBD_EXIT: the process's lifetime as latency, its exit code as RETVAL,
+ * and what smbd said (reason, location, NT status), its client and its
+ * last failed syscall in fields of the event the smbd layer decodes.
+ */
+static __always_inline void smbd_exit_event(void *ctx, struct task_struct *task,
+					    struct smbd_proc *p)
+{
+	__u32 id = procs_ctl.exit_id;
+	struct func_cfg *fc;
+	struct event *e;
+	__u64 now = bpf_ktime_get_ns(), lat;
+
+	if (!id)
+		return;
+	id--;
+	fc = bpf_map_lookup_elem(&funcs, &id);
+	if (!fc || !(fc->flags & FF_ENABLED))
+		return;
+	lat = now - p->start_ns;
+	account(id, lat, true, ACCT_SHARED);
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		account_lost(id);
+		return;
+	}
+	event_task(e, id, lat);
+	e->flags = EF_SMBD_EXIT;
+	e->ret = BPF_CORE_READ(task, exit_code);
+	e->dev = 0;
+	e->smb_status = p->disc_status;
+	__builtin_memcpy(e->name, p->reason, SMBLAT_REASON_LEN);
+	__builtin_memcpy(e->smb_server, p->location, SMBLAT_REASON_LEN);
+	__builtin_memcpy(e->args, p->peer, sizeof(p->peer));
+	e->args[4] = (__u64)p->last_err_nr | (__u64)(__u32)p->last_err << 32;
+	e->args[5] = (__u64)p->ppid | (__u64)p->exit_how << 32;
+	/* how long before the exit the last failed syscall returned */
+	e->blk_sector = p->last_err_nr ? now - p->last_err_ns : 0;
+	e->kstack_sz = 0;
+	if (p->ustack_sz > 0) {
+		__builtin_memcpy(e->ustack, p->ustack, sizeof(p->ustack));
+		e->ustack_sz = p->ustack_sz;
+	} else {
+		/* killed, or exited without exit_server: where it was */
+		e->ustack_sz = bpf_get_stack(ctx, e->ustack, sizeof(e->ustack), BPF_F_USER_STACK);
+	}
+	bpf_ringbuf_submit(e, 0);
+}
+
+/* (task): each thread's exit; the process's is its leader's. */
+static __always_inline int tasks_exit(__u64 *ctx)
+{
+	struct task_struct *task = (struct task_struct *)ctx[0];
+	__u32 pid = BPF_CORE_READ(task, pid), tgid = BPF_CORE_READ(task, tgid), *f;
+	struct split_thread *st = bpf_map_lookup_elem(&split_threads, &pid);
+	__u64 now = bpf_ktime_get_ns();
+	struct smbd_proc *p;
+
+	/* a loop thread's last phases wait for the agent's next time split read */
+	if (st && procs_ctl.split) {
+		split_switch(st, now, st->cur);
+		st->dead_ns = now;
+	} else if (st) {
+		bpf_map_delete_elem(&split_threads, &pid);
+	}
+	if (pid != tgid)
+		return 0;
+	f = bpf_map_lookup_elem(&procs, &tgid);
+	if (!f)
+		return 0;
+	p = *f & PROC_SMBD ? bpf_map_lookup_elem(&smbd_procs, &tgid) : NULL;
+	if (p)
+		smbd_exit_event(ctx, task, p);
+	if (p && procs_ctl.split) {
+		p->dead_ns = now;
+		bpf_map_delete_elem(&procs, &tgid);
+	} else {
+		proc_forget(tgid);
+	}
+	return 0;
+}
+
+TRACEPOINT_PROGRAMS(sched_process_exec, tasks_exec, tasks_exec)
+TRACEPOINT_PROGRAMS(sched_process_fork, tasks_fork, tasks_fork)
+TRACEPOINT_PROGRAMS(sched_process_exit, tasks_exit, tasks_exit)
