@@ -17,6 +17,7 @@
 #include "base/profile.h"
 #include "probes/inflight.h"
 #include "probes/probes-int.h"
+#include "smblat_ctx.skel.h"
 
 /* Any long-lived vmlinux function with BTF: the template is never attached there. */
 #define FENTRY_TEMPLATE_TARGET "vfs_read"
@@ -65,6 +66,7 @@ enum feature {
 struct kinds {
 	bool on[_FEAT_MAX];
 	uint32_t compat;            /* enum smblat_compat */
+	bool session_ctx;           /* open smblat_ctx's bytes (session_takes_ctx()) */
 	const struct btf *vmlinux;  /* NULL: not known, every tracepoint assumed there */
 };
 
@@ -150,6 +152,33 @@ static int frames_hash_setup(struct smblat_bpf *skel, uint32_t max_threads)
 }
 
 /*
+ * The object for this kernel: smblat_ctx differs from smblat only in the
+ * prototype of the session kfuncs, so the one skeleton fits both.
+ */
+struct smblat_bpf *object_open(bool session_ctx)
+{
+	struct smblat_bpf *skel;
+	int r;
+
+	if (!session_ctx)
+		return smblat_bpf__open();
+	skel = calloc(1, sizeof(*skel));
+	if (!skel)
+		return NULL;
+	r = smblat_bpf__create_skeleton(skel);
+	if (r == 0) {
+		skel->skeleton->data = smblat_ctx_bpf__elf_bytes(&skel->skeleton->data_sz);
+		r = bpf_object__open_skeleton(skel->skeleton, NULL);
+	}
+	if (r < 0) {
+		smblat_bpf__destroy(skel);
+		errno = -r;
+		return NULL;
+	}
+	return skel;
+}
+
+/*
  * Opens and loads the object; with share, only its fentry templates, on the
  * maps of share (the same counters, frames and ring buffer).
  */
@@ -157,7 +186,7 @@ static int skel_load(const struct probes_opts *o, const struct kinds *ft,
 		     const struct smblat_bpf *share, struct smblat_bpf **ret)
 {
 	uint64_t t0 = prof_now_ns();
-	struct smblat_bpf *skel = smblat_bpf__open();
+	struct smblat_bpf *skel = object_open(ft->session_ctx);
 	struct bpf_map *m;
 	int r;
 
@@ -206,7 +235,8 @@ static int skel_load(const struct probes_opts *o, const struct kinds *ft,
  */
 bool object_fentry_usable(struct probes *p)
 {
-	struct kinds ft = { .on = { [FEAT_FENTRY] = true }, .compat = p->compat };
+	struct kinds ft = { .on = { [FEAT_FENTRY] = true }, .compat = p->compat,
+			    .session_ctx = p->session_ctx };
 	struct bpf_link *l;
 	int r;
 
@@ -264,6 +294,23 @@ static bool usession_known(struct btfs *btfs)
 
 	return btfs_func(btfs, NULL, "bpf_session_cookie", &btf) >= 0 &&
 	       attach_type_known(btf, "BPF_TRACE_UPROBE_SESSION");
+}
+
+/*
+ * Whether the session kfuncs take the program's context (Linux 7.0): the
+ * object's declaration must match the kernel's even where no program calls
+ * them, or libbpf 1.1 refuses the whole object.
+ */
+static bool session_takes_ctx(struct btfs *btfs)
+{
+	const struct btf *btf;
+	const struct btf_type *t;
+	int id = btfs_func(btfs, NULL, "bpf_session_cookie", &btf);
+
+	if (id < 0)
+		return false;
+	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
+	return t && btf_is_func_proto(t) && btf_vlen(t) > 0;
 }
 
 /*
@@ -414,6 +461,7 @@ static void kinds_choose(struct probes *p, const struct probes_opts *o, struct b
 		p->tp_btf_why = missing_dup(f, KF_TP_BTF);
 	ft->on[FEAT_UMULTI] = features_has(f, KF_UPROBE_MULTI);
 	ft->on[FEAT_USESSION] = (o->units & UNIT_BIT(UNIT_FUNC)) && usession_known(btfs);
+	ft->session_ctx = p->session_ctx = session_takes_ctx(btfs);
 	p->kprobe = features_has(f, KF_KPROBE);
 	if (!p->kprobe)
 		p->kprobe_why = missing_dup(f, KF_KPROBE);
