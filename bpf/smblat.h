@@ -141,6 +141,7 @@ enum event_flags {
 	EF_SMB2_COMPOUND = 1u << 7, /* the request was part of a compound chain */
 	EF_SMB2_STATUS = 1u << 8,   /* smb_status came from the response header */
 	EF_WIRE = 1u << 9,          /* wire_* list the SMB2 requests the call waited on */
+	EF_KSTACK_ID = 1u << 10,    /* kstack_sz is the id of the call's entry stack in kstacks */
 };
 
 /* smb2 layer: one SMB2 request a traced call waited on. */
@@ -193,6 +194,7 @@ enum smblat_compat {
 	COMPAT_FRAMES_HASH = 1u << 0,   /* per-thread frames in a hash by thread id, not task storage */
 	COMPAT_PLACE_IDS = 1u << 1,     /* function ids by probed place, not BPF cookies */
 	COMPAT_TP_REGS = 1u << 2,       /* syscall registers from the tracepoint, no bpf_task_pt_regs() */
+	COMPAT_ENTRY_KSTACK = 1u << 3,  /* kernel stacks taken at entry: kretprobes cannot unwind */
 };
 
 /* The read-only configuration, set between __open() and __load(). */

@@ -19,6 +19,9 @@
 #include "probes/probes-int.h"
 #include "smblat_ctx.skel.h"
 
+/* Distinct entry stacks kept where kretprobes cannot unwind (COMPAT_ENTRY_KSTACK): about 1 MiB. */
+#define ENTRY_KSTACKS 1024
+
 /* Any long-lived vmlinux function with BTF: the template is never attached there. */
 #define FENTRY_TEMPLATE_TARGET "vfs_read"
 
@@ -212,6 +215,8 @@ static int skel_load(const struct probes_opts *o, const struct kinds *ft,
 	}
 	bpf_map__set_max_entries(skel->maps.events, o->ringbuf_bytes);
 	bpf_map__set_max_entries(skel->maps.stats, o->func_capacity);
+	if (ft->compat & COMPAT_ENTRY_KSTACK)
+		bpf_map__set_max_entries(skel->maps.kstacks, ENTRY_KSTACKS);
 	/* a shared frames map comes as it is */
 	r = (ft->compat & COMPAT_FRAMES_HASH) && !share ? frames_hash_setup(skel, o->max_threads) : 0;
 	if (r == 0) {
@@ -487,6 +492,8 @@ static int thread_state_choose(struct probes *p, const struct probes_opts *o, st
 		ft->compat |= COMPAT_PLACE_IDS;
 	if (!features_has(o->features, KF_TASK_PT_REGS))
 		ft->compat |= COMPAT_TP_REGS;
+	if (features_has(o->features, KF_KPROBE) && !features_has(o->features, KF_KRETPROBE_STACK))
+		ft->compat |= COMPAT_ENTRY_KSTACK;
 	p->compat = ft->compat;
 	return 0;
 }
