@@ -73,8 +73,8 @@ static __always_inline void call_untimed(__u32 id, bool nest)
 }
 
 /* A frame for the call on the task's stack; false when there is no room (counted). */
-static __always_inline bool frame_push(__u32 id, const struct func_cfg *fc, const __u64 *args,
-				       const bool vfs)
+static __always_inline bool frame_push(void *ctx, __u32 id, const struct func_cfg *fc,
+				       const __u64 *args, const bool vfs)
 {
 	struct frames *fr;
 	struct frame *f;
@@ -104,17 +104,19 @@ static __always_inline bool frame_push(__u32 id, const struct func_cfg *fc, cons
 		f->wire_n = 0;
 		f->wire_ns = 0;
 	}
+	if ((cfg.compat & COMPAT_ENTRY_KSTACK) && (fc->flags & FF_KSTACK))
+		f->kstack_id = bpf_get_stackid(ctx, &kstacks, 0);
 	f->start_ns = bpf_ktime_get_ns();
 	fr->depth = d + 1;
 	return true;
 }
 
-static __always_inline int call_entry(__u32 id, const __u64 *args, const bool vfs)
+static __always_inline int call_entry(void *ctx, __u32 id, const __u64 *args, const bool vfs)
 {
 	struct func_cfg *fc = call_wanted(id, args, vfs);
 
 	if (fc)
-		frame_push(id, fc, args, vfs);
+		frame_push(ctx, id, fc, args, vfs);
 	return 0;
 }
 
@@ -173,8 +175,13 @@ static __always_inline void call_fill(void *ctx, struct event *e, const struct f
 	 * or several), so the agent drops them by name. The arrays hold one
 	 * frame past what is kept, to know a stack was cut.
 	 */
-	e->kstack_sz = (fc->flags & FF_KSTACK) ?
-		bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), 0) : 0;
+	if (f && (cfg.compat & COMPAT_ENTRY_KSTACK) && (fc->flags & FF_KSTACK)) {
+		e->kstack_sz = f->kstack_id;
+		e->flags |= EF_KSTACK_ID;
+	} else {
+		e->kstack_sz = (fc->flags & FF_KSTACK) ?
+			bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), 0) : 0;
+	}
 	e->ustack_sz = (fc->flags & FF_USTACK) ?
 		bpf_get_stack(ctx, e->ustack, sizeof(e->ustack), BPF_F_USER_STACK) : 0;
 }
@@ -234,7 +241,7 @@ static __always_inline int regs_entry(struct pt_regs *regs, const bool vfs)
 	__u64 args[SMBLAT_MAX_ARGS] = {};
 
 	regs_args(regs, args);
-	return call_entry(probe_id(regs, false), args, vfs);
+	return call_entry(regs, probe_id(regs, false), args, vfs);
 }
 
 static __always_inline int regs_exit(struct pt_regs *regs, const bool vfs, const enum acct how)
@@ -256,7 +263,7 @@ int BPF_PROG(prefix##_fentry)							\
 	__u64 args[SMBLAT_MAX_ARGS] = {};					\
 										\
 	trampoline_args(ctx, args);						\
-	return call_entry(bpf_get_attach_cookie(ctx), args, vfs);		\
+	return call_entry(ctx, bpf_get_attach_cookie(ctx), args, vfs);	\
 }										\
 										\
 SEC("fexit")									\

@@ -29,6 +29,8 @@ struct frame {
 	/* the SMB2 requests this call waited on (wire.bpf.h) */
 	__u32 wire_n;
 	__u32 inner;            /* an inner call of an operation timed further out: not timed */
+	__s32 kstack_id;        /* the entry's kernel stack in kstacks (COMPAT_ENTRY_KSTACK) */
+	__u32 pad;
 	__u64 wire_ns;
 	struct wire_req wire[SMBLAT_WIRE_MAX];
 };
@@ -58,6 +60,18 @@ struct {
 	__type(key, __u32);
 	__type(value, struct frames);
 } frames_zero SEC(".maps") __weak;
+
+/*
+ * Kernel stacks taken at a call's entry, for kernels whose kretprobes end
+ * the stack at their trampoline (COMPAT_ENTRY_KSTACK); the agent sizes it
+ * then, and reads a slow call's stack from it by the id in its event.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, SMBLAT_STACK_SLOTS * sizeof(__u64));
+} kstacks SEC(".maps") __weak;
 
 /* Function ids by probed place, for kernels without BPF cookies (COMPAT_PLACE_IDS). */
 struct {

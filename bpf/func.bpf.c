@@ -22,9 +22,22 @@ SEC("uretprobe") int call_uretprobe(struct pt_regs *r) { return regs_exit(r, fal
 SEC("kprobe.multi") int umulti_entry(struct pt_regs *r) { return regs_entry(r, false); }
 SEC("kprobe.multi") int umulti_exit(struct pt_regs *r) { return regs_exit(r, false, ACCT_SHARED); }
 
-/* Kernels without them never load usession (the agent looks in their BTF first). */
+/*
+ * Kernels without them never load usession (the agent looks in their BTF
+ * first). Newer kernels pass the program's context to both: func_ctx.bpf.c
+ * builds this unit with that prototype into an object of its own.
+ */
+#ifdef SESSION_KFUNCS_TAKE_CTX
+extern __u64 *bpf_session_cookie(void *ctx) __ksym __weak;
+extern bool bpf_session_is_return(void *ctx) __ksym __weak;
+#define session_cookie(ctx) bpf_session_cookie(ctx)
+#define session_is_return(ctx) bpf_session_is_return(ctx)
+#else
 extern __u64 *bpf_session_cookie(void) __ksym __weak;
 extern bool bpf_session_is_return(void) __ksym __weak;
+#define session_cookie(ctx) bpf_session_cookie()
+#define session_is_return(ctx) bpf_session_is_return()
+#endif
 
 /*
  * uprobe.session: one program at a call's entry and at its return, and
@@ -37,7 +50,7 @@ extern bool bpf_session_is_return(void) __ksym __weak;
 SEC("kprobe.multi")
 int usession(struct pt_regs *regs)
 {
-	__u64 args[SMBLAT_MAX_ARGS] = {}, *cookie = bpf_session_cookie(), now;
+	__u64 args[SMBLAT_MAX_ARGS] = {}, *cookie = session_cookie(regs), now;
 	__u32 id = bpf_get_attach_cookie(regs);
 	struct func_cfg *fc;
 	struct frames *fr = NULL;
@@ -46,11 +59,11 @@ int usession(struct pt_regs *regs)
 
 	if (!cookie)
 		return 1;
-	if (!bpf_session_is_return()) {
+	if (!session_is_return(regs)) {
 		regs_args(regs, args);
 		fc = call_wanted(id, args, false);
 		framed = fc && fc->nargs;
-		if (!fc || (framed && !frame_push(id, fc, args, false)))
+		if (!fc || (framed && !frame_push(regs, id, fc, args, false)))
 			return 1;
 		/* the start, and in its lowest bit whether a frame holds the arguments */
 		*cookie = (bpf_ktime_get_ns() & ~1ULL) | framed;
@@ -81,7 +94,7 @@ int usdt_entry(struct pt_regs *regs)
 			break;
 		args[i] = v;
 	}
-	return call_entry((__u32)bpf_usdt_cookie(regs), args, false);
+	return call_entry(regs, (__u32)bpf_usdt_cookie(regs), args, false);
 }
 
 SEC("usdt")

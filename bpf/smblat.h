@@ -146,6 +146,7 @@ enum event_flags {
 	/* smbd layer: an smbd process exited (smbd.h), an oplock or lease break answered */
 	EF_SMBD_EXIT = 1u << 10,
 	EF_SMBD_BREAK = 1u << 11,
+	EF_KSTACK_ID = 1u << 12,    /* kstack_sz is the id of the call's entry stack in kstacks */
 };
 
 /* smb2 layer: one SMB2 request a traced call waited on. */
@@ -198,6 +199,7 @@ enum smblat_compat {
 	COMPAT_FRAMES_HASH = 1u << 0,   /* per-thread frames in a hash by thread id, not task storage */
 	COMPAT_PLACE_IDS = 1u << 1,     /* function ids by probed place, not BPF cookies */
 	COMPAT_TP_REGS = 1u << 2,       /* syscall registers from the tracepoint, no bpf_task_pt_regs() */
+	COMPAT_ENTRY_KSTACK = 1u << 3,  /* kernel stacks taken at entry: kretprobes cannot unwind */
 };
 
 /* The read-only configuration, set between __open() and __load(). */

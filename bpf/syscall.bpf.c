@@ -60,7 +60,7 @@ static __always_inline __u32 sys_id(long nr)
  * tp_regs: the tracepoint's own regs argument, read field by field where
  * the kernel lacks bpf_task_pt_regs() (before Linux 5.15, COMPAT_TP_REGS).
  */
-static __always_inline int sys_enter(struct pt_regs *tp_regs, long nr)
+static __always_inline int sys_enter(void *ctx, struct pt_regs *tp_regs, long nr)
 {
 	__u64 args[SMBLAT_MAX_ARGS] = {};
 	__u32 id = sys_id(nr), n;
@@ -83,7 +83,7 @@ static __always_inline int sys_enter(struct pt_regs *tp_regs, long nr)
 			return 0;
 		SYS_ARGS(args, n, regs, , SYS_R9(regs));
 	}
-	return call_entry(id, args, false);
+	return call_entry(ctx, id, args, false);
 }
 
 static __always_inline int sys_exit(void *ctx, struct pt_regs *tp_regs, long ret)
@@ -97,7 +97,7 @@ static __always_inline int sys_exit(void *ctx, struct pt_regs *tp_regs, long ret
 
 static __always_inline int sys_enter_tp(__u64 *ctx)
 {
-	return sys_enter((struct pt_regs *)ctx[0], (long)ctx[1]);
+	return sys_enter(ctx, (struct pt_regs *)ctx[0], (long)ctx[1]);
 }
 
 static __always_inline int sys_exit_tp(__u64 *ctx)

@@ -84,6 +84,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	const struct layer_ops *ops;
 	struct record r;
 
+	data = (void *)probes_event_complete(a->probes, data, size);
 	if (event_decode(&a->dec, data, size, &r) == 0) {
 		/* each layer decodes its own part of the event (the flags say which) */
 		for (int l = 0; l < _LAYER_MAX; l++) {

@@ -47,6 +47,7 @@ static const struct {
 	[KF_FENTRY_MODULE] = { "fentry on module functions", "module BTF, Linux 5.11" },
 	[KF_TP_BTF] = { "tp_btf", "Linux 5.5" },
 	[KF_UPROBE_MULTI] = { "uprobe.multi", "CONFIG_UPROBES, Linux 6.6" },
+	[KF_KRETPROBE_STACK] = { "kretprobe stacks", "Linux 5.15" },
 };
 
 const char *features_name(enum kfeature k)
@@ -245,6 +246,23 @@ static void probe_kprobe_multi(struct features *f, const struct features_bpf *sk
 		    "no " SESSION_KFUNC " in vmlinux BTF");
 }
 
+/*
+ * Before 5.15 the unwinder stops at a kretprobe's trampoline: a stack taken
+ * at return holds the probed function alone. The kernel that unwinds past it
+ * finds the return address with one of these (rethook on x86 from 6.0).
+ */
+static void probe_kretprobe_stack(struct features *f, const struct btf *vm)
+{
+	if (!f->has[KF_KPROBE]) {
+		set(f, KF_KRETPROBE_STACK, false, 0, "no kprobes");
+		return;
+	}
+	set(f, KF_KRETPROBE_STACK,
+	    vm && (btf__find_by_name_kind(vm, "rethook_find_ret_addr", BTF_KIND_FUNC) >= 0 ||
+		   btf__find_by_name_kind(vm, "kretprobe_find_ret_addr", BTF_KIND_FUNC) >= 0),
+	    0, "no kretprobe_find_ret_addr or rethook_find_ret_addr in vmlinux BTF");
+}
+
 /* Never called: where the uprobe.multi probe links, in the agent's own file. */
 __attribute__((noinline, used)) int features_uprobe_target(int x)
 {
@@ -330,6 +348,7 @@ int features_probe(struct btfs *btfs, struct features **ret)
 		probe_uprobe_multi(f, skel);
 		features_bpf__destroy(skel);
 	}
+	probe_kretprobe_stack(f, vm);
 	if (f->has[KF_FENTRY] && !f->has[KF_MODULE_BTF])
 		set(f, KF_FENTRY_MODULE, false, 0, "no module BTF");
 	else

@@ -30,6 +30,7 @@ enum kfeature {
 	KF_FENTRY_MODULE,       /* trampolines on module functions */
 	KF_TP_BTF,              /* BTF-typed raw tracepoints, attached */
 	KF_UPROBE_MULTI,        /* uprobe.multi links */
+	KF_KRETPROBE_STACK,     /* a kretprobe's stack unwinds past its trampoline */
 	_KF_MAX,
 };
 

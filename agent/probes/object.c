@@ -19,6 +19,9 @@
 #include "probes/inflight.h"
 #include "probes/probes-int.h"
 
+/* Distinct entry stacks kept where kretprobes cannot unwind (COMPAT_ENTRY_KSTACK): about 1 MiB. */
+#define ENTRY_KSTACKS 1024
+
 /* Any long-lived vmlinux function with BTF: the template is never attached there. */
 #define FENTRY_TEMPLATE_TARGET "vfs_read"
 
@@ -71,6 +74,7 @@ enum feature {
 struct kinds {
 	bool on[_FEAT_MAX];
 	uint32_t compat;            /* enum smblat_compat */
+	bool session_ctx;           /* open smblat_ctx's bytes (session_takes_ctx()) */
 	const struct btf *vmlinux;  /* NULL: not known, every tracepoint assumed there */
 };
 
@@ -179,7 +183,7 @@ static int skel_load(const struct probes_opts *o, const struct kinds *ft,
 		     const struct smblat_bpf *share, struct smblat_bpf **ret)
 {
 	uint64_t t0 = prof_now_ns();
-	struct smblat_bpf *skel = smblat_bpf__open();
+	struct smblat_bpf *skel = object_open(ft->session_ctx);
 	struct bpf_map *m;
 	int r;
 
@@ -212,6 +216,8 @@ static int skel_load(const struct probes_opts *o, const struct kinds *ft,
 	bpf_map__set_max_entries(skel->maps.stats, o->func_capacity);
 	if (!share)
 		maps_size(skel, o);
+	if (ft->compat & COMPAT_ENTRY_KSTACK)
+		bpf_map__set_max_entries(skel->maps.kstacks, ENTRY_KSTACKS);
 	/* a shared frames map comes as it is */
 	r = (ft->compat & COMPAT_FRAMES_HASH) && !share ? frames_hash_setup(skel, o->max_threads) : 0;
 	if (r == 0) {
@@ -235,7 +241,8 @@ static int skel_load(const struct probes_opts *o, const struct kinds *ft,
  */
 bool object_fentry_usable(struct probes *p)
 {
-	struct kinds ft = { .on = { [FEAT_FENTRY] = true }, .compat = p->compat };
+	struct kinds ft = { .on = { [FEAT_FENTRY] = true }, .compat = p->compat,
+			    .session_ctx = p->session_ctx };
 	struct bpf_link *l;
 	int r;
 
@@ -443,6 +450,7 @@ static void kinds_choose(struct probes *p, const struct probes_opts *o, struct b
 		p->tp_btf_why = missing_dup(f, KF_TP_BTF);
 	ft->on[FEAT_UMULTI] = features_has(f, KF_UPROBE_MULTI);
 	ft->on[FEAT_USESSION] = (o->units & UNIT_BIT(UNIT_FUNC)) && usession_known(btfs);
+	ft->session_ctx = p->session_ctx = object_session_ctx(btfs);
 	p->kprobe = features_has(f, KF_KPROBE);
 	if (!p->kprobe)
 		p->kprobe_why = missing_dup(f, KF_KPROBE);
@@ -468,6 +476,8 @@ static int thread_state_choose(struct probes *p, const struct probes_opts *o, st
 		ft->compat |= COMPAT_PLACE_IDS;
 	if (!features_has(o->features, KF_TASK_PT_REGS))
 		ft->compat |= COMPAT_TP_REGS;
+	if (features_has(o->features, KF_KPROBE) && !features_has(o->features, KF_KRETPROBE_STACK))
+		ft->compat |= COMPAT_ENTRY_KSTACK;
 	p->compat = ft->compat;
 	return 0;
 }

@@ -52,6 +52,8 @@ struct probes {
 	bool kmulti;
 	bool umulti;                /* uprobe.multi programs loaded; cleared when links are refused */
 	bool usession;              /* the uprobe.session program loaded; cleared when refused */
+	bool session_ctx;           /* the object built for session kfuncs that take the context */
+	struct event *ev_copy;      /* an event completed with its entry stack (kstacks.c) */
 	bool smbd_ends;             /* smbd's request completions hooked (once for all begins) */
 	bool kprobe;                /* the kernel has a kprobe PMU */
 	char *kprobe_why;
@@ -81,6 +83,10 @@ struct probes {
 
 /* object.c: loads p->skel with the kinds of program the kernel takes (p->ks, p->btfs set). */
 int object_load(struct probes *p, const struct probes_opts *o);
+/* The object opened (not loaded), with the session kfuncs taking the context or not; NULL, errno. */
+struct smblat_bpf *object_open(bool session_ctx);
+/* Whether the kernel's session kfuncs take the program's context (variant.c). */
+bool object_session_ctx(struct btfs *btfs);
 /* Whether fentry clones can work: the templates load and attach (tried once). */
 bool object_fentry_usable(struct probes *p);
 /* "tp_btf/block_rq_issue" -> "block_rq_issue", or NULL for other programs. */

@@ -109,6 +109,12 @@ int probes_set_block_id(struct probes *p, uint32_t op, int id);
 int probes_set_syscall_id(struct probes *p, uint32_t nr, int id);
 
 int probes_ringbuf_fd(const struct probes *p);
+/*
+ * The event at data as the decoder wants it: data itself, or where the
+ * kernel's kretprobes cannot unwind a copy with the call's entry stack read
+ * from the kstacks map (kstack_sz then its bytes, or -errno).
+ */
+const void *probes_event_complete(struct probes *p, const void *data, size_t size);
 int probes_stats_fd(const struct probes *p);
 int probes_totals_fd(const struct probes *p);
 /* Starts a new min/max interval; returns the epoch that ended. */

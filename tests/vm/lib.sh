@@ -169,6 +169,17 @@ smb_unlink_slow() {
 
 # journal_mark: make later journal_* calls see only entries logged from now
 # on. Each test starts with a mark taken just before it ran.
+# Why the smb2 layer cannot run, from the agent's words in file $1, on a
+# kernel without cifs's BTF (5.10: the mid functions are inlined and no
+# field of a mid can be read); nothing, and non-zero, anywhere else, where
+# an unavailable smb2 layer is a failure.
+smb2_unavailable() {
+	local why
+	[ -e /sys/kernel/btf/cifs ] && return 1
+	why=$(grep -m1 -oE "smb2: layer unavailable: .*|layer smb2 .* waiting: .*" "$1") || return 1
+	echo "no cifs module BTF (CONFIG_DEBUG_INFO_BTF_MODULES, Linux 5.11); ${why#*: }"
+}
+
 journal_mark() {
 	local msg c t0
 	msg="mark $TEST_NAME $$ $EPOCHREALTIME"

@@ -32,6 +32,9 @@ enabled = yes
 CONF
 "$SMBLAT" -c conf-list --list-probes >probes.txt 2>&1 || fail "--list-probes: $(cat probes.txt)"
 cp probes.txt "$LOG_DIR/"
+if why=$(smb2_unavailable probes.txt); then
+	skip "$why"
+fi
 grep -E '^MID_ALLOC +smb2 +smb2_mid_entry_alloc \[cifs\] +(fentry|kprobe-multi|kprobe) +attached' probes.txt ||
 	fail "no attached MID_ALLOC hook in --list-probes"
 grep -E '^MID_FREE +smb2 +\S+ \[cifs\] +\S+ +attached' probes.txt || fail "no attached MID_FREE hook"

@@ -21,8 +21,13 @@ rmmod_cifs() {
 
 printf '[agent]\nthreshold = 20ms\nuser =\nbackend = kprobe\n[histogram]\ninterval = 0\n[smb]\ninclude = INODE_OP_UNLINK INODE_OP_CREATE FILE_WRITE_ITER\n[smb2]\nenabled = yes\n' >conf
 agent_start -c conf
-grep -qE "smb2: [1-9][0-9]* SMB2 commands timed through [1-9] mid hooks \(kprobe\)" "$AGENT_LOG" ||
-	fail "no smb2 attach: $(grep 'smb2:' "$AGENT_LOG")"
+# Where the smb2 layer cannot run (said why), the smb layer's part still runs.
+if no_smb2=$(smb2_unavailable "$AGENT_LOG"); then
+	log "smb2 checks left out: $no_smb2"
+else
+	grep -qE "smb2: [1-9][0-9]* SMB2 commands timed through [1-9] mid hooks \(kprobe\)" "$AGENT_LOG" ||
+		fail "no smb2 attach: $(grep 'smb2:' "$AGENT_LOG")"
+fi
 grep -qE "smb: [1-9][0-9]* of [0-9]+ cifs operations attached \(kprobe\)" "$AGENT_LOG" ||
 	fail "no kprobe attach: $(grep 'smb:' "$AGENT_LOG")"
 before=$(kprobes_cifs)
@@ -34,7 +39,7 @@ smb_unlink_slow "before the reload"
 umount "$SMB_MNT"
 rmmod_cifs || fail "rmmod cifs with kprobes attached: $(cat rmmod.err) (refcnt $(cat /sys/module/cifs/refcnt))"
 agent_log_wait "smb: cifs module unloaded: [1-9][0-9]* probes detached" 1
-agent_log_wait "smb2: cifs module unloaded: [1-9] mid hooks detached" 1
+[ -n "$no_smb2" ] || agent_log_wait "smb2: cifs module unloaded: [1-9] mid hooks detached" 1
 attached=$(grep -oE "smb: [0-9]+ of [0-9]+ cifs operations attached" "$AGENT_LOG" | head -1 | awk '{print $2}')
 detached=$(grep -oE "smb: cifs module unloaded: [0-9]+ probes detached" "$AGENT_LOG" | awk '{print $5}')
 assert_eq "$detached" "$attached" "probes detached on unload (attached at start)"
@@ -46,13 +51,15 @@ journal_query MESSAGE_ID=7106711428c445b698f0b7f8871465e2 | grep -q "cifs module
 modprobe cifs
 mount -t cifs //127.0.0.1/share "$SMB_MNT" -o guest,vers=3.0
 agent_log_wait "smb: [1-9][0-9]* of [0-9]+ cifs operations attached \(kprobe\)" 2
-agent_log_wait "smb2: [1-9][0-9]* SMB2 commands timed through [1-9] mid hooks \(kprobe\)" 2
+[ -n "$no_smb2" ] || agent_log_wait "smb2: [1-9][0-9]* SMB2 commands timed through [1-9] mid hooks \(kprobe\)" 2
 # the same functions and mid hooks again, each once (FILE_WRITE_ITER names three of them)
 assert_eq "$(kprobes_cifs)" "$before" "kprobes on the new cifs"
 smb_unlink_slow "after the reload"
 # the unlink's requests, timed by the hooks on the new module
-e=$(journal_wait FUNCTION=SMB2_CREATE | head -1)
-assert_ge "$(journal_field "$e" LATENCY_US)" 20000 "SMB2_CREATE after the reload"
+if [ -z "$no_smb2" ]; then
+	e=$(journal_wait FUNCTION=SMB2_CREATE | head -1)
+	assert_ge "$(journal_field "$e" LATENCY_US)" 20000 "SMB2_CREATE after the reload"
+fi
 agent_stop
 sed -i '/^\[smb2\]$/,$d' conf
 
@@ -69,12 +76,12 @@ umount "$SMB_MNT"
 rmmod_cifs || fail "rmmod cifs (unprivileged agent): $(cat rmmod.err)"
 agent_log_wait "smb: cifs module unloaded: [1-9][0-9]* probes detached; attaching again" 1
 # smb2 (auto, the default) follows the module too: its hooks count in before
-agent_log_wait "smb2: cifs module unloaded: [1-9] mid hooks detached" 1
+[ -n "$no_smb2" ] || agent_log_wait "smb2: cifs module unloaded: [1-9] mid hooks detached" 1
 assert_eq "$(kprobes_cifs)" 0 "kprobes left on cifs after the unprivileged detach"
 modprobe cifs
 mount -t cifs //127.0.0.1/share "$SMB_MNT" -o guest,vers=3.0
 agent_log_wait "smb: [1-9][0-9]* of [0-9]+ cifs operations attached \(kprobe\)" 2
-agent_log_wait "smb2: [1-9][0-9]* SMB2 commands timed through [1-9] mid hooks \(kprobe\)" 2
+[ -n "$no_smb2" ] || agent_log_wait "smb2: [1-9][0-9]* SMB2 commands timed through [1-9] mid hooks \(kprobe\)" 2
 assert_eq "$(kprobes_cifs)" "$before" "kprobes on the new cifs, attached unprivileged"
 assert_eq "$(awk '/^CapEff:/ {print $2}' /proc/$AGENT_PID/status)" 0000000000000000 "effective capabilities after the attach"
 smb_unlink_slow "after the unprivileged reload"

@@ -22,8 +22,9 @@ agent_start -c conf
 line=$(grep -E "smbd: [0-9]+ VFS operations" "$LOG_DIR/agent.log" | tail -1)
 log "$line"
 case $KSERIES in
-5.10|6.1) want=uprobe ;;
-*) want=uprobe-multi ;;
+5.10|6.1) want=uprobe ;;          # uprobe.multi is Linux 6.6
+6.12) want=uprobe-multi ;;        # uprobe.session is Linux 6.13
+*) want=uprobe-session ;;
 esac
 [[ "$line" == *"($want)" ]] || fail "expected backend $want: $line"
 journal_mark

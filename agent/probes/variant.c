@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Which build of the BPF object this kernel gets: the session kfuncs take
+ * the program's context from Linux 7.0 on, and libbpf before 1.2 refuses a
+ * whole object over one weak kfunc whose prototype differs from the
+ * kernel's, so the object is built twice (bpf/func_ctx.bpf.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "probes/btfargs.h"
+#include "probes/probes-int.h"
+#include "smblat_ctx.skel.h"
+
+/*
+ * Whether the session kfuncs take the program's context (Linux 7.0): the
+ * object's declaration must match the kernel's even where no program calls
+ * them, or libbpf 1.1 refuses the whole object.
+ */
+bool object_session_ctx(struct btfs *btfs)
+{
+	const struct btf *btf;
+	const struct btf_type *t;
+	int id = btfs_func(btfs, NULL, "bpf_session_cookie", &btf);
+
+	if (id < 0)
+		return false;
+	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
+	return t && btf_is_func_proto(t) && btf_vlen(t) > 0;
+}
+
+/*
+ * The object for this kernel: smblat_ctx differs from smblat only in the
+ * prototype of the session kfuncs, so the one skeleton fits both.
+ */
+struct smblat_bpf *object_open(bool session_ctx)
+{
+	struct smblat_bpf *skel;
+	int r;
+
+	if (!session_ctx)
+		return smblat_bpf__open();
+	skel = calloc(1, sizeof(*skel));
+	if (!skel)
+		return NULL;
+	r = smblat_bpf__create_skeleton(skel);
+	if (r == 0) {
+		skel->skeleton->data = smblat_ctx_bpf__elf_bytes(&skel->skeleton->data_sz);
+		r = bpf_object__open_skeleton(skel->skeleton, NULL);
+	}
+	if (r < 0) {
+		smblat_bpf__destroy(skel);
+		errno = -r;
+		return NULL;
+	}
+	return skel;
+}
