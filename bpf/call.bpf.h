@@ -15,6 +15,7 @@
 #include "core.bpf.h"
 #include "vfs.bpf.h"
 #include "wire.bpf.h"
+#include "view.bpf.h"
 
 static __always_inline int call_entry(__u32 id, const __u64 *args, const bool vfs)
 {
@@ -54,6 +55,7 @@ static __always_inline int call_entry(__u32 id, const __u64 *args, const bool vf
 	if (vfs) {
 		fr->f[d].wire_n = 0;
 		fr->f[d].wire_ns = 0;
+		fr->f[d].wire_split = (struct smb2_split) {};
 	}
 	fr->f[d].start_ns = bpf_ktime_get_ns();
 	fr->depth = d + 1;
@@ -131,6 +133,8 @@ static __always_inline int call_exit(void *ctx, __u32 id, __u64 ret, const bool 
 	lat = now - f->start_ns;
 	slow = lat >= fc->threshold_ns;
 	account(id, lat, slow);
+	if (vfs)
+		vfs_share_account(id, fc, f->args, lat, slow);
 	if (!slow && !((fc->flags & FF_ERRORS) && ret_failed(fc->ret_kind, ret)))
 		return 0;
 

@@ -30,6 +30,7 @@ struct frame {
 	__u32 wire_n;
 	__u32 pad2;
 	__u64 wire_ns;
+	struct smb2_split wire_split;   /* theirs, summed */
 	struct wire_req wire[SMBLAT_WIRE_MAX];
 };
 
@@ -132,17 +133,11 @@ static __always_inline __u64 arg_at(const __u64 *args, __u8 i)
 	return i < SMBLAT_MAX_ARGS ? args[i] : 0;
 }
 
-/* A finished call of id in the per-CPU counters and the histogram. */
-static __always_inline void account(__u32 id, __u64 lat, bool slow)
+/* A finished call in one set of counters (a function's, or one of a view's). */
+static __always_inline void stats_add(struct func_stats *st, __u64 lat, bool slow)
 {
-	struct func_stats *st;
 	__u32 slot = epoch & 1;
-	__u32 key;
-	__u64 *b;
 
-	st = bpf_map_lookup_elem(&stats, &id);
-	if (!st)
-		return;
 	/* Atomic: a preempted program and its successor share this CPU's slot. */
 	__sync_fetch_and_add(&st->count, 1);
 	__sync_fetch_and_add(&st->total_ns, lat);
@@ -162,6 +157,19 @@ static __always_inline void account(__u32 id, __u64 lat, bool slow)
 		if (lat > st->max_ns[slot])
 			st->max_ns[slot] = lat;
 	}
+}
+
+/* A finished call of id in the per-CPU counters and the histogram. */
+static __always_inline void account(__u32 id, __u64 lat, bool slow)
+{
+	struct func_stats *st;
+	__u32 key;
+	__u64 *b;
+
+	st = bpf_map_lookup_elem(&stats, &id);
+	if (!st)
+		return;
+	stats_add(st, lat, slow);
 	key = id * SMBLAT_NBUCKETS + smblat_bucket(lat);
 	b = bpf_map_lookup_elem(&hist, &key);
 	if (b)

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "config/config-int.h"
+#include "bpf/view.h"
 
 
 #define FILE_MAX (1U << 20)          /* a config file is a few KiB; refuse surprises */
@@ -63,6 +64,9 @@ void config_init(struct config *c) {
 		.priority_summary = LOG_INFO,
 		.lost_interval_ns = 60 * NSEC_PER_SEC,
 		.hist_interval_ns = 60 * NSEC_PER_SEC,
+		.hist_per_share = true,
+		.hist_per_share_max = SMBLAT_SHARE_VIEW_MAX,
+		.smb2_events = true,
 	};
 	c->layer[LAYER_SMB].enabled = true;
 	/* function probes are opt-in one [probe NAME] at a time */
@@ -93,6 +97,8 @@ void config_free(struct config *c) {
 		values_strv_free(c->layer[i].exclude);
 	}
 	values_strv_free(c->block_disks);
+	values_strv_free(c->smb2_servers);
+	values_strv_free(c->smb2_sessions);
 	for (unsigned i = 0; i < c->n_probes; i++)
 		probe_done(&c->probes[i]);
 	free(c->probes);
@@ -100,6 +106,20 @@ void config_free(struct config *c) {
 }
 
 static int probe_find(const struct config *c, const char *label);
+
+int config_parse_session(const char *s, uint64_t *ret) {
+	char *end;
+	unsigned long long v;
+
+	if (!*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || v == 0)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
 
 static bool name_in(char **list, const char *name) {
 	for (; list && *list; list++)

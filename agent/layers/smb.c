@@ -15,6 +15,7 @@
 #include "layers/cifsops.h"
 #include "layers/layer.h"
 #include "layers/peek.h"
+#include "layers/shareview.h"
 #include "symbols/ksyms.h"
 
 #define CIFS_MODULE "cifs"
@@ -23,6 +24,7 @@
 struct layer {
 	const struct layer_env *env;
 	uint64_t module;            /* cifs instance resolved, 0: none */
+	struct shareview *shares;
 	const char *why;            /* unavailable: why (static or the probes') */
 	char why_buf[256];
 };
@@ -228,6 +230,7 @@ static void smb_attach(struct layer *l)
 	unsigned int a = 0, d = 0;
 	const char *why = NULL;
 
+	shareview_enable(l->env);
 	if (probes_kernel_backend(l->env->probes, &why) == BACKEND_NONE) {
 		/* a copy: the probes' reason is rewritten at each call */
 		snprintf(l->why_buf, sizeof(l->why_buf), "%s", why ? why : "no backend for kernel functions");
@@ -266,6 +269,7 @@ static unsigned int smb_detach(struct layer *l, enum func_state why)
 
 static void smb_apply(struct layer *l, const struct config *old, struct reload_counts *n)
 {
+	shareview_enable(l->env);
 	if (l->why)
 		return;
 	if (!l->module) {
@@ -326,6 +330,21 @@ static enum layer_state smb_state(struct layer *l, const char **why)
 	return LAYER_UNAVAILABLE;
 }
 
+static void smb_summarize(struct layer *l, const struct summary_out *out)
+{
+	shareview_summarize(l->shares, l->env, LAYER_SMB, out);
+}
+
+static int smb_init(struct layer *l)
+{
+	return shareview_new(&l->shares);
+}
+
+static void smb_free(struct layer *l)
+{
+	shareview_free(l->shares);
+}
+
 static uint32_t smb_ids_needed(const struct config *c)
 {
 	/* every op (about 65) of two cifs instances: ids are never reused */
@@ -344,10 +363,13 @@ const struct layer_ops smb_layer = {
 	.ids_needed = smb_ids_needed,
 	.prepare = smb_prepare,
 	.size = sizeof(struct layer),
+	.init = smb_init,
 	.attach = smb_attach,
 	.apply = smb_apply,
 	.detach = smb_detach,
 	.watch = smb_watch,
 	.list = smb_list,
+	.summarize = smb_summarize,
 	.state = smb_state,
+	.free = smb_free,
 };

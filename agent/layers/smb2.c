@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/btf.h>
 
@@ -17,6 +18,8 @@
 #include "layers/layer.h"
 #include "layers/smb2.h"
 #include "layers/smb2proto.h"
+#include "layers/shareview.h"
+#include "layers/smbevent.h"
 #include "probes/btfargs.h"
 #include "probes/inflight.h"
 #include "symbols/ksyms.h"
@@ -30,6 +33,9 @@ static const char *const hook_candidates[_SMB2_HOOK_MAX][4] = {
 	[SMB2_HOOK_RESPONSE] = { "dequeue_mid" },
 	[SMB2_HOOK_DONE] = { "delete_mid", "cifs_delete_mid" },
 	[SMB2_HOOK_FREE] = { "__release_mid", "_cifs_mid_q_entry_release" },
+	[SMB2_HOOK_SUBMIT] = { "compound_send_recv" },
+	[SMB2_HOOK_SUBMIT_ASYNC] = { "cifs_call_async" },
+	[SMB2_HOOK_SENT] = { "smb_send_rqst", "__smb_send_rqst" },
 };
 
 /* FUNCTION of the hooks in --list-probes; they never make events of their own. */
@@ -38,6 +44,27 @@ static const char *const hook_names[_SMB2_HOOK_MAX] = {
 	[SMB2_HOOK_RESPONSE] = "MID_RESPONSE",
 	[SMB2_HOOK_DONE] = "MID_DELETE",
 	[SMB2_HOOK_FREE] = "MID_FREE",
+	[SMB2_HOOK_SUBMIT] = "MID_SUBMIT",
+	[SMB2_HOOK_SUBMIT_ASYNC] = "MID_SUBMIT_ASYNC",
+	[SMB2_HOOK_SENT] = "MID_SENT",
+};
+
+/*
+ * Connection events: FUNCTION, and the cifs tracepoints they come from
+ * with the arguments their program reads (none: from the requests).
+ */
+static const struct {
+	const char *function;
+	const char *tracepoint[2];
+	int nargs;
+} events[_SMB_EV_MAX] = {
+	[SMB_EV_RECONNECT] = { "SMB_RECONNECT", { "smb3_reconnect" }, 3 },
+	[SMB_EV_SESSION_SETUP] = { "SMB_SESSION_SETUP" },
+	[SMB_EV_LOGOFF] = { "SMB_LOGOFF" },
+	[SMB_EV_SESSION_EXPIRED] = { "SMB_SESSION_EXPIRED", { "smb3_ses_expired" }, 4 },
+	[SMB_EV_TREE_CONNECT] = { "SMB_TREE_CONNECT", { "smb3_tcon" }, 5 },
+	[SMB_EV_CREDIT_STALL] = { "SMB_CREDIT_STALL", { "smb3_credit_timeout", "smb3_insufficient_credits" }, 6 },
+	[SMB_EV_SLOW_RESPONSE] = { "SMB_SLOW_RESPONSE", { "smb3_slow_rsp" }, 5 },
 };
 
 /* The struct a pointer type points to, or NULL. */
@@ -70,6 +97,12 @@ int smb2_hook_arg(const struct btf *btf, enum smb2_hook h, const char *symbol, u
 	if (!proto || !btf_is_func_proto(proto))
 		return -EINVAL;
 	p = btf_params(proto);
+	if (h >= SMB2_HOOK_SUBMIT) {
+		/* submissions and sends: only when they run matters */
+		*arg = 0;
+		*kref = 0;
+		return 0;
+	}
 	for (int i = 0; i < btf_vlen(proto) && i < SMBLAT_MAX_ARGS; i++) {
 		const char *s = pointee_struct(btf, p[i].type);
 
@@ -95,6 +128,9 @@ struct layer {
 	struct smb2_ctl ctl;
 	struct func *hooks[_SMB2_HOOK_MAX];
 	struct func *cmds[SMB2_NCMD];
+	struct func *events[_SMB_EV_MAX];
+	bool tp_on[_SMB_EV_MAX][2]; /* tracepoints attached */
+	struct shareview *shares;
 	const char *why;            /* unavailable: why */
 	char why_buf[160];
 };
@@ -135,6 +171,21 @@ static struct func *func_of(struct layer *l, const char *name, const char *symbo
 	return id < 0 ? NULL : &t->v[id];
 }
 
+/* [smb2] servers= and sessions= into what BPF compares. */
+static void filters_configure(struct layer *l)
+{
+	const struct config *c = l->env->cfg;
+	struct smb2_ctl *ctl = &l->ctl;
+
+	ctl->n_servers = ctl->n_sessions = 0;
+	memset(ctl->servers, 0, sizeof(ctl->servers));
+	for (size_t i = 0; c->smb2_servers && c->smb2_servers[i] && i < SMB2_FILTER_MAX; i++)
+		snprintf(ctl->servers[ctl->n_servers++], SMBLAT_NAME_LEN, "%s", c->smb2_servers[i]);
+	for (size_t i = 0; c->smb2_sessions && c->smb2_sessions[i] && i < SMB2_FILTER_MAX; i++)
+		if (config_parse_session(c->smb2_sessions[i], &ctl->sessions[ctl->n_sessions]) == 0)
+			ctl->n_sessions++;
+}
+
 /* One func per command, so stats, histograms and summaries work as for any function. */
 static void commands_configure(struct layer *l)
 {
@@ -153,6 +204,7 @@ static void commands_configure(struct layer *l)
 			f->cfg.flags = FF_ENABLED | (c->layer[LAYER_SMB2].errors ? FF_ERRORS : 0);
 		probes_update(l->env->probes, f);
 	}
+	filters_configure(l);
 }
 
 /* Commands follow their hooks: attached with them (unless excluded), or in state s. */
@@ -190,6 +242,129 @@ static int commands_add(struct layer *l)
 	return 0;
 }
 
+/* ---- connection events ---- */
+
+static bool events_wanted(const struct layer *l, enum smb_event k)
+{
+	const struct config *c = l->env->cfg;
+
+	return c->smb2_events && config_wants(c, LAYER_SMB2, events[k].function, GROUP_NONE);
+}
+
+/*
+ * Arguments of cifs tracepoint tp as its BTF says (btf_trace_<tp>, the
+ * first being the tracing context); -ENOENT: no such tracepoint.
+ */
+static int tracepoint_nargs(const struct btf *btf, const char *tp)
+{
+	char name[96];
+	const struct btf_type *t;
+	int id;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	if (id < 0)
+		return -ENOENT;
+	id = btf__resolve_type(btf, btf__type_by_id(btf, id)->type);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	if (t && btf_is_ptr(t))
+		t = btf__type_by_id(btf, t->type);
+	if (!t || !btf_is_func_proto(t))
+		return -EINVAL;
+	return btf_vlen(t) - 1;
+}
+
+/* The tracepoints of event k, where this cifs has them with the arguments read. */
+static void event_attach(struct layer *l, enum smb_event k)
+{
+	const struct btf *btf = btfs_get(l->env->btfs, CIFS_MODULE);
+	struct func *f = l->events[k];
+	int r = 0, n = 0, first = 0;
+
+	for (int i = 0; i < 2 && events[k].tracepoint[i]; i++) {
+		const char *tp = events[k].tracepoint[i];
+		int args = btf ? tracepoint_nargs(btf, tp) : events[k].nargs;
+
+		if (args != events[k].nargs) {
+			r = args == -ENOENT ? -ENOENT : -EPROTO;
+		} else {
+			r = probes_attach_tracepoint(l->env->probes, tp);
+			if (r >= 0) {
+				l->tp_on[k][i] = true;
+				n++;
+				continue;
+			}
+		}
+		if (!first)
+			first = r;
+	}
+	if (n) {
+		func_set_attached(f, BACKEND_RAW_TP);
+		return;
+	}
+	if (first == -ENOENT)
+		func_set_state(f, FUNC_NOT_FOUND, "cifs has no tracepoint %s here", events[k].tracepoint[0]);
+	else if (first == -EPROTO)
+		func_set_state(f, FUNC_UNUSABLE, "cifs tracepoint %s has other arguments here",
+			       events[k].tracepoint[0]);
+	else
+		func_set_state(f, FUNC_FAILED, "raw_tp: %s", strerror(-first));
+}
+
+static void event_detach(struct layer *l, enum smb_event k, enum func_state why, const char *detail)
+{
+	for (int i = 0; i < 2; i++)
+		if (l->tp_on[k][i]) {
+			probes_detach_tracepoint(l->env->probes, events[k].tracepoint[i]);
+			l->tp_on[k][i] = false;
+		}
+	if (l->events[k])
+		func_set_state(l->events[k], why, detail ? "%s" : NULL, detail);
+}
+
+/*
+ * Events as the configuration wants them: from tracepoints (attached to
+ * this cifs) or from the requests (with the mid hooks). Returns how many.
+ */
+static unsigned int events_sync(struct layer *l)
+{
+	unsigned int n = 0;
+
+	for (int k = 0; k < _SMB_EV_MAX; k++) {
+		struct func *f = l->events[k];
+		bool tp = events[k].tracepoint[0] != NULL;
+
+		if (!f)
+			f = l->events[k] = func_of(l, events[k].function, events[k].tracepoint[0]);
+		if (!f)
+			continue;
+		if (!events_wanted(l, k)) {
+			event_detach(l, k, l->env->cfg->smb2_events ? FUNC_EXCLUDED : FUNC_DISABLED, NULL);
+			l->ctl.event_id[k] = SMB2_NO_HOOK;
+			continue;
+		}
+		if (tp && !func_attached(f))
+			event_attach(l, k);
+		else if (!tp)
+			func_set_attached(f, l->hooks[SMB2_HOOK_ALLOC]->backend);
+		l->ctl.event_id[k] = func_attached(f) ? f->id : SMB2_NO_HOOK;
+		n += func_attached(f);
+	}
+	l->ctl.keep_freed = l->ctl.event_id[SMB_EV_SLOW_RESPONSE] != SMB2_NO_HOOK;
+	return n;
+}
+
+static void events_off(struct layer *l, enum func_state why, const char *detail)
+{
+	for (int k = 0; k < _SMB_EV_MAX; k++) {
+		event_detach(l, k, why, detail);
+		l->ctl.event_id[k] = SMB2_NO_HOOK;
+	}
+	l->ctl.keep_freed = 0;
+}
+
+/* ---- hooks ---- */
+
 /* Off, hooks detached (state why), commands likewise. */
 static unsigned int hooks_off(struct layer *l, enum func_state why, const char *detail)
 {
@@ -197,6 +372,7 @@ static unsigned int hooks_off(struct layer *l, enum func_state why, const char *
 
 	l->ctl.on = 0;
 	probes_smb2_set(l->env->probes, &l->ctl);
+	events_off(l, why, detail);
 	for (int h = 0; h < _SMB2_HOOK_MAX; h++) {
 		struct func *f = l->hooks[h];
 
@@ -235,11 +411,48 @@ static int hooks_add(struct layer *l)
 	return 0;
 }
 
+/*
+ * Submissions mark where a request's wait for credits begins; they are of
+ * use only all together (every way to submit, and the send that ends them),
+ * else a request could take the start of another.
+ */
+static void submissions_check(struct layer *l)
+{
+	static const enum smb2_hook need[] = { SMB2_HOOK_SUBMIT, SMB2_HOOK_SUBMIT_ASYNC, SMB2_HOOK_SENT };
+	const char *missing = NULL;
+
+	for (size_t i = 0; i < sizeof(need) / sizeof(*need) && !missing; i++)
+		if (!l->hooks[need[i]] || !func_attached(l->hooks[need[i]]))
+			missing = hook_candidates[need[i]][0];
+	if (!missing)
+		return;
+	for (size_t i = 0; i < sizeof(need) / sizeof(*need); i++) {
+		struct func *f = l->hooks[need[i]];
+
+		if (f && func_attached(f))
+			probes_detach(l->env->probes, f, FUNC_UNUSABLE, "not every submission is hooked");
+		l->ctl.hook_id[need[i]] = SMB2_NO_HOOK;
+	}
+	log_layer(NAME, LOG_NOTICE, "%s not attached: requests timed from their mid allocation, "
+		  "without their wait for credits", missing);
+}
+
+/* mid->when_* are jiffies: one jiffy is the resolution of the coarse clocks. */
+static uint64_t ns_per_jiffy(void)
+{
+	struct timespec ts;
+
+	if (clock_getres(CLOCK_MONOTONIC_COARSE, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 /* The hooks on the cifs loaded now. */
 static void attach_instance(struct layer *l)
 {
 	struct func *fv[_SMB2_HOOK_MAX];
 	uint32_t n = 0;
+	unsigned int ev;
 	int r;
 
 	l->module = ksyms_module_instance(CIFS_MODULE);
@@ -256,12 +469,15 @@ static void attach_instance(struct layer *l)
 		return;
 	}
 	for (int h = 0; h < _SMB2_HOOK_MAX; h++)
-		if (l->hooks[h] && h != SMB2_HOOK_ALLOC)
+		if (l->hooks[h] && h != SMB2_HOOK_ALLOC && h != SMB2_HOOK_SENT)
 			fv[n++] = l->hooks[h];
 	/* The ids first: the programs tell the hooks apart by them. Ends before the start. */
+	l->ctl.ns_per_jiffy = ns_per_jiffy();
 	l->ctl.on = 1;
 	probes_smb2_set(l->env->probes, &l->ctl);
 	r = probes_attach_kernel(l->env->probes, fv, n, KPROGS_SMB2_MID);
+	if (l->hooks[SMB2_HOOK_SENT])
+		r += probes_attach_kernel(l->env->probes, &l->hooks[SMB2_HOOK_SENT], 1, KPROGS_SMB2_SENT);
 	r += probes_attach_kernel(l->env->probes, &l->hooks[SMB2_HOOK_ALLOC], 1, KPROGS_SMB2_ALLOC);
 	for (int h = 0; h < _SMB2_HOOK_MAX; h++) {
 		struct func *f = l->hooks[h];
@@ -278,10 +494,13 @@ static void attach_instance(struct layer *l)
 		log_layer(NAME, LOG_NOTICE, "%s not attached (%s): %s", f->symbol, f->name,
 			  func_state_text(f, buf, sizeof(buf)));
 	}
+	submissions_check(l);
 	commands_mark(l, FUNC_ATTACHED, NULL);
-	log_layer(NAME, LOG_INFO, "%u SMB2 commands timed through %d mid hooks (%s)",
-		  func_table_attached(l->env->funcs, LAYER_SMB2) - (uint32_t)r, r,
-		  backend_name(l->hooks[SMB2_HOOK_ALLOC]->backend));
+	ev = events_sync(l);
+	probes_smb2_set(l->env->probes, &l->ctl);
+	log_layer(NAME, LOG_INFO, "%u SMB2 commands timed through %d mid hooks (%s), %u connection events",
+		  func_table_attached(l->env->funcs, LAYER_SMB2) - (uint32_t)r - ev, r,
+		  backend_name(l->hooks[SMB2_HOOK_ALLOC]->backend), ev);
 }
 
 static void smb2_attach(struct layer *l)
@@ -294,6 +513,7 @@ static void smb2_attach(struct layer *l)
 		log_layer(NAME, LOG_WARNING, "%s", l->why);
 		return;
 	}
+	shareview_enable(l->env);
 	if (probes_kernel_backend(l->env->probes, &why) == BACKEND_NONE) {
 		l->why = layer_unavailable(NAME, l->why_buf, sizeof(l->why_buf), "no backend on this kernel: %s",
 					   why ? why : "no backend for kernel functions");
@@ -317,9 +537,12 @@ static unsigned int smb2_detach(struct layer *l, enum func_state why)
 
 static void smb2_apply(struct layer *l, const struct config *old, struct reload_counts *n)
 {
+	shareview_enable(l->env);
 	if (l->module && l->ctl.on) {
 		commands_configure(l);
 		commands_mark(l, FUNC_ATTACHED, NULL);
+		events_sync(l);
+		probes_smb2_set(l->env->probes, &l->ctl);
 	} else if (!l->module && ksyms_module_instance(CIFS_MODULE) &&
 		   probes_kernel_backend(l->env->probes, &(const char *){ NULL }) != BACKEND_NONE) {
 		attach_instance(l);
@@ -372,30 +595,63 @@ static void wire_list(const struct event *e, char *buf, size_t size)
 		snprintf(buf + len, size - len, ",...");
 }
 
+static void split_add(struct record *r, const struct smb2_split *s)
+{
+	record_add(r, "SMB2_SEND_US", "%llu", (unsigned long long)s->send_ns / 1000);
+	record_add(r, "SMB2_ROUNDTRIP_US", "%llu", (unsigned long long)s->rtt_ns / 1000);
+	record_add(r, "SMB2_WAKE_US", "%llu", (unsigned long long)s->wake_ns / 1000);
+}
+
+/* The ids of an SMB2 header, as the client sent it or the server received it. */
+void smb2_decode_ids(const struct event *e, struct record *r)
+{
+	record_add(r, "SMB_MID", "%llu", (unsigned long long)e->smb_mid);
+	record_add(r, "SMB_SESSION_ID", SMB2_SESSION_FMT, (unsigned long long)e->smb_session);
+	if (e->flags & EF_SMB2_ASYNC)
+		record_add(r, "SMB_ASYNC_ID", "0x%016llx", (unsigned long long)e->smb_async_id);
+	else
+		record_add(r, "SMB_TREE_ID", SMB2_TREE_FMT, e->smb_tree);
+}
+
 int smb2_decode_event(const struct event *e, struct record *r)
 {
 	char buf[SMBLAT_WIRE_MAX * 40 + 8];
 
-	if (e->flags & EF_SMB2) {
-		record_add(r, "SMB_MID", "%llu", (unsigned long long)e->smb_mid);
+	if ((e->flags & EF_SMB2) && !(e->flags & EF_SMB_EVENT)) {
+		smb2_decode_ids(e, r);
 		record_add(r, "SMB_COMPOUND", "%d", !!(e->flags & EF_SMB2_COMPOUND));
 		if (e->smb_server[0])
 			record_add(r, "SMB_SERVER", "%.*s", SMBLAT_NAME_LEN, e->smb_server);
 		if ((e->flags & EF_SMB2_STATUS) && e->smb_status)
 			record_add(r, "SMB_STATUS", "%s", smb2_status_name(e->smb_status, buf, sizeof(buf)));
+		record_add(r, "SMB_CREDIT_CHARGE", "%u", e->smb_credit_charge);
+		record_add(r, "SMB_CREDITS_REQUESTED", "%u", e->smb_credits_requested);
+		if (e->flags & EF_SMB2_GRANTED)
+			record_add(r, "SMB_CREDITS_GRANTED", "%u", e->smb_credits_granted);
+		if (e->flags & EF_SMB2_SPLIT)
+			split_add(r, &e->smb_split);
 	}
 	if ((e->flags & EF_WIRE) && e->wire_n) {
 		wire_list(e, buf, sizeof(buf));
 		record_add(r, "SMB2_REQUESTS", "%s", buf);
 		record_add(r, "SMB2_REQUEST_COUNT", "%u", e->wire_n);
 		record_add(r, "SMB2_WIRE_US", "%llu", (unsigned long long)e->wire_ns / 1000);
+		split_add(r, &e->smb_split);
 	}
 	return 0;
 }
 
 static void smb2_decode(struct layer *l, const struct event *e, struct record *r)
 {
-	(void)smb2_decode_event(e, r);
+	if (e->flags & EF_SMB_EVENT)
+		(void)smbevent_decode(e, r, l->env->mounts);
+	else
+		(void)smb2_decode_event(e, r);
+}
+
+static void smb2_summarize(struct layer *l, const struct summary_out *out)
+{
+	shareview_summarize(l->shares, l->env, LAYER_SMB2, out);
 }
 
 static enum layer_state smb2_state(struct layer *l, const char **why)
@@ -415,7 +671,14 @@ static int smb2_init(struct layer *l)
 {
 	for (int h = 0; h < _SMB2_HOOK_MAX; h++)
 		l->ctl.hook_id[h] = SMB2_NO_HOOK;
-	return 0;
+	for (int k = 0; k < _SMB_EV_MAX; k++)
+		l->ctl.event_id[k] = SMB2_NO_HOOK;
+	return shareview_new(&l->shares);
+}
+
+static void smb2_free(struct layer *l)
+{
+	shareview_free(l->shares);
 }
 
 static int smb2_prepare(const struct config *c, const struct layer_env *env, struct probes_opts *po)
@@ -427,8 +690,8 @@ static int smb2_prepare(const struct config *c, const struct layer_env *env, str
 
 static uint32_t smb2_ids_needed(const struct config *c)
 {
-	/* the commands once, the hooks of a few cifs instances */
-	return SMB2_NCMD + 4 * _SMB2_HOOK_MAX;
+	/* the commands and events once, the hooks of a few cifs instances */
+	return SMB2_NCMD + _SMB_EV_MAX + 4 * _SMB2_HOOK_MAX;
 }
 
 const struct layer_ops smb2_layer = {
@@ -442,5 +705,7 @@ const struct layer_ops smb2_layer = {
 	.detach = smb2_detach,
 	.watch = smb2_watch,
 	.decode = smb2_decode,
+	.summarize = smb2_summarize,
 	.state = smb2_state,
+	.free = smb2_free,
 };

@@ -123,6 +123,8 @@ static int skel_load(const struct probes_opts *o, const struct features *ft,
 	}
 	bpf_map__set_max_entries(skel->maps.events, o->ringbuf_bytes);
 	bpf_map__set_max_entries(skel->maps.hist, o->func_capacity * SMBLAT_NBUCKETS);
+	if (o->share_view_max)
+		bpf_map__set_max_entries(skel->maps.share_view, o->share_view_max);
 	programs_setup(skel, o, ft);
 	r = smblat_bpf__load(skel);
 	if (r < 0) {
@@ -383,6 +385,11 @@ static struct kprogs kprogs_of(struct probes *p, enum kprog_family fam)
 		return (struct kprogs) {
 			p->skel->progs.smb2_mid_fentry, NULL, p->skel->progs.smb2_mid_kprobe, NULL,
 			p->skel->progs.smb2_mid_kmulti, NULL,
+		};
+	case KPROGS_SMB2_SENT:
+		return (struct kprogs) {
+			NULL, p->skel->progs.smb2_sent_fexit, NULL, p->skel->progs.smb2_sent_kretprobe,
+			NULL, p->skel->progs.smb2_sent_kretmulti,
 		};
 	default:
 		return (struct kprogs) {
@@ -780,12 +787,32 @@ uint64_t probes_epoch_bump(struct probes *p)
 	return old;
 }
 
+uint64_t probes_epoch(const struct probes *p)
+{
+	return __atomic_load_n(&p->skel->data->epoch, __ATOMIC_SEQ_CST);
+}
+
 void probes_smb2_set(struct probes *p, const struct smb2_ctl *ctl)
 {
 	/* Off first, so no probe sees ids of one setting and arguments of another. */
 	__atomic_store_n(&p->skel->data->smb2.on, 0, __ATOMIC_SEQ_CST);
 	memcpy(&p->skel->data->smb2, ctl, sizeof(*ctl));
 	__atomic_store_n(&p->skel->data->smb2.on, ctl->on, __ATOMIC_SEQ_CST);
+}
+
+void probes_share_view_set(struct probes *p, bool on)
+{
+	__atomic_store_n(&p->skel->bss->views.share_on, on, __ATOMIC_SEQ_CST);
+}
+
+int probes_share_view_fd(const struct probes *p)
+{
+	return bpf_map__fd(p->skel->maps.share_view);
+}
+
+int probes_share_overflow_fd(const struct probes *p)
+{
+	return bpf_map__fd(p->skel->maps.share_overflow);
 }
 
 uint32_t probes_attached(const struct probes *p)

@@ -253,15 +253,18 @@ static void comm_clean(const char *comm, char out[static SMBLAT_COMM_LEN + 1])
 /* Symbols of user-space targets carry a path, or come through uprobes/USDT. */
 static bool func_is_kernel(const struct func *f)
 {
+	bool tracepoint = f->backend == BACKEND_TP_BTF || f->backend == BACKEND_RAW_TP;
+
 	if (!f->symbol)
 		return false;
 	switch (f->layer) {
 	case LAYER_SMB:
-	case LAYER_SMB2:
 	case LAYER_BLOCK:
 		return true;
+	case LAYER_SMB2:
+		return !tracepoint;         /* cifs events */
 	case LAYER_FUNC:
-		if (f->backend == BACKEND_TP_BTF || f->backend == BACKEND_RAW_TP)
+		if (tracepoint)
 			return false;       /* syscall:NAME */
 		return f->backend != BACKEND_UPROBE && f->backend != BACKEND_USDT &&
 		       !strchr(f->symbol, '/');
@@ -387,6 +390,10 @@ static void fields_add_message(struct fields *f, const struct record *r, const c
 	else if (r->err)
 		snprintf(err, sizeof(err), " (error %d)", r->err);
 
+	if (r->message) {
+		fields_adds(f, "MESSAGE", r->message);
+		return;
+	}
 	if (r->place) {
 		/* "BLOCK_WRITE took 1.204 ms: dd[4242] on loop0, 65536 bytes at sector 2048" */
 		fields_addf(f, "MESSAGE", "%s took %" PRIu64 ".%03" PRIu64 " ms: %s[%" PRIu32 "] on %s%s",
@@ -409,15 +416,17 @@ static int event_fields(const struct record *r, int priority, struct fields *f)
 	comm_clean(r->comm, comm);
 
 	fields_add_message(f, r, comm);
-	fields_adds(f, "MESSAGE_ID", SMBLAT_MID_SLOW);
+	fields_adds(f, "MESSAGE_ID", r->message_id ?: SMBLAT_MID_SLOW);
 	fields_addf(f, "PRIORITY", "%d", priority);
 	fields_adds(f, "SYSLOG_IDENTIFIER", "smblat");
 	fields_adds(f, "FUNCTION", fn->name);
 	fields_adds(f, "LAYER", layer_name(fn->layer));
 	if (fn->symbol)
 		fields_adds(f, func_is_kernel(fn) ? "KERNEL_FUNCTION" : "TARGET", fn->symbol);
-	fields_addf(f, "LATENCY_US", "%" PRIu64, r->latency_ns / 1000);
-	fields_addf(f, "THRESHOLD_US", "%" PRIu64, r->threshold_ns / 1000);
+	if (!r->message_id || r->latency_ns)
+		fields_addf(f, "LATENCY_US", "%" PRIu64, r->latency_ns / 1000);
+	if (!r->message_id)
+		fields_addf(f, "THRESHOLD_US", "%" PRIu64, r->threshold_ns / 1000);
 	fields_addf(f, "END_REALTIME_USEC", "%" PRIu64, r->end_realtime_us);
 	fields_addf(f, "PID", "%" PRIu32, r->pid);
 	fields_addf(f, "TID", "%" PRIu32, r->tid);

@@ -14,6 +14,17 @@
 #define SMBLAT_MID_SUMMARY  "ab8331e2b4474579a55840c9d3a77bac"
 #define SMBLAT_MID_LOST     "007f72e0507d4b96b52049ce539ad083"
 #define SMBLAT_MID_STATUS   "7106711428c445b698f0b7f8871465e2"   /* start, stop, degraded layers */
+/* SMB connection events (smb2 layer) */
+#define SMBLAT_MID_SMB_RECONNECT       "a936ebed06754f1283b3c504570f470f"
+#define SMBLAT_MID_SMB_SESSION_SETUP   "f95b658a9a114ac2b5a319ebdff7e4e1"
+#define SMBLAT_MID_SMB_LOGOFF          "6ac0619b14644612bd95457ad7005318"
+#define SMBLAT_MID_SMB_SESSION_EXPIRED "895ca5666f9041d3bee0c9778ef5d300"
+#define SMBLAT_MID_SMB_TREE_CONNECT    "2e39dd28181a468bbe618a3a021c98ed"
+#define SMBLAT_MID_SMB_CREDIT_STALL    "28dcdd6eb1ea44efbc89c1b9de94d738"
+#define SMBLAT_MID_SMB_SLOW_RESPONSE   "aa3cc49f94e7446e82bc583a55646de4"
+/* views: summaries per share and per server */
+#define SMBLAT_MID_SHARE_SUMMARY       "3fc21a16f1424ec8a54fe2f452147959"
+#define SMBLAT_MID_SERVER_SUMMARY      "e78ca87a34de4a1da3e39d418e9302a2"
 
 #define JOURNAL_STACK_MAX 4000      /* STACK stays under 4 KiB so json output keeps it */
 
