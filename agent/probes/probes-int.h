@@ -6,6 +6,7 @@
 
 #include "probes/probes.h"
 #include "bpf/view.h"
+#include "bpf/smbd.h"
 #include "smblat.skel.h"
 
 /* BPF_TRACE_UPROBE_MULTI and BPF_F_UPROBE_MULTI_RETURN, Linux 6.6 (newer than Debian 12's uapi) */

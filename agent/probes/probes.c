@@ -800,6 +800,14 @@ void probes_smb2_set(struct probes *p, const struct smb2_ctl *ctl)
 	__atomic_store_n(&p->skel->data->smb2.on, ctl->on, __ATOMIC_SEQ_CST);
 }
 
+void probes_smbd_layout_set(struct probes *p, const struct smbd_hdr_layout *l)
+{
+	__atomic_store_n(&p->skel->bss->smbd_hdr.on, 0, __ATOMIC_SEQ_CST);
+	p->skel->bss->smbd_hdr.current_idx = l->current_idx;
+	p->skel->bss->smbd_hdr.in_vector = l->in_vector;
+	__atomic_store_n(&p->skel->bss->smbd_hdr.on, l->on, __ATOMIC_SEQ_CST);
+}
+
 void probes_share_view_set(struct probes *p, bool on)
 {
 	__atomic_store_n(&p->skel->bss->views.share_on, on, __ATOMIC_SEQ_CST);

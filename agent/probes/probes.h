@@ -105,6 +105,9 @@ uint64_t probes_epoch_bump(struct probes *p);
 uint64_t probes_epoch(const struct probes *p);
 /* smb2 layer: which hooks are the mid hooks, and the func id of each command. */
 void probes_smb2_set(struct probes *p, const struct smb2_ctl *ctl);
+/* smbd layer: where a request's inbound SMB2 header is (struct smbd_hdr_layout of bpf/smbd.h). */
+struct smbd_hdr_layout;
+void probes_smbd_layout_set(struct probes *p, const struct smbd_hdr_layout *l);
 /* Views: per-share counting on or off; its maps (struct share_key -> per-CPU share_val). */
 void probes_share_view_set(struct probes *p, bool on);
 int probes_share_view_fd(const struct probes *p);
