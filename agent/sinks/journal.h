@@ -22,9 +22,10 @@
 #define SMBLAT_MID_SMB_TREE_CONNECT    "2e39dd28181a468bbe618a3a021c98ed"
 #define SMBLAT_MID_SMB_CREDIT_STALL    "28dcdd6eb1ea44efbc89c1b9de94d738"
 #define SMBLAT_MID_SMB_SLOW_RESPONSE   "aa3cc49f94e7446e82bc583a55646de4"
-/* views: summaries per share and per server */
+/* views: summaries per share and per server, the per-layer breakdown */
 #define SMBLAT_MID_SHARE_SUMMARY       "3fc21a16f1424ec8a54fe2f452147959"
 #define SMBLAT_MID_SERVER_SUMMARY      "e78ca87a34de4a1da3e39d418e9302a2"
+#define SMBLAT_MID_BREAKDOWN           "951a530d517b48cca8e44bac27398543"
 
 #define JOURNAL_STACK_MAX 4000      /* STACK stays under 4 KiB so json output keeps it */
 
