@@ -83,12 +83,14 @@ while IFS= read -r c; do
 	[[ $(journal_field "$c" SMB_CREDIT_CHARGE) =~ ^[0-9]+$ ]] || fail "$fn SMB_CREDIT_CHARGE"
 	[[ $(journal_field "$c" SMB_CREDITS_GRANTED) =~ ^[0-9]+$ ]] || fail "$fn SMB_CREDITS_GRANTED"
 	rtt=$(split_check "$c" "$fn mid $mid")
-	# the server's entry for the same request: the join
-	s=$(journal_wait FUNCTION="SMBD_$fn" SMB_SESSION_ID="$ses" SMB_MID="$mid" | head -1)
+	# the server's entry for the same request: the join is on the ids (smbd
+	# names its handlers its own way: SMB2_QUERY_INFO is SMBD_SMB2_GETINFO)
+	s=$(journal_wait LAYER=smbd SMB_SESSION_ID="$ses" SMB_MID="$mid" | head -1)
 	srv=$(journal_field "$s" LATENCY_US)
-	log "$fn mid $mid session $ses tree $tree: server $srv us <= roundtrip $rtt us <= client $lat us"
+	log "$fn mid $mid session $ses tree $tree: $(journal_field "$s" FUNCTION) $srv us <= roundtrip $rtt us <= client $lat us"
+	[[ "$(journal_field "$s" FUNCTION)" == SMBD_SMB2_* ]] || fail "smbd entry for mid $mid: $(journal_field "$s" FUNCTION)"
 	assert_eq "$(journal_field "$s" SMB_TREE_ID)" "$tree" "SMB_TREE_ID the server saw for mid $mid"
-	[[ "$(journal_field "$s" COMM)" == smbd* ]] || fail "SMBD_$fn from $(journal_field "$s" COMM)"
+	[[ "$(journal_field "$s" COMM)" == smbd* ]] || fail "$(journal_field "$s" FUNCTION) from $(journal_field "$s" COMM)"
 	assert_ge "$rtt" "$srv" "roundtrip of $fn mid $mid against the server's time"
 	assert_ge "$lat" "$rtt" "client time of $fn mid $mid against its roundtrip"
 	n=$((n + 1))
