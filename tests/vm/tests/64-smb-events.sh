@@ -54,9 +54,14 @@ grep -q 'smb ports = 445 4455' "$SAMBA/smb2.conf" || fail "smb.conf has no 'smb 
 old=$(smbd_pid)
 [ -n "$old" ] || fail "no smbd pid in $SAMBA/pid"
 log "restarting smbd ($old) under the mounted share"
-kill -TERM "$old"
-for _ in $(seq 300); do kill -0 "$old" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$old" 2>/dev/null && fail "smbd $old did not exit"
+# SIGKILL: smbd ending on SIGTERM signals its whole process group, which
+# in this guest holds journald; its children follow the parent's death.
+kids=$(pgrep -P "$old" || true)
+kill -KILL "$old" $kids
+# gone, or a zombie: its parent is the rig's shell, not this test
+gone() { local st; st=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null); [ -z "$st" ] || [ "$st" = Z ]; }
+for _ in $(seq 300); do gone "$old" && break; sleep 0.1; done
+gone "$old" || fail "smbd $old did not exit"
 setsid smbd -F --no-process-group -s "$SAMBA/smb2.conf" </dev/null >>"$LOG_DIR/smbd.out" 2>&1 &
 for _ in $(seq 900); do port_open 4455 && port_open 445 && break; sleep 0.1; done
 port_open 4455 || fail "the new smbd does not listen on 4455: $(tail -5 "$LOG_DIR/smbd.out")"
