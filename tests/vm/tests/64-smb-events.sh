@@ -53,6 +53,9 @@ CONF
 grep -q 'smb ports = 445 4455' "$SAMBA/smb2.conf" || fail "smb.conf has no 'smb ports' line to extend"
 old=$(smbd_pid)
 [ -n "$old" ] || fail "no smbd pid in $SAMBA/pid"
+# requests on the connection first: the reconnect names their session
+echo x >"$SMB_MNT/pre.$$"
+rm "$SMB_MNT/pre.$$"
 log "restarting smbd ($old) under the mounted share"
 # SIGKILL: smbd ending on SIGTERM signals its whole process group, which
 # in this guest holds journald; its children follow the parent's death.
