@@ -85,7 +85,8 @@ log "session setup: $e"
 assert_eq "$(journal_field "$e" MESSAGE_ID)" "$MID_SESSION_SETUP" "MESSAGE_ID of the session setup"
 assert_eq "$(journal_field "$e" SMB_SERVER)" 127.0.0.1 "SMB_SERVER of the session setup"
 
-mount -t cifs //127.0.0.1/share2 "$MNT2" -o "$SMB_OPTS,port=4455" || fail "mount share2 on port 4455"
+# the rig mounts the first share with these options (guest-run SMB_OPTS)
+mount -t cifs //127.0.0.1/share2 "$MNT2" -o guest,vers=3.0,port=4455 || fail "mount share2 on port 4455"
 
 # 40 ms each way on port 4455, 5 ms on everything else.
 tc qdisc replace dev lo root handle 1: prio
