@@ -21,6 +21,7 @@
 #include "core.bpf.h"
 #include "vfs.bpf.h"
 #include "wire.bpf.h"
+#include "view.bpf.h"
 
 /* Only the arguments that the exit's checks and fields read. */
 static __always_inline void frame_args(struct frame *f, const __u64 *args, __u8 n)
@@ -102,6 +103,7 @@ static __always_inline bool frame_push(__u32 id, const struct func_cfg *fc, cons
 	if (vfs) {
 		f->wire_n = 0;
 		f->wire_ns = 0;
+		f->wire_split = (struct smb2_split) {};
 	}
 	f->start_ns = bpf_ktime_get_ns();
 	fr->depth = d + 1;
@@ -190,6 +192,8 @@ static __always_inline void call_done(void *ctx, __u32 id, const struct frame *f
 		return;
 	slow = lat >= fc->threshold_ns;
 	account(id, lat, slow, how);
+	if (vfs && f)
+		vfs_share_account(id, fc, f->args, lat, slow, how);
 	if (!slow && !((fc->flags & FF_ERRORS) && ret_failed(fc->ret_kind, ret)))
 		return;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);

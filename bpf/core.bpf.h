@@ -30,6 +30,7 @@ struct frame {
 	__u32 wire_n;
 	__u32 inner;            /* an inner call of an operation timed further out: not timed */
 	__u64 wire_ns;
+	struct smb2_split wire_split;   /* theirs, summed */
 	struct wire_req wire[SMBLAT_WIRE_MAX];
 };
 
@@ -239,48 +240,14 @@ static __always_inline __u64 arg_at(const __u64 *args, __u8 i)
 	return i < SMBLAT_MAX_ARGS ? args[i] : 0;
 }
 
-/*
- * How the programs of a unit run, as each passes it to account(): whether
- * two of them that account one id can interleave on one CPU.
- *
- * ACCT_EXCLUSIVE: no. kprobe, kretprobe and kprobe.multi programs run with
- * preemption off and the kernel's per-CPU bpf_prog_active lets one of them
- * run on a CPU at a time; a fentry/fexit program is skipped (recursion
- * miss) while the same program runs on its CPU, and each function id is
- * accounted by its own fexit program only; raw and BTF tracepoint programs
- * of sys_exit run with preemption off in task context, where nothing nests.
- *
- * ACCT_SHARED: yes. uprobe, uretprobe, uprobe.multi and USDT programs run
- * with only migration off, preemptible on a preemptible kernel, and with no
- * recursion check, so another task on the CPU may account the same id in
- * between a program's read and write; the smb2 hooks are separate fentry
- * programs accounting one command id; block completions nest in interrupts.
- * Their additions are atomic. min/max are plain there too: under forced
- * preemption a value can be lost in a window of a few instructions, never
- * a count.
- */
-enum acct {
-	ACCT_EXCLUSIVE,
-	ACCT_SHARED,
-};
-
-static __always_inline void add(__u64 *p, __u64 v, const enum acct how)
-{
-	if (how == ACCT_SHARED)
-		__sync_fetch_and_add(p, v);
-	else
-		*p += v;
-}
-
-/* A finished call of id in its per-CPU counters and histogram: one lookup. */
-static __always_inline void account(__u32 id, __u64 lat, bool slow, const enum acct how)
+/* A finished call in one set of counters: a function's, or one of a view's. */
+static __always_inline void stats_add(struct func_stats *st, __u64 lat, bool slow,
+				      const enum acct how)
 {
 	__u64 ep = *(volatile __u64 *)&epoch;
 	__u32 slot = ep & 1, b = smblat_bucket(lat);
-	struct func_stats *st;
 
-	st = bpf_map_lookup_elem(&stats, &id);
-	if (!st || b >= SMBLAT_NBUCKETS)
+	if (b >= SMBLAT_NBUCKETS)
 		return;
 	add(&st->hist[b], 1, how);
 	add(&st->total_ns, lat, how);
@@ -300,6 +267,15 @@ static __always_inline void account(__u32 id, __u64 lat, bool slow, const enum a
 		if (lat > st->max_ns[slot])
 			st->max_ns[slot] = lat;
 	}
+}
+
+/* A finished call of id in its per-CPU counters and histogram: one lookup. */
+static __always_inline void account(__u32 id, __u64 lat, bool slow, const enum acct how)
+{
+	struct func_stats *st = bpf_map_lookup_elem(&stats, &id);
+
+	if (st)
+		stats_add(st, lat, slow, how);
 }
 
 /* A request of id that could not be timed (block, smb2, smbd: started elsewhere than it ends). */

@@ -65,6 +65,8 @@ void config_dump(const struct config *c, FILE *f) {
 
 	fputs("\n[histogram]\n", f);
 	dump_duration(f, "interval", c->hist_interval_ns);
+	dump_bool(f, "per_share", c->hist_per_share);
+	fprintf(f, "per_share_max = %u\n", c->hist_per_share_max);
 
 	for (size_t i = 0; i < _LAYER_MAX; i++) {
 		const struct layer_config *lc = &c->layer[i];
@@ -79,8 +81,12 @@ void config_dump(const struct config *c, FILE *f) {
 		dump_threshold(f, lc->threshold_set, lc->threshold_ns);
 		dump_list(f, "include", lc->include);
 		dump_list(f, "exclude", lc->exclude);
-		if (i == LAYER_SMB2)
+		if (i == LAYER_SMB2) {
 			dump_bool(f, "errors", lc->errors);
+			dump_list(f, "servers", c->smb2_servers);
+			dump_list(f, "sessions", c->smb2_sessions);
+			dump_bool(f, "connection_events", c->smb2_events);
+		}
 		if (i == LAYER_SMB) {
 			fputs("groups =", f);
 			for (int g = GROUP_NONE + 1; g <= GROUP_SUPER; g++)

@@ -38,6 +38,23 @@ int record_set_place(struct record *r, const char *fmt, ...)
 	return n < 0 ? -ENOMEM : 0;
 }
 
+int record_set_message(struct record *r, const char *message_id, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	free(r->message);
+	va_start(ap, fmt);
+	n = vasprintf(&r->message, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		r->message = NULL;
+		return -ENOMEM;
+	}
+	r->message_id = message_id;
+	return 0;
+}
+
 const char *record_field(const struct record *r, const char *name)
 {
 	for (unsigned int i = 0; i < r->n_fields; i++)
@@ -52,6 +69,7 @@ void record_clear(struct record *r)
 	free(r->stack);
 	free(r->stack_folded);
 	free(r->place);
+	free(r->message);
 	for (unsigned int i = 0; i < r->n_fields; i++)
 		free(r->fields[i].value);
 	memset(r, 0, sizeof(*r));

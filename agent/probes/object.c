@@ -183,6 +183,8 @@ static int skel_load(const struct probes_opts *o, const struct kinds *ft,
 	}
 	bpf_map__set_max_entries(skel->maps.events, o->ringbuf_bytes);
 	bpf_map__set_max_entries(skel->maps.stats, o->func_capacity);
+	if (o->share_view_max)
+		bpf_map__set_max_entries(skel->maps.share_view, o->share_view_max);
 	/* a shared frames map comes as it is */
 	r = (ft->compat & COMPAT_FRAMES_HASH) && !share ? frames_hash_setup(skel, o->max_threads) : 0;
 	if (r == 0) {

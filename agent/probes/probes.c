@@ -232,6 +232,11 @@ static struct kprogs kprogs_of(struct probes *p, enum kprog_family fam)
 			f ? f->progs.smb2_mid_fentry : NULL, NULL, k->progs.smb2_mid_kprobe, NULL,
 			k->progs.smb2_mid_kmulti, NULL,
 		};
+	case KPROGS_SMB2_SENT:
+		return (struct kprogs) {
+			NULL, f ? f->progs.smb2_sent_fexit : NULL, NULL, k->progs.smb2_sent_kretprobe,
+			NULL, k->progs.smb2_sent_kretmulti,
+		};
 	default:
 		return (struct kprogs) {
 			f ? f->progs.call_fentry : NULL, f ? f->progs.call_fexit : NULL,
@@ -607,56 +612,6 @@ uint32_t probes_attached_tracepoints(const struct probes *p)
 const char *probes_tp_btf_why(const struct probes *p)
 {
 	return p->tp_btf ? NULL : p->tp_btf_why;
-}
-
-static int id_set(struct bpf_map *m, uint32_t key, int id)
-{
-	uint32_t v = id < 0 ? 0 : (uint32_t)id + 1;
-
-	if (bpf_map__update_elem(m, &key, sizeof(key), &v, sizeof(v), BPF_ANY) < 0)
-		return -errno;
-	return 0;
-}
-
-int probes_set_block_id(struct probes *p, uint32_t op, int id)
-{
-	return id_set(p->skel->maps.blk_ids, op, id);
-}
-
-int probes_set_syscall_id(struct probes *p, uint32_t nr, int id)
-{
-	return id_set(p->skel->maps.sys_ids, nr, id);
-}
-
-int probes_ringbuf_fd(const struct probes *p)
-{
-	return bpf_map__fd(p->skel->maps.events);
-}
-
-int probes_stats_fd(const struct probes *p)
-{
-	return bpf_map__fd(p->skel->maps.stats);
-}
-
-int probes_totals_fd(const struct probes *p)
-{
-	return bpf_map__fd(p->skel->maps.totals);
-}
-
-uint64_t probes_epoch_bump(struct probes *p)
-{
-	uint64_t old = p->skel->data->epoch;
-
-	__atomic_store_n(&p->skel->data->epoch, old + 1, __ATOMIC_SEQ_CST);
-	return old;
-}
-
-void probes_smb2_set(struct probes *p, const struct smb2_ctl *ctl)
-{
-	/* Off first, so no probe sees ids of one setting and arguments of another. */
-	__atomic_store_n(&p->skel->data->smb2.on, 0, __ATOMIC_SEQ_CST);
-	memcpy(&p->skel->data->smb2, ctl, sizeof(*ctl));
-	__atomic_store_n(&p->skel->data->smb2.on, ctl->on, __ATOMIC_SEQ_CST);
 }
 
 uint32_t probes_attached(const struct probes *p)

@@ -31,6 +31,18 @@
 #define SMBLAT_MID_RELOAD_REFUSED    "41cf10865b7c4f0b81d93775fba5fb15"
 #define SMBLAT_MID_WRITER_FAILING    "38cbbbc494e840b499b4ed7043bb2219"
 #define SMBLAT_MID_WRITER_RESUMED    "dfa753592cc54982a469608e72db4a98"
+/* SMB connection events (smb2 layer) */
+#define SMBLAT_MID_SMB_RECONNECT       "a936ebed06754f1283b3c504570f470f"
+#define SMBLAT_MID_SMB_SESSION_SETUP   "f95b658a9a114ac2b5a319ebdff7e4e1"
+#define SMBLAT_MID_SMB_LOGOFF          "6ac0619b14644612bd95457ad7005318"
+#define SMBLAT_MID_SMB_SESSION_EXPIRED "895ca5666f9041d3bee0c9778ef5d300"
+#define SMBLAT_MID_SMB_TREE_CONNECT    "2e39dd28181a468bbe618a3a021c98ed"
+#define SMBLAT_MID_SMB_CREDIT_STALL    "28dcdd6eb1ea44efbc89c1b9de94d738"
+#define SMBLAT_MID_SMB_SLOW_RESPONSE   "aa3cc49f94e7446e82bc583a55646de4"
+/* views: summaries per share and per server, the per-layer breakdown */
+#define SMBLAT_MID_SHARE_SUMMARY       "3fc21a16f1424ec8a54fe2f452147959"
+#define SMBLAT_MID_SERVER_SUMMARY      "e78ca87a34de4a1da3e39d418e9302a2"
+#define SMBLAT_MID_BREAKDOWN           "951a530d517b48cca8e44bac27398543"
 
 #define JOURNAL_STACK_MAX 4000      /* STACK stays under 4 KiB so json output keeps it */
 

@@ -108,7 +108,18 @@ ECS_OF = {"PID": "process.pid", "THREAD_ID": "process.thread.id", "COMM": "proce
           "UID": "process.user.id"}
 KIND = {"a48f35af155e4887a8d221f2a9c1c250": "smblat.slow",
         "ab8331e2b4474579a55840c9d3a77bac": "smblat.summary",
-        "007f72e0507d4b96b52049ce539ad083": "smblat.loss"}
+        "007f72e0507d4b96b52049ce539ad083": "smblat.loss",
+        "a936ebed06754f1283b3c504570f470f": "smblat.smb_reconnect",
+        "f95b658a9a114ac2b5a319ebdff7e4e1": "smblat.smb_session_setup",
+        "6ac0619b14644612bd95457ad7005318": "smblat.smb_logoff",
+        "895ca5666f9041d3bee0c9778ef5d300": "smblat.smb_session_expired",
+        "2e39dd28181a468bbe618a3a021c98ed": "smblat.smb_tree_connect",
+        "28dcdd6eb1ea44efbc89c1b9de94d738": "smblat.smb_credit_stall",
+        "aa3cc49f94e7446e82bc583a55646de4": "smblat.smb_slow_response",
+        "3fc21a16f1424ec8a54fe2f452147959": "smblat.share_summary",
+        "e78ca87a34de4a1da3e39d418e9302a2": "smblat.server_summary",
+        "951a530d517b48cca8e44bac27398543": "smblat.breakdown"}
+
 # every kind of status has its own MESSAGE_ID (agent/sinks/journal.h)
 for mid in re.findall(r'"([0-9a-f]{32})"', open(root + "/agent/sinks/journal.h").read()):
     KIND.setdefault(mid, "smblat.status")
