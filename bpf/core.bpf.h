@@ -240,6 +240,39 @@ static __always_inline __u64 arg_at(const __u64 *args, __u8 i)
 	return i < SMBLAT_MAX_ARGS ? args[i] : 0;
 }
 
+/*
+ * How the programs of a unit run, as each passes it to account(): whether
+ * two of them that account one id can interleave on one CPU.
+ *
+ * ACCT_EXCLUSIVE: no. kprobe, kretprobe and kprobe.multi programs run with
+ * preemption off and the kernel's per-CPU bpf_prog_active lets one of them
+ * run on a CPU at a time; a fentry/fexit program is skipped (recursion
+ * miss) while the same program runs on its CPU, and each function id is
+ * accounted by its own fexit program only; raw and BTF tracepoint programs
+ * of sys_exit run with preemption off in task context, where nothing nests.
+ *
+ * ACCT_SHARED: yes. uprobe, uretprobe, uprobe.multi and USDT programs run
+ * with only migration off, preemptible on a preemptible kernel, and with no
+ * recursion check, so another task on the CPU may account the same id in
+ * between a program's read and write; the smb2 hooks are separate fentry
+ * programs accounting one command id; block completions nest in interrupts.
+ * Their additions are atomic. min/max are plain there too: under forced
+ * preemption a value can be lost in a window of a few instructions, never
+ * a count.
+ */
+enum acct {
+	ACCT_EXCLUSIVE,
+	ACCT_SHARED,
+};
+
+static __always_inline void add(__u64 *p, __u64 v, const enum acct how)
+{
+	if (how == ACCT_SHARED)
+		__sync_fetch_and_add(p, v);
+	else
+		*p += v;
+}
+
 /* A finished call in one set of counters: a function's, or one of a view's. */
 static __always_inline void stats_add(struct func_stats *st, __u64 lat, bool slow,
 				      const enum acct how)

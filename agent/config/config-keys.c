@@ -455,6 +455,20 @@ static bool server_name_valid(const char *s) {
 	return *s && strlen(s) < SMBLAT_NAME_LEN && !values_has_control(s);
 }
 
+int config_parse_session(const char *s, uint64_t *ret) {
+	char *end;
+	unsigned long long v;
+
+	if (!*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || v == 0)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
 static bool session_id_valid(const char *s) {
 	uint64_t id;
 

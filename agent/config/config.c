@@ -114,20 +114,6 @@ void config_free(struct config *c) {
 
 static int probe_find(const struct config *c, const char *label);
 
-int config_parse_session(const char *s, uint64_t *ret) {
-	char *end;
-	unsigned long long v;
-
-	if (!*s || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || v == 0)
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
 static bool name_in(char **list, const char *name) {
 	for (; list && *list; list++)
 		if (strcasecmp(*list, name) == 0)

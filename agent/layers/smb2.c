@@ -579,7 +579,7 @@ static uint32_t smb2_ids_needed(const struct config *c)
 
 const struct layer_ops smb2_layer = {
 	.id = LAYER_SMB2,
-	.traces = "SMB2 requests of the client",
+	.traces = "SMB2 requests of the client, its connection events",
 	.ids_needed = smb2_ids_needed,
 	.prepare = smb2_prepare,
 	.size = sizeof(struct layer),

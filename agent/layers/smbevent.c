@@ -321,7 +321,8 @@ static void event_attach(struct smbevents *ev, const struct layer_env *env, enum
 		func_set_state(f, FUNC_FAILED, "raw_tp: %s", strerror(-first));
 }
 
-static void event_detach(struct smbevents *ev, const struct layer_env *env, enum smb_event k, enum func_state why, const char *detail)
+static void event_detach(struct smbevents *ev, const struct layer_env *env, enum smb_event k,
+			 enum func_state why, const char *detail)
 {
 	for (int i = 0; i < 2; i++)
 		if (ev->tp_on[k][i]) {
@@ -332,10 +333,7 @@ static void event_detach(struct smbevents *ev, const struct layer_env *env, enum
 		func_set_state(ev->f[k], why, detail ? "%s" : NULL, detail);
 }
 
-/*
- * Events as the configuration wants them: from tracepoints (attached to
- * this cifs) or from the requests (with the mid hooks). Returns how many.
- */
+/* From tracepoints (attached to this cifs) or from the requests (with the mid hooks). */
 unsigned int smbevent_sync(struct smbevents *ev, const struct layer_env *env, enum backend req_backend,
 			   uint32_t event_id[_SMB_EV_MAX])
 {

@@ -4,7 +4,7 @@
 # by side on the terminal and as one BREAKDOWN summary per layer in the
 # journal. (Kernel functions, cifs and SMB2 need a kernel with kprobes or
 # fentry: the VM rig.)
-. "$SOURCE_ROOT/tests/lib-host.sh"
+. "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
 LOOP=
 bd_cleanup() {

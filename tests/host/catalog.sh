@@ -21,8 +21,9 @@ journalctl --root="$root" --update-catalog || fail "journalctl --update-catalog 
 mount --bind "$root/var/lib/systemd/catalog" /var/lib/systemd/catalog
 
 # Entries: slow calls, summaries, a loss report, start, layers, a reload,
-# stop (lib-entries.sh), ...
+# stop (lib-entries.sh), the smb layers' connection events and views, ...
 entries_make
+entries_smb
 # ... a failed call under its threshold (REASON=error), statuses of what
 # cannot run, probes that fail, a layer a reload turns off, a broken reload
 prog="$TMP/catprog"
