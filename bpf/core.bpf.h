@@ -278,10 +278,17 @@ static __always_inline void stats_add(struct func_stats *st, __u64 lat, bool slo
 				      const enum acct how)
 {
 	__u64 ep = *(volatile __u64 *)&epoch;
-	__u32 slot = ep & 1, b = smblat_bucket(lat);
+	__u64 b = smblat_bucket(lat);
+	__u32 slot = ep & 1;
 
+	/*
+	 * One register for the index, checked and used: 6.1's verifier loses
+	 * the bounds of a copy the compiler makes when st is a hash value.
+	 */
+	barrier_var(b);
 	if (b >= SMBLAT_NBUCKETS)
 		return;
+	barrier_var(b);
 	add(&st->hist[b], 1, how);
 	add(&st->total_ns, lat, how);
 	if (slow)
