@@ -37,6 +37,7 @@ enum {
 	OPT_FLAMEGRAPH,
 	OPT_SINCE,
 	OPT_UNTIL,
+	OPT_BREAKDOWN,
 };
 
 static const struct option options[] = {
@@ -52,6 +53,7 @@ static const struct option options[] = {
 	{ "layers", required_argument, NULL, OPT_LAYERS },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "hist", optional_argument, NULL, OPT_HIST },
+	{ "breakdown", optional_argument, NULL, OPT_BREAKDOWN },
 	{ "kernel-stack", no_argument, NULL, 'K' },
 	{ "user-stack", no_argument, NULL, 'U' },
 	{ "args", required_argument, NULL, 'a' },
@@ -93,6 +95,9 @@ static void usage(FILE *f)
 		"                        (smb,smb2,block,func,smbd,syscalls)\n"
 		"      --backend NAME    auto, fentry, kprobe-multi or kprobe\n"
 		"      --hist[=SECS]     with --stdout: latency tables every SECS (default 5)\n"
+		"      --breakdown[=SECS] per-layer latency histograms side by side (syscall,\n"
+		"                        vfs, smb, smb2, block) every SECS (default 5): on\n"
+		"                        the terminal with --stdout, else in the journal\n"
 		"  -f, --function TARGET trace TARGET (kernel function, module:function,\n"
 		"                        /path/binary:symbol, usdt:PATH:PROVIDER:START,END,\n"
 		"                        syscall:NAME); repeatable; implies --layers func;\n"
@@ -202,6 +207,13 @@ static int parse_args(int argc, char **argv, struct cli *cli, struct run_opts *o
 			break;
 		case OPT_BACKEND:
 			cli->backend = optarg;
+			break;
+		case OPT_BREAKDOWN:
+			o->breakdown = true;
+			o->hist_interval_ns = 5000000000ULL;
+			if (optarg && (parse_seconds(optarg, &o->hist_interval_ns) < 0 ||
+				       !o->hist_interval_ns))
+				return fail_usage("invalid --breakdown interval \"%s\"", optarg);
 			break;
 		case OPT_HIST:
 			o->hist_only = true;
@@ -328,7 +340,15 @@ static int parse_args(int argc, char **argv, struct cli *cli, struct run_opts *o
 		o->term.format = TERM_FUNCSLOWER;
 	if (optind < argc)
 		return fail_usage("unexpected argument \"%s\"", argv[optind]);
-	if (o->hist_only && !o->to_stdout)
+	if (o->breakdown && o->hist_only)
+		return fail_usage("%s: --breakdown prints its own tables", "--hist");
+	if (o->breakdown && (o->term.format == TERM_CSV || o->term.folded))
+		return fail_usage("%s prints tables, not events: -j and --folded do not go with it",
+				  "--breakdown");
+	/* on the terminal the breakdown replaces the event lines, as --hist does */
+	if (o->breakdown && o->to_stdout)
+		o->hist_only = true;
+	else if (o->hist_only && !o->to_stdout)
 		return fail_usage("%s needs --stdout", "--hist");
 	if (cli->needs_f && !cli->n_funcs)
 		return fail_usage("%s needs -f TARGET (it applies to function probes)", cli->needs_f);
@@ -633,6 +653,11 @@ int main(int argc, char **argv)
 	}
 	if (r == 0)
 		r = apply_cli(&c, &cli);
+	if (r == 0 && o.breakdown) {
+		r = breakdown_configure(&c, cli.layers != NULL);
+		if (!o.to_stdout)
+			c.hist_interval_ns = o.hist_interval_ns;
+	}
 	free(cli.funcs);
 	free(cli.min_us);
 	if (r == -EX_CONFIG_) {

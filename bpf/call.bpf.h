@@ -22,6 +22,7 @@
 #include "stacks.bpf.h"
 #include "vfs.bpf.h"
 #include "wire.bpf.h"
+#include "view.bpf.h"
 
 /* Only the arguments that the exit's checks and fields read. */
 static __always_inline void frame_args(struct frame *f, const __u64 *args, __u8 n)
@@ -103,6 +104,7 @@ static __always_inline bool frame_push(void *ctx, __u32 id, const struct func_cf
 	if (vfs) {
 		f->wire_n = 0;
 		f->wire_ns = 0;
+		f->wire_split = (struct smb2_split) {};
 	}
 	if ((cfg.compat & COMPAT_ENTRY_KSTACK) && (fc->flags & FF_KSTACK))
 		f->kstack_id = bpf_get_stackid(ctx, &kstacks, 0);
@@ -200,6 +202,8 @@ static __always_inline void call_done(void *ctx, __u32 id, const struct frame *f
 	account(id, lat, slow, how);
 	if (fc->flags & (FF_STACKS_USER | FF_STACKS_KERNEL))
 		stacks_count(ctx, id, lat, fc->flags);
+	if (vfs && f)
+		vfs_share_account(id, fc, f->args, lat, slow, how);
 	if (!slow && !((fc->flags & FF_ERRORS) && ret_failed(fc->ret_kind, ret)))
 		return;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);

@@ -32,6 +32,7 @@ struct frame {
 	__s32 kstack_id;        /* the entry's kernel stack in kstacks (COMPAT_ENTRY_KSTACK) */
 	__u32 pad;
 	__u64 wire_ns;
+	struct smb2_split wire_split;   /* theirs, summed */
 	struct wire_req wire[SMBLAT_WIRE_MAX];
 };
 
@@ -286,16 +287,22 @@ static __always_inline void add(__u64 *p, __u64 v, const enum acct how)
 		*p += v;
 }
 
-/* A finished call of id in its per-CPU counters and histogram: one lookup. */
-static __always_inline void account(__u32 id, __u64 lat, bool slow, const enum acct how)
+/* A finished call in one set of counters: a function's, or one of a view's. */
+static __always_inline void stats_add(struct func_stats *st, __u64 lat, bool slow,
+				      const enum acct how)
 {
 	__u64 ep = *(volatile __u64 *)&epoch;
-	__u32 slot = ep & 1, b = smblat_bucket(lat);
-	struct func_stats *st;
+	__u64 b = smblat_bucket(lat);
+	__u32 slot = ep & 1;
 
-	st = bpf_map_lookup_elem(&stats, &id);
-	if (!st || b >= SMBLAT_NBUCKETS)
+	/*
+	 * One register for the index, checked and used: 6.1's verifier loses
+	 * the bounds of a copy the compiler makes when st is a hash value.
+	 */
+	barrier_var(b);
+	if (b >= SMBLAT_NBUCKETS)
 		return;
+	barrier_var(b);
 	add(&st->hist[b], 1, how);
 	add(&st->total_ns, lat, how);
 	if (slow)
@@ -314,6 +321,15 @@ static __always_inline void account(__u32 id, __u64 lat, bool slow, const enum a
 		if (lat > st->max_ns[slot])
 			st->max_ns[slot] = lat;
 	}
+}
+
+/* A finished call of id in its per-CPU counters and histogram: one lookup. */
+static __always_inline void account(__u32 id, __u64 lat, bool slow, const enum acct how)
+{
+	struct func_stats *st = bpf_map_lookup_elem(&stats, &id);
+
+	if (st)
+		stats_add(st, lat, slow, how);
 }
 
 /* A request of id that could not be timed (block, smb2, smbd: started elsewhere than it ends). */

@@ -11,6 +11,11 @@
  * (probes/inflight.h); a start finding the table full is counted lost.
  */
 #include "call.bpf.h"
+#include "smb2hdr.bpf.h"
+#include "smbd.h"
+
+/* Set by the agent when it found the request's layout (its SMB2 header ids). */
+struct smbd_hdr_layout smbd_hdr = {};
 
 struct smbd_req_key {
 	__u32 tgid;
@@ -21,7 +26,8 @@ struct smbd_req_key {
 struct smbd_req_start {
 	__u64 start_ns;         /* first: the agent sweeps by it */
 	__u32 func_id;
-	__u32 pad;
+	__u32 has_ids;
+	struct smb2_ids ids;        /* of the inbound header, with has_ids */
 };
 
 struct {
@@ -30,6 +36,23 @@ struct {
 	__type(key, struct smbd_req_key);
 	__type(value, struct smbd_req_start);
 } smbd_reqs SEC(".maps");
+
+/* The ids of the request's inbound SMB2 header, as the client sent them. */
+static __always_inline bool smbd_req_ids(__u64 req, struct smb2_ids *ids)
+{
+	__u32 hdr[SMB2_HDR_WORDS] = {};
+	__u64 vec = 0, base = 0;
+	int idx = 0;
+
+	if (!smbd_hdr.on || !req ||
+	    bpf_probe_read_user(&idx, sizeof(idx), (void *)(req + smbd_hdr.current_idx)) < 0 ||
+	    bpf_probe_read_user(&vec, sizeof(vec), (void *)(req + smbd_hdr.in_vector)) < 0 ||
+	    idx < 0 || idx > 4096 || !vec ||
+	    bpf_probe_read_user(&base, sizeof(base), (void *)(vec + (__u64)(idx + 1) * 16)) < 0 ||
+	    !base || bpf_probe_read_user(hdr, sizeof(hdr), (void *)base) < 0)
+		return false;
+	return smb2_hdr_parse(hdr, ids);
+}
 
 /* smbd_smb2_request_process_<cmd>(req): the id of SMBD_SMB2_<CMD> in the cookie (probe_id()). */
 static __always_inline int smbd_request_begin(struct pt_regs *regs)
@@ -43,6 +66,7 @@ static __always_inline int smbd_request_begin(struct pt_regs *regs)
 	fc = bpf_map_lookup_elem(&funcs, &s.func_id);
 	if (!fc || !(fc->flags & FF_ENABLED))
 		return 0;
+	s.has_ids = smbd_req_ids(k.req, &s.ids);
 	s.start_ns = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&smbd_reqs, &k, &s, BPF_ANY) < 0)
 		account_untimed(s.func_id);
@@ -56,6 +80,8 @@ static __always_inline int smbd_request_end(struct pt_regs *regs)
 	__u64 now = bpf_ktime_get_ns(), status = PT_REGS_PARM2(regs) & 0xffffffffu, lat;
 	struct frame f = {};
 	struct smbd_req_start *s;
+	struct smb2_ids ids;
+	bool has_ids;
 	struct func_cfg *fc;
 	struct event *e;
 	bool slow;
@@ -65,6 +91,8 @@ static __always_inline int smbd_request_end(struct pt_regs *regs)
 		return 0;
 	f.start_ns = s->start_ns;
 	f.func_id = s->func_id;
+	has_ids = s->has_ids;
+	ids = s->ids;
 	bpf_map_delete_elem(&smbd_reqs, &k);
 	fc = bpf_map_lookup_elem(&funcs, &f.func_id);
 	if (!fc)
@@ -83,6 +111,11 @@ static __always_inline int smbd_request_end(struct pt_regs *regs)
 		return 0;
 	}
 	call_fill(regs, e, fc, &f, f.func_id, lat, status, false);
+	if (has_ids) {
+		/* the client's SMB_SESSION_ID and SMB_MID: the two sides join on them */
+		smb2_event_clear(e);
+		smb2_ids_fill(e, &ids);
+	}
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }

@@ -147,6 +147,35 @@ enum event_flags {
 	EF_SMBD_EXIT = 1u << 10,
 	EF_SMBD_BREAK = 1u << 11,
 	EF_KSTACK_ID = 1u << 12,    /* kstack_sz is the id of the call's entry stack in kstacks */
+	EF_SMB2_ASYNC = 1u << 13,   /* smb_async_id came from an async header */
+	EF_SMB2_GRANTED = 1u << 14, /* smb_credits_granted came from the response header */
+	EF_SMB2_SPLIT = 1u << 15,   /* smb_split: where the request's time went */
+	EF_SMB_EVENT = 1u << 16,    /* a connection event (smb_event), no slow call */
+};
+
+/*
+ * smb2 layer: where an SMB2 request's time went, in ns. Each request:
+ * before it was on the wire (credits, the connection's send lock, the send
+ * itself), until its response arrived (network and server), until the
+ * task waiting for it ran again. A VFS call's event sums those of the
+ * requests it waited on.
+ */
+struct smb2_split {
+	uint64_t send_ns;
+	uint64_t rtt_ns;
+	uint64_t wake_ns;
+};
+
+/* smb2 layer: connection events (EF_SMB_EVENT), each its own FUNCTION and MESSAGE_ID. */
+enum smb_event {
+	SMB_EV_RECONNECT,           /* cifs tracepoint smb3_reconnect */
+	SMB_EV_SESSION_SETUP,       /* an SMB2_SESSION_SETUP request succeeded */
+	SMB_EV_LOGOFF,              /* an SMB2_LOGOFF request completed */
+	SMB_EV_SESSION_EXPIRED,     /* cifs tracepoint smb3_ses_expired */
+	SMB_EV_TREE_CONNECT,        /* cifs tracepoint smb3_tcon */
+	SMB_EV_CREDIT_STALL,        /* cifs tracepoints smb3_credit_timeout, smb3_insufficient_credits */
+	SMB_EV_SLOW_RESPONSE,       /* cifs tracepoint smb3_slow_rsp */
+	_SMB_EV_MAX,
 };
 
 /* smb2 layer: one SMB2 request a traced call waited on. */
@@ -189,6 +218,17 @@ struct event {
 	uint64_t wire_ns;         /* their total latency */
 	struct wire_req wire[SMBLAT_WIRE_MAX];
 	char smb_server[SMBLAT_NAME_LEN];
+	/* smb2 layer: the rest of the SMB2 header (EF_SMB2), the split (EF_SMB2_SPLIT, EF_WIRE) */
+	uint64_t smb_session;
+	uint64_t smb_async_id;    /* EF_SMB2_ASYNC */
+	uint32_t smb_tree;
+	uint16_t smb_credit_charge;
+	uint16_t smb_credits_requested;
+	uint16_t smb_credits_granted;   /* EF_SMB2_GRANTED */
+	uint16_t smb_event;       /* enum smb_event, with EF_SMB_EVENT */
+	int32_t smb_event_val[4]; /* credit stalls: credits, needed, in flight, none in flight; tree connect: rc */
+	uint64_t smb_conn_id;     /* the kernel's connection id (events) */
+	struct smb2_split smb_split;
 };
 
 /*

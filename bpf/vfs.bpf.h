@@ -68,6 +68,14 @@ static __always_inline bool sb_is_smb(struct super_block *sb)
 	return magic == SMB_SUPER_MAGIC_CIFS || magic == SMB_SUPER_MAGIC_SMB2;
 }
 
+/* The share (its mount's device) a call with arguments args was on; 0: none. */
+static __always_inline __u32 vfs_dev(const struct func_cfg *fc, const __u64 *args)
+{
+	struct super_block *sb = arg_sb(fc->sb_kind, arg_at(args, fc->sb_arg));
+
+	return sb ? BPF_CORE_READ(sb, s_dev) : 0;
+}
+
 /* Device and file name of the call in f, as fc says where to find them. */
 static __always_inline void vfs_fill(struct event *e, const struct func_cfg *fc, const __u64 *args)
 {

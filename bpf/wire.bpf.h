@@ -23,6 +23,7 @@ struct wire_async {
 		__u32 lat_us;
 		__u16 cmd;
 		__u16 pad;
+		__u32 send_us, rtt_us, wake_us, pad2;
 	} req[SMBLAT_WIRE_MAX];
 };
 
@@ -33,8 +34,15 @@ struct {
 	__type(value, struct wire_async);
 } wire_async SEC(".maps") __weak;
 
+static __always_inline void split_add(struct smb2_split *sum, const struct smb2_split *s)
+{
+	sum->send_ns += s->send_ns;
+	sum->rtt_ns += s->rtt_ns;
+	sum->wake_ns += s->wake_ns;
+}
+
 /* The request's latency goes into every call of this task still waiting. */
-static __always_inline void wire_link(__u16 cmd, __u64 lat)
+static __always_inline void wire_link(__u16 cmd, __u64 lat, const struct smb2_split *s)
 {
 	struct frames *fr = task_frames();
 	struct frame *f;
@@ -54,10 +62,12 @@ static __always_inline void wire_link(__u16 cmd, __u64 lat)
 		}
 		f->wire_n = n + 1;
 		f->wire_ns += lat;
+		split_add(&f->wire_split, s);
 	}
 }
 
-static __always_inline void wire_link_async(__u32 tid, __u64 start_ns, __u16 cmd, __u64 lat)
+static __always_inline void wire_link_async(__u32 tid, __u64 start_ns, __u16 cmd, __u64 lat,
+					    const struct smb2_split *s)
 {
 	struct wire_async *a, zero = {};
 	__u32 i;
@@ -74,6 +84,9 @@ static __always_inline void wire_link_async(__u32 tid, __u64 start_ns, __u16 cmd
 	a->req[i].lat_us = lat / 1000;
 	a->req[i].cmd = cmd;
 	a->req[i].start_ns = start_ns;
+	a->req[i].send_us = s->send_ns / 1000;
+	a->req[i].rtt_us = s->rtt_ns / 1000;
+	a->req[i].wake_us = s->wake_ns / 1000;
 }
 
 /* Requests this thread sent during the call and another thread released. */
@@ -99,6 +112,9 @@ static __always_inline void wire_fill_async(struct event *e, const struct frame 
 		}
 		e->wire_n = n + 1;
 		e->wire_ns += (__u64)a->req[i].lat_us * 1000;
+		e->smb_split.send_ns += (__u64)a->req[i].send_us * 1000;
+		e->smb_split.rtt_ns += (__u64)a->req[i].rtt_us * 1000;
+		e->smb_split.wake_ns += (__u64)a->req[i].wake_us * 1000;
 	}
 }
 
@@ -109,6 +125,7 @@ static __always_inline void wire_fill(struct event *e, const struct frame *f)
 
 	e->wire_n = n > 0xffff ? 0xffff : n;
 	e->wire_ns = f->wire_ns;
+	e->smb_split = f->wire_split;
 	for (int i = 0; i < SMBLAT_WIRE_MAX; i++)
 		e->wire[i] = f->wire[i];
 	wire_fill_async(e, f);

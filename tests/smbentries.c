@@ -6,11 +6,13 @@
  * (event_decode(), smb2_decode_event()), formatted by the journal sink
  * (journal_event_fields()) and sent to journald. Only the kernel that would
  * have timed the calls is missing; the share, which the decoder finds in the
- * mount table, is set by hand. And a loss entry of requests the smb2 layer
- * could not time (UNTIMED). Also the smbd layer's views that need an smbd
- * in trouble (exits, breaks) or at work (its time split), through its decode
- * and entry builders.
- *   smbentries LABEL   FUNCTION names are LABEL_UNLINK and LABEL_CREATE
+ * mount table, is set by hand. Then the connection events of each kind
+ * (smbevent_decode()), the views' summaries: per share, per server, per
+ * layer (journal_write_view_summary()), and a loss entry of requests the
+ * smb2 layer could not time (UNTIMED). Also the smbd layer's views that
+ * need an smbd in trouble (exits, breaks) or at work (its time split),
+ * through its decode and entry builders.
+ *   smbentries LABEL   FUNCTION names begin with LABEL_
  */
 #define SD_JOURNAL_SUPPRESS_LOCATION   /* as the agent: no CODE_FILE, CODE_LINE, CODE_FUNC */
 #include <errno.h>
@@ -27,6 +29,7 @@
 #include "decode/event.h"
 #include "layers/smb2.h"
 #include "layers/smbd-views.h"
+#include "layers/smbevent.h"
 #include "sinks/journal.h"
 
 static int send_fields(char **v, int n)
@@ -75,8 +78,8 @@ static int smbd_send(const struct decoder *d, const struct event *e)
 	return k;
 }
 
-/* smbd 4242's exits (one after exit_server, one killed), breaks and time split. */
-static int smbd_views(const struct decoder *d, struct event *e, uint64_t now_ns)
+/* smbd 4242's exits (one after exit_server, one killed), breaks and time split; exit_id: SMBD_EXIT's, the lease break's next. */
+static int smbd_views(const struct decoder *d, struct event *e, uint64_t now_ns, uint32_t exit_id)
 {
 	struct sockaddr_in peer = { .sin_family = AF_INET, .sin_port = htons(50376) };
 	struct smbd_split_entry s = {
@@ -92,7 +95,7 @@ static int smbd_views(const struct decoder *d, struct event *e, uint64_t now_ns)
 
 	inet_pton(AF_INET, "192.0.2.7", &peer.sin_addr);
 	memset(e, 0, sizeof(*e));
-	e->func_id = 2;
+	e->func_id = exit_id;
 	e->end_ns = now_ns;
 	e->latency_ns = 93000000000ULL;
 	e->pid = e->tid = 4242;
@@ -114,7 +117,7 @@ static int smbd_views(const struct decoder *d, struct event *e, uint64_t now_ns)
 	k |= smbd_send(d, e);
 	/* a lease break answered */
 	memset(e, 0, sizeof(*e));
-	e->func_id = 3;
+	e->func_id = exit_id + 1;
 	e->end_ns = now_ns;
 	e->latency_ns = 2500000;
 	e->pid = e->tid = 4242;
@@ -135,42 +138,124 @@ static int decode_send(const struct decoder *d, const struct event *e)
 	struct record r = {};
 	int k;
 
-	if (event_decode(d, e, sizeof(*e), &r) < 0 || smb2_decode_event(e, &r) < 0) {
+	if (event_decode(d, e, sizeof(*e), &r) < 0 ||
+	    ((e->flags & EF_SMB_EVENT) ? smbevent_decode(e, &r, NULL) : smb2_decode_event(e, &r)) < 0) {
 		fprintf(stderr, "smbentries: decoding failed\n");
 		event_record_clear(&r);
 		return 1;
 	}
-	r.share = "\\\\srv\\share";
+	if (!(e->flags & EF_SMB_EVENT))
+		r.share = "\\\\srv\\share";
 	k = record_send(&r);
 	r.share = NULL;
 	event_record_clear(&r);
 	return k;
 }
 
+/* One connection event of kind k by function id, about srv.example.com. */
+static int event_send(const struct decoder *d, struct event *e, uint32_t id, enum smb_event k,
+		      uint64_t end_ns)
+{
+	memset(e, 0, sizeof(*e));
+	e->func_id = id;
+	e->end_ns = end_ns;
+	e->pid = 812;
+	e->tid = 812;
+	strcpy(e->comm, "cifsd");
+	e->flags = EF_SMB_EVENT;
+	e->smb_event = k;
+	e->smb_mid = 91;
+	e->smb_session = 0x2c00000045ULL;
+	e->smb_tree = 5;
+	e->smb_conn_id = 0x3;
+	strcpy(e->smb_server, "srv.example.com");
+	switch (k) {
+	case SMB_EV_SESSION_SETUP:
+		e->latency_ns = 40200000;
+		break;
+	case SMB_EV_SESSION_EXPIRED:
+		e->smb_cmd = 5;
+		break;
+	case SMB_EV_TREE_CONNECT:
+		strcpy(e->name, "\\\\srv.example.com\\share");
+		break;
+	case SMB_EV_CREDIT_STALL:
+		e->smb_event_val[1] = 3;
+		e->smb_event_val[2] = 12;
+		break;
+	case SMB_EV_SLOW_RESPONSE:
+		e->smb_cmd = 8;
+		e->latency_ns = 1203000000;
+		break;
+	default:
+		break;
+	}
+	return decode_send(d, e);
+}
+
+/* The views' summaries: per share and per server (smb2 layer), per layer (breakdown). */
+static int views_send(const char *label)
+{
+	char fn[64];
+	struct summary s;
+	struct journal *j;
+	int k = 0;
+
+	if (journal_new(NULL, &j) < 0)
+		return 1;
+	hist_init(&s);
+	hist_add(&s, 20100000);
+	hist_add(&s, 41000000);
+	s.slow = 1;
+	snprintf(fn, sizeof(fn), "%s_CREATE", label);
+	k |= journal_write_view_summary(j, fn, LAYER_SMB2, &s, 60, (struct record_field[]) {
+		{ "SMB_SHARE", "\\\\srv\\share" }, { "SMB_SERVER", "srv" } }, 2,
+		SMBLAT_MID_SHARE_SUMMARY) < 0;
+	k |= journal_write_view_summary(j, fn, LAYER_SMB2, &s, 60, (struct record_field[]) {
+		{ "SMB_SERVER", "srv" } }, 1, SMBLAT_MID_SERVER_SUMMARY) < 0;
+	k |= journal_write_view_summary(j, "BREAKDOWN_SMB2", LAYER_SMB2, &s, 60, (struct record_field[]) {
+		{ "BREAKDOWN_LAYER", "smb2" } }, 1, SMBLAT_MID_BREAKDOWN) < 0;
+	journal_free(j);
+	if (k)
+		fprintf(stderr, "smbentries: a view summary was not written\n");
+	return k;
+}
+
 int main(int argc, char **argv)
 {
-	char unlink_name[64], create_name[64];
+	static const char *const kinds[_SMB_EV_MAX] = {
+		"RECONNECT", "SESSION_SETUP", "LOGOFF", "SESSION_EXPIRED", "TREE_CONNECT",
+		"CREDIT_STALL", "SLOW_RESPONSE",
+	};
+	char names[2 + _SMB_EV_MAX][64];
+	struct func fns[4 + _SMB_EV_MAX];
 	struct event *e;
+	uint64_t end;
 	int k;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: smbentries LABEL\n");
 		return 2;
 	}
-	snprintf(unlink_name, sizeof(unlink_name), "%s_UNLINK", argv[1]);
-	snprintf(create_name, sizeof(create_name), "%s_CREATE", argv[1]);
-	struct func fns[] = {
-		{ .id = 0, .layer = LAYER_SMB, .group = GROUP_INODE, .name = unlink_name,
-		  .symbol = "cifs_unlink", .module = "cifs", .backend = BACKEND_FENTRY,
-		  .cfg = { .threshold_ns = 10000000, .ret_kind = RK_INT } },
-		{ .id = 1, .layer = LAYER_SMB2, .name = create_name, .module = "cifs",
-		  .cfg = { .threshold_ns = 10000000 } },
-		{ .id = 2, .layer = LAYER_SMBD, .name = "SMBD_EXIT",
-		  .symbol = "/usr/lib/x86_64-linux-gnu/samba/libsmbd-base-samba4.so.0:smbd_exit_server" },
-		{ .id = 3, .layer = LAYER_SMBD, .name = "SMBD_LEASE_BREAK",
-		  .symbol = "/usr/lib/x86_64-linux-gnu/samba/libsmbd-base-samba4.so.0:smbd_smb2_send_lease_break" },
-	};
-	struct func_table t = { .v = fns, .n = 4, .cap = 4 };
+	snprintf(names[0], sizeof(names[0]), "%s_UNLINK", argv[1]);
+	snprintf(names[1], sizeof(names[1]), "%s_CREATE", argv[1]);
+	fns[0] = (struct func) { .id = 0, .layer = LAYER_SMB, .group = GROUP_INODE, .name = names[0],
+				 .symbol = "cifs_unlink", .module = "cifs", .backend = BACKEND_FENTRY,
+				 .cfg = { .threshold_ns = 10000000, .ret_kind = RK_INT } };
+	fns[1] = (struct func) { .id = 1, .layer = LAYER_SMB2, .name = names[1], .module = "cifs",
+				 .cfg = { .threshold_ns = 10000000 } };
+	for (int i = 0; i < _SMB_EV_MAX; i++) {
+		snprintf(names[2 + i], sizeof(names[2 + i]), "%s_%s", argv[1], kinds[i]);
+		fns[2 + i] = (struct func) { .id = 2 + i, .layer = LAYER_SMB2, .name = names[2 + i],
+					     .symbol = "smb3_tracepoint", .module = "cifs",
+					     .backend = BACKEND_RAW_TP };
+	}
+	fns[2 + _SMB_EV_MAX] = (struct func) { .id = 2 + _SMB_EV_MAX, .layer = LAYER_SMBD, .name = "SMBD_EXIT",
+		.symbol = "/usr/lib/x86_64-linux-gnu/samba/libsmbd-base-samba4.so.0:smbd_exit_server" };
+	fns[3 + _SMB_EV_MAX] = (struct func) { .id = 3 + _SMB_EV_MAX, .layer = LAYER_SMBD,
+		.name = "SMBD_LEASE_BREAK",
+		.symbol = "/usr/lib/x86_64-linux-gnu/samba/libsmbd-base-samba4.so.0:smbd_smb2_send_lease_break" };
+	struct func_table t = { .v = fns, .n = 4 + _SMB_EV_MAX, .cap = 4 + _SMB_EV_MAX };
 	struct decoder d = { .funcs = &t, .boot_to_realtime_ns = event_clock_offset() };
 	struct timespec now;
 
@@ -178,25 +263,38 @@ int main(int argc, char **argv)
 	if (!e)
 		return 1;
 	clock_gettime(CLOCK_BOOTTIME, &now);
+	end = now.tv_sec * 1000000000ULL + now.tv_nsec;
 	/* one of the requests below: a compound CREATE the server refused */
 	e->func_id = 1;
-	e->end_ns = now.tv_sec * 1000000000ULL + now.tv_nsec - 40000000;
+	e->end_ns = end - 40000000;
 	e->latency_ns = 20412000;
 	e->pid = 48782;
 	e->tid = 48783;
 	e->uid = 1000;
 	strcpy(e->comm, "rm");
 	strcpy(e->name, "a.txt");
-	e->flags = EF_HAS_NAME | EF_SMB2 | EF_SMB2_COMPOUND | EF_SMB2_STATUS;
+	e->flags = EF_HAS_NAME | EF_SMB2 | EF_SMB2_COMPOUND | EF_SMB2_STATUS | EF_SMB2_GRANTED |
+		   EF_SMB2_SPLIT;
 	e->smb_mid = 77;
 	e->smb_cmd = 5;
 	e->smb_status = 0xC0000022;
+	e->smb_session = 0x2c00000045ULL;
+	e->smb_tree = 5;
+	e->smb_credit_charge = 1;
+	e->smb_credits_requested = 10;
+	e->smb_credits_granted = 10;
+	e->smb_split = (struct smb2_split) { .send_ns = 12000, .rtt_ns = 20300000, .wake_ns = 100000 };
 	strcpy(e->smb_server, "srv.example.com");
 	k = decode_send(&d, e);
+	/* the same answered asynchronously: its async id instead of the tree */
+	e->flags = EF_HAS_NAME | EF_SMB2 | EF_SMB2_ASYNC | EF_SMB2_SPLIT;
+	e->smb_mid = 78;
+	e->smb_async_id = 0x1f;
+	k |= decode_send(&d, e);
 	/* a slow unlink that failed, after three SMB2 requests */
 	memset(e, 0, sizeof(*e));
 	e->func_id = 0;
-	e->end_ns = now.tv_sec * 1000000000ULL + now.tv_nsec;
+	e->end_ns = end;
 	e->latency_ns = 61234567;
 	e->pid = 48782;
 	e->tid = 48783;
@@ -210,8 +308,12 @@ int main(int argc, char **argv)
 	e->wire[0] = (struct wire_req) { .cmd = 5, .lat_us = 20412 };
 	e->wire[1] = (struct wire_req) { .cmd = 0x11, .lat_us = 20250 };
 	e->wire[2] = (struct wire_req) { .cmd = 6, .lat_us = 20038 };
+	e->smb_split = (struct smb2_split) { .send_ns = 36000, .rtt_ns = 60364000, .wake_ns = 300000 };
 	k |= decode_send(&d, e);
-	k |= smbd_views(&d, e, now.tv_sec * 1000000000ULL + now.tv_nsec);
+	for (int i = 0; i < _SMB_EV_MAX; i++)
+		k |= event_send(&d, e, 2 + i, i, end);
+	k |= views_send(argv[1]);
+	k |= smbd_views(&d, e, end, 2 + _SMB_EV_MAX);
 	free(e);
 	/* requests the smb2 layer could not time: a loss entry with UNTIMED */
 	{

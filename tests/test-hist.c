@@ -605,6 +605,52 @@ static void test_table(void)
 	free(buf);
 }
 
+/* --breakdown: one row per usec power of two over all columns, each column its own bars. */
+static void test_columns(void)
+{
+	const char *names[] = { "syscall", "smb2" };
+	struct summary a, b;
+	const struct summary *s[] = { &a, &b };
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0;
+	int rows = 0, seen = 0;
+	FILE *f;
+
+	hist_init(&a);
+	hist_init(&b);
+	for (int i = 0; i < 100; i++)
+		hist_add(&a, 3000);             /* 2.048 -> 4.096 usecs */
+	hist_add(&a, 40 * MS);
+	for (int i = 0; i < 10; i++)
+		hist_add(&b, 41 * MS);          /* 33554.432 -> 67108.864 */
+	f = open_memstream(&buf, &len);
+	hist_print_columns(f, names, s, 2);
+	fclose(f);
+	check(strstr(buf, "syscall") && strstr(buf, "smb2") && strstr(buf, "distribution"),
+	      "header: %s", buf);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strstr(line, "->"))
+			continue;
+		rows++;
+		if (strstr(line, " 2.048 -> 4.096 ") && ++seen)
+			check(strstr(line, ": 100      |************| 0        |            |"),
+			      "row 2.048 -> 4.096: %s", line);
+		if (strstr(line, "33554.432 -> 67108.864") && ++seen)
+			/* 1 of 100: one star, that a row has calls shows; 10 of 10: full */
+			check(strstr(line, ": 1        |*           | 10       |************|"),
+			      "row 33554.432: %s", line);
+	}
+	/* every row from the first to the last with calls, empty ones between */
+	check(rows == 15 - 1 + 1 && seen == 2, "rows: %d, %d of the two checked", rows, seen);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	hist_print_columns(f, names, s, 2);
+	fclose(f);
+	check(strstr(buf, "total : 101") && strstr(buf, " 10 "), "totals: %s", buf);
+	free(buf);
+}
+
 int main(void)
 {
 	test_bucket_ranges();
@@ -619,6 +665,7 @@ int main(void)
 	test_table();
 	test_report_true_bounds();
 	test_percentile_in_bucket();
+	test_columns();
 
 	return check_done("hist");
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bpf/btf.h>
 
@@ -16,6 +17,9 @@
 #include "decode/event.h"
 #include "sinks/journal.h"
 #include "layers/smb2proto.h"
+#include "layers/smbdreq.h"
+#include "layers/smbevent.h"
+#include "symbols/mounts.h"
 
 #include "check.h"
 
@@ -84,10 +88,16 @@ static void test_request(void)
 	e->pid = 300;
 	e->tid = 301;
 	strcpy(e->comm, "cat");
-	e->flags = EF_SMB2 | EF_SMB2_COMPOUND | EF_SMB2_STATUS;
+	e->flags = EF_SMB2 | EF_SMB2_COMPOUND | EF_SMB2_STATUS | EF_SMB2_GRANTED | EF_SMB2_SPLIT;
 	e->smb_mid = 77;
 	e->smb_cmd = 5;
 	e->smb_status = 0xC0000034;
+	e->smb_session = 0x2c00000045ULL;
+	e->smb_tree = 0x5;
+	e->smb_credit_charge = 1;
+	e->smb_credits_requested = 10;
+	e->smb_credits_granted = 8;
+	e->smb_split = (struct smb2_split) { .send_ns = 1500, .rtt_ns = 40100000, .wake_ns = 1133067 };
 	strcpy(e->smb_server, "fs1.example.com");
 	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smb2_decode_event(e, &r) == 0, "decode");
 	n = journal_event_fields(&r, &v);
@@ -102,6 +112,29 @@ static void test_request(void)
 	check_field(v, n, "SMB_STATUS", "STATUS_OBJECT_NAME_NOT_FOUND");
 	check_field(v, n, "SMB2_REQUESTS", NULL);
 	check_field(v, n, "RETVAL", NULL);
+	check_field(v, n, "SMB_SESSION_ID", "0x0000002c00000045");
+	check_field(v, n, "SMB_TREE_ID", "0x00000005");
+	check_field(v, n, "SMB_ASYNC_ID", NULL);
+	check_field(v, n, "SMB_CREDIT_CHARGE", "1");
+	check_field(v, n, "SMB_CREDITS_REQUESTED", "10");
+	check_field(v, n, "SMB_CREDITS_GRANTED", "8");
+	/* the parts, each rounded down: within 2 us of LATENCY_US */
+	check_field(v, n, "SMB2_SEND_US", "1");
+	check_field(v, n, "SMB2_ROUNDTRIP_US", "40100");
+	check_field(v, n, "SMB2_WAKE_US", "1133");
+	check_field(v, n, "MESSAGE_ID", SMBLAT_MID_SLOW);
+	fields_free(v, n);
+	event_record_clear(&r);
+
+	/* an async response: its AsyncId instead of the tree; no grant, no split: none shown */
+	e->flags = EF_SMB2 | EF_SMB2_ASYNC;
+	e->smb_async_id = 0x1f;
+	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smb2_decode_event(e, &r) == 0, "decode");
+	n = journal_event_fields(&r, &v);
+	check_field(v, n, "SMB_ASYNC_ID", "0x000000000000001f");
+	check_field(v, n, "SMB_TREE_ID", NULL);
+	check_field(v, n, "SMB_CREDITS_GRANTED", NULL);
+	check_field(v, n, "SMB2_SEND_US", NULL);
 	fields_free(v, n);
 	event_record_clear(&r);
 
@@ -136,11 +169,17 @@ static void test_links(void)
 	e->wire[0] = (struct wire_req) { .cmd = 5, .lat_us = 20412 };
 	e->wire[1] = (struct wire_req) { .cmd = 0x11, .lat_us = 20250 };
 	e->wire[2] = (struct wire_req) { .cmd = 6, .lat_us = 20038 };
+	e->smb_split = (struct smb2_split) { .send_ns = 600000, .rtt_ns = 59000000, .wake_ns = 1100000 };
 	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smb2_decode_event(e, &r) == 0, "decode");
 	n = journal_event_fields(&r, &v);
 	check_field(v, n, "SMB2_REQUESTS", "SMB2_CREATE:20.4ms,SMB2_SET_INFO:20.2ms,SMB2_CLOSE:20.0ms");
 	check_field(v, n, "SMB2_REQUEST_COUNT", "3");
 	check_field(v, n, "SMB2_WIRE_US", "60700");
+	/* the split summed over the requests waited on */
+	check_field(v, n, "SMB2_SEND_US", "600");
+	check_field(v, n, "SMB2_ROUNDTRIP_US", "59000");
+	check_field(v, n, "SMB2_WAKE_US", "1100");
+	check_field(v, n, "SMB_SESSION_ID", NULL);
 	check_field(v, n, "SMB_MID", NULL);
 	fields_free(v, n);
 	event_record_clear(&r);
@@ -197,6 +236,197 @@ static void test_config(void)
 	r = config_load_string(&c, "t.conf", "[block]\nerrors = yes\n", NULL);
 	check(r < 0, "errors = in [block] accepted");
 	config_free(&c);
+
+	/* filters: names and session ids, at most 4, a session id a number */
+	config_init(&c);
+	check(c.smb2_events && !c.smb2_servers && !c.smb2_sessions, "defaults: events, no filter");
+	r = config_load_string(&c, "t.conf", "[smb2]\nservers = fs1 10.0.0.2\nsessions = 0x2c00000045 "
+			       "12345\nconnection_events = no\n", NULL);
+	check(r == 0, "load: %d", r);
+	check(c.smb2_servers && c.smb2_servers[1] && strcmp(c.smb2_servers[1], "10.0.0.2") == 0, "servers");
+	check(c.smb2_sessions && c.smb2_sessions[1] && strcmp(c.smb2_sessions[1], "12345") == 0, "sessions");
+	check(!c.smb2_events, "connection_events = no");
+	f = open_memstream(&dump, &len);
+	config_dump(&c, f);
+	fclose(f);
+	check(dump && strstr(dump, "servers = fs1 10.0.0.2\n") &&
+	      strstr(dump, "sessions = 0x2c00000045 12345\n") && strstr(dump, "connection_events = no\n"),
+	      "dump: %s", dump);
+	free(dump);
+	config_free(&c);
+	static const char *const bad[] = {
+		"[smb2]\nsessions = 0x\n", "[smb2]\nsessions = -1\n", "[smb2]\nsessions = fs1\n",
+		"[smb2]\nsessions = 0\n", "[smb2]\nservers = a b c d e\n", "[smb]\nservers = a\n",
+		"[histogram]\nper_share_max = 0\n",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		char *err = NULL;
+
+		config_init(&c);
+		r = config_load_string(&c, "t.conf", bad[i], &err);
+		check(r < 0 && err, "accepted: %s", bad[i]);
+		free(err);
+		config_free(&c);
+	}
+}
+
+/* Connection events: their own MESSAGE_ID and MESSAGE, server, session and share. */
+static void test_events(void)
+{
+	struct func fn = { .id = 0, .layer = LAYER_SMB2, .name = "SMB_RECONNECT", .symbol = "smb3_reconnect",
+			   .module = "cifs", .backend = BACKEND_RAW_TP };
+	struct func_table t = { .v = &fn, .n = 1, .cap = 1 };
+	struct decoder d = { .funcs = &t };
+	struct event *e = calloc(1, sizeof(*e));
+	char mi[] = "/tmp/smblat-test-mountinfo.XXXXXX";
+	struct mounts *m = NULL;
+	struct record r;
+	char **v = NULL;
+	FILE *f;
+	int n, fd;
+
+	fd = mkstemp(mi);
+	f = fdopen(fd, "w");
+	fputs("36 25 0:50 / /mnt/a rw - cifs //fs1/a rw\n"
+	      "37 25 0:51 / /mnt/b rw - cifs //fs1/b/sub rw\n"
+	      "38 25 0:52 / /mnt/c rw - cifs //fs2/c rw\n", f);
+	fclose(f);
+	check(mounts_new(mi, &m) == 0, "mounts");
+
+	/* a reconnect names its server, the last session seen on it and every share mounted from it */
+	e->flags = EF_SMB_EVENT;
+	e->smb_event = SMB_EV_RECONNECT;
+	e->smb_mid = 33;
+	e->smb_conn_id = 0x3;
+	e->smb_session = 0x99f54b25;
+	e->smb_tree = 0xea418690;
+	strcpy(e->smb_server, "fs1");
+	strcpy(e->comm, "cifsd");
+	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smbevent_decode(e, &r, m) == 0, "decode");
+	n = journal_event_fields(&r, &v);
+	check_field(v, n, "MESSAGE_ID", SMBLAT_MID_SMB_RECONNECT);
+	check_field(v, n, "MESSAGE", "SMB_RECONNECT: connection to fs1 lost, reconnecting "
+		    "(session 0x0000000099f54b25, \\\\fs1\\a)");
+	check_field(v, n, "FUNCTION", "SMB_RECONNECT");
+	check_field(v, n, "TARGET", "smb3_reconnect");
+	check_field(v, n, "KERNEL_FUNCTION", NULL);
+	check_field(v, n, "SMB_SERVER", "fs1");
+	check_field(v, n, "SMB_CONN_ID", "0x3");
+	check_field(v, n, "SMB_SESSION_ID", "0x0000000099f54b25");
+	check_field(v, n, "LATENCY_US", NULL);
+	check_field(v, n, "THRESHOLD_US", NULL);
+	{
+		int shares = 0;
+
+		for (int i = 0; i < n; i++)
+			shares += strcmp(v[i], "SMB_SHARE=\\\\fs1\\a") == 0 ||
+				  strcmp(v[i], "SMB_SHARE=\\\\fs1\\b") == 0;
+		check(shares == 2, "both shares of fs1, not fs2's: %d", shares);
+	}
+	fields_free(v, n);
+	event_record_clear(&r);
+
+	/* a tree connect: the share from its UNC name, its tree id; a failed one its errno */
+	e->smb_event = SMB_EV_TREE_CONNECT;
+	strcpy(e->name, "\\\\fs2\\c");
+	e->smb_server[0] = 0;
+	e->smb_conn_id = 0;
+	fn.name = "SMB_TREE_CONNECT";
+	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smbevent_decode(e, &r, m) == 0, "decode");
+	n = journal_event_fields(&r, &v);
+	check_field(v, n, "MESSAGE_ID", SMBLAT_MID_SMB_TREE_CONNECT);
+	check_field(v, n, "SMB_SHARE", "\\\\fs2\\c");
+	check_field(v, n, "SMB_SERVER", "fs2");
+	check_field(v, n, "SMB_TREE_ID", "0xea418690");
+	check_field(v, n, "FILE", NULL);
+	fields_free(v, n);
+	event_record_clear(&r);
+	e->smb_event_val[0] = -13;
+	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smbevent_decode(e, &r, m) == 0, "decode");
+	n = journal_event_fields(&r, &v);
+	check_field(v, n, "ERRNO", "13");
+	check_field(v, n, "SMB_TREE_ID", NULL);
+	fields_free(v, n);
+	event_record_clear(&r);
+
+	/* a session set up: its latency is the request's */
+	e->smb_event = SMB_EV_SESSION_SETUP;
+	e->latency_ns = 43210000;
+	strcpy(e->smb_server, "fs2");
+	e->name[0] = 0;
+	fn.name = "SMB_SESSION_SETUP";
+	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smbevent_decode(e, &r, m) == 0, "decode");
+	n = journal_event_fields(&r, &v);
+	check_field(v, n, "MESSAGE_ID", SMBLAT_MID_SMB_SESSION_SETUP);
+	check_field(v, n, "MESSAGE", "SMB_SESSION_SETUP: session 0x0000000099f54b25 set up with fs2 in 43.210 ms");
+	check_field(v, n, "LATENCY_US", "43210");
+	check_field(v, n, "SMB_SHARE", "\\\\fs2\\c");
+	fields_free(v, n);
+	event_record_clear(&r);
+
+	/* a credit stall */
+	e->smb_event = SMB_EV_CREDIT_STALL;
+	e->latency_ns = 0;
+	e->smb_session = 0;
+	e->smb_event_val[0] = 0;
+	e->smb_event_val[1] = 3;
+	e->smb_event_val[2] = 0;
+	e->smb_event_val[3] = 1;
+	fn.name = "SMB_CREDIT_STALL";
+	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smbevent_decode(e, &r, NULL) == 0, "decode");
+	n = journal_event_fields(&r, &v);
+	check_field(v, n, "MESSAGE_ID", SMBLAT_MID_SMB_CREDIT_STALL);
+	check_field(v, n, "SMB_CREDITS_NEEDED", "3");
+	check_field(v, n, "SMB_STALL", "insufficient");
+	check_field(v, n, "SMB_SESSION_ID", NULL);
+	fields_free(v, n);
+	event_record_clear(&r);
+
+	/* the kernel's slow response: the command by name */
+	e->smb_event = SMB_EV_SLOW_RESPONSE;
+	e->smb_cmd = 0x11;
+	e->latency_ns = 1234000000;
+	fn.name = "SMB_SLOW_RESPONSE";
+	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smbevent_decode(e, &r, NULL) == 0, "decode");
+	n = journal_event_fields(&r, &v);
+	check_field(v, n, "MESSAGE_ID", SMBLAT_MID_SMB_SLOW_RESPONSE);
+	check_field(v, n, "SMB_COMMAND", "SMB2_SET_INFO");
+	check_field(v, n, "SMB_MID", "33");
+	check_field(v, n, "LATENCY_US", "1234000");
+	fields_free(v, n);
+	event_record_clear(&r);
+
+	/* no event, or an unknown kind: refused */
+	e->smb_event = _SMB_EV_MAX;
+	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smbevent_decode(e, &r, NULL) == -EINVAL,
+	      "unknown kind");
+	event_record_clear(&r);
+	check(smbevent_message_id(_SMB_EV_MAX) == NULL, "no MESSAGE_ID past the kinds");
+	mounts_free(m);
+	unlink(mi);
+	free(e);
+}
+
+/* smbd's request layout from the code of smbd_smb2_is_last_in_compound(). */
+static void test_smbd_layout(void)
+{
+	/* Debian's Samba 4.17: mov 0x9c(%rdi),%eax; add $4,%eax; cmp 0x138(%rdi),%eax; sete; ret */
+	static const uint8_t deb[] = { 0x8b, 0x87, 0x9c, 0x00, 0x00, 0x00, 0x83, 0xc0, 0x04,
+				       0x3b, 0x87, 0x38, 0x01, 0x00, 0x00, 0x0f, 0x94, 0xc0, 0xc3 };
+	/* with endbr64 and 8-bit displacements */
+	static const uint8_t cet[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x8b, 0x47, 0x5c, 0x83, 0xc0, 0x04,
+				       0x3b, 0x47, 0x78, 0x0f, 0x94, 0xc0, 0xc3 };
+	/* something else: lea instead of add */
+	static const uint8_t other[] = { 0x8b, 0x87, 0x9c, 0x00, 0x00, 0x00, 0x8d, 0x40, 0x04,
+					 0x3b, 0x87, 0x38, 0x01, 0x00, 0x00, 0xc3 };
+	struct smbd_hdr_layout l;
+
+	check(smbdreq_decode(deb, sizeof(deb), &l) == 0 && l.on && l.current_idx == 0x9c &&
+	      l.in_vector == 0x130, "Debian: %u %u", l.current_idx, l.in_vector);
+	check(smbdreq_decode(cet, sizeof(cet), &l) == 0 && l.current_idx == 0x5c && l.in_vector == 0x70,
+	      "endbr64, disp8: %u %u", l.current_idx, l.in_vector);
+	check(smbdreq_decode(other, sizeof(other), &l) == -EPROTO, "other code refused");
+	check(smbdreq_decode(deb, 8, &l) == -EPROTO, "cut short refused");
 }
 
 /* The prototypes cifs had across kernels, in a BTF of our own. */
@@ -268,5 +498,7 @@ int main(void)
 	test_config();
 	test_request();
 	test_links();
+	test_events();
+	test_smbd_layout();
 	return check_done("smb2");
 }

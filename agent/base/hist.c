@@ -302,6 +302,28 @@ static void format_us(char *buf, size_t len, uint64_t ns)
 	fclose(f);
 }
 
+/*
+ * The bounds of rows first..last in microseconds; returns the width of
+ * the widest, at least biolatency's 10 columns.
+ */
+static int row_labels(int first, int last, char lo_s[][24], char hi_s[][24])
+{
+	int width = 10;
+
+	for (int r = first; r <= last; r++) {
+		uint64_t lo, hi;
+
+		row_range(r, &lo, &hi);
+		format_us(lo_s[r], sizeof(lo_s[r]), lo);
+		format_us(hi_s[r], sizeof(hi_s[r]), hi);
+		if ((int)strlen(lo_s[r]) > width)
+			width = (int)strlen(lo_s[r]);
+		if ((int)strlen(hi_s[r]) > width)
+			width = (int)strlen(hi_s[r]);
+	}
+	return width;
+}
+
 static void print_bar(FILE *f, uint64_t n, uint64_t max)
 {
 	unsigned int stars = max ? (unsigned int)((double)n * HIST_BAR_WIDTH / (double)max) : 0;
@@ -316,7 +338,7 @@ static void report_table(FILE *f, const struct summary *s)
 {
 	char lo_s[HIST_ROWS][24], hi_s[HIST_ROWS][24];
 	uint64_t rows[HIST_ROWS] = {}, max = 0;
-	int first = -1, last = -1, width = 10;
+	int first = -1, last = -1, width;
 
 	for (unsigned int b = 0; b < SMBLAT_NBUCKETS; b++)
 		rows[b / SMBLAT_SUBS] += s->buckets[b];
@@ -331,18 +353,7 @@ static void report_table(FILE *f, const struct summary *s)
 	}
 	if (first < 0)
 		return;
-	/* Labels as wide as the widest one shown, at least biolatency's 10 columns. */
-	for (int r = first; r <= last; r++) {
-		uint64_t lo, hi;
-
-		row_range(r, &lo, &hi);
-		format_us(lo_s[r], sizeof(lo_s[r]), lo);
-		format_us(hi_s[r], sizeof(hi_s[r]), hi);
-		if ((int)strlen(lo_s[r]) > width)
-			width = (int)strlen(lo_s[r]);
-		if ((int)strlen(hi_s[r]) > width)
-			width = (int)strlen(hi_s[r]);
-	}
+	width = row_labels(first, last, lo_s, hi_s);
 
 	fprintf(f, "%*s%-*s : count    distribution\n", width - 5, "", width + 9, "usecs");
 	for (int r = first; r <= last; r++) {
@@ -350,6 +361,71 @@ static void report_table(FILE *f, const struct summary *s)
 			(unsigned long long)rows[r]);
 		print_bar(f, rows[r], max);
 	}
+}
+
+#define COLUMN_BAR_WIDTH 12
+
+static void column_bar(FILE *f, uint64_t n, uint64_t max)
+{
+	unsigned int stars = max ? (unsigned int)((double)n * COLUMN_BAR_WIDTH / (double)max + 0.5) : 0;
+
+	if (n && !stars)
+		stars = 1;      /* a row with calls shows it */
+	fputc('|', f);
+	for (unsigned int i = 0; i < COLUMN_BAR_WIDTH; i++)
+		fputc(i < stars ? '*' : ' ', f);
+	fputc('|', f);
+}
+
+void hist_print_columns(FILE *f, const char *const *names, const struct summary *const *s,
+			unsigned int n)
+{
+	uint64_t (*rows)[HIST_ROWS] = calloc(n ? n : 1, sizeof(*rows));
+	uint64_t *max = calloc(n ? n : 1, sizeof(*max));
+	char lo_s[HIST_ROWS][24], hi_s[HIST_ROWS][24];
+	int first = -1, last = -1, width;
+
+	if (!rows || !max) {
+		free(rows);
+		free(max);
+		return;
+	}
+	for (unsigned int c = 0; c < n; c++) {
+		for (unsigned int b = 0; b < SMBLAT_NBUCKETS; b++)
+			rows[c][b / SMBLAT_SUBS] += s[c]->buckets[b];
+		for (int r = 0; r < HIST_ROWS; r++) {
+			if (!rows[c][r])
+				continue;
+			if (first < 0 || r < first)
+				first = r;
+			if (r > last)
+				last = r;
+			if (rows[c][r] > max[c])
+				max[c] = rows[c][r];
+		}
+	}
+	width = row_labels(first, last, lo_s, hi_s);
+	fprintf(f, "%*s%-*s :", width - 5, "", width + 9, "usecs");
+	for (unsigned int c = 0; c < n; c++)
+		fprintf(f, " %-23.23s", names[c]);
+	fprintf(f, "\n%*s :", 2 * width + 4, "");
+	for (unsigned int c = 0; c < n; c++)
+		fprintf(f, " %-8s %-14s", "count", "distribution");
+	fputc('\n', f);
+	for (int r = first; first >= 0 && r <= last; r++) {
+		fprintf(f, "%*s -> %-*s :", width, lo_s[r], width, hi_s[r]);
+		for (unsigned int c = 0; c < n; c++) {
+			fprintf(f, " %-8llu ", (unsigned long long)rows[c][r]);
+			column_bar(f, rows[c][r], max[c]);
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, "%*s :", 2 * width + 4, "total");
+	for (unsigned int c = 0; c < n; c++)
+		fprintf(f, " %-8llu %-14s", (unsigned long long)s[c]->count, "");
+	fputc('\n', f);
+	free(rows);
+	free(max);
 }
 
 char *hist_format_report(const struct func *fn, const struct summary *s, double interval_s)

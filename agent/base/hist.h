@@ -60,6 +60,13 @@ char *hist_format_compact(const struct summary *s);
  */
 char *hist_format_report(const struct func *f, const struct summary *s, double interval_s);
 
+/*
+ * Histograms side by side (--breakdown): the usec log2 rows of the report,
+ * one count and bar per column named names[i], and each column's total.
+ */
+void hist_print_columns(FILE *out, const char *const *names, const struct summary *const *s,
+			unsigned int n);
+
 /* The tsmbd-style table row header and rows for the terminal (--hist). */
 void hist_print_table_header(FILE *out);
 void hist_print_table_row(FILE *out, const struct func *f, const struct summary *s);

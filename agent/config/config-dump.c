@@ -65,6 +65,8 @@ void config_dump(const struct config *c, FILE *f) {
 
 	fputs("\n[histogram]\n", f);
 	dump_duration(f, "interval", c->hist_interval_ns);
+	dump_bool(f, "per_share", c->hist_per_share);
+	fprintf(f, "per_share_max = %u\n", c->hist_per_share_max);
 
 	for (size_t i = 0; i < _LAYER_MAX; i++) {
 		const struct layer_config *lc = &c->layer[i];
@@ -83,6 +85,11 @@ void config_dump(const struct config *c, FILE *f) {
 			dump_bool(f, "errors", lc->errors);
 		if (i == LAYER_SMBD || i == LAYER_SYSCALLS)
 			dump_bool(f, "stacks", lc->stacks);
+		if (i == LAYER_SMB2) {
+			dump_list(f, "servers", c->smb2_servers);
+			dump_list(f, "sessions", c->smb2_sessions);
+			dump_bool(f, "connection_events", c->smb2_events);
+		}
 		if (i == LAYER_SMB) {
 			fputs("groups =", f);
 			for (int g = GROUP_NONE + 1; g <= GROUP_SUPER; g++)

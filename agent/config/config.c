@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "config/config-int.h"
+#include "bpf/view.h"
 
 
 #define FILE_MAX (1U << 20)          /* a config file is a few KiB; refuse surprises */
@@ -68,6 +69,9 @@ void config_init(struct config *c) {
 		.priority_summary = LOG_INFO,
 		.lost_interval_ns = 60 * NSEC_PER_SEC,
 		.hist_interval_ns = 60 * NSEC_PER_SEC,
+		.hist_per_share = true,
+		.hist_per_share_max = SMBLAT_SHARE_VIEW_MAX,
+		.smb2_events = true,
 	};
 	/* where the machine has what they trace (smblat.conf(5), enabled = auto) */
 	for (enum layer_id l = 0; l < _LAYER_MAX; l++)
@@ -105,6 +109,8 @@ void config_free(struct config *c) {
 		values_strv_free(c->layer[i].exclude);
 	}
 	values_strv_free(c->block_disks);
+	values_strv_free(c->smb2_servers);
+	values_strv_free(c->smb2_sessions);
 	for (unsigned i = 0; i < c->n_probes; i++)
 		probe_done(&c->probes[i]);
 	free(c->probes);

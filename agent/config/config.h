@@ -73,12 +73,18 @@ struct config {
 	uint64_t lost_interval_ns;  /* default 60s */
 	/* [histogram] */
 	uint64_t hist_interval_ns;  /* default 60s, 0 disables */
+	bool hist_per_share;        /* FUNCTIONs of the SMB layers also per share, default yes */
+	uint32_t hist_per_share_max; /* FUNCTION and share pairs kept, default 1024 */
 	/* [smb] [smb2] [block] [smbd] */
 	struct layer_config layer[_LAYER_MAX];
 	bool group[_GROUP_MAX];     /* enum op_group enabled for [smb] groups=, all by default */
 	/* [block] */
 	char **block_disks;         /* NULL-terminated disk names, NULL: every disk */
 	bool block_queue_time;      /* time from block_rq_insert, default no */
+	/* [smb2] */
+	char **smb2_servers;        /* NULL-terminated server names, NULL: every server */
+	char **smb2_sessions;       /* NULL-terminated session ids as given, NULL: every session */
+	bool smb2_events;           /* connection events, default yes */
 	/* [smbd] */
 	char *smbd_binary;          /* smbd executable, NULL: found on PATH (config_smbd_binary) */
 	bool smbd_vfs;              /* every smb_vfs_call_*, not only include=d ones; default no */
@@ -140,6 +146,9 @@ char *config_smbd_binary(const struct config *c);
 
 /* Slow calls written at once above rate_limit: rate_burst=, else twice rate_limit. */
 uint32_t config_rate_burst(const struct config *c);
+
+/* An SMB session id as [smb2] sessions= takes it (hex 0x..., or decimal); -EINVAL. */
+int config_parse_session(const char *s, uint64_t *ret);
 
 /* The threshold in force: the layer's own, else [agent]'s. */
 uint64_t config_layer_threshold_ns(const struct config *c, enum layer_id l);

@@ -87,6 +87,12 @@ int reload_init(struct agent *a);
 int reload_config(struct agent *a);
 void reload_free(struct agent *a);
 
+/*
+ * breakdown.c: the interval's summaries acc (per function id) merged per
+ * layer of the stack: one BREAKDOWN entry per layer, or side by side on table.
+ */
+void breakdown_emit(struct agent *a, const struct summary *acc, double interval_s, FILE *table);
+
 /* report.c: reads the BPF counters; writes summaries and/or loss reports. */
 void report_now(struct agent *a, bool summaries, bool losses);
 /* report.c: at exit, the run's counted stacks as a flame graph (--svg). */

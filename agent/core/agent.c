@@ -380,11 +380,13 @@ static int setup_probes(struct agent *a)
 		.self_tgid = getpid(),
 		.comm = a->cfg->comm,
 		.ringbuf_bytes = a->cfg->ringbuf_bytes,
+		.share_view_max = a->cfg->hist_per_share_max,
 	};
 	int r;
 
 	a->env = (struct layer_env) {
 		.cfg = a->cfg, .funcs = &a->funcs, .ks = a->ks, .btfs = a->btfs, .us = a->us,
+		.mounts = a->mounts,
 	};
 	if (a->cfg->cgroup && *a->cfg->cgroup) {
 		po.cgroup_id = cgroup_id_of(a->cfg->cgroup);

@@ -13,6 +13,7 @@ struct run_opts {
 	struct term_opts term;
 	bool hist_only;             /* --hist: tables instead of event lines */
 	uint64_t hist_interval_ns;  /* --hist=SECONDS */
+	bool breakdown;             /* --breakdown: per-layer histograms side by side */
 	uint64_t duration_ns;       /* -d; 0 = until signalled */
 	bool list_probes;           /* attach, print the table, detach, exit */
 	bool verbose;
@@ -21,6 +22,13 @@ struct run_opts {
 	bool stacks_by_time;        /* --stacks=time: folded lines and --svg weigh latency (us) */
 	const char *svg_path;       /* --svg FILE: a flame graph of the run's counted stacks, at exit */
 };
+
+/*
+ * --breakdown: the probes of the layers the breakdown shows (I/O system
+ * calls, VFS entry points) added to c, and their layers enabled unless
+ * the command line chose the layers. -ENOMEM.
+ */
+int breakdown_configure(struct config *c, bool layers_given);
 
 /* Returns the process exit status. */
 int agent_run(struct config *c, const struct run_opts *o);

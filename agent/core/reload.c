@@ -93,6 +93,7 @@ static void restart_keys_report(struct agent *a, const struct config *next)
 	CHANGED("priority_slow", next->priority_slow != was->priority_slow);
 	CHANGED("priority_summary", next->priority_summary != was->priority_summary);
 	CHANGED("[histogram] interval", next->hist_interval_ns != was->hist_interval_ns);
+	CHANGED("[histogram] per_share_max", next->hist_per_share_max != was->hist_per_share_max);
 	CHANGED("[block] disks", strv_differs(next->block_disks, was->block_disks));
 	CHANGED("[block] queue_time", next->block_queue_time != was->block_queue_time);
 	CHANGED("[smbd] binary", str_differs(next->smbd_binary, was->smbd_binary));
@@ -122,6 +123,7 @@ static void restart_keys_keep(struct config *now, struct config *old)
 	now->priority_slow = old->priority_slow;
 	now->priority_summary = old->priority_summary;
 	now->hist_interval_ns = old->hist_interval_ns;
+	now->hist_per_share_max = old->hist_per_share_max;    /* the view's map is sized at start */
 	/* the block filter is read-only data; the smbd layer probes the libraries it found at start */
 	SWAP_STRV(block_disks);
 	now->block_queue_time = old->block_queue_time;

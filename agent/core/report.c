@@ -84,7 +84,7 @@ static void emit_summaries(struct agent *a, double interval_s)
 			}
 		if (a->journal) {
 			journal_write_summary(a->journal, &a->funcs.v[i], &s, interval_s);
-		} else {
+		} else if (!a->opt->breakdown) {
 			if (!header)
 				hist_print_table_header(table);
 			header = true;
@@ -93,6 +93,8 @@ static void emit_summaries(struct agent *a, double interval_s)
 	}
 	if (header)
 		fflush(table);
+	if (a->opt->breakdown)
+		breakdown_emit(a, a->acc, interval_s, table);
 	free(done);
 }
 
@@ -246,6 +248,8 @@ static void emit_views(struct agent *a, double interval_s, bool final)
 		.acc = a->acc,
 	};
 
+	if (a->opt->breakdown && !a->journal)
+		return;         /* the terminal shows the breakdown alone */
 	for (int l = 0; l < _LAYER_MAX; l++)
 		if (a->layer[l] && a->cfg->layer[l].enabled && layer_table[l]->summarize)
 			layer_table[l]->summarize(a->layer[l], &out);

@@ -24,18 +24,39 @@ int record_add(struct record *r, const char *name, const char *fmt, ...)
 	return 0;
 }
 
+/* *dst replaced by the formatted text; NULL and -ENOMEM without memory. */
+static int text_set(char **dst, const char *fmt, va_list ap)
+{
+	free(*dst);
+	if (vasprintf(dst, fmt, ap) < 0) {
+		*dst = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int record_set_place(struct record *r, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
+	int k;
 
-	free(r->place);
 	va_start(ap, fmt);
-	n = vasprintf(&r->place, fmt, ap);
+	k = text_set(&r->place, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		r->place = NULL;
-	return n < 0 ? -ENOMEM : 0;
+	return k;
+}
+
+int record_set_message(struct record *r, const char *message_id, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	k = text_set(&r->message, fmt, ap);
+	va_end(ap);
+	if (k == 0)
+		r->message_id = message_id;
+	return k;
 }
 
 const char *record_field(const struct record *r, const char *name)

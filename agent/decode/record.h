@@ -7,7 +7,7 @@
 
 #include "base/func.h"
 
-#define RECORD_FIELDS_MAX 16
+#define RECORD_FIELDS_MAX 24
 
 /* One field of a layer's own: NAME=value in the journal. */
 struct record_field {
@@ -39,11 +39,15 @@ struct record {
 	 * sector 2048"; NULL: the share and file above), and its fields.
 	 */
 	char *place;
-	/* an entry of the layer's own kind: its MESSAGE_ID and MESSAGE (NULL: a slow call's) */
-	const char *message_id;
-	char *message;
 	struct record_field fields[RECORD_FIELDS_MAX];
 	unsigned int n_fields;
+	/*
+	 * An event that is no slow call (a reconnect, a session set up): its
+	 * own MESSAGE_ID and MESSAGE, set by its layer; LATENCY_US only when
+	 * latency_ns is not 0, no THRESHOLD_US.
+	 */
+	const char *message_id;     /* static; NULL: a slow call */
+	char *message;
 };
 
 /* Adds NAME=value (name static); -ENOMEM, -E2BIG past RECORD_FIELDS_MAX. */
@@ -51,6 +55,9 @@ int record_add(struct record *r, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int record_set_place(struct record *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* An event of its own kind (message_id static), with its MESSAGE. */
+int record_set_message(struct record *r, const char *message_id, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* The value of a field a layer added, or NULL. */
 const char *record_field(const struct record *r, const char *name);
 /* Frees what the record owns; it is empty after. */

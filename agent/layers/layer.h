@@ -30,6 +30,7 @@
 struct ksyms;
 struct btfs;
 struct usyms;
+struct mounts;
 struct event;
 struct journal;
 
@@ -56,6 +57,7 @@ struct layer_env {
 	struct ksyms *ks;
 	struct btfs *btfs;
 	struct usyms *us;
+	struct mounts *mounts;      /* SMB shares by device */
 };
 
 enum layer_state {

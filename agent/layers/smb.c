@@ -16,6 +16,7 @@
 #include "layers/cifsops.h"
 #include "layers/layer.h"
 #include "layers/peek.h"
+#include "layers/shareview.h"
 #include "symbols/kmodules.h"
 #include "symbols/ksyms.h"
 
@@ -25,6 +26,7 @@
 struct layer {
 	const struct layer_env *env;
 	uint64_t module;            /* cifs instance resolved, 0: none */
+	struct shareview *shares;
 	const char *why;            /* unavailable or off: why (static or the probes') */
 	bool off;                   /* enabled = auto found no way to trace here */
 	char why_buf[320];
@@ -265,6 +267,7 @@ static void smb_attach(struct layer *l)
 	const char *backend_why = NULL;
 	unsigned int a = 0, d = 0;
 
+	shareview_enable(l->env);
 	l->why = NULL;
 	l->off = false;
 	if (automatic && (l->why = layer_cifs_missing(NAME, l->env, l->why_buf, sizeof(l->why_buf)))) {
@@ -318,6 +321,7 @@ static unsigned int smb_detach(struct layer *l, enum func_state why)
 
 static void smb_apply(struct layer *l, const struct config *old, struct reload_counts *n)
 {
+	shareview_enable(l->env);
 	if (l->why)
 		return;
 	if (!l->module) {
@@ -381,6 +385,21 @@ static enum layer_state smb_state(struct layer *l, const char **why)
 	return LAYER_UNAVAILABLE;
 }
 
+static void smb_summarize(struct layer *l, const struct summary_out *out)
+{
+	shareview_summarize(l->shares, l->env, LAYER_SMB, out);
+}
+
+static int smb_init(struct layer *l)
+{
+	return shareview_new(&l->shares);
+}
+
+static void smb_free(struct layer *l)
+{
+	shareview_free(l->shares);
+}
+
 static uint32_t smb_ids_needed(const struct config *c)
 {
 	/* every op (about 65) of two cifs instances: ids are never reused */
@@ -400,10 +419,13 @@ const struct layer_ops smb_layer = {
 	.ids_needed = smb_ids_needed,
 	.prepare = smb_prepare,
 	.size = sizeof(struct layer),
+	.init = smb_init,
 	.attach = smb_attach,
 	.apply = smb_apply,
 	.detach = smb_detach,
 	.watch = smb_watch,
 	.list = smb_list,
+	.summarize = smb_summarize,
 	.state = smb_state,
+	.free = smb_free,
 };

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/btf.h>
 
@@ -18,6 +19,8 @@
 #include "layers/layer.h"
 #include "layers/smb2.h"
 #include "layers/smb2proto.h"
+#include "layers/shareview.h"
+#include "layers/smbevent.h"
 #include "probes/btfargs.h"
 #include "probes/inflight.h"
 #include "symbols/kmodules.h"
@@ -32,6 +35,9 @@ static const char *const hook_candidates[_SMB2_HOOK_MAX][4] = {
 	[SMB2_HOOK_RESPONSE] = { "dequeue_mid" },
 	[SMB2_HOOK_DONE] = { "delete_mid", "cifs_delete_mid" },
 	[SMB2_HOOK_FREE] = { "__release_mid", "_cifs_mid_q_entry_release" },
+	[SMB2_HOOK_SUBMIT] = { "compound_send_recv" },
+	[SMB2_HOOK_SUBMIT_ASYNC] = { "cifs_call_async" },
+	[SMB2_HOOK_SENT] = { "smb_send_rqst", "__smb_send_rqst" },
 };
 
 /*
@@ -54,6 +60,9 @@ static const char *const hook_names[_SMB2_HOOK_MAX] = {
 	[SMB2_HOOK_RESPONSE] = "MID_RESPONSE",
 	[SMB2_HOOK_DONE] = "MID_DELETE",
 	[SMB2_HOOK_FREE] = "MID_FREE",
+	[SMB2_HOOK_SUBMIT] = "MID_SUBMIT",
+	[SMB2_HOOK_SUBMIT_ASYNC] = "MID_SUBMIT_ASYNC",
+	[SMB2_HOOK_SENT] = "MID_SENT",
 };
 
 /* The struct a pointer type points to, or NULL. */
@@ -86,6 +95,12 @@ int smb2_hook_arg(const struct btf *btf, enum smb2_hook h, const char *symbol, u
 	if (!proto || !btf_is_func_proto(proto))
 		return -EINVAL;
 	p = btf_params(proto);
+	if (h >= SMB2_HOOK_SUBMIT) {
+		/* submissions and sends: only when they run matters */
+		*arg = 0;
+		*kref = 0;
+		return 0;
+	}
 	for (int i = 0; i < btf_vlen(proto) && i < SMBLAT_MAX_ARGS; i++) {
 		const char *s = pointee_struct(btf, p[i].type);
 
@@ -111,6 +126,8 @@ struct layer {
 	struct smb2_ctl ctl;
 	struct func *hooks[_SMB2_HOOK_MAX];
 	struct func *cmds[SMB2_NCMD];
+	struct smbevents events;
+	struct shareview *shares;
 	const char *why;            /* unavailable or off: why */
 	bool off;                   /* enabled = auto found no way to trace here */
 	char why_buf[320];
@@ -137,10 +154,8 @@ static const char *hook_resolve(struct layer *l, enum smb2_hook h)
 	return NULL;
 }
 
-/* The func of a table entry by name and symbol, added when new: ids are not reused. */
-static struct func *func_of(struct layer *l, const char *name, const char *symbol)
+struct func *smb2_func_of(struct func_table *t, const char *name, const char *symbol)
 {
-	struct func_table *t = l->env->funcs;
 	int id;
 
 	for (uint32_t i = 0; i < t->n; i++)
@@ -149,6 +164,21 @@ static struct func *func_of(struct layer *l, const char *name, const char *symbo
 			return &t->v[i];
 	id = func_table_add(t, LAYER_SMB2, GROUP_NONE, name, symbol, CIFS_MODULE);
 	return id < 0 ? NULL : &t->v[id];
+}
+
+/* [smb2] servers= and sessions= into what BPF compares. */
+static void filters_configure(struct layer *l)
+{
+	const struct config *c = l->env->cfg;
+	struct smb2_ctl *ctl = &l->ctl;
+
+	ctl->n_servers = ctl->n_sessions = 0;
+	memset(ctl->servers, 0, sizeof(ctl->servers));
+	for (size_t i = 0; c->smb2_servers && c->smb2_servers[i] && i < SMB2_FILTER_MAX; i++)
+		snprintf(ctl->servers[ctl->n_servers++], SMBLAT_NAME_LEN, "%s", c->smb2_servers[i]);
+	for (size_t i = 0; c->smb2_sessions && c->smb2_sessions[i] && i < SMB2_FILTER_MAX; i++)
+		if (config_parse_session(c->smb2_sessions[i], &ctl->sessions[ctl->n_sessions]) == 0)
+			ctl->n_sessions++;
 }
 
 /* One func per command, so stats, histograms and summaries work as for any function. */
@@ -169,6 +199,7 @@ static void commands_configure(struct layer *l)
 			f->cfg.flags = FF_ENABLED | (c->layer[LAYER_SMB2].errors ? FF_ERRORS : 0);
 		probes_update(l->env->probes, f);
 	}
+	filters_configure(l);
 }
 
 /* Commands follow their hooks: attached with them (unless excluded), or in state s. */
@@ -197,7 +228,7 @@ static int commands_add(struct layer *l)
 		if (!name)
 			continue;
 		if (!l->cmds[i])
-			l->cmds[i] = func_of(l, name, NULL);
+			l->cmds[i] = smb2_func_of(l->env->funcs, name, NULL);
 		if (!l->cmds[i])
 			return -ENOMEM;
 		l->ctl.cmd_id[i] = l->cmds[i]->id;
@@ -206,6 +237,24 @@ static int commands_add(struct layer *l)
 	return 0;
 }
 
+/* Connection events on (as the configuration wants them) with the hooks, or off. */
+static unsigned int events_sync(struct layer *l)
+{
+	unsigned int n = smbevent_sync(&l->events, l->env, l->hooks[SMB2_HOOK_ALLOC]->backend,
+				       l->ctl.event_id);
+
+	l->ctl.keep_freed = l->ctl.event_id[SMB_EV_SLOW_RESPONSE] != SMB2_NO_HOOK;
+	return n;
+}
+
+static void events_off(struct layer *l, enum func_state why, const char *detail)
+{
+	smbevent_off(&l->events, l->env, why, detail, l->ctl.event_id);
+	l->ctl.keep_freed = 0;
+}
+
+/* ---- hooks ---- */
+
 /* Off, hooks detached (state why), commands likewise. */
 static unsigned int hooks_off(struct layer *l, enum func_state why, const char *detail)
 {
@@ -213,6 +262,7 @@ static unsigned int hooks_off(struct layer *l, enum func_state why, const char *
 
 	l->ctl.on = 0;
 	probes_smb2_set(l->env->probes, &l->ctl);
+	events_off(l, why, detail);
 	for (int h = 0; h < _SMB2_HOOK_MAX; h++) {
 		struct func *f = l->hooks[h];
 
@@ -241,7 +291,7 @@ static int hooks_add(struct layer *l)
 				return -ENOENT;
 			continue;       /* fewer statuses, or every request ends at its free */
 		}
-		l->hooks[h] = func_of(l, hook_names[h], s);
+		l->hooks[h] = smb2_func_of(l->env->funcs, hook_names[h], s);
 		if (!l->hooks[h])
 			return -ENOMEM;
 		l->hooks[h]->cfg = (struct func_cfg) { .flags = FF_ENABLED };
@@ -251,12 +301,50 @@ static int hooks_add(struct layer *l)
 	return 0;
 }
 
+/*
+ * Submissions mark where a request's wait for credits begins; they are of
+ * use only all together (every way to submit, and the send that ends them),
+ * else a request could take the start of another.
+ */
+static void submissions_check(struct layer *l)
+{
+	static const enum smb2_hook need[] = { SMB2_HOOK_SUBMIT, SMB2_HOOK_SUBMIT_ASYNC, SMB2_HOOK_SENT };
+	const char *missing = NULL;
+
+	for (size_t i = 0; i < sizeof(need) / sizeof(*need) && !missing; i++)
+		if (!l->hooks[need[i]] || !func_attached(l->hooks[need[i]]))
+			missing = hook_candidates[need[i]][0];
+	if (!missing)
+		return;
+	for (size_t i = 0; i < sizeof(need) / sizeof(*need); i++) {
+		struct func *f = l->hooks[need[i]];
+
+		if (f && func_attached(f))
+			probes_detach(l->env->probes, f, FUNC_UNUSABLE, "not every submission is hooked");
+		l->ctl.hook_id[need[i]] = SMB2_NO_HOOK;
+	}
+	log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_NOT_FOUND, LOG_NOTICE,
+		  "%s not attached: requests timed from their mid allocation, "
+		  "without their wait for credits", missing);
+}
+
+/* mid->when_* are jiffies: one jiffy is the resolution of the coarse clocks. */
+static uint64_t ns_per_jiffy(void)
+{
+	struct timespec ts;
+
+	if (clock_getres(CLOCK_MONOTONIC_COARSE, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 /* The hooks on the cifs loaded now. */
 static void attach_instance(struct layer *l)
 {
 	struct status s = { .kind = STATUS_LAYER_ATTACHED, .priority = LOG_INFO, .layer = NAME };
 	struct func *fv[_SMB2_HOOK_MAX];
 	uint32_t n = 0, missing = 0;
+	unsigned int ev;
 	int r;
 
 	l->module = kmodule_instance(CIFS_MODULE);
@@ -281,12 +369,15 @@ static void attach_instance(struct layer *l)
 		return;
 	}
 	for (int h = 0; h < _SMB2_HOOK_MAX; h++)
-		if (l->hooks[h] && h != SMB2_HOOK_ALLOC)
+		if (l->hooks[h] && h != SMB2_HOOK_ALLOC && h != SMB2_HOOK_SENT)
 			fv[n++] = l->hooks[h];
 	/* The ids first: the programs tell the hooks apart by them. Ends before the start. */
+	l->ctl.ns_per_jiffy = ns_per_jiffy();
 	l->ctl.on = 1;
 	probes_smb2_set(l->env->probes, &l->ctl);
 	r = probes_attach_kernel(l->env->probes, fv, n, KPROGS_SMB2_MID);
+	if (l->hooks[SMB2_HOOK_SENT])
+		r += probes_attach_kernel(l->env->probes, &l->hooks[SMB2_HOOK_SENT], 1, KPROGS_SMB2_SENT);
 	r += probes_attach_kernel(l->env->probes, &l->hooks[SMB2_HOOK_ALLOC], 1, KPROGS_SMB2_ALLOC);
 	for (int h = 0; h < _SMB2_HOOK_MAX; h++) {
 		struct func *f = l->hooks[h];
@@ -306,12 +397,15 @@ static void attach_instance(struct layer *l)
 			 "%s not attached (%s): %s", f->symbol, f->name, func_state_text(f, buf, sizeof(buf)));
 		missing++;
 	}
+	submissions_check(l);
 	commands_mark(l, FUNC_ATTACHED, NULL);
+	ev = events_sync(l);
+	probes_smb2_set(l->env->probes, &l->ctl);
 	status_count_set(&s, COUNT_ATTACHED, func_table_attached(l->env->funcs, LAYER_SMB2));
 	status_count_set(&s, COUNT_NOT_ATTACHED, missing);
-	log_emit(&s, "%u SMB2 commands timed through %d mid hooks (%s)",
-		 func_table_attached(l->env->funcs, LAYER_SMB2) - (uint32_t)r, r,
-		 backend_name(l->hooks[SMB2_HOOK_ALLOC]->backend));
+	log_emit(&s, "%u SMB2 commands timed through %d mid hooks (%s), %u connection events",
+		 func_table_attached(l->env->funcs, LAYER_SMB2) - (uint32_t)r - ev, r,
+		 backend_name(l->hooks[SMB2_HOOK_ALLOC]->backend), ev);
 }
 
 static void smb2_attach(struct layer *l)
@@ -343,6 +437,7 @@ static void smb2_attach(struct layer *l)
 		log_layer(NAME, STATUS_LAYER_UNAVAILABLE, REASON_RESTART_NEEDED, LOG_WARNING, "%s", l->why);
 		return;
 	}
+	shareview_enable(l->env);
 	if (probes_kernel_backend(l->env->probes, &why) == BACKEND_NONE) {
 		l->why = layer_unavailable(NAME, REASON_NO_BACKEND, l->why_buf, sizeof(l->why_buf),
 					   "no backend on this kernel: %s",
@@ -383,9 +478,12 @@ static void smb2_apply(struct layer *l, const struct config *old, struct reload_
 		log_emit(&s, "layer off with the smb layer: %u mid hooks detached", k);
 		return;
 	}
+	shareview_enable(l->env);
 	if (l->module && l->ctl.on) {
 		commands_configure(l);
 		commands_mark(l, FUNC_ATTACHED, NULL);
+		events_sync(l);
+		probes_smb2_set(l->env->probes, &l->ctl);
 	} else if (!l->module && kmodule_instance(CIFS_MODULE) &&
 		   probes_kernel_backend(l->env->probes, &(const char *){ NULL }) != BACKEND_NONE) {
 		attach_instance(l);
@@ -423,48 +521,17 @@ static void smb2_watch(struct layer *l)
 		attach_instance(l);
 }
 
-/* "SMB2_CREATE:20.4ms,SMB2_CLOSE:20.2ms,...": the requests a call waited on. */
-static void wire_list(const struct event *e, char *buf, size_t size)
-{
-	unsigned int n = e->wire_n < SMBLAT_WIRE_MAX ? e->wire_n : SMBLAT_WIRE_MAX;
-	size_t len = 0;
-
-	buf[0] = '\0';
-	for (unsigned int i = 0; i < n && len < size; i++) {
-		const char *name = smb2_command_name(e->wire[i].cmd);
-
-		len += snprintf(buf + len, size - len, "%s%s:%u.%01ums", i ? "," : "",
-				name ? name : "SMB2_?", e->wire[i].lat_us / 1000,
-				e->wire[i].lat_us % 1000 / 100);
-	}
-	if (e->wire_n > n && len < size)
-		snprintf(buf + len, size - len, ",...");
-}
-
-int smb2_decode_event(const struct event *e, struct record *r)
-{
-	char buf[SMBLAT_WIRE_MAX * 40 + 8];
-
-	if (e->flags & EF_SMB2) {
-		record_add(r, "SMB_MID", "%llu", (unsigned long long)e->smb_mid);
-		record_add(r, "SMB_COMPOUND", "%d", !!(e->flags & EF_SMB2_COMPOUND));
-		if (e->smb_server[0])
-			record_add(r, "SMB_SERVER", "%.*s", SMBLAT_NAME_LEN, e->smb_server);
-		if ((e->flags & EF_SMB2_STATUS) && e->smb_status)
-			record_add(r, "SMB_STATUS", "%s", smb2_status_name(e->smb_status, buf, sizeof(buf)));
-	}
-	if ((e->flags & EF_WIRE) && e->wire_n) {
-		wire_list(e, buf, sizeof(buf));
-		record_add(r, "SMB2_REQUESTS", "%s", buf);
-		record_add(r, "SMB2_REQUEST_COUNT", "%u", e->wire_n);
-		record_add(r, "SMB2_WIRE_US", "%llu", (unsigned long long)e->wire_ns / 1000);
-	}
-	return 0;
-}
-
 static void smb2_decode(struct layer *l, const struct event *e, struct record *r)
 {
-	(void)smb2_decode_event(e, r);
+	if (e->flags & EF_SMB_EVENT)
+		(void)smbevent_decode(e, r, l->env->mounts);
+	else
+		(void)smb2_decode_event(e, r);
+}
+
+static void smb2_summarize(struct layer *l, const struct summary_out *out)
+{
+	shareview_summarize(l->shares, l->env, LAYER_SMB2, out);
 }
 
 static enum layer_state smb2_state(struct layer *l, const char **why)
@@ -484,7 +551,14 @@ static int smb2_init(struct layer *l)
 {
 	for (int h = 0; h < _SMB2_HOOK_MAX; h++)
 		l->ctl.hook_id[h] = SMB2_NO_HOOK;
-	return 0;
+	for (int k = 0; k < _SMB_EV_MAX; k++)
+		l->ctl.event_id[k] = SMB2_NO_HOOK;
+	return shareview_new(&l->shares);
+}
+
+static void smb2_free(struct layer *l)
+{
+	shareview_free(l->shares);
 }
 
 static int smb2_prepare(const struct config *c, const struct layer_env *env, struct probes_opts *po)
@@ -499,13 +573,13 @@ static int smb2_prepare(const struct config *c, const struct layer_env *env, str
 
 static uint32_t smb2_ids_needed(const struct config *c)
 {
-	/* the commands once, the hooks of a few cifs instances */
-	return SMB2_NCMD + 4 * _SMB2_HOOK_MAX;
+	/* the commands and events once, the hooks of a few cifs instances */
+	return SMB2_NCMD + _SMB_EV_MAX + 4 * _SMB2_HOOK_MAX;
 }
 
 const struct layer_ops smb2_layer = {
 	.id = LAYER_SMB2,
-	.traces = "SMB2 requests of the client",
+	.traces = "SMB2 requests of the client, its connection events",
 	.ids_needed = smb2_ids_needed,
 	.prepare = smb2_prepare,
 	.size = sizeof(struct layer),
@@ -515,5 +589,7 @@ const struct layer_ops smb2_layer = {
 	.detach = smb2_detach,
 	.watch = smb2_watch,
 	.decode = smb2_decode,
+	.summarize = smb2_summarize,
 	.state = smb2_state,
+	.free = smb2_free,
 };

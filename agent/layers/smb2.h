@@ -17,10 +17,22 @@ int smb2_hook_arg(const struct btf *btf, enum smb2_hook h, const char *symbol, u
 
 struct event;
 struct record;
+struct func_table;
+
+/* The func of an smb2 FUNCTION and symbol, added when new: ids are not reused. NULL: no room. */
+struct func *smb2_func_of(struct func_table *t, const char *name, const char *symbol);
+
+/* SMB_SESSION_ID, SMB_TREE_ID: as the protocol's own tools print them. */
+#define SMB2_SESSION_FMT "0x%016llx"
+#define SMB2_TREE_FMT "0x%08x"
+
+/* SMB_MID, SMB_SESSION_ID and SMB_TREE_ID or SMB_ASYNC_ID of an event with EF_SMB2. */
+void smb2_decode_ids(const struct event *e, struct record *r);
 
 /*
  * The smb2 parts of an event: the request of an SMB2_* event (EF_SMB2:
- * SMB_MID, SMB_COMPOUND, SMB_SERVER, SMB_STATUS) and the requests a VFS call
- * waited on (EF_WIRE: SMB2_REQUESTS, SMB2_REQUEST_COUNT, SMB2_WIRE_US).
+ * its ids, SMB_COMPOUND, SMB_SERVER, SMB_STATUS, credits; EF_SMB2_SPLIT:
+ * where its time went) and the requests a VFS call waited on (EF_WIRE:
+ * SMB2_REQUESTS, SMB2_REQUEST_COUNT, SMB2_WIRE_US and the split summed).
  */
 int smb2_decode_event(const struct event *e, struct record *r);

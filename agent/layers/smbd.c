@@ -23,6 +23,7 @@
 #include "layers/layer.h"
 #include "layers/procs.h"
 #include "layers/smbd-views.h"
+#include "layers/smbdreq.h"
 #include "probes/inflight.h"
 #include "symbols/usyms.h"
 
@@ -283,6 +284,22 @@ static void views_sync(struct layer *l)
 		views_say(l, running);
 }
 
+/* The requests' SMB2 header ids (SMB_SESSION_ID, SMB_MID, ...), to join them with the client's. */
+static void ids_locate(struct layer *l)
+{
+	struct smbd_hdr_layout hl = {};
+	int r = smbdreq_layout(l->env->us, l->lib, &hl);
+
+	if (r < 0) {
+		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_NOT_FOUND, LOG_NOTICE,
+			  "%s: %s %s: SMB2 requests without their header ids", l->lib,
+			  r == -EPROTO ? "cannot read the request layout from" : "no",
+			  SMBDREQ_FUNCTION);
+		return;
+	}
+	probes_smbd_layout_set(l->env->probes, &hl);
+}
+
 /* smbd, the library with its entry points, and whether SMB2 requests can be timed. */
 static int locate(struct layer *l)
 {
@@ -324,6 +341,7 @@ static int locate(struct layer *l)
 		l->tevent = NULL;
 	if (usyms_provider(l->env->us, l->binary, "ctdbd_migrate", &l->cluster) < 0)
 		l->cluster = NULL;
+	ids_locate(l);
 	return 0;
 }
 

@@ -218,6 +218,8 @@ static int skel_load(const struct probes_opts *o, const struct kinds *ft,
 		maps_size(skel, o);
 	if (ft->compat & COMPAT_ENTRY_KSTACK)
 		bpf_map__set_max_entries(skel->maps.kstacks, ENTRY_KSTACKS);
+	if (o->share_view_max)
+		bpf_map__set_max_entries(skel->maps.share_view, o->share_view_max);
 	/* a shared frames map comes as it is */
 	r = (ft->compat & COMPAT_FRAMES_HASH) && !share ? frames_hash_setup(skel, o->max_threads) : 0;
 	if (r == 0) {
@@ -574,75 +576,6 @@ int place_set(struct probes *p, uint64_t addr, uint64_t offset, uint32_t id)
 				 BPF_ANY) < 0)
 		return -errno;
 	return 0;
-}
-
-/* The maps and globals of the object the layers and the core read and set. */
-
-static int id_set(struct bpf_map *m, uint32_t key, int id)
-{
-	uint32_t v = id < 0 ? 0 : (uint32_t)id + 1;
-
-	if (bpf_map__update_elem(m, &key, sizeof(key), &v, sizeof(v), BPF_ANY) < 0)
-		return -errno;
-	return 0;
-}
-
-int probes_set_block_id(struct probes *p, uint32_t op, int id)
-{
-	return id_set(p->skel->maps.blk_ids, op, id);
-}
-
-int probes_set_syscall_id(struct probes *p, uint32_t nr, int id)
-{
-	return id_set(p->skel->maps.sys_ids, nr, id);
-}
-
-int probes_ringbuf_fd(const struct probes *p)
-{
-	return bpf_map__fd(p->skel->maps.events);
-}
-
-int probes_stats_fd(const struct probes *p)
-{
-	return bpf_map__fd(p->skel->maps.stats);
-}
-
-int probes_totals_fd(const struct probes *p)
-{
-	return bpf_map__fd(p->skel->maps.totals);
-}
-
-uint64_t probes_epoch_bump(struct probes *p)
-{
-	uint64_t old = p->skel->data->epoch;
-
-	__atomic_store_n(&p->skel->data->epoch, old + 1, __ATOMIC_SEQ_CST);
-	return old;
-}
-
-uint64_t probes_epoch(const struct probes *p)
-{
-	return __atomic_load_n(&p->skel->data->epoch, __ATOMIC_SEQ_CST);
-}
-
-int probes_map_fd(const struct probes *p, const char *name)
-{
-	int fd = bpf_object__find_map_fd_by_name(p->skel->obj, name);
-
-	return fd < 0 ? -ENOENT : fd;
-}
-
-struct procs_ctl *probes_procs_ctl(struct probes *p)
-{
-	return &p->skel->bss->procs_ctl;
-}
-
-void probes_smb2_set(struct probes *p, const struct smb2_ctl *ctl)
-{
-	/* Off first, so no probe sees ids of one setting and arguments of another. */
-	__atomic_store_n(&p->skel->data->smb2.on, 0, __ATOMIC_SEQ_CST);
-	memcpy(&p->skel->data->smb2, ctl, sizeof(*ctl));
-	__atomic_store_n(&p->skel->data->smb2.on, ctl->on, __ATOMIC_SEQ_CST);
 }
 
 /* reliability: ids the stats map was sized for; a reload cannot add more. */

@@ -5,6 +5,8 @@
 #include <bpf/libbpf.h>
 
 #include "probes/probes.h"
+#include "bpf/view.h"
+#include "bpf/smbd.h"
 #include "smblat.skel.h"
 
 /* BPF_TRACE_UPROBE_MULTI and BPF_F_UPROBE_MULTI_RETURN, Linux 6.6 (newer than Debian 12's uapi) */

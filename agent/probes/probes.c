@@ -232,6 +232,11 @@ static struct kprogs kprogs_of(struct probes *p, enum kprog_family fam)
 			f ? f->progs.smb2_mid_fentry : NULL, NULL, k->progs.smb2_mid_kprobe, NULL,
 			k->progs.smb2_mid_kmulti, NULL,
 		};
+	case KPROGS_SMB2_SENT:
+		return (struct kprogs) {
+			NULL, f ? f->progs.smb2_sent_fexit : NULL, NULL, k->progs.smb2_sent_kretprobe,
+			NULL, k->progs.smb2_sent_kretmulti,
+		};
 	default:
 		return (struct kprogs) {
 			f ? f->progs.call_fentry : NULL, f ? f->progs.call_fexit : NULL,

@@ -32,7 +32,8 @@ enum kprog_family {
 	KPROGS_CALL,                /* plain calls (func layer) */
 	KPROGS_VFS,                 /* smb layer */
 	KPROGS_SMB2_ALLOC,          /* cifs mid allocation: header at entry, mid at return */
-	KPROGS_SMB2_MID,            /* a mid seen: entry only */
+	KPROGS_SMB2_MID,            /* a mid seen, a request submitted: entry only */
+	KPROGS_SMB2_SENT,           /* a submission sent: return only */
 };
 
 struct probes_opts {
@@ -47,6 +48,7 @@ struct probes_opts {
 	uint32_t func_capacity;     /* ids the stats map must hold */
 	uint32_t self_tgid;         /* never traced: the agent's own process */
 	uint32_t units;             /* UNIT_BIT()s the layers asked for */
+	uint32_t share_view_max;    /* pairs the per-share view holds (0: the default) */
 	struct block_cfg block_cfg; /* with UNIT_BLOCK */
 	bool stacks;                /* some probe counts stacks: size the stack maps */
 };
@@ -119,8 +121,17 @@ int probes_stats_fd(const struct probes *p);
 int probes_totals_fd(const struct probes *p);
 /* Starts a new min/max interval; returns the epoch that ended. */
 uint64_t probes_epoch_bump(struct probes *p);
+/* The epoch of the interval running now. */
+uint64_t probes_epoch(const struct probes *p);
 /* smb2 layer: which hooks are the mid hooks, and the func id of each command. */
 void probes_smb2_set(struct probes *p, const struct smb2_ctl *ctl);
+/* smbd layer: where a request's inbound SMB2 header is (struct smbd_hdr_layout of bpf/smbd.h). */
+struct smbd_hdr_layout;
+void probes_smbd_layout_set(struct probes *p, const struct smbd_hdr_layout *l);
+/* Views: per-share counting on or off; its maps (struct share_key -> per-CPU struct func_stats). */
+void probes_share_view_set(struct probes *p, bool on);
+int probes_share_view_fd(const struct probes *p);
+int probes_share_overflow_fd(const struct probes *p);
 /* Programs and links of ours, for --list-probes and tests. */
 uint32_t probes_attached(const struct probes *p);
 

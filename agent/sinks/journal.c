@@ -179,15 +179,18 @@ static void comm_clean(const char *comm, char out[static SMBLAT_COMM_LEN + 1])
 /* Symbols of user-space targets carry a path, or come through uprobes/USDT. */
 static bool func_is_kernel(const struct func *f)
 {
+	bool tracepoint = f->backend == BACKEND_TP_BTF || f->backend == BACKEND_RAW_TP;
+
 	if (!f->symbol)
 		return false;
 	switch (f->layer) {
 	case LAYER_SMB:
-	case LAYER_SMB2:
 	case LAYER_BLOCK:
 		return true;
+	case LAYER_SMB2:
+		return !tracepoint;         /* cifs events */
 	case LAYER_FUNC:
-		if (f->backend == BACKEND_TP_BTF || f->backend == BACKEND_RAW_TP)
+		if (tracepoint)
 			return false;       /* syscall:NAME */
 		return f->backend != BACKEND_UPROBE && f->backend != BACKEND_USDT &&
 		       !strchr(f->symbol, '/');
@@ -261,6 +264,10 @@ static void fields_add_message(struct fields *f, const struct record *r, const c
 	else if (r->err)
 		snprintf(err, sizeof(err), " (error %d)", r->err);
 
+	if (r->message) {
+		fields_adds(f, "MESSAGE", r->message);
+		return;
+	}
 	fields_open(f, "MESSAGE");
 	fields_cat(f, r->func->name);
 	fields_cat(f, " ");
@@ -301,20 +308,19 @@ static int event_fields(const struct record *r, int priority, struct fields *f)
 		return -EINVAL;
 	comm_clean(r->comm, comm);
 
-	if (r->message)
-		fields_adds(f, "MESSAGE", r->message);
-	else
-		fields_add_message(f, r, comm);
+	fields_add_message(f, r, comm);
 	fields_add_common(f, r->message_id ?: SMBLAT_MID_SLOW, priority);
 	fields_adds(f, "FUNCTION", fn->name);
 	fields_adds(f, "LAYER", layer_name(fn->layer));
 	if (fn->symbol)
 		fields_adds(f, func_is_kernel(fn) ? "KERNEL_FUNCTION" : "TARGET", fn->symbol);
-	fields_addf(f, "LATENCY_US", "%" PRIu64, r->latency_ns / 1000);
-	fields_addf(f, "THRESHOLD_US", "%" PRIu64, r->threshold_ns / 1000);
-	/* an exit is logged for itself, neither slow nor failed */
-	if (!r->message_id || strcmp(r->message_id, SMBLAT_MID_EXIT) != 0)
+	if (!r->message_id || r->latency_ns)
+		fields_addf(f, "LATENCY_US", "%" PRIu64, r->latency_ns / 1000);
+	/* an exit or a connection event is logged for itself, neither slow nor failed */
+	if (!r->message_id) {
+		fields_addf(f, "THRESHOLD_US", "%" PRIu64, r->threshold_ns / 1000);
 		fields_adds(f, "REASON", record_slow(r) ? "slow" : "error");
+	}
 	fields_addf(f, "END_REALTIME_USEC", "%" PRIu64, r->end_realtime_us);
 	fields_addf(f, "PID", "%" PRIu32, r->pid);
 	/* not TID: journald's TID= is the thread that logs the entry (systemd.journal-fields(7)) */

@@ -37,6 +37,18 @@
 #define SMBLAT_MID_SPLIT    "2610ed9fe5674be1b0126b87a071d042"   /* an smbd's time split */
 #define SMBLAT_MID_EXIT     "3aefbceff9ca401c9d1fb860c0bd08d8"   /* an smbd process exited */
 #define SMBLAT_MID_BREAK    "06e3d38cf4f04c3c8e16f9276e76cd63"   /* an oplock or lease break answered */
+/* SMB connection events (smb2 layer) */
+#define SMBLAT_MID_SMB_RECONNECT       "a936ebed06754f1283b3c504570f470f"
+#define SMBLAT_MID_SMB_SESSION_SETUP   "f95b658a9a114ac2b5a319ebdff7e4e1"
+#define SMBLAT_MID_SMB_LOGOFF          "6ac0619b14644612bd95457ad7005318"
+#define SMBLAT_MID_SMB_SESSION_EXPIRED "895ca5666f9041d3bee0c9778ef5d300"
+#define SMBLAT_MID_SMB_TREE_CONNECT    "2e39dd28181a468bbe618a3a021c98ed"
+#define SMBLAT_MID_SMB_CREDIT_STALL    "28dcdd6eb1ea44efbc89c1b9de94d738"
+#define SMBLAT_MID_SMB_SLOW_RESPONSE   "aa3cc49f94e7446e82bc583a55646de4"
+/* views: summaries per share and per server, the per-layer breakdown */
+#define SMBLAT_MID_SHARE_SUMMARY       "3fc21a16f1424ec8a54fe2f452147959"
+#define SMBLAT_MID_SERVER_SUMMARY      "e78ca87a34de4a1da3e39d418e9302a2"
+#define SMBLAT_MID_BREAKDOWN           "951a530d517b48cca8e44bac27398543"
 
 #define JOURNAL_STACK_MAX 4000      /* STACK stays under 4 KiB so json output keeps it */
 

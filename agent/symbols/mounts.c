@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "bpf/smblat.h"
@@ -146,4 +147,30 @@ const char *mounts_share(struct mounts *m, uint32_t kdev)
 		return s;
 	(void)mounts_load(m);
 	return find(m, kdev);
+}
+
+/* "\\server\share" names server (case-insensitively, as SMB does). */
+static bool share_of_server(const char *share, const char *server)
+{
+	size_t n = strlen(server);
+
+	return strncmp(share, "\\\\", 2) == 0 && strncasecmp(share + 2, server, n) == 0 &&
+	       share[2 + n] == '\\';
+}
+
+size_t mounts_server_shares(const struct mounts *m, const char *server, const char **out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->n && n < max; i++) {
+		bool seen = false;
+
+		if (!share_of_server(m->v[i].name, server))
+			continue;
+		for (size_t k = 0; k < n && !seen; k++)
+			seen = strcmp(out[k], m->v[i].name) == 0;
+		if (!seen)
+			out[n++] = m->v[i].name;
+	}
+	return n;
 }

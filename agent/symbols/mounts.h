@@ -14,3 +14,10 @@ void mounts_free(struct mounts *m);
  * mount table on a miss, at most once a second.
  */
 const char *mounts_share(struct mounts *m, uint32_t kdev);
+/*
+ * The shares mounted from server (as mounted: name or address), each once,
+ * at most max of them into out; their count. The table as last read: the
+ * pointers stay valid until the next mounts_share() that re-reads it.
+ */
+size_t mounts_server_shares(const struct mounts *m, const char *server, const char **out,
+			    size_t max);

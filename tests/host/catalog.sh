@@ -22,7 +22,8 @@ mount --bind "$root/var/lib/systemd/catalog" /var/lib/systemd/catalog
 
 # Entries: slow calls, summaries, a loss report, start, layers, a reload,
 # stop, syscall summaries, counted stacks (lib-entries.sh); the smb layers'
-# entries and smbd's exits, breaks and time split (tests/smbentries.c), ...
+# entries, connection events and views, and smbd's exits, breaks and time
+# split (tests/smbentries.c), ...
 entries_make
 entries_smb
 # ... a failed call under its threshold (REASON=error), statuses of what

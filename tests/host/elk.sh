@@ -113,7 +113,18 @@ KIND = {"a48f35af155e4887a8d221f2a9c1c250": "smblat.slow",
         "29fff22de3004d9c8fdf70318b61193f": "smblat.stacks",
         "2610ed9fe5674be1b0126b87a071d042": "smblat.smbd_split",
         "3aefbceff9ca401c9d1fb860c0bd08d8": "smblat.smbd_exit",
-        "06e3d38cf4f04c3c8e16f9276e76cd63": "smblat.smbd_break"}
+        "06e3d38cf4f04c3c8e16f9276e76cd63": "smblat.smbd_break",
+        "a936ebed06754f1283b3c504570f470f": "smblat.smb_reconnect",
+        "f95b658a9a114ac2b5a319ebdff7e4e1": "smblat.smb_session_setup",
+        "6ac0619b14644612bd95457ad7005318": "smblat.smb_logoff",
+        "895ca5666f9041d3bee0c9778ef5d300": "smblat.smb_session_expired",
+        "2e39dd28181a468bbe618a3a021c98ed": "smblat.smb_tree_connect",
+        "28dcdd6eb1ea44efbc89c1b9de94d738": "smblat.smb_credit_stall",
+        "aa3cc49f94e7446e82bc583a55646de4": "smblat.smb_slow_response",
+        "3fc21a16f1424ec8a54fe2f452147959": "smblat.share_summary",
+        "e78ca87a34de4a1da3e39d418e9302a2": "smblat.server_summary",
+        "951a530d517b48cca8e44bac27398543": "smblat.breakdown"}
+
 # every kind of status has its own MESSAGE_ID (agent/sinks/journal.h)
 for mid in re.findall(r'"([0-9a-f]{32})"', open(root + "/agent/sinks/journal.h").read()):
     KIND.setdefault(mid, "smblat.status")
