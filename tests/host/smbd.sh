@@ -84,6 +84,14 @@ grep -q "OBJECT_NAME_NOT_FOUND.*missing-$$" "$TMP/client.out" ||
 cmp -s "$TMP/in.bin" "$TMP/out.bin" || fail "get returned other bytes than put"
 [ -d "$S/share/dir-$$" ] || fail "mkdir did not reach the share"
 [ ! -e "$S/share/file-$$.bin" ] || fail "rm did not reach the share"
+# the session's smbd exits on its own once the client left: its exit is checked below
+for c in $children; do
+	for _ in $(seq 150); do
+		kill -0 "$c" 2>/dev/null || break
+		sleep 0.2
+	done
+	! kill -0 "$c" 2>/dev/null || fail "session child $c still running after the client left"
+done
 agent_pid=$AGENT_PID
 agent_stop
 
