@@ -9,7 +9,10 @@ files=${BENCH_FILES:-1000}
 rounds=${BENCH_ROUNDS:-3}
 sysctl -qw kernel.bpf_stats_enabled=1
 
-printf '[agent]\nthreshold = 10ms\nuser =\n[histogram]\ninterval = 0\n' >conf
+# The smb layer alone: the layers auto switches on beside it (smb2 requests,
+# block, smbd serving the copy in this guest) do work bpftrace's script does not.
+only_smb='[smb2]\nenabled = no\n[block]\nenabled = no\n[smbd]\nenabled = no\n'
+printf "[agent]\nthreshold = 10ms\nuser =\n[histogram]\ninterval = 0\n$only_smb" >conf
 # bpftrace's kfunc probes go where the agent's fentry programs can go
 printf '[agent]\nthreshold = 10ms\nuser =\nbackend = fentry\n[histogram]\ninterval = 0\n' >conf-fentry
 smb_targets conf-fentry >targets
