@@ -54,7 +54,8 @@ static __always_inline int split_dispatch_ret(struct pt_regs *regs)
 static __always_inline int split_event(struct pt_regs *regs)
 {
 	struct split_thread *st = split_thread();
-	__u64 kind = bpf_get_attach_cookie(regs);
+	/* without BPF cookies (before 5.15) the kind is not known: not counted */
+	__u64 kind = (cfg.compat & COMPAT_PLACE_IDS) ? _SPLIT_N_MAX : bpf_get_attach_cookie(regs);
 
 	if (st && kind <= SPLIT_N_SIGNAL)
 		st->n[kind]++;
@@ -127,7 +128,8 @@ static __always_inline int exit_server(struct pt_regs *regs)
 		p->reason_ptr = 0;
 	else if (PT_REGS_PARM1(regs))
 		p->reason_ptr = PT_REGS_PARM1(regs);
-	p->exit_how = (__u32)bpf_get_attach_cookie(regs);
+	/* without BPF cookies (before 5.15): neither way told */
+	p->exit_how = (cfg.compat & COMPAT_PLACE_IDS) ? 0 : (__u32)bpf_get_attach_cookie(regs);
 	p->ustack_sz = bpf_get_stack(regs, p->ustack, sizeof(p->ustack), BPF_F_USER_STACK);
 	return 0;
 }

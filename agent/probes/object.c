@@ -160,6 +160,34 @@ static int frames_hash_setup(struct smblat_bpf *skel, uint32_t max_threads)
 }
 
 /*
+ * Before Linux 6.1 (bpf_mem_alloc) a hash map that allocates its entries
+ * as they come is unsafe in tracing programs: the verifier takes it with a
+ * kernel warning (WARN_ONCE, the kernel is tainted). Those kernels get the
+ * maps preallocated, and smaller.
+ */
+#define PREALLOC_PROCS 1024
+#define PREALLOC_SHARES 256
+
+static bool late_alloc_safe(const struct btf *vmlinux)
+{
+	return !vmlinux || btf__find_by_name_kind(vmlinux, "bpf_mem_alloc", BTF_KIND_STRUCT) >= 0;
+}
+
+static void maps_prealloc(struct smblat_bpf *skel)
+{
+	struct bpf_map *m[] = { skel->maps.smbd_procs, skel->maps.split_threads,
+				skel->maps.share_view };
+
+	for (size_t i = 0; i < sizeof(m) / sizeof(*m); i++) {
+		uint32_t max = m[i] == skel->maps.share_view ? PREALLOC_SHARES : PREALLOC_PROCS;
+
+		bpf_map__set_map_flags(m[i], bpf_map__map_flags(m[i]) & ~BPF_F_NO_PREALLOC);
+		if (bpf_map__max_entries(m[i]) > max)
+			bpf_map__set_max_entries(m[i], max);
+	}
+}
+
+/*
  * Maps nothing asked for keep one entry: stack maps are preallocated. The
  * syscall accounting's task storage is made only for its unit (a kernel
  * without task storage would refuse the whole object).
@@ -220,6 +248,8 @@ static int skel_load(const struct probes_opts *o, const struct kinds *ft,
 		bpf_map__set_max_entries(skel->maps.kstacks, ENTRY_KSTACKS);
 	if (o->share_view_max)
 		bpf_map__set_max_entries(skel->maps.share_view, o->share_view_max);
+	if (!share && !late_alloc_safe(ft->vmlinux))
+		maps_prealloc(skel);
 	/* a shared frames map comes as it is */
 	r = (ft->compat & COMPAT_FRAMES_HASH) && !share ? frames_hash_setup(skel, o->max_threads) : 0;
 	if (r == 0) {
