@@ -57,8 +57,9 @@ static int send_fields(char **v, int n)
 static int record_send(struct record *r)
 {
 	char **v = NULL;
+	int n = journal_event_fields(r, &v);    /* before v is read */
 
-	return send_fields(v, journal_event_fields(r, &v));
+	return send_fields(v, n);
 }
 
 /* An smbd view's event through the smbd layer's decode. */
@@ -91,7 +92,7 @@ static int smbd_views(const struct decoder *d, struct event *e, uint64_t now_ns,
 		.reads = 1500, .write_ns = 3000000000ULL, .writes = 1400, .client = "192.0.2.7:50376",
 	};
 	char **v = NULL;
-	int k;
+	int k, n;
 
 	inet_pton(AF_INET, "192.0.2.7", &peer.sin_addr);
 	memset(e, 0, sizeof(*e));
@@ -128,7 +129,8 @@ static int smbd_views(const struct decoder *d, struct event *e, uint64_t now_ns,
 	e->args[2] = 0x0123456789abcdefULL;
 	e->args[3] = 0xfedcba9876543210ULL;
 	k |= smbd_send(d, e);
-	k |= send_fields(v, smbd_split_fields(&s, &v));
+	n = smbd_split_fields(&s, &v);    /* before v is read */
+	k |= send_fields(v, n);
 	return k;
 }
 
