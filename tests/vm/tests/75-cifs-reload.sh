@@ -19,7 +19,9 @@ rmmod_cifs() {
 	return 1
 }
 
-printf '[agent]\nthreshold = 20ms\nuser =\nbackend = kprobe\n[histogram]\ninterval = 0\n[smb]\ninclude = INODE_OP_UNLINK INODE_OP_CREATE FILE_WRITE_ITER\n[smb2]\nenabled = yes\n' >conf
+# connection_events = no: the connection events' tracepoint links on cifs
+# hold a module reference, as fentry links do (76-cifs-reload-pinned)
+printf '[agent]\nthreshold = 20ms\nuser =\nbackend = kprobe\n[histogram]\ninterval = 0\n[smb]\ninclude = INODE_OP_UNLINK INODE_OP_CREATE FILE_WRITE_ITER\n[smb2]\nenabled = yes\nconnection_events = no\n' >conf
 agent_start -c conf
 # Where the smb2 layer cannot run (said why), the smb layer's part still runs.
 if no_smb2=$(smb2_unavailable "$AGENT_LOG"); then
@@ -62,6 +64,7 @@ if [ -z "$no_smb2" ]; then
 fi
 agent_stop
 sed -i '/^\[smb2\]$/,$d' conf
+printf '[smb2]\nconnection_events = no\n' >>conf
 
 # As an unprivileged user: the attach capabilities stay permitted (raised
 # only around an attach), so the agent follows the module as root does.
