@@ -469,12 +469,17 @@ int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n, enum kp
 		if (r == 0) {
 			done[i] = true;
 			func_set_attached(fv[i], BACKEND_FENTRY);
-		} else if (r == -EPERM || r == -EOPNOTSUPP || r == -524 /* ENOTSUPP */) {
+		} else if (r == -EPERM) {
 			/* The kernel refuses trampolines altogether, not this target. */
 			free(p->fentry_why);
 			p->fentry_why = errdup("fentry attach refused", r);
 			p->fentry = false;
 		} else if (p->choice == CHOICE_FENTRY) {
+			/*
+			 * This target only (object_fentry_usable() attached the
+			 * template): 6.1 refuses smb2_mid_entry_alloc's trampoline with
+			 * ENOTSUPP and takes the cifs operations'.
+			 */
 			set_failed(fv[i], "fentry", r);
 		}
 	}
