@@ -28,7 +28,12 @@ for _ in $(seq 100); do
 done
 grep -q "cifs operations attached" "$AGENT_LOG" || fail "agent did not attach after cifs loaded"
 grep -qE "smb: [1-9][0-9]* of [0-9]+ cifs operations attached" "$AGENT_LOG" || fail "late attach attached nothing: $(grep 'smb:' "$AGENT_LOG")"
-sleep 0.5      # lowered right after the attach line is printed
+# raised around each layer's attach (smb2's mid hooks and connection events
+# come after smb's line): lowered once the last layer has attached
+for _ in $(seq 300); do
+	[ "$(awk '/^CapEff:/ {print $2}' $st)" = 0000000000000000 ] && break
+	sleep 0.2
+done
 [ "$(awk '/^CapPrm:/ {print $2}' $st)" != 0000000000000000 ] || fail "attach capabilities forgotten: a reload could not attach"
 assert_eq "$(awk '/^CapEff:/ {print $2}' $st)" 0000000000000000 "effective capabilities after the late attach"
 journal_mark
