@@ -77,3 +77,7 @@ const struct key *key_find(const char *name, unsigned sections);
 const char *key_homes(const char *name, char *buf, size_t size);
 /* Fails with the best message for a key this section does not have. */
 int key_unknown(struct loader *l, const char *name);
+
+/* keys-smb2.c: [smb2] servers= and sessions= */
+int keys_smb2_servers(struct loader *l, const char *v, bool append);
+int keys_smb2_sessions(struct loader *l, const char *v, bool append);
