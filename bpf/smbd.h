@@ -26,7 +26,7 @@ struct procs_ctl {
 	uint32_t exit_id;           /* function ids + 1 of SMBD_EXIT, SMBD_OPLOCK_BREAK, */
 	uint32_t oplock_id;         /* SMBD_LEASE_BREAK; 0: not written */
 	uint32_t lease_id;
-	uint32_t pad;
+	uint32_t seed_pid;          /* tasks_seed: account it and its later children */
 	char acct_comm[16];         /* account processes exec'ing with this comm; "" none */
 };
 

@@ -42,18 +42,11 @@ static __always_inline void proc_forget(__u32 tgid)
 	bpf_map_delete_elem(&smbd_procs, &tgid);
 }
 
-/* (task, old_pid, bprm): current is the task, its comm the new program's. */
-static __always_inline int tasks_exec(__u64 *ctx)
+/* What a process running comm is followed for; was: what it was followed for before. */
+static __always_inline __u32 proc_flags_for(const char *comm, __u32 was)
 {
-	struct task_struct *task = (struct task_struct *)ctx[0];
-	__u32 tgid = current_tgid(), *f, was, now = 0;
-	char comm[SMBLAT_COMM_LEN];
+	__u32 now = 0;
 
-	if (tgid == cfg.self_tgid)
-		return 0;
-	f = bpf_map_lookup_elem(&procs, &tgid);
-	was = f ? *f : 0;
-	bpf_get_current_comm(comm, sizeof(comm));
 	if (was & PROC_ACCT_KEEP)
 		now |= PROC_ACCT | PROC_ACCT_KEEP;
 	if (procs_ctl.smbd && comm_is(comm, "smbd", 5)) {
@@ -63,6 +56,22 @@ static __always_inline int tasks_exec(__u64 *ctx)
 	}
 	if (procs_ctl.acct_comm[0] && comm_is(comm, procs_ctl.acct_comm, SMBLAT_COMM_LEN))
 		now |= PROC_ACCT;
+	return now;
+}
+
+/* (task, old_pid, bprm): current is the task, its comm the new program's. */
+static __always_inline int tasks_exec(__u64 *ctx)
+{
+	struct task_struct *task = (struct task_struct *)ctx[0];
+	__u32 tgid = current_tgid(), *f, was, now;
+	char comm[SMBLAT_COMM_LEN];
+
+	if (tgid == cfg.self_tgid)
+		return 0;
+	f = bpf_map_lookup_elem(&procs, &tgid);
+	was = f ? *f : 0;
+	bpf_get_current_comm(comm, sizeof(comm));
+	now = proc_flags_for(comm, was);
 	if (!now) {
 		if (was)
 			proc_forget(tgid);
@@ -180,3 +189,41 @@ static __always_inline int tasks_exit(__u64 *ctx)
 TRACEPOINT_PROGRAMS(sched_process_exec, tasks_exec, tasks_exec)
 TRACEPOINT_PROGRAMS(sched_process_fork, tasks_fork, tasks_fork)
 TRACEPOINT_PROGRAMS(sched_process_exit, tasks_exit, tasks_exit)
+
+/*
+ * The processes that ran before the agent, told once after exec, fork and
+ * exit are attached: one those met already keeps what they said. Each
+ * process's comm is read here, in the kernel, not from /proc/PID/comm of
+ * every process, which a confined agent may not read. Each process chosen
+ * writes its tgid, so the agent counts them.
+ */
+SEC("iter/task")
+int tasks_seed(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	char comm[SMBLAT_COMM_LEN];
+	__u32 tgid, *f, old, now;
+	struct smbd_proc *p;
+
+	if (!task)
+		return 0;
+	tgid = BPF_CORE_READ(task, tgid);
+	if (BPF_CORE_READ(task, pid) != tgid || tgid == cfg.self_tgid)
+		return 0;
+	BPF_CORE_READ_STR_INTO(&comm, task, comm);
+	f = bpf_map_lookup_elem(&procs, &tgid);
+	old = f ? *f : 0;
+	now = proc_flags_for(comm, 0) | old;
+	if (procs_ctl.seed_pid && tgid == procs_ctl.seed_pid)
+		now |= PROC_ACCT | PROC_ACCT_KEEP;
+	if (!now || bpf_map_update_elem(&procs, &tgid, &now, BPF_ANY) < 0)
+		return 0;
+	if ((now & PROC_SMBD) &&
+	    bpf_map_update_elem(&smbd_procs, &tgid, (const void *)&smbd_proc_zero, BPF_NOEXIST) == 0 &&
+	    (p = bpf_map_lookup_elem(&smbd_procs, &tgid))) {
+		p->start_ns = BPF_CORE_READ(task, start_time);
+		p->ppid = BPF_CORE_READ(task, real_parent, tgid);
+	}
+	bpf_seq_write(ctx->meta->seq, &tgid, sizeof(tgid));
+	return 0;
+}

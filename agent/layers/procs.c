@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "base/syscalls.h"
@@ -98,91 +95,15 @@ int procs_attach(struct probes *p, bool enter, char *why, size_t n)
 	return r;
 }
 
-static bool read_line(const char *path, char *buf, size_t n)
-{
-	FILE *f = fopen(path, "re");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = fgets(buf, (int)n, f) != NULL;
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-	return ok;
-}
-
-/* ppid from /proc/PID/stat: after the last ')' of comm come state and ppid. */
-static uint32_t read_ppid(const char *pid)
-{
-	char path[64], buf[512], *p;
-	unsigned int ppid = 0;
-
-	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
-	if (!read_line(path, buf, sizeof(buf)) || !(p = strrchr(buf, ')')))
-		return 0;
-	return sscanf(p + 1, " %*c %u", &ppid) == 1 ? ppid : 0;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static bool seed_one(struct probes *p, const char *pid, const struct procs_seed *seed,
-		     const struct procs_ctl *ctl)
-{
-	char path[64], comm[32];
-	uint32_t key = (uint32_t)strtoul(pid, NULL, 10), flags = 0, old = 0;
-	int fd = probes_map_fd(p, "procs");
-
-	snprintf(path, sizeof(path), "/proc/%s/comm", pid);
-	if (fd < 0 || !read_line(path, comm, sizeof(comm)))
-		return false;
-	if (ctl->smbd && strcmp(comm, "smbd") == 0)
-		flags |= PROC_SMBD | (ctl->acct_smbd ? PROC_ACCT : 0);
-	if (ctl->acct_comm[0] && strncmp(comm, ctl->acct_comm, sizeof(ctl->acct_comm)) == 0)
-		flags |= PROC_ACCT;
-	if (seed->acct_pid && key == seed->acct_pid)
-		flags |= PROC_ACCT | PROC_ACCT_KEEP;
-	if (!flags)
-		return false;
-	(void)bpf_map_lookup_elem(fd, &key, &old);
-	flags |= old;
-	if (bpf_map_update_elem(fd, &key, &flags, BPF_ANY) < 0)
-		return false;
-	if (flags & PROC_SMBD) {
-		/* calloc: the value is larger than a stack frame should carry */
-		struct smbd_proc *v = calloc(1, sizeof(*v));
-		int sfd = probes_map_fd(p, "smbd_procs");
-
-		if (v && sfd >= 0) {
-			v->start_ns = mono_ns();
-			v->ppid = read_ppid(pid);
-			/* one the kernel side met already knows more */
-			(void)bpf_map_update_elem(sfd, &key, v, BPF_NOEXIST);
-		}
-		free(v);
-	}
-	return true;
-}
-
 int procs_seed(struct probes *p, const struct procs_seed *seed)
 {
-	const struct procs_ctl *ctl = probes_procs_ctl(p);
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-	int n = 0;
+	struct procs_ctl *ctl = probes_procs_ctl(p);
+	ssize_t n;
 
-	if (!d)
-		return -errno;
-	while ((de = readdir(d)))
-		if (isdigit((unsigned char)de->d_name[0]) && (uint32_t)atoi(de->d_name) != (uint32_t)getpid())
-			n += seed_one(p, de->d_name, seed, ctl);
-	closedir(d);
-	return n;
+	ctl->seed_pid = seed->acct_pid;
+	n = probes_iter_run(p, "tasks_seed");
+	ctl->seed_pid = 0;
+	return n < 0 ? (int)n : (int)(n / sizeof(uint32_t));
 }
 
 void procs_list(struct probes *p, FILE *out, const char *function, enum layer_id l)

@@ -25,7 +25,10 @@ struct procs_seed {
  * backend (tp_btf or raw_tp) or negative errno, with why (size n) said.
  */
 int procs_attach(struct probes *p, bool enter, char *why, size_t n);
-/* Scans /proc for what procs_ctl and seed choose; returns how many processes it added. */
+/*
+ * Tells the kernel side of the running processes procs_ctl and seed choose
+ * (a task iterator); returns how many it chose, or negative errno.
+ */
 int procs_seed(struct probes *p, const struct procs_seed *seed);
 /* Syscall nr is accounted as function id (negative: not). */
 int procs_set_acct_id(struct probes *p, int nr, int id);

@@ -240,6 +240,10 @@ static int follow(struct layer *l)
 	}
 	probes_procs_ctl(l->env->probes)->smbd = 1;
 	r = l->followed ? 0 : procs_seed(l->env->probes, &(struct procs_seed) {});
+	if (r < 0)
+		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_ATTACH_FAILED, LOG_WARNING,
+			  "smbd processes running before the agent are not followed (task iterator: %s); "
+			  "those started later are", strerror(-r));
 	l->followed = true;
 	return r < 0 ? 0 : r;
 }

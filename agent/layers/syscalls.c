@@ -213,6 +213,10 @@ static void syscalls_attach(struct layer *l)
 		return;
 	r = (int)functions_sync(l, &missed);
 	seeded = procs_seed(l->env->probes, &(struct procs_seed) { .acct_pid = s.pid });
+	if (seeded < 0)
+		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_ATTACH_FAILED, LOG_WARNING,
+			  "processes running before the agent are not accounted (task iterator: %s); "
+			  "those started later are", strerror(-seeded));
 	status_count_set(&st, COUNT_ATTACHED, r < 0 ? 0 : (uint64_t)r);
 	status_count_set(&st, COUNT_NOT_ATTACHED, missed);
 	log_emit(&st, "%d syscalls of %s accounted (%s), %d running processes chosen", r,

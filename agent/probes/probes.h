@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "probes/btfargs.h"
 #include "probes/features.h"
@@ -102,6 +103,11 @@ int probes_attach_tracepoint(struct probes *p, enum prog_unit u, const char *tp)
 void probes_detach_tracepoint(struct probes *p, enum prog_unit u, const char *tp);
 /* The backend unit u's program of tp is attached with, or BACKEND_NONE. */
 enum backend probes_tracepoint_backend(const struct probes *p, enum prog_unit u, const char *tp);
+/*
+ * Runs the iterator program name once over its kernel list; returns the
+ * bytes it wrote, or negative errno (-ENOENT: not loaded).
+ */
+ssize_t probes_iter_run(struct probes *p, const char *name);
 /* Tracepoint links of ours. */
 uint32_t probes_attached_tracepoints(const struct probes *p);
 /* Why tp_btf is not used, or NULL. */

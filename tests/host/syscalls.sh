@@ -3,7 +3,7 @@
 # process and a thread included) counted in the kernel equals strace -c
 # -f's count per syscall, errors too; the terminal table is strace -c's;
 # the journal has one summary per syscall with ERRORS and the top errno;
-# pid: selection; off unless asked for (enabled = auto does not switch it
+# pid: selection and processes running before the agent; off unless asked for (enabled = auto does not switch it
 # on); a wrong selection is one clear line.
 . "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
@@ -85,6 +85,22 @@ cat "$TMP/pid.counts"
 grep -qx "openat 70 20" "$TMP/pid.counts" || fail "openat of the chosen pid"
 grep -qx "getuid 15 0" "$TMP/pid.counts" || fail "getuid of the chosen pid's thread"
 [ "$(grep -c " SYSCALL_OPENAT " "$TMP/agent.out")" -eq 20 ] || fail "errors = yes: 20 entries of the failed openat"
+
+# 3b. comm: selection of a process that ran before the agent: the kernel's
+# task list tells the agent of it (no /proc of other processes is read)
+mkfifo "$TMP/in2"
+"$prog" w <"$TMP/in2" >/dev/null &
+pp=$!
+exec 3>"$TMP/in2"
+agent_start -c "$TMP/pid.conf" --stdout --syscalls="comm:$comm"
+grep -q "accounted (.*), 1 running processes chosen" "$TMP/agent.err" ||
+	fail "the running $comm not chosen: $(cat "$TMP/agent.err")"
+echo go >&3
+exec 3>&-
+wait "$pp"
+agent_stop
+counts "$TMP/agent.out" >"$TMP/comm.counts"
+grep -qx "openat 70 20" "$TMP/comm.counts" || fail "openat of the running $comm: $(cat "$TMP/comm.counts")"
 
 # 4. not on by default, and enabled = auto does not switch it on: a probe on
 # every syscall of the machine is asked for by name
