@@ -80,6 +80,7 @@ static __always_inline void stacks_count(void *ctx, __u32 id, __u64 lat, __u32 f
 	bool gen1 = epoch & 1;
 	void *ids = gen1 ? (void *)&stack_ids1 : (void *)&stack_ids0;
 
+	bpf_get_current_comm(k.comm, sizeof(k.comm));
 	if (flags & FF_STACKS_KERNEL) {
 		k.kstack = bpf_get_stackid(ctx, ids, 0);
 		if (k.kstack < 0) {

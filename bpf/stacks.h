@@ -17,6 +17,7 @@ struct stack_key {
 	uint32_t tgid;
 	int32_t kstack;             /* stack map id, or negative: none taken or none fitted */
 	int32_t ustack;
+	char comm[16];              /* the thread's, at the call: the folded line's root */
 };
 
 struct stack_count {

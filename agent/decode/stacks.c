@@ -57,18 +57,12 @@ static unsigned int frames_of(int fd, int32_t id, uint64_t *v)
 	return n;
 }
 
-static void comm_of(uint32_t tgid, char *buf, size_t n)
+/* The kernel's comm, as a folded line's root frame. */
+static void comm_of(const struct stack_key *k, char *buf, size_t n)
 {
-	char path[64];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
-	f = fopen(path, "re");
-	if (!f || !fgets(buf, (int)n, f))
-		snprintf(buf, n, "[%u]", tgid);
-	if (f)
-		fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
+	snprintf(buf, n, "%.*s", (int)sizeof(k->comm), k->comm);
+	if (!buf[0])
+		snprintf(buf, n, "[%u]", k->tgid);
 	/* ';' separates frames */
 	for (char *c = buf; *c; c++)
 		if (*c == ';' || *c == ' ')
@@ -88,7 +82,7 @@ static void add_one(struct stacks *s, const struct stack_key *k, const struct st
 	fn = &d->funcs->v[k->func_id];
 	src.nk = frames_of(ids_fd, k->kstack, kv);
 	src.nu = frames_of(ids_fd, k->ustack, uv);
-	comm_of(k->tgid, comm, sizeof(comm));
+	comm_of(k, comm, sizeof(comm));
 	if (stack_symbolize(&src, &text, &folded) == 0 &&
 	    asprintf(&line, "%s;%s%s%s", comm, folded ? folded : "", folded ? ";" : "", fn->name) >= 0)
 		(void)folded_add(&s->f[k->func_id].set, line, c->count, c->total_ns);
