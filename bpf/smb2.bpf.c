@@ -57,6 +57,7 @@ struct smb2_req {
 	__u16 pad;
 	char comm[SMBLAT_COMM_LEN];
 	char name[SMBLAT_NAME_LEN];
+	__u64 server;           /* struct TCP_Server_Info *: the mid's, else the allocation's argument */
 };
 
 /*
@@ -73,11 +74,17 @@ struct {
 } smb2_reqs SEC(".maps");
 
 /* The allocation's header argument, from kprobe entry to return, by thread. */
+/* The allocation's arguments, from its entry to its return (kprobes). */
+struct smb2_alloc_args {
+	__u64 shdr;
+	__u64 server;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 4096);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct smb2_alloc_args);
 } smb2_alloc_hdr SEC(".maps");
 
 /*
@@ -121,7 +128,6 @@ struct {
 
 /* What __release_mid saw of the request it frees, for smb3_slow_rsp fired inside it. */
 struct smb2_freed {
-	__u64 mid_ptr;
 	struct smb2_req r;
 };
 
@@ -198,16 +204,16 @@ static __always_inline bool smb2_session_wanted(__u64 session)
 	return false;
 }
 
-/* The server's name into buf; false when the mid has none. */
-static __always_inline bool smb2_host(struct mid_q_entry *mid, char *buf)
+/* The server's name into buf; false when there is none. */
+static __always_inline bool smb2_host(__u64 server, char *buf)
 {
+	struct TCP_Server_Info *srv = (struct TCP_Server_Info *)server;
 	char *host;
 
 	buf[0] = 0;
-	if (!bpf_core_field_exists(mid->server) ||
-	    !bpf_core_field_exists(struct TCP_Server_Info, hostname))
+	if (!srv || !bpf_core_field_exists(struct TCP_Server_Info, hostname))
 		return false;
-	host = BPF_CORE_READ(mid, server, hostname);
+	host = BPF_CORE_READ(srv, hostname);
 	return host && bpf_probe_read_kernel_str(buf, SMBLAT_NAME_LEN, host) > 0;
 }
 
@@ -314,14 +320,15 @@ static __always_inline void smb2_on_sent(void)
 	bpf_map_delete_elem(&smb2_submits, &tid);
 }
 
-static __always_inline void smb2_conn_seen(struct mid_q_entry *mid, const struct smb2_req *r)
+static __always_inline void smb2_conn_seen(const struct smb2_req *r)
 {
+	struct TCP_Server_Info *srv = (struct TCP_Server_Info *)r->server;
 	struct smb2_conn c = { .session = r->ids.session, .tree = r->ids.tree, .dev = r->dev }, *old;
 	__u64 conn;
 
-	if (!r->ids.session || !bpf_core_field_exists(struct TCP_Server_Info, conn_id))
+	if (!r->ids.session || !srv || !bpf_core_field_exists(struct TCP_Server_Info, conn_id))
 		return;
-	conn = BPF_CORE_READ(mid, server, conn_id);
+	conn = BPF_CORE_READ(srv, conn_id);
 	old = bpf_map_lookup_elem(&smb2_conns, &conn);
 	/* a request without a share (cifsd's) keeps the one known for the tree */
 	if (old && old->session == c.session && old->tree == c.tree && (!c.dev || old->dev == c.dev))
@@ -329,8 +336,11 @@ static __always_inline void smb2_conn_seen(struct mid_q_entry *mid, const struct
 	bpf_map_update_elem(&smb2_conns, &conn, &c, BPF_ANY);
 }
 
-/* The allocation returned mid for the SMB2 header at shdr: the request starts now. */
-static __always_inline void smb2_on_alloc(__u64 shdr, __u64 ret)
+/*
+ * The allocation returned mid for the SMB2 header at shdr, on the connection
+ * server (0: not an argument): the request starts now.
+ */
+static __always_inline void smb2_on_alloc(__u64 shdr, __u64 server, __u64 ret)
 {
 	struct mid_q_entry *mid = (struct mid_q_entry *)ret;
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), key = ret;
@@ -350,8 +360,9 @@ static __always_inline void smb2_on_alloc(__u64 shdr, __u64 ret)
 		return;
 	if (bpf_core_field_exists(mid->mid))
 		r.ids.mid = BPF_CORE_READ(mid, mid);
+	r.server = bpf_core_field_exists(mid->server) ? (__u64)BPF_CORE_READ(mid, server) : server;
 	if (!smb2_session_wanted(r.ids.session) ||
-	    (smb2.n_servers && (!smb2_host(mid, host) || !smb2_server_wanted(host))))
+	    (smb2.n_servers && (!smb2_host(r.server, host) || !smb2_server_wanted(host))))
 		return;
 	r.flags = EF_SMB2 | r.ids.flags;
 	r.pid = pid_tgid >> 32;
@@ -371,7 +382,7 @@ static __always_inline void smb2_on_alloc(__u64 shdr, __u64 ret)
 			s->n = n + 1;
 		}
 	}
-	smb2_conn_seen(mid, &r);
+	smb2_conn_seen(&r);
 	if (bpf_map_update_elem(&smb2_reqs, &key, &r, BPF_ANY) < 0)
 		account_untimed(smb2_cmd_id(r.ids.cmd));
 }
@@ -420,9 +431,11 @@ static __always_inline void smb2_split(struct mid_q_entry *mid, const struct smb
 }
 
 /* The fields of a request's event (an SMB2_* entry or a connection event from it). */
-static __always_inline void smb2_fill(struct event *e, struct mid_q_entry *mid,
-				      const struct smb2_req *r, __u32 id, __u64 lat)
+static __always_inline void smb2_fill(struct event *e, const struct smb2_req *r, __u32 id,
+				      __u64 lat)
 {
+	struct TCP_Server_Info *srv = (struct TCP_Server_Info *)r->server;
+
 	e->end_ns = bpf_ktime_get_boot_ns();
 	e->latency_ns = lat;
 	e->ret = 0;
@@ -445,14 +458,13 @@ static __always_inline void smb2_fill(struct event *e, struct mid_q_entry *mid,
 	e->flags |= r->flags;
 	e->smb_status = r->ids.status;
 	e->smb_credits_granted = r->granted;
-	if (mid)
-		smb2_host(mid, e->smb_server);
-	if (mid && bpf_core_field_exists(struct TCP_Server_Info, conn_id))
-		e->smb_conn_id = BPF_CORE_READ(mid, server, conn_id);
+	smb2_host(r->server, e->smb_server);
+	if (srv && bpf_core_field_exists(struct TCP_Server_Info, conn_id))
+		e->smb_conn_id = BPF_CORE_READ(srv, conn_id);
 }
 
-static __always_inline void smb2_emit(struct mid_q_entry *mid, const struct smb2_req *r, __u32 id,
-				      __u64 lat, const struct smb2_split *s)
+static __always_inline void smb2_emit(const struct smb2_req *r, __u32 id, __u64 lat,
+				      const struct smb2_split *s)
 {
 	struct event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
@@ -460,15 +472,14 @@ static __always_inline void smb2_emit(struct mid_q_entry *mid, const struct smb2
 		account_lost(id);
 		return;
 	}
-	smb2_fill(e, mid, r, id, lat);
+	smb2_fill(e, r, id, lat);
 	e->smb_split = *s;
 	e->flags |= EF_SMB2_SPLIT;
 	bpf_ringbuf_submit(e, 0);
 }
 
 /* Session set up and logged off: connection events of their own, whatever their latency. */
-static __always_inline void smb2_session_event(struct mid_q_entry *mid, const struct smb2_req *r,
-					       __u64 lat)
+static __always_inline void smb2_session_event(const struct smb2_req *r, __u64 lat)
 {
 	enum smb_event k;
 	struct event *e;
@@ -488,7 +499,7 @@ static __always_inline void smb2_session_event(struct mid_q_entry *mid, const st
 		account_lost(id);
 		return;
 	}
-	smb2_fill(e, mid, r, id, lat);
+	smb2_fill(e, r, id, lat);
 	e->flags |= EF_SMB_EVENT;
 	e->smb_event = k;
 	bpf_ringbuf_submit(e, 0);
@@ -508,7 +519,7 @@ static __always_inline void smb2_finish(struct mid_q_entry *mid, struct smb2_req
 		wire_link(cmd, lat, &s);
 	else
 		wire_link_async(r->tid, r->start_ns, cmd, lat, &s);
-	smb2_session_event(mid, r, lat);
+	smb2_session_event(r, lat);
 	fc = bpf_map_lookup_elem(&funcs, &id);
 	if (fc && (fc->flags & FF_ENABLED)) {
 		slow = lat >= fc->threshold_ns;
@@ -517,13 +528,13 @@ static __always_inline void smb2_finish(struct mid_q_entry *mid, struct smb2_req
 			share_account(id, r->dev, lat, slow, ACCT_SHARED);
 		if (slow || ((fc->flags & FF_ERRORS) && (r->flags & EF_SMB2_STATUS) &&
 			     smb2_status_failed(r->ids.status)))
-			smb2_emit(mid, r, id, lat, &s);
+			smb2_emit(r, id, lat, &s);
 	}
 	bpf_map_delete_elem(&smb2_reqs, &key);
 }
 
 /* Kept for smb3_slow_rsp, which __release_mid fires after this hook ran. */
-static __always_inline void smb2_keep_freed(struct mid_q_entry *mid, const struct smb2_req *r)
+static __always_inline void smb2_keep_freed(const struct smb2_req *r)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct smb2_freed *f, zero = {};
@@ -535,7 +546,6 @@ static __always_inline void smb2_keep_freed(struct mid_q_entry *mid, const struc
 		if (!f)
 			return;
 	}
-	f->mid_ptr = (__u64)mid;
 	f->r = *r;
 }
 
@@ -573,7 +583,7 @@ static __always_inline int smb2_mid_seen(__u32 id, const __u64 *args)
 		return 0;
 	}
 	if (h == SMB2_HOOK_FREE && smb2.keep_freed)
-		smb2_keep_freed(mid, r);
+		smb2_keep_freed(r);
 	smb2_finish(mid, r, key);
 	return 0;
 }
@@ -583,37 +593,42 @@ static __always_inline int smb2_mid_seen(__u32 id, const __u64 *args)
 SEC("fexit")
 int BPF_PROG(smb2_alloc_fexit)
 {
-	__u64 shdr = 0, ret = 0;
+	__u64 shdr = 0, server = 0, ret = 0;
 
 	bpf_get_func_arg(ctx, smb2.hook_arg[SMB2_HOOK_ALLOC], &shdr);
+	if (smb2.alloc_server_arg)
+		bpf_get_func_arg(ctx, smb2.alloc_server_arg - 1, &server);
 	bpf_get_func_ret(ctx, &ret);
-	smb2_on_alloc(shdr, ret);
+	smb2_on_alloc(shdr, server, ret);
 	return 0;
 }
 
 static __always_inline int smb2_alloc_enter(struct pt_regs *regs)
 {
-	__u64 args[SMBLAT_MAX_ARGS] = {}, shdr;
+	__u64 args[SMBLAT_MAX_ARGS] = {};
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct smb2_alloc_args a = {};
 
 	if (!smb2.on)
 		return 0;
 	regs_args(regs, args);
-	shdr = arg_at(args, smb2.hook_arg[SMB2_HOOK_ALLOC]);
-	bpf_map_update_elem(&smb2_alloc_hdr, &tid, &shdr, BPF_ANY);
+	a.shdr = arg_at(args, smb2.hook_arg[SMB2_HOOK_ALLOC]);
+	if (smb2.alloc_server_arg)
+		a.server = arg_at(args, smb2.alloc_server_arg - 1);
+	bpf_map_update_elem(&smb2_alloc_hdr, &tid, &a, BPF_ANY);
 	return 0;
 }
 
 static __always_inline int smb2_alloc_return(struct pt_regs *regs)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u64 *shdr = bpf_map_lookup_elem(&smb2_alloc_hdr, &tid), s;
+	struct smb2_alloc_args *p = bpf_map_lookup_elem(&smb2_alloc_hdr, &tid), a;
 
-	if (!shdr)
+	if (!p)
 		return 0;
-	s = *shdr;
+	a = *p;
 	bpf_map_delete_elem(&smb2_alloc_hdr, &tid);
-	smb2_on_alloc(s, PT_REGS_RC(regs));
+	smb2_on_alloc(a.shdr, a.server, PT_REGS_RC(regs));
 	return 0;
 }
 

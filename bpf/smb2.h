@@ -32,7 +32,8 @@ struct smb2_ctl {
 	uint32_t hook_id[_SMB2_HOOK_MAX];   /* func ids, SMB2_NO_HOOK when not attached */
 	uint8_t hook_arg[_SMB2_HOOK_MAX];   /* argument holding the mid (the header at alloc) */
 	uint8_t hook_kref[_SMB2_HOOK_MAX];  /* that argument is &mid->refcount */
-	uint8_t pad[2];
+	uint8_t alloc_server_arg;           /* the allocation's server argument + 1 (mids without */
+	uint8_t pad;                        /* a server pointer, 7.x); 0: none */
 	uint32_t cmd_id[SMB2_NCMD];         /* func id of SMB2_<COMMAND> */
 	uint32_t event_id[_SMB_EV_MAX];     /* func id of each connection event, SMB2_NO_HOOK: off */
 	uint64_t ns_per_jiffy;              /* mid timestamps (CONFIG_CIFS_STATS2) in ns; 0: unused */

@@ -147,7 +147,6 @@ int smb2_tp_slow_rsp(__u64 *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct smb2_freed *f = bpf_map_lookup_elem(&smb2_freeing, &tid);
-	struct mid_q_entry *mid = NULL;
 	struct event *e;
 
 	if (f && f->r.ids.mid != ctx[1])
@@ -159,8 +158,7 @@ int smb2_tp_slow_rsp(__u64 *ctx)
 	if (!e)
 		return 0;
 	if (f) {
-		mid = (struct mid_q_entry *)f->mid_ptr;
-		smb2_fill(e, mid, &f->r, e->func_id, bpf_ktime_get_ns() - f->r.start_ns);
+		smb2_fill(e, &f->r, e->func_id, bpf_ktime_get_ns() - f->r.start_ns);
 		e->flags |= EF_SMB_EVENT;
 		e->smb_event = SMB_EV_SLOW_RESPONSE;
 	} else {

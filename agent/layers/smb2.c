@@ -133,6 +133,27 @@ struct layer {
 	char why_buf[320];
 };
 
+/*
+ * The allocation's argument that is the connection, + 1 (0: none): where a
+ * mid no longer points to its server (7.x), the request keeps it from there.
+ */
+static uint8_t alloc_server_arg(const struct btf *btf, const char *symbol)
+{
+	int id = btf__find_by_name_kind(btf, symbol, BTF_KIND_FUNC);
+	const struct btf_type *fn = id < 0 ? NULL : btf__type_by_id(btf, id);
+	const struct btf_type *proto = fn ? btf__type_by_id(btf, fn->type) : NULL;
+
+	if (!proto || !btf_is_func_proto(proto))
+		return 0;
+	for (int i = 0; i < btf_vlen(proto) && i < SMBLAT_MAX_ARGS; i++) {
+		const char *s = pointee_struct(btf, btf_params(proto)[i].type);
+
+		if (s && strcmp(s, "TCP_Server_Info") == 0)
+			return (uint8_t)(i + 1);
+	}
+	return 0;
+}
+
 /* The first candidate this kernel has; fills ctl's argument layout. */
 static const char *hook_resolve(struct layer *l, enum smb2_hook h)
 {
@@ -148,8 +169,11 @@ static const char *hook_resolve(struct layer *l, enum smb2_hook h)
 	for (int i = 0; btf && i < 4 && hook_candidates[h][i]; i++) {
 		const char *s = hook_candidates[h][i];
 
-		if (smb2_hook_arg(btf, h, s, &ctl->hook_arg[h], &ctl->hook_kref[h]) == 0)
-			return s;
+		if (smb2_hook_arg(btf, h, s, &ctl->hook_arg[h], &ctl->hook_kref[h]) < 0)
+			continue;
+		if (h == SMB2_HOOK_ALLOC)
+			ctl->alloc_server_arg = alloc_server_arg(btf, s);
+		return s;
 	}
 	return NULL;
 }
