@@ -28,6 +28,25 @@ struct {
 	__type(value, struct smbd_proc);
 } smbd_procs SEC(".maps") __weak;
 
+/* The syscall in progress on a task. */
+struct sys_call {
+	__u64 start_ns;
+	__u32 nr;
+	__u32 pushed;               /* a split phase was entered for it */
+};
+
+/*
+ * Task storage; where the kernel has none or thread_state = hash asks
+ * (COMPAT_FRAMES_HASH), the agent makes it a preallocated hash by thread id,
+ * whose entry a thread's exit removes (exit never returns to sys_exit).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct sys_call);
+} sys_calls SEC(".maps") __weak;
+
 /* tid -> the time split of an smbd loop thread */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

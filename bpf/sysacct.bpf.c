@@ -28,19 +28,24 @@ struct {
 	__type(value, __u64);
 } acct_errs SEC(".maps");
 
-/* The syscall in progress on a task. */
-struct sys_call {
-	__u64 start_ns;
-	__u32 nr;
-	__u32 pushed;               /* a split phase was entered for it */
-};
+/*
+ * The syscall in progress on this thread (procs.bpf.h); created when create
+ * is set. NULL when there is none, or no room for it.
+ */
+static __always_inline struct sys_call *sys_call_get(bool create)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct sys_call zero = {}, *c;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct sys_call);
-} sys_calls SEC(".maps");
+	if (!(cfg.compat & COMPAT_FRAMES_HASH))
+		return bpf_task_storage_get(&sys_calls, bpf_get_current_task_btf(), 0,
+					    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	c = bpf_map_lookup_elem(&sys_calls, &tid);
+	if (c || !create)
+		return c;
+	bpf_map_update_elem(&sys_calls, &tid, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&sys_calls, &tid);
+}
 
 #define S_IFMT 00170000
 #define S_IFSOCK 0140000
@@ -114,10 +119,15 @@ static __always_inline int sysacct_enter(__u64 *ctx)
 	if (syscall_compat())
 		return 0;
 	si = bpf_map_lookup_elem(&sys_info, &key);
-	c = bpf_task_storage_get(&sys_calls, bpf_get_current_task_btf(), 0,
-				 BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!si || !c)
+	c = sys_call_get(true);
+	if (!si)
 		return 0;
+	if (!c) {
+		/* no room to time it: counted, never silently left out */
+		if ((flags & PROC_ACCT) && si->acct_id)
+			account_untimed(si->acct_id - 1);
+		return 0;
+	}
 	now = bpf_ktime_get_ns();
 	c->start_ns = now;
 	c->nr = key;
@@ -230,7 +240,7 @@ static __always_inline int sysacct_exit(__u64 *ctx)
 
 	if (!flags || syscall_compat())
 		return 0;
-	c = bpf_task_storage_get(&sys_calls, bpf_get_current_task_btf(), 0, 0);
+	c = sys_call_get(false);
 	nr = c && c->start_ns ? c->nr : syscall_exit_nr(regs);
 	if (nr < 0 || nr >= SMBLAT_SYSCALL_MAX)
 		return 0;

@@ -169,6 +169,8 @@ static __always_inline int tasks_exit(__u64 *ctx)
 	} else if (st) {
 		bpf_map_delete_elem(&split_threads, &pid);
 	}
+	if (cfg.compat & COMPAT_FRAMES_HASH)
+		bpf_map_delete_elem(&sys_calls, &pid);
 	if (pid != tgid)
 		return 0;
 	f = bpf_map_lookup_elem(&procs, &tgid);

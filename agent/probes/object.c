@@ -147,15 +147,19 @@ static void programs_setup(struct smblat_bpf *skel, const struct probes_opts *o,
 		skel->rodata->block_cfg = o->block_cfg;
 }
 
-/* Per-thread frames in a plain hash by thread id (prealloc'd: no allocation in a probe). */
+/* Per-thread state in plain hashes by thread id (prealloc'd: no allocation in a probe). */
 static int frames_hash_setup(struct smblat_bpf *skel, uint32_t max_threads)
 {
-	int r = bpf_map__set_type(skel->maps.frames, BPF_MAP_TYPE_HASH);
+	struct bpf_map *m[] = { skel->maps.frames, skel->maps.sys_calls };
+	int r = 0;
 
-	if (r == 0)
-		r = bpf_map__set_map_flags(skel->maps.frames, 0);
-	if (r == 0)
-		r = bpf_map__set_max_entries(skel->maps.frames, max_threads);
+	for (size_t i = 0; r == 0 && i < sizeof(m) / sizeof(*m); i++) {
+		r = bpf_map__set_type(m[i], BPF_MAP_TYPE_HASH);
+		if (r == 0)
+			r = bpf_map__set_map_flags(m[i], 0);
+		if (r == 0)
+			r = bpf_map__set_max_entries(m[i], max_threads);
+	}
 	return r;
 }
 
@@ -531,15 +535,8 @@ static int essentials_check(const struct features *f)
 int object_load(struct probes *p, const struct probes_opts *o)
 {
 	struct kinds ft = { .vmlinux = btfs_get(p->btfs, NULL) };
-	struct probes_opts lo;
 	int r;
 
-	/* syscall accounting keeps per-task state in task storage only */
-	if ((o->units & UNIT_BIT(UNIT_SYSACCT)) && !features_has(o->features, KF_TASK_STORAGE)) {
-		lo = *o;
-		lo.units &= ~UNIT_BIT(UNIT_SYSACCT);
-		o = &lo;
-	}
 	kinds_choose(p, o, p->btfs, &ft);
 	r = essentials_check(o->features);
 	if (r == 0)

@@ -47,6 +47,15 @@ import re, sys
 t = [float(m.group(1)) for m in (re.match(r"^\s*[\d.]+\s+([\d.]+)\s+\d+\s+\d+", l) for l in open(sys.argv[1])) if m]
 sys.exit(0 if t[:-1] == sorted(t[:-1], reverse=True) else 1)' "$TMP/agent.out" || fail "table not sorted by time"
 
+# 1b. the same counts with per-thread state in the hash kernels without task
+# storage (5.10) use
+printf '[agent]\nuser =\nthread_state = hash\n[smb]\nenabled = no\n[histogram]\ninterval = 0\n' >"$TMP/hash.conf"
+agent_start -c "$TMP/hash.conf" --stdout --syscalls="comm:$comm"
+"$prog" >/dev/null
+agent_stop
+counts "$TMP/agent.out" >"$TMP/hash.counts"
+diff -u "$TMP/strace.counts" "$TMP/hash.counts" || fail "thread_state = hash: counts differ from strace -c -f (above)"
+
 # 2. the journal: one summary per syscall, failures by errno
 agent_start -c "$TMP/conf" --syscalls="comm:$comm"
 "$prog" >/dev/null
