@@ -37,6 +37,9 @@ smbd_pid() { cat "$SAMBA/pid/smbd.pid" 2>/dev/null; }
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 agent_start -c conf
+if why=$(smb2_unavailable "$AGENT_LOG"); then
+	skip "$why"
+fi
 journal_mark
 
 # The second share, the second port: in the configuration smbd restarts with.
