@@ -110,25 +110,35 @@ struct {
 } totals SEC(".maps") __weak;
 
 /*
- * The calls in progress on this thread; created when create is set. NULL
- * when it has none, or no room for them (counted by the caller).
+ * A thread's own value in map: its task storage, or (COMPAT_FRAMES_HASH)
+ * its entry in the hash by thread id, made from zero when create is set.
+ * NULL when it has none, or no room for it (counted by the caller).
  */
-static __always_inline struct frames *frames_get(bool create)
+static __always_inline void *thread_state_get(void *map, const void *zero, bool create)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid(), key = 0;
-	struct frames *fr, *zero;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	void *v;
 
 	if (!(cfg.compat & COMPAT_FRAMES_HASH))
-		return bpf_task_storage_get(&frames, bpf_get_current_task_btf(), 0,
+		return bpf_task_storage_get(map, bpf_get_current_task_btf(), 0,
 					    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
-	fr = bpf_map_lookup_elem(&frames, &tid);
-	if (fr || !create)
-		return fr;
-	zero = bpf_map_lookup_elem(&frames_zero, &key);
-	if (!zero)
-		return NULL;
-	bpf_map_update_elem(&frames, &tid, zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&frames, &tid);
+	v = bpf_map_lookup_elem(map, &tid);
+	if (v || !create || !zero)
+		return v;
+	bpf_map_update_elem(map, &tid, zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(map, &tid);
+}
+
+/* The calls in progress on this thread; created when create is set. */
+static __always_inline struct frames *frames_get(bool create)
+{
+	__u32 key = 0;
+	const void *zero = NULL;
+
+	/* too large for the stack: the zeroes come from a map */
+	if (create && (cfg.compat & COMPAT_FRAMES_HASH))
+		zero = bpf_map_lookup_elem(&frames_zero, &key);
+	return thread_state_get(&frames, zero, create);
 }
 
 /* The calls in progress on this task, or NULL when it has none. */

@@ -28,23 +28,12 @@ struct {
 	__type(value, __u64);
 } acct_errs SEC(".maps");
 
-/*
- * The syscall in progress on this thread (procs.bpf.h); created when create
- * is set. NULL when there is none, or no room for it.
- */
+/* The syscall in progress on this thread (procs.bpf.h); created when create is set. */
 static __always_inline struct sys_call *sys_call_get(bool create)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct sys_call zero = {}, *c;
+	struct sys_call zero = {};
 
-	if (!(cfg.compat & COMPAT_FRAMES_HASH))
-		return bpf_task_storage_get(&sys_calls, bpf_get_current_task_btf(), 0,
-					    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
-	c = bpf_map_lookup_elem(&sys_calls, &tid);
-	if (c || !create)
-		return c;
-	bpf_map_update_elem(&sys_calls, &tid, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&sys_calls, &tid);
+	return thread_state_get(&sys_calls, &zero, create);
 }
 
 #define S_IFMT 00170000
