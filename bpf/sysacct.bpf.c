@@ -42,7 +42,8 @@ static __always_inline struct sys_call *sys_call_get(bool create)
 /* Whether fd of the current task is a TCP/IP socket (the client's, not messaging). */
 static __always_inline bool fd_is_inet(long fd)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
+	/* not bpf_get_current_task_btf(): 5.10 has no such helper */
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
 	struct file **fds, *f = NULL;
 	struct socket *sock;
 	__u16 family;
