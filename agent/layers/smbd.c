@@ -272,6 +272,14 @@ static void views_say(struct layer *l, int running)
 	status_count_set(&s, COUNT_NOT_ATTACHED, wanted - attached);
 	log_emit(&s, "following smbd processes (%d running): %u of %u views attached", running,
 		 attached, wanted);
+	if (attached && !features_has(l->env->features, KF_COOKIE)) {
+		char what[64];
+
+		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_NONE, LOG_NOTICE,
+			  "kernel lacks %s: SMBD_EXIT does not tell smbd_exit_server from its _cleanly "
+			  "twin, SMBD_TIME_SPLIT counts no tevent events",
+			  features_missing(KF_COOKIE, what, sizeof(what)));
+	}
 }
 
 static void views_sync(struct layer *l)

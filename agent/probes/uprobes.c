@@ -432,11 +432,9 @@ int probes_attach_uprobe_set(struct probes *p, struct func *f, const char *prog,
 	multi = bpf_object__find_program_by_name(p->skel->obj, twin);
 	if (!single || !bpf_program__autoload(single))
 		return -ENOENT;
-	if (p->place_ids && cookies) {
-		/* the programs tell the places apart by their cookies alone */
-		set_failed(f, "uprobe", -EOPNOTSUPP);
-		return -EOPNOTSUPP;
-	}
+	/* without cookies the programs do without what they told (COMPAT_PLACE_IDS) */
+	if (p->place_ids)
+		cookies = NULL;
 	if (p->umulti && multi && bpf_program__autoload(multi)) {
 		a = attachment_new(p, f->id);
 		if (!a)
