@@ -2,8 +2,7 @@
 # smbd's time split on a real kernel, against an smbd of this test's own
 # (port 4487) with a share on tmpfs and one on a dm-delay device: the
 # phases of each session add up to its wall time; a 20 ms netem delay
-# shows up in waiting for events; a slowed disk in running requests and in
-# disk read time. A session's smbd killed gives its SMBD_EXIT entry.
+# shows up in waiting for events; a slowed disk in disk read time. A session's smbd killed gives its SMBD_EXIT entry.
 . "$VM_DIR/lib.sh"
 
 port=4487   # its own: 64-smb-events leaves the rig's smbd on 445 and 4455
@@ -148,15 +147,17 @@ slow=$(session slow)
 check_sum "$slow"
 r0=$(journal_field "$base" RUN_US)
 r1=$(journal_field "$slow" RUN_US)
+d0=$(journal_field "$base" DISK_READ_US)
 d1=$(journal_field "$slow" DISK_READ_US)
-log "running requests: $r0 us, on the slowed disk $r1 us; disk read $d1 us"
-# opening cold files reads the disk in the loop thread, reading them in
-# workers: at least one 40 ms read of the slowed disk lands in running
-# requests. (Most of the loop thread's disk wait shows as "other" on 6.1 and
-# sid, not in running requests: 297 against 216 ms with 915 ms of disk reads;
-# why is open.)
-assert_ge "$r1" $((r0 + 40000)) "RUN_US on the slowed disk"
-assert_ge "$d1" 200000 "DISK_READ_US on the slowed disk"
+log "running requests: $r0 us, on the slowed disk $r1 us; disk read $d0 us, on the slowed disk $d1 us"
+# The slowed disk shows in the process's disk read time. Where the loop
+# thread's share of it lands is not settled: smbd reads file data in
+# pthreadpool workers while the loop waits for their completion (waiting
+# for events), and opens cold files in the loop itself (running requests).
+# Runs differ: sid once gave 297 against 216 ms of running requests, once
+# 225 against 240 ms, with 800-915 ms of disk reads each (an open question
+# of the time split, said in its issue); so it is logged, not asserted.
+assert_ge "$d1" $((d0 + 200000)) "DISK_READ_US on the slowed disk"
 
 # a session's smbd killed: its exit entry, with smbd's reason
 journal_mark
