@@ -12,7 +12,7 @@ make_tree src "$files"
 result p7_files "$files"
 
 for mode in none smblat strace; do
-	prog_ids_before
+	prog_ids_before before.json
 	case $mode in
 	smblat) agent_start -c conf ;;
 	strace)
@@ -31,13 +31,13 @@ for mode in none smblat strace; do
 		done
 		;;
 	esac
-	prog_ids_new >ids
+	ids=$(prog_ids_new before.json)
 	sync
-	s0=$(prog_stats ids)
+	s0=$(prog_stats "$ids")
 	t0=${EPOCHREALTIME/[.,]/}
 	cp -r src "$SMB_MNT/dst"
 	t1=${EPOCHREALTIME/[.,]/}
-	s1=$(prog_stats ids)
+	s1=$(prog_stats "$ids")
 	read -r rt0 rc0 _ <<<"$s0"
 	read -r rt1 rc1 _ <<<"$s1"
 	case $mode in
