@@ -78,22 +78,27 @@ static const char *pointee_struct(const struct btf *btf, uint32_t id)
 	return t && btf_is_struct(t) ? btf__name_by_offset(btf, t->name_off) : NULL;
 }
 
+/* The prototype of function symbol in btf; NULL with r set (-ENOENT, -EINVAL) when there is none. */
+static const struct btf_type *func_proto(const struct btf *btf, const char *symbol, int *r)
+{
+	int id = btf ? btf__find_by_name_kind(btf, symbol, BTF_KIND_FUNC) : -ENOENT;
+	const struct btf_type *fn = id < 0 ? NULL : btf__type_by_id(btf, id);
+	const struct btf_type *proto = fn ? btf__type_by_id(btf, fn->type) : NULL;
+
+	*r = id < 0 ? -ENOENT : -EINVAL;
+	return proto && btf_is_func_proto(proto) ? proto : NULL;
+}
+
 int smb2_hook_arg(const struct btf *btf, enum smb2_hook h, const char *symbol, uint8_t *arg,
 		    uint8_t *kref)
 {
-	const struct btf_type *fn, *proto;
+	const struct btf_type *proto;
 	const struct btf_param *p;
-	int id;
+	int r;
 
-	if (!btf)
-		return -ENOENT;
-	id = btf__find_by_name_kind(btf, symbol, BTF_KIND_FUNC);
-	if (id < 0)
-		return -ENOENT;
-	fn = btf__type_by_id(btf, id);
-	proto = fn ? btf__type_by_id(btf, fn->type) : NULL;
-	if (!proto || !btf_is_func_proto(proto))
-		return -EINVAL;
+	proto = func_proto(btf, symbol, &r);
+	if (!proto)
+		return r;
 	p = btf_params(proto);
 	if (h >= SMB2_HOOK_SUBMIT) {
 		/* submissions and sends: only when they run matters */
@@ -139,11 +144,10 @@ struct layer {
  */
 static uint8_t alloc_server_arg(const struct btf *btf, const char *symbol)
 {
-	int id = btf__find_by_name_kind(btf, symbol, BTF_KIND_FUNC);
-	const struct btf_type *fn = id < 0 ? NULL : btf__type_by_id(btf, id);
-	const struct btf_type *proto = fn ? btf__type_by_id(btf, fn->type) : NULL;
+	int r;
+	const struct btf_type *proto = func_proto(btf, symbol, &r);
 
-	if (!proto || !btf_is_func_proto(proto))
+	if (!proto)
 		return 0;
 	for (int i = 0; i < btf_vlen(proto) && i < SMBLAT_MAX_ARGS; i++) {
 		const char *s = pointee_struct(btf, btf_params(proto)[i].type);
