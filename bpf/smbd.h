@@ -43,6 +43,7 @@ enum split_phase {
 	SPLIT_RUN,                  /* running SMB2 requests (smbd_smb2_request_dispatch) */
 	SPLIT_SEND,                 /* sending to the client socket */
 	SPLIT_CTDB,                 /* waiting for ctdbd (clustered) */
+	SPLIT_RUN_IO,               /* waiting while requests' disk I/O runs in worker threads */
 	_SPLIT_MAX,
 };
 
@@ -67,7 +68,8 @@ struct split_thread {
 	uint8_t depth;
 	uint8_t stack[SPLIT_DEPTH]; /* phases to come back to */
 	uint8_t ctdb_nest;          /* ctdbd calls inside the outermost */
-	uint8_t pad[3];
+	uint8_t pad;
+	uint16_t io_pending;        /* asynchronous disk I/O sent to worker threads, not received yet */
 	uint64_t since_ns;          /* cur began */
 	uint64_t first_ns;          /* first seen */
 	uint64_t acc_ns[_SPLIT_MAX];

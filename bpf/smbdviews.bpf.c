@@ -90,6 +90,29 @@ static __always_inline int split_ctdb_ret(struct pt_regs *regs)
 	return 0;
 }
 
+/*
+ * smb_vfs_call_{pread,pwrite,fsync,getxattrat}_send and their _recv: the
+ * loop thread hands disk I/O to a worker thread and, in a later event,
+ * takes its result. Both run on the loop thread, so the count is its own.
+ */
+static __always_inline int split_io_send(struct pt_regs *regs)
+{
+	struct split_thread *st = split_thread();
+
+	if (st && st->io_pending < 0xffff)
+		st->io_pending++;
+	return 0;
+}
+
+static __always_inline int split_io_recv(struct pt_regs *regs)
+{
+	struct split_thread *st = split_thread();
+
+	if (st && st->io_pending)
+		st->io_pending--;
+	return 0;
+}
+
 /* ---- why smbd dropped a client ---- */
 
 /* smbXsrv_connection_disconnect_transport(xconn, NTSTATUS): the first status is the cause. */
@@ -243,6 +266,8 @@ SMBD_UPROBE(split_dispatch, split_dispatch)
 SMBD_UPROBE(split_dispatch_ret, split_dispatch_ret)
 SMBD_UPROBE(split_event, split_event)
 SMBD_UPROBE(split_ctdb, split_ctdb)
+SMBD_UPROBE(split_io_send, split_io_send)
+SMBD_UPROBE(split_io_recv, split_io_recv)
 SMBD_UPROBE(split_ctdb_ret, split_ctdb_ret)
 SMBD_UPROBE(exit_disconnect, exit_disconnect)
 SMBD_UPROBE(exit_terminate, exit_terminate)

@@ -81,7 +81,8 @@ static __always_inline void split_enter(struct pt_regs *regs, struct sys_call *c
 		if (!st || st->cur == SPLIT_CTDB)
 			return;
 		split_parse_end(st, now);
-		split_push(st, now, SPLIT_WAIT);
+		/* a wait for a request's disk I/O in a worker thread is that request's time */
+		split_push(st, now, st->io_pending ? SPLIT_RUN_IO : SPLIT_WAIT);
 		c->pushed = 1;
 		return;
 	}

@@ -21,18 +21,19 @@
 #include "layers/procs.h"
 #include "layers/smbd-views.h"
 #include "sinks/journal.h"
+#include "symbols/usyms.h"
 
 #define NAME "smbd"
 
 static const char *const phase_names[_SPLIT_MAX] = {
 	[SPLIT_OTHER] = "other", [SPLIT_WAIT] = "waiting for events", [SPLIT_RECV] = "receiving",
 	[SPLIT_PARSE] = "parsing", [SPLIT_RUN] = "running SMB2 requests", [SPLIT_SEND] = "sending",
-	[SPLIT_CTDB] = "waiting for ctdb",
+	[SPLIT_CTDB] = "waiting for ctdb", [SPLIT_RUN_IO] = "  of which their disk I/O",
 };
 static const char *const phase_fields[_SPLIT_MAX] = {
 	[SPLIT_OTHER] = "OTHER_US", [SPLIT_WAIT] = "WAIT_US", [SPLIT_RECV] = "RECV_US",
 	[SPLIT_PARSE] = "PARSE_US", [SPLIT_RUN] = "RUN_US", [SPLIT_SEND] = "SEND_US",
-	[SPLIT_CTDB] = "CTDB_US",
+	[SPLIT_CTDB] = "CTDB_US", [SPLIT_RUN_IO] = "RUN_IO_US",
 };
 static const char *const count_fields[_SPLIT_N_MAX] = {
 	[SPLIT_N_FD] = "EVENTS_FD", [SPLIT_N_TIMER] = "EVENTS_TIMER",
@@ -99,7 +100,45 @@ static const char *const ctdbd[] = {
 	"ctdbd_db_attach", "ctdbd_dbpath", "ctdbd_process_exists", "ctdbd_probe",
 };
 
+/* asynchronous disk I/O: sent to a worker thread, its result taken later */
+static const char *const io_send[] = {
+	"smb_vfs_call_pread_send", "smb_vfs_call_pwrite_send", "smb_vfs_call_fsync_send",
+	"smb_vfs_call_getxattrat_send",
+};
+static const char *const io_recv[] = {
+	"SMB_VFS_PREAD_RECV", "SMB_VFS_PWRITE_RECV", "SMB_VFS_FSYNC_RECV",
+	"smb_vfs_call_getxattrat_recv",
+};
+
 #define N(a) (sizeof(a) / sizeof(*(a)))
+
+/*
+ * The sends and receives of the kinds of I/O whose both ends smbd exports:
+ * a send counted without its receive would leave the loop "running" for good.
+ */
+static void io_attach(const struct layer_env *env, const struct smbd_places *pl, struct func *f,
+		      char *missing, size_t msize)
+{
+	const char *send[N(io_send)], *recv[N(io_recv)];
+	size_t k = 0;
+	uint64_t off;
+
+	for (size_t i = 0; i < N(io_send); i++) {
+		if (usyms_resolve(env->us, pl->lib, io_send[i], &off) < 0 ||
+		    usyms_resolve(env->us, pl->lib, io_recv[i], &off) < 0) {
+			size_t m = strlen(missing);
+
+			snprintf(missing + m, msize - m, "%s%s", m ? ", " : "", io_send[i]);
+			continue;
+		}
+		send[k] = io_send[i];
+		recv[k++] = io_recv[i];
+	}
+	if (k && smbd_hook(env, f, "smbd_split_io_recv", pl->lib, recv, NULL, k, false, missing,
+			   msize) > 0)
+		(void)smbd_hook(env, f, "smbd_split_io_send", pl->lib, send, NULL, k, false, missing,
+				msize);
+}
 
 static int split_attach(const struct layer_env *env, const struct smbd_places *pl, struct func *f,
 			char *missing, size_t msize)
@@ -112,6 +151,7 @@ static int split_attach(const struct layer_env *env, const struct smbd_places *p
 		r = smbd_hook(env, f, "smbd_split_dispatch", pl->lib, dispatch, NULL, 1, false, missing, msize);
 	if (r < 0)
 		return r;
+	io_attach(env, pl, f, missing, msize);
 	if (pl->tevent)
 		(void)smbd_hook(env, f, "smbd_split_event", pl->tevent, handlers, handler_kinds,
 				N(handlers), false, missing, msize);
@@ -357,6 +397,15 @@ static uint64_t entry_events(const struct smbd_split_entry *e)
 	return e->n[SPLIT_N_FD] + e->n[SPLIT_N_TIMER] + e->n[SPLIT_N_IMMEDIATE] + e->n[SPLIT_N_SIGNAL];
 }
 
+/*
+ * Running requests includes the loop's waits for their disk I/O in worker
+ * threads: the phases reported (RUN_IO_US a part of RUN_US) add up.
+ */
+static uint64_t phase_total(const uint64_t *phase, int i)
+{
+	return phase[i] + (i == SPLIT_RUN ? phase[SPLIT_RUN_IO] : 0);
+}
+
 #define ENTRY_FIELDS 40
 
 /* The fields (values in v[]) and MESSAGE of an entry; returns how many, or -ENOMEM. */
@@ -371,7 +420,7 @@ static int entry_build(const struct smbd_split_entry *e, struct record_field *f,
 	ADD("INTERVAL_S", "%.3f", e->interval_s);
 	ADD("WALL_US", "%" PRIu64, e->wall_ns / 1000);
 	for (int i = 0; i < _SPLIT_MAX; i++)
-		ADD(phase_fields[i], "%" PRIu64, e->phase_ns[i] / 1000);
+		ADD(phase_fields[i], "%" PRIu64, phase_total(e->phase_ns, i) / 1000);
 	ADD("SYSCALL_US", "%" PRIu64, e->syscall_ns / 1000);
 	ADD("SYSCALLS", "%" PRIu64, e->syscalls);
 	ADD("DISK_READ_US", "%" PRIu64, e->read_ns / 1000);
@@ -386,11 +435,13 @@ static int entry_build(const struct smbd_split_entry *e, struct record_field *f,
 	if (e->client && *e->client)
 		f[n++] = (struct record_field) { "SMB_CLIENT", (char *)e->client };
 	if (asprintf(msg, "smbd[%u] over %.1f s: waiting %.1f %%, receiving %.1f %%, parsing %.1f %%, "
-		     "running requests %.1f %%, sending %.1f %%, ctdb %.1f %%, other %.1f %%; %" PRIu64
+		     "running requests %.1f %% (their disk I/O %.1f %%), sending %.1f %%, ctdb %.1f %%, "
+		     "other %.1f %%; %" PRIu64
 		     " requests, %" PRIu64 " events, %.3f s in syscalls, disk read %.3f s, write %.3f s",
 		     e->pid, e->wall_ns / 1e9, pct(e->phase_ns[SPLIT_WAIT], e->wall_ns),
 		     pct(e->phase_ns[SPLIT_RECV], e->wall_ns), pct(e->phase_ns[SPLIT_PARSE], e->wall_ns),
-		     pct(e->phase_ns[SPLIT_RUN], e->wall_ns), pct(e->phase_ns[SPLIT_SEND], e->wall_ns),
+		     pct(phase_total(e->phase_ns, SPLIT_RUN), e->wall_ns),
+		     pct(e->phase_ns[SPLIT_RUN_IO], e->wall_ns), pct(e->phase_ns[SPLIT_SEND], e->wall_ns),
 		     pct(e->phase_ns[SPLIT_CTDB], e->wall_ns), pct(e->phase_ns[SPLIT_OTHER], e->wall_ns),
 		     e->n[SPLIT_N_REQUESTS], entry_events(e), e->syscall_ns / 1e9, e->read_ns / 1e9,
 		     e->write_ns / 1e9) < 0)
@@ -438,6 +489,10 @@ static struct smbd_split_entry entry_of(const struct proc_split *p, double inter
 	return e;
 }
 
+static const int print_order[] = {
+	SPLIT_WAIT, SPLIT_RECV, SPLIT_PARSE, SPLIT_RUN, SPLIT_RUN_IO, SPLIT_SEND, SPLIT_CTDB, SPLIT_OTHER,
+};
+
 /* tsmbd's layout: the phases, then the time that overlaps them, then the counts. */
 static void split_print(FILE *out, const struct proc_split *p)
 {
@@ -446,12 +501,13 @@ static void split_print(FILE *out, const struct proc_split *p)
 	fprintf(out, "smbd %u%s%s: %.3f s wall time, %u loop thread%s\n", p->tgid,
 		*p->client ? ", client " : "", p->client, p->wall_ns / 1e9, p->threads,
 		p->threads == 1 ? "" : "s");
-	for (int i = SPLIT_WAIT; i <= _SPLIT_MAX; i++) {
-		int ph = i == _SPLIT_MAX ? SPLIT_OTHER : i;
+	for (size_t i = 0; i < N(print_order); i++) {
+		int ph = print_order[i];
+		uint64_t t = phase_total(p->phase, ph);
 
-		sum += p->phase[ph];
-		fprintf(out, "  %-24s %12.6f s %7.2f %%\n", phase_names[ph], p->phase[ph] / 1e9,
-			pct(p->phase[ph], p->wall_ns));
+		/* the disk I/O wait is a part of running requests */
+		sum += ph == SPLIT_RUN_IO ? 0 : t;
+		fprintf(out, "  %-24s %12.6f s %7.2f %%\n", phase_names[ph], t / 1e9, pct(t, p->wall_ns));
 	}
 	fprintf(out, "  %-24s %12.6f s %7.2f %%\n", "(phases together)", sum / 1e9, pct(sum, p->wall_ns));
 	fprintf(out, "  %-24s %12.6f s  %" PRIu64 " calls, all threads\n", "time in syscalls",

@@ -159,6 +159,7 @@ for c in $children; do
 	       (.WALL_US|tonumber) as $wall | $wall > 0 and ($sum - $wall | fabs) <= 0.05 * $wall' <<<"$t" >/dev/null ||
 		fail "phases do not add up to the wall time: $t"
 	jq -e '(.REQUESTS|tonumber) >= 10 and (.RUN_US|tonumber) > 0 and (.RECVS|tonumber) > 0 and
+	       (.RUN_IO_US|tonumber) <= (.RUN_US|tonumber) and
 	       (.SENDS|tonumber) > 0 and (.EVENTS|tonumber) > 0' <<<"$t" >/dev/null ||
 		fail "requests, receives, sends or events missing: $t"
 done
