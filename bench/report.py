@@ -210,10 +210,13 @@ def p5(rows, out):
 
 P6_LABELS = {
     "none": "no tracer", "default": "smblat, smbd layer as shipped (SMB2 requests, exits, breaks)",
+    "requests": "smblat, SMB2 request timing alone (exits = no, breaks = no)",
     "vfs": "smblat, vfs = yes (every VFS call too)", "split": "smblat default + time_split",
     "stacks": "smblat default + stacks (user stacks of every SMB2 request)",
     "syscalls": "smblat default + every smbd syscall accounted",
     "empty-default": "empty bpftrace programs on the default's hooks",
+    "empty-requests": "empty bpftrace programs on the SMB2 request hooks alone",
+    "empty-sysexit": "empty bpftrace program on raw_syscalls:sys_exit alone",
     "empty-vfs": "empty bpftrace programs on the vfs = yes hooks", "strace": "strace -c -f on smbd",
 }
 
