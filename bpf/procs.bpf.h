@@ -69,6 +69,55 @@ static __always_inline __u32 current_tgid(void)
 	return bpf_get_current_pid_tgid() >> 32;
 }
 
+
+#define S_IFMT 00170000
+#define S_IFSOCK 0140000
+
+/* The socket behind fd of the current task if it is TCP/IP (the client's, not messaging). */
+static __always_inline struct sock *fd_inet_sock(long fd)
+{
+	/* not bpf_get_current_task_btf(): 5.10 has no such helper */
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	struct file **fds, *f = NULL;
+	struct socket *sock;
+	struct sock *sk;
+	__u16 family;
+
+	if (fd < 0 || fd >= BPF_CORE_READ(t, files, fdt, max_fds))
+		return NULL;
+	fds = BPF_CORE_READ(t, files, fdt, fd);
+	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]) < 0 || !f)
+		return NULL;
+	if ((BPF_CORE_READ(f, f_inode, i_mode) & S_IFMT) != S_IFSOCK)
+		return NULL;
+	sock = BPF_CORE_READ(f, private_data);
+	sk = BPF_CORE_READ(sock, sk);
+	family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	return family == 2 /* AF_INET */ || family == 10 /* AF_INET6 */ ? sk : NULL;
+}
+
+/* sk's peer into peer[], laid out as getpeername(2) fills a sockaddr_in/_in6. */
+static __always_inline __u32 sock_peer(struct sock *sk, __u8 peer[32])
+{
+	__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	__be16 port = BPF_CORE_READ(sk, __sk_common.skc_dport);
+
+	__builtin_memset(peer, 0, 32);
+	__builtin_memcpy(peer, &family, 2);
+	__builtin_memcpy(peer + 2, &port, 2);
+	if (family == 2) {
+		__be32 a4 = BPF_CORE_READ(sk, __sk_common.skc_daddr);
+
+		__builtin_memcpy(peer + 4, &a4, sizeof(a4));
+	} else {
+		struct in6_addr a6 = {};
+
+		BPF_CORE_READ_INTO(&a6, sk, __sk_common.skc_v6_daddr);
+		__builtin_memcpy(peer + 8, &a6, sizeof(a6));
+	}
+	return 32;
+}
+
 /* Why the current process is followed (enum proc_flags), 0 when it is not. */
 static __always_inline __u32 proc_followed(void)
 {

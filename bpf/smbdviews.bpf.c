@@ -126,6 +126,20 @@ static __always_inline int exit_disconnect(struct pt_regs *regs)
 	return 0;
 }
 
+/* smbd_add_connection(client, sock_fd, now, &xconn): the client, from the kernel's socket */
+static __always_inline int exit_conn(struct pt_regs *regs)
+{
+	struct smbd_proc *p = smbd_proc();
+	struct sock *sk;
+
+	if (!p || p->peer_len)
+		return 0;
+	sk = fd_inet_sock((long)(int)PT_REGS_PARM2(regs));
+	if (sk)
+		p->peer_len = sock_peer(sk, p->peer);
+	return 0;
+}
+
 /* smbd_server_connection_terminate_ex(xconn, reason, location) */
 static __always_inline int exit_terminate(struct pt_regs *regs)
 {
@@ -269,6 +283,7 @@ SMBD_UPROBE(split_ctdb, split_ctdb)
 SMBD_UPROBE(split_io_send, split_io_send)
 SMBD_UPROBE(split_io_recv, split_io_recv)
 SMBD_UPROBE(split_ctdb_ret, split_ctdb_ret)
+SMBD_UPROBE(exit_conn, exit_conn)
 SMBD_UPROBE(exit_disconnect, exit_disconnect)
 SMBD_UPROBE(exit_terminate, exit_terminate)
 SMBD_UPROBE(exit_server, exit_server)

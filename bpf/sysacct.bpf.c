@@ -36,30 +36,6 @@ static __always_inline struct sys_call *sys_call_get(bool create)
 	return thread_state_get(&sys_calls, &zero, create);
 }
 
-#define S_IFMT 00170000
-#define S_IFSOCK 0140000
-
-/* Whether fd of the current task is a TCP/IP socket (the client's, not messaging). */
-static __always_inline bool fd_is_inet(long fd)
-{
-	/* not bpf_get_current_task_btf(): 5.10 has no such helper */
-	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
-	struct file **fds, *f = NULL;
-	struct socket *sock;
-	__u16 family;
-
-	if (fd < 0 || fd >= BPF_CORE_READ(t, files, fdt, max_fds))
-		return false;
-	fds = BPF_CORE_READ(t, files, fdt, fd);
-	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]) < 0 || !f)
-		return false;
-	if ((BPF_CORE_READ(f, f_inode, i_mode) & S_IFMT) != S_IFSOCK)
-		return false;
-	sock = BPF_CORE_READ(f, private_data);
-	family = BPF_CORE_READ(sock, sk, __sk_common.skc_family);
-	return family == 2 /* AF_INET */ || family == 10 /* AF_INET6 */;
-}
-
 static __always_inline struct split_thread *split_thread_new(__u64 now)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
@@ -86,7 +62,7 @@ static __always_inline void split_enter(struct pt_regs *regs, struct sys_call *c
 		c->pushed = 1;
 		return;
 	}
-	if (!st || st->cur == SPLIT_CTDB || !fd_is_inet(PT_REGS_PARM1_CORE_SYSCALL(regs)))
+	if (!st || st->cur == SPLIT_CTDB || !fd_inet_sock(PT_REGS_PARM1_CORE_SYSCALL(regs)))
 		return;
 	split_push(st, now, cls == SC_RECV ? SPLIT_RECV : SPLIT_SEND);
 	st->n[cls == SC_RECV ? SPLIT_N_RECV : SPLIT_N_SEND]++;

@@ -403,13 +403,14 @@ static void test_every_section(void) {
 
 	/* [syscalls] select=: one grammar, the last assignment wins; the smbd views' switches */
 	LOAD_OK(&c, "[syscalls]\nselect = pid:7\nselect = smbd, comm:sysprog cgroup:/a/b\n"
-		"[smbd]\nvfs = yes\nexits = no\ntime_split = yes\nstacks = yes\n");
+		"[smbd]\nvfs = yes\nexits = no\nexit_errors = yes\ntime_split = yes\nstacks = yes\n");
 	CHECK(c.sys_select.smbd && !c.sys_select.pid);
 	CHECK_STR(c.sys_select.comm, "sysprog");
 	CHECK_STR(c.sys_select.cgroup, "/a/b");
 	CHECK(c.smbd_vfs && !c.smbd_exits && c.smbd_breaks && c.smbd_split && c.layer[LAYER_SMBD].stacks);
+	CHECK(c.smbd_exit_errors);
 	config_free(&c);
-	CHECK(!c.smbd_vfs && c.smbd_exits && !c.smbd_split && !c.sys_select.smbd);
+	CHECK(!c.smbd_vfs && c.smbd_exits && !c.smbd_split && !c.sys_select.smbd && !c.smbd_exit_errors);
 	CHECK_ERROR_AT("[syscalls]\nselect = pid:0\n", 2, "select = pid:0 has an invalid pid");
 	CHECK_ERROR_AT("[syscalls]\nselect = comm:a_name_too_long_x\n", 2, "longer than 15 bytes");
 	CHECK_ERROR_AT("[syscalls]\nselect = cgroup:rel\n", 2, "wants an absolute cgroup path");

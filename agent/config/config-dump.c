@@ -105,6 +105,7 @@ void config_dump(const struct config *c, FILE *f) {
 			dump_string(f, "binary", c->smbd_binary);
 			dump_bool(f, "vfs", c->smbd_vfs);
 			dump_bool(f, "exits", c->smbd_exits);
+			dump_bool(f, "exit_errors", c->smbd_exit_errors);
 			dump_bool(f, "breaks", c->smbd_breaks);
 			dump_bool(f, "time_split", c->smbd_split);
 		}

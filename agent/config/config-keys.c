@@ -428,6 +428,10 @@ static int smbd_exits(struct loader *l, const char *v, bool append) {
 	return set_bool(l, v, &l->c->smbd_exits);
 }
 
+static int smbd_exit_errors(struct loader *l, const char *v, bool append) {
+	return set_bool(l, v, &l->c->smbd_exit_errors);
+}
+
 static int smbd_breaks(struct loader *l, const char *v, bool append) {
 	return set_bool(l, v, &l->c->smbd_breaks);
 }
@@ -573,6 +577,7 @@ const struct key keys[] = {
 	{ "stacks", S(SECTION_SMBD) | S(SECTION_SYSCALLS), false, layer_stacks },
 	{ "vfs", S(SECTION_SMBD), false, smbd_vfs },
 	{ "exits", S(SECTION_SMBD), false, smbd_exits },
+	{ "exit_errors", S(SECTION_SMBD), false, smbd_exit_errors },
 	{ "breaks", S(SECTION_SMBD), false, smbd_breaks },
 	{ "time_split", S(SECTION_SMBD), false, smbd_split },
 	{ "select", S(SECTION_SYSCALLS), false, syscalls_select },

@@ -89,6 +89,7 @@ struct config {
 	char *smbd_binary;          /* smbd executable, NULL: found on PATH (config_smbd_binary) */
 	bool smbd_vfs;              /* every smb_vfs_call_*, not only include=d ones; default no */
 	bool smbd_exits;            /* SMBD_EXIT entries; default yes */
+	bool smbd_exit_errors;      /* their last failed syscall (hooks every syscall's exit); default no */
 	bool smbd_breaks;           /* SMBD_OPLOCK_BREAK, SMBD_LEASE_BREAK entries; default yes */
 	bool smbd_split;            /* time split summaries (SMBD_TIME_SPLIT); default no */
 	/* [syscalls] */

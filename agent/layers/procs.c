@@ -70,7 +70,7 @@ static int attach_one(struct probes *p, enum prog_unit u, const char *tp, char *
 	return r;
 }
 
-int procs_attach(struct probes *p, bool enter, char *why, size_t n)
+int procs_attach(struct probes *p, enum procs_sys sys, char *why, size_t n)
 {
 	int r = 0;
 
@@ -87,8 +87,9 @@ int procs_attach(struct probes *p, bool enter, char *why, size_t n)
 		}
 	}
 	/* exit first: an entry without its exit would leave state behind */
-	r = attach_one(p, UNIT_SYSACCT, "sys_exit", why, n);
-	if (r >= 0 && enter)
+	if (sys != PROCS_SYS_NONE)
+		r = attach_one(p, UNIT_SYSACCT, "sys_exit", why, n);
+	if (r >= 0 && sys == PROCS_SYS_BOTH)
 		r = attach_one(p, UNIT_SYSACCT, "sys_enter", why, n);
 	for (size_t i = 0; r >= 0 && i < sizeof(follow_tps) / sizeof(*follow_tps); i++)
 		r = attach_one(p, UNIT_TASKS, follow_tps[i], why, n);

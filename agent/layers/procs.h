@@ -24,7 +24,14 @@ struct procs_seed {
  * and, with enter, sys_enter. What is attached already stays. Returns the
  * backend (tp_btf or raw_tp) or negative errno, with why (size n) said.
  */
-int procs_attach(struct probes *p, bool enter, char *why, size_t n);
+/* Which syscall tracepoints procs_attach() adds to the process ones: each costs every syscall on the machine. */
+enum procs_sys {
+	PROCS_SYS_NONE,
+	PROCS_SYS_EXIT,             /* a followed process's failed syscalls, its client's address */
+	PROCS_SYS_BOTH,             /* and their time: the time split, syscall accounting */
+};
+
+int procs_attach(struct probes *p, enum procs_sys sys, char *why, size_t n);
 /*
  * Tells the kernel side of the running processes procs_ctl and seed choose
  * (a task iterator); returns how many it chose, or negative errno.

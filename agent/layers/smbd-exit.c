@@ -41,6 +41,7 @@ struct hook {
 #define HOOK(prog, syms, cookies, ret, required) \
 	{ prog, syms, sizeof(syms) / sizeof(*syms), cookies, ret, required }
 
+static const char *const add_conn[] = { "smbd_add_connection" };
 static const char *const disconnect[] = { "smbXsrv_connection_disconnect_transport" };
 static const char *const terminate[] = { "smbd_server_connection_terminate_ex" };
 static const char *const exit_server[] = { "smbd_exit_server", "smbd_exit_server_cleanly" };
@@ -52,6 +53,7 @@ static const char *const lease_done[] = { "downgrade_lease" };
 
 static const struct hook exit_hooks[] = {
 	HOOK("smbd_exit_server", exit_server, exit_how, false, true),
+	HOOK("smbd_exit_conn", add_conn, NULL, false, false),
 	HOOK("smbd_exit_disconnect", disconnect, NULL, false, false),
 	HOOK("smbd_exit_terminate", terminate, NULL, false, false),
 };

@@ -219,9 +219,10 @@ static struct smbd_places places(const struct layer *l)
 }
 
 /*
- * The views follow smbd processes: the process tracepoints, sys_exit (the
- * last failed syscall, the client's address) and, for the time split,
- * sys_enter; the smbds that run already are told to the kernel side.
+ * The views follow smbd processes: the process tracepoints; sys_exit for
+ * the last failed syscall (exit_errors) and with sys_enter for the time
+ * split, only when asked, as they cost every syscall on the machine; the
+ * smbds that run already are told to the kernel side.
  * Returns how many run, or negative when the views cannot be had.
  */
 static int follow(struct layer *l)
@@ -232,7 +233,9 @@ static int follow(struct layer *l)
 
 	if (!c->smbd_exits && !c->smbd_breaks && !c->smbd_split)
 		return -ENOENT;
-	r = procs_attach(l->env->probes, c->smbd_split, why, sizeof(why));
+	r = procs_attach(l->env->probes, c->smbd_split ? PROCS_SYS_BOTH :
+			 c->smbd_exits && c->smbd_exit_errors ? PROCS_SYS_EXIT : PROCS_SYS_NONE,
+			 why, sizeof(why));
 	if (r < 0) {
 		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_ATTACH_FAILED, LOG_WARNING,
 			  "exits, breaks and time split not available: %s", why);

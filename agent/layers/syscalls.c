@@ -202,7 +202,7 @@ static void syscalls_attach(struct layer *l)
 		return;
 	}
 
-	r = procs_attach(l->env->probes, true, why, sizeof(why));
+	r = procs_attach(l->env->probes, PROCS_SYS_BOTH, why, sizeof(why));
 	if (r < 0) {
 		l->why = layer_unavailable(NAME, REASON_ATTACH_FAILED, l->why_buf, sizeof(l->why_buf),
 					    "%s", why);

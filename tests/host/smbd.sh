@@ -164,8 +164,10 @@ for c in $children; do
 		fail "requests, receives, sends or events missing: $t"
 done
 
-# 4c. forced exits: a session's smbd killed (SIGTERM: smbd's own reason; SIGKILL: the signal)
-agent_start -c "$TMP/smblat.conf"
+# 4c. forced exits: a session's smbd killed (SIGTERM: smbd's own reason; SIGKILL: the signal),
+#     with the default configuration: no syscall hooked, the client's address still there
+printf '[agent]\nuser =\n[smb]\nenabled = no\n[smbd]\nenabled = yes\n' >"$TMP/default.conf"
+agent_start -c "$TMP/default.conf"
 for sig in TERM KILL; do
 	mkfifo "$TMP/stdin.$sig"
 	before=$(pgrep -P "$SMBD_PID" | sort)
@@ -197,6 +199,8 @@ for sig in TERM KILL; do
 		[ "$(jq -r .EXIT_SIGNAL_NAME <<<"$x")" = SIGKILL ] || fail "SIGKILL: $x"
 	fi
 	[[ "$(jq -r .SMB_CLIENT <<<"$x")" == 127.0.0.1:* ]] || fail "killed session's SMB_CLIENT: $x"
+	# the last failed syscall needs exit_errors = yes (or the time split)
+	[ "$(jq -r .LAST_ERROR_SYSCALL <<<"$x")" = null ] || fail "LAST_ERROR_SYSCALL by default: $x"
 done
 agent_stop
 
@@ -212,14 +216,17 @@ done
 for tp in sys_enter sys_exit sched_process_exec sched_process_fork sched_process_exit; do
 	grep -qE "^\(smbd processes\) +smbd +$tp +(raw_tp|tp_btf) +attached$" "$TMP/list.out" || fail "$tp not listed"
 done
-# the default: SMB2 requests, no VFS calls, no time split
-printf '[agent]\nuser =\n[smb]\nenabled = no\n[smbd]\nenabled = yes\n' >"$TMP/default.conf"
+# the default: SMB2 requests, no VFS calls, no time split, no syscall hooked
 "$SMBLAT" -c "$TMP/default.conf" --list-probes >"$TMP/list.out" 2>"$TMP/list.err" || fail "default: $(cat "$TMP/list.err")"
 ! grep -q "^SMBD_VFS_" "$TMP/list.out" || fail "VFS calls attached by default"
 grep -q "^SMBD_SMB2_CREATE " "$TMP/list.out" && grep -q "^SMBD_EXIT .* attached$" "$TMP/list.out" ||
 	fail "default: no SMB2 requests or exits"
 ! grep -q "^SMBD_TIME_SPLIT .* attached$" "$TMP/list.out" || fail "time split on by default"
-! grep -q "sys_enter" "$TMP/list.out" || fail "sys_enter attached without the time split"
+! grep -q "sys_enter\|sys_exit" "$TMP/list.out" || fail "syscalls hooked by default: $(grep sys_ "$TMP/list.out")"
+printf '[smbd]\nexit_errors = yes\n' | cat "$TMP/default.conf" - >"$TMP/errors.conf"
+"$SMBLAT" -c "$TMP/errors.conf" --list-probes >"$TMP/list.out" 2>"$TMP/list.err" || fail "exit_errors: $(cat "$TMP/list.err")"
+grep -q "sys_exit .* attached$" "$TMP/list.out" && ! grep -q "sys_enter" "$TMP/list.out" ||
+	fail "exit_errors = yes: $(grep sys_ "$TMP/list.out")"
 printf '[agent]\nuser =\n[smb]\nenabled = no\n[smbd]\nenabled = yes\ninclude = SMBD_VFS_UNLINKAT SMBD_SMB2_CLOSE\n' >"$TMP/inc.conf"
 "$SMBLAT" -c "$TMP/inc.conf" --list-probes >"$TMP/list.out" 2>"$TMP/list.err" || fail "include=: $(cat "$TMP/list.err")"
 [ "$(grep -cE '^SMBD_(VFS|SMB2)_' "$TMP/list.out")" -eq 2 ] || fail "include= of two: $(grep '^SMBD_' "$TMP/list.out")"
