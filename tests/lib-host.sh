@@ -4,6 +4,9 @@ set -eu
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 TMP=$(mktemp -d /tmp/smblat-test.XXXXXX)
+# The journal outlives the test, and its markers ($$) recur: a later run
+# with the same PID saw an earlier run's entries. Queries start here.
+TEST_START=$(date +%s.%6N)
 AGENT_PID=
 cleanup() {
 	[ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null || true
@@ -54,10 +57,11 @@ agent_stop() {
 	[ "$rc" -eq 0 ] || { cat "$TMP/agent.err" >&2; fail "agent exited with $rc after SIGTERM"; }
 }
 
-# journal_json MATCH...: entries of this test run (by a unique marker in COMM or FUNCTION).
+# journal_json MATCH...: entries of this test run (written since it began,
+# with a marker of it in COMM or FUNCTION).
 journal_json() {
 	journalctl --sync 2>/dev/null || true
-	journalctl -t smblat -o json --no-pager "$@" 2>/dev/null || true
+	journalctl -t smblat -o json --no-pager --since "@$TEST_START" "$@" 2>/dev/null || true
 }
 
 # field NAME: reads one JSON entry on stdin, prints the field.

@@ -53,6 +53,6 @@ fi
 grep -q "^run: the SMB client at work where this machine has no cifs: ./run --demo$" "$TMP/screen" ||
 	fail "./run does not point at --demo"
 journalctl --sync
-n=$(journalctl -q --no-pager -o json -t smblat LAYER_STATE=off | wc -l)
+n=$(journalctl -q --no-pager -o json -t smblat --since "@$TEST_START" LAYER_STATE=off | wc -l)
 [ "$n" -ge 2 ] || fail "$n layer-off entries in the journal (smb and smb2 at least)"
 echo ok

@@ -47,7 +47,7 @@ wait_for() {
 # entries_at_least LABEL N: journald has stored N slow-call entries of LABEL
 entries_at_least() {
 	journalctl --sync 2>/dev/null || true
-	[ "$(journalctl -q -t smblat -o cat "FUNCTION=$1" MESSAGE_ID=a48f35af155e4887a8d221f2a9c1c250 2>/dev/null |
+	[ "$(journalctl -q -t smblat -o cat --since "@$TEST_START" "FUNCTION=$1" MESSAGE_ID=a48f35af155e4887a8d221f2a9c1c250 2>/dev/null |
 		wc -l)" -ge "$2" ]
 }
 
