@@ -46,9 +46,7 @@ struct agent {
 	struct summary *acc;        /* since the last summary */
 	struct loss *loss;          /* since the last loss report */
 	uint64_t written, failed;
-	/* rate limit: token bucket over all events */
-	double tokens;
-	uint64_t tokens_at_ns;
+	struct ratelimit *rate;     /* which slow calls are written (base/ratelimit.h) */
 	uint64_t hist_interval_ns;
 	uint64_t last_summary_ns;
 	uint64_t last_loss_ns;

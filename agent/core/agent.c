@@ -21,6 +21,7 @@
 #include "base/log.h"
 #include "base/privs.h"
 #include "base/profile.h"
+#include "base/ratelimit.h"
 #include "core/agent-int.h"
 #include "sinks/writer.h"
 #include "smblat-config.h"
@@ -35,33 +36,11 @@
 
 /* ---- events ---- */
 
-static double rate_burst(const struct config *c)
-{
-	return config_rate_burst(c);
-}
-
-static bool rate_allows(struct agent *a)
-{
-	uint64_t now;
-
-	if (!a->cfg->rate_limit)
-		return true;
-	now = agent_now_ns();
-	a->tokens += (now - a->tokens_at_ns) / 1e9 * a->cfg->rate_limit;
-	if (a->tokens > rate_burst(a->cfg))
-		a->tokens = rate_burst(a->cfg);
-	a->tokens_at_ns = now;
-	if (a->tokens < 1)
-		return false;
-	a->tokens -= 1;
-	return true;
-}
-
 static void event_sink(struct agent *a, struct record *r)
 {
 	int err;
 
-	if (!rate_allows(a)) {
+	if (!ratelimit_allows(a->rate, r->func->id, agent_now_ns())) {
 		a->loss[r->func->id].suppressed++;
 	} else if (a->journal) {
 		err = journal_write_event(a->journal, r);
@@ -577,6 +556,7 @@ static void teardown(struct agent *a)
 	folded_free(&a->run_stacks);
 	free(a->acc);
 	free(a->loss);
+	ratelimit_free(a->rate);
 }
 
 static void ready(struct agent *a)
@@ -646,7 +626,7 @@ int agent_run(struct config *c, const struct run_opts *o)
 	/* zero-filled summaries are empty ones (hist_merge()): pages of ids never used stay untouched */
 	a.acc = calloc(SMBLAT_MAX_FUNCS, sizeof(*a.acc));
 	a.loss = calloc(SMBLAT_MAX_FUNCS, sizeof(*a.loss));
-	if (!a.acc || !a.loss) {
+	if (!a.acc || !a.loss || ratelimit_new(SMBLAT_MAX_FUNCS, &a.rate) < 0) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -666,8 +646,8 @@ int agent_run(struct config *c, const struct run_opts *o)
 		r = setup_loop(&a);
 	if (r < 0)
 		goto out;
-	a.tokens = rate_burst(c);
-	a.tokens_at_ns = a.last_summary_ns = a.last_loss_ns = agent_now_ns();
+	a.last_summary_ns = a.last_loss_ns = agent_now_ns();
+	ratelimit_set(a.rate, c->rate_limit, config_rate_burst(c), a.last_summary_ns);
 	r = writer_setup(&a);
 	if (r == 0)
 		r = reload_init(&a);
