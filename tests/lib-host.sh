@@ -64,6 +64,24 @@ journal_json() {
 	journalctl -t smblat -o json --no-pager --since "@$TEST_START" "$@" 2>/dev/null || true
 }
 
+# lost_of LABEL KIND: LABEL's calls the loss entries count as KIND (ringbuf,
+# suppressed, failed, untimed; all: their sum), from LOST_FUNCTIONS' items
+# LABEL:R/S/F[/U].
+lost_of() {
+	journal_json MESSAGE_ID=007f72e0507d4b96b52049ce539ad083 | python3 -c '
+import json, sys
+label, kind = sys.argv[1:]
+kinds = ["ringbuf", "suppressed", "failed", "untimed"]
+n = 0
+for line in sys.stdin:
+    for item in json.loads(line).get("LOST_FUNCTIONS", "").split():
+        name, _, counts = item.rpartition(":")
+        if name == label:
+            n += sum(int(x) for k, x in zip(kinds, counts.split("/")) if kind in (k, "all"))
+print(n)
+' "$1" "$2"
+}
+
 # field NAME: reads one JSON entry on stdin, prints the field.
 field() {
 	python3 -c 'import json,sys; print(json.loads(sys.stdin.readline()).get(sys.argv[1], ""))' "$1"

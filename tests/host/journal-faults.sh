@@ -53,15 +53,7 @@ entries_at_least() {
 
 # write_failed_reported LABEL N: loss entries in the journal count N write failures of LABEL
 write_failed_reported() {
-	[ "$(journal_json MESSAGE_ID=007f72e0507d4b96b52049ce539ad083 | python3 -c '
-import json, sys
-n = 0
-for line in sys.stdin:
-    for item in json.loads(line).get("LOST_FUNCTIONS", "").split():
-        name, _, v = item.rpartition(":")
-        if name == sys.argv[1]:
-            n += int(v.split("/")[2])
-print(n)' "$1")" -ge "$2" ]
+	[ "$(lost_of "$1" failed)" -ge "$2" ]
 }
 
 # status_counts FROM: "WRITTEN FAILED" of each STATUS= the agent sent, from line FROM of the notify log
@@ -184,15 +176,7 @@ account_partial() {
 	echo "$out"
 }
 ENTRIES=$(account_partial)
-LOSTJ=$(journal_json MESSAGE_ID=007f72e0507d4b96b52049ce539ad083 | python3 -c '
-import json, sys
-n = 0
-for line in sys.stdin:
-    for item in json.loads(line).get("LOST_FUNCTIONS", "").split():
-        name, _, v = item.rpartition(":")
-        if name == sys.argv[1]:
-            n += sum(map(int, v.split("/")))
-print(n)' "$label")
+LOSTJ=$(lost_of "$label" all)
 n4=$(cat "$TMP/n4")
 total=$((ENTRIES + LOSTJ + e_rb + e_sup + e_wf))
 echo "$label: workload $n4; journal $ENTRIES entries + $LOSTJ in loss entries + $((e_rb + e_sup + e_wf)) said on stderr = $total"

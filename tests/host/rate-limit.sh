@@ -12,49 +12,26 @@ prog="$TMP/slowprog-$$"
 cp "$BUILD_ROOT/tests/slowprog" "$prog"
 mapfile -t zeros < <(printf '0\n%.0s' $(seq 20))
 
-# suppressed LABEL: the calls of LABEL the loss entries count as suppressed
-suppressed() {
-	journal_json MESSAGE_ID=007f72e0507d4b96b52049ce539ad083 | python3 -c '
-import json, sys
-n = 0
-for line in sys.stdin:
-    for item in json.loads(line).get("LOST_FUNCTIONS", "").split():
-        name, _, counts = item.rpartition(":")
-        if name == sys.argv[1]:
-            n += int(counts.split("/")[1])
-print(n)
-' "$1"
+# write_conf AGENT_LINES PROBE_LINES: every call of the probes at threshold
+# 0, and no layer's calls beside them (the bucket is shared)
+write_conf() {
+	printf '[agent]\nthreshold = 0\nuser =\n%s\n' "$1" >"$TMP/smblat.conf"
+	printf '[%s]\nenabled = no\n' smb smb2 block smbd >>"$TMP/smblat.conf"
+	printf '[histogram]\ninterval = 0\n%s\n' "$2" >>"$TMP/smblat.conf"
 }
 
 # burst BURST_LINE MIN MAX: 20 calls at once write MIN to MAX-1 entries
 burst() {
 	local label="RATE_${RANDOM}_$$" written suppressed
-	cat >"$TMP/smblat.conf" <<CONF
-[agent]
-threshold = 0
-user =
-rate_limit = 5
-$1
-[smb]
-enabled = no
-# the bucket is shared: no other layer's calls at threshold 0
-[smb2]
-enabled = no
-[block]
-enabled = no
-[smbd]
-enabled = no
-[histogram]
-interval = 0
-[probe $label]
-target = $prog:slow_call
-CONF
+	write_conf "rate_limit = 5
+$1" "[probe $label]
+target = $prog:slow_call"
 	agent_start -c "$TMP/smblat.conf"
 	"$prog" "${zeros[@]}" >/dev/null
 	agent_stop
 
 	written=$(journal_json "FUNCTION=$label" MESSAGE_ID=a48f35af155e4887a8d221f2a9c1c250 | wc -l)
-	suppressed=$(suppressed "$label")
+	suppressed=$(lost_of "$label" suppressed)
 	echo "${1:-no rate_burst}: written $written suppressed $suppressed"
 	[ "$written" -ge "$2" ] || fail "rate_limit = 5, ${1:-no rate_burst}: wrote $written entries, expected at least $2"
 	[ "$written" -lt "$3" ] || fail "rate_limit = 5, ${1:-no rate_burst}: wrote $written entries, expected fewer than $3"
@@ -69,26 +46,10 @@ flood="$TMP/floodprog-$$"
 cp "$BUILD_ROOT/tests/floodprog" "$flood"
 fl="RATEFLOOD_$$"
 ql="RATEQUIET_$$"
-cat >"$TMP/smblat.conf" <<CONF
-[agent]
-threshold = 0
-user =
-rate_limit = 100
-[smb]
-enabled = no
-[smb2]
-enabled = no
-[block]
-enabled = no
-[smbd]
-enabled = no
-[histogram]
-interval = 0
-[probe $fl]
+write_conf "rate_limit = 100" "[probe $fl]
 target = $flood:fast_call
 [probe $ql]
-target = $prog:slow_call
-CONF
+target = $prog:slow_call"
 agent_start -c "$TMP/smblat.conf"
 # 100 us a call: 10,000 a second for a minute at most, a hundred times the limit
 "$flood" 600000 100 >/dev/null &
@@ -105,7 +66,7 @@ wait "$flood_pid" 2>/dev/null || true
 agent_stop
 quiet=$(journal_json "FUNCTION=$ql" MESSAGE_ID=a48f35af155e4887a8d221f2a9c1c250 | wc -l)
 flooded=$(journal_json "FUNCTION=$fl" MESSAGE_ID=a48f35af155e4887a8d221f2a9c1c250 | wc -l)
-echo "flood: $flooded written, $(suppressed "$fl") suppressed; quiet: $quiet written, $(suppressed "$ql") suppressed"
-[ "$(suppressed "$fl")" -gt 0 ] || fail "the flood was not held back: the test proves nothing"
+echo "flood: $flooded written, $(lost_of "$fl" suppressed) suppressed; quiet: $quiet written, $(lost_of "$ql" suppressed) suppressed"
+[ "$(lost_of "$fl" suppressed)" -gt 0 ] || fail "the flood was not held back: the test proves nothing"
 [ "$quiet" -eq 3 ] || fail "a flood of $fl hid the quiet calls: $quiet of 3 written"
 echo ok
