@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 
 #include "base/profile.h"
+#include "probes/detach.h"
 #include "probes/probes-int.h"
 
 char *errdup(const char *what, int err)
@@ -66,10 +67,33 @@ void attachment_release(struct attachment *a)
 	}
 }
 
+static void attachment_add_links(struct detach_set *d, struct attachment *a)
+{
+	for (int i = 1; i >= 0; i--) {
+		(void)detach_add_link(d, &a->link[i]);
+		(void)detach_add_fd(d, &a->link_fd[i]);
+	}
+}
+
+/* Every link at once (probes/detach.h); what could not join is taken down below. */
+static void probes_detach_all(struct probes *p)
+{
+	struct detach_set d = {};
+
+	for (uint32_t i = p->n_tp; i > 0; i--)
+		(void)detach_add_link(&d, &p->tp[i - 1].link);
+	for (uint32_t i = p->n_multi; i > 0; i--)
+		attachment_add_links(&d, &p->multi[i - 1].att);
+	for (uint32_t i = p->n_att; i > 0; i--)
+		attachment_add_links(&d, &p->att[i - 1]);
+	detach_run(&d);
+}
+
 void probes_close(struct probes *p)
 {
 	if (!p)
 		return;
+	probes_detach_all(p);
 	for (uint32_t i = p->n_tp; i > 0; i--) {
 		bpf_link__destroy(p->tp[i - 1].link);
 		free(p->tp[i - 1].name);
