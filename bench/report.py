@@ -139,13 +139,14 @@ def p3(rows, out):
         out.append("| P3 | the raw loop with the flood's tight loop running beside it (as it runs beside the agent): entries/s ; smblat / that | %.0f ; %.0f %% |"
                    % (br, 100.0 * ar / br if br else 0))
     calls = int(a["calls"])
-    acc = [a.get(k, "?") for k in ("written", "lost_ringbuf", "suppressed", "write_failed")]
+    # the probe's entries in the journal and its losses; "written" is every entry of the agent's
+    acc = [a.get(k, "?") for k in ("journal", "lost_ringbuf", "suppressed", "write_failed")]
     try:
         total = sum(int(x) for x in acc)
     except ValueError:
         total = None
-    out.append("| P3 | loss accounting: calls / written + ring buffer lost + suppressed + write failed (sum) / in journal | %d / %s + %s + %s + %s (%s) / %s |"
-               % (calls, *acc, total if total is not None else "?", a["journal"]))
+    out.append("| P3 | loss accounting: calls / in journal + ring buffer lost + suppressed + write failed (sum) ; all entries written | %d / %s + %s + %s + %s (%s) ; %s |"
+               % (calls, *acc, total if total is not None else "?", a.get("written", "?")))
 
 
 def p4(rows, out):
