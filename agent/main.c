@@ -40,97 +40,94 @@ enum {
 	OPT_BREAKDOWN,
 };
 
-static const struct option options[] = {
-	{ "config", required_argument, NULL, 'c' },
-	{ "stdout", no_argument, NULL, OPT_STDOUT },
-	{ "csv", no_argument, NULL, 'j' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "inode", no_argument, NULL, OPT_INODE },
-	{ "file", no_argument, NULL, OPT_FILE },
-	{ "adspace", no_argument, NULL, OPT_ADSPACE },
-	{ "super", no_argument, NULL, OPT_SUPER },
-	{ "layers", required_argument, NULL, OPT_LAYERS },
-	{ "backend", required_argument, NULL, OPT_BACKEND },
-	{ "hist", optional_argument, NULL, OPT_HIST },
-	{ "breakdown", optional_argument, NULL, OPT_BREAKDOWN },
-	{ "kernel-stack", no_argument, NULL, 'K' },
-	{ "user-stack", no_argument, NULL, 'U' },
-	{ "args", required_argument, NULL, 'a' },
-	{ "folded", no_argument, NULL, OPT_FOLDED },
-	{ "stacks", optional_argument, NULL, OPT_STACKS },
-	{ "svg", required_argument, NULL, OPT_SVG },
-	{ "syscalls", optional_argument, NULL, OPT_SYSCALLS },
-	{ "smbd-pid", required_argument, NULL, OPT_SMBD_PID },
-	{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
-	{ "since", required_argument, NULL, OPT_SINCE },
-	{ "until", required_argument, NULL, OPT_UNTIL },
-	{ "function", required_argument, NULL, 'f' },
-	{ "errors", no_argument, NULL, 'e' },
-	{ "min-ms", required_argument, NULL, 'm' },
-	{ "min-us", required_argument, NULL, 'u' },
-	{ "list-probes", no_argument, NULL, OPT_LIST },
-	{ "check-config", no_argument, NULL, OPT_CHECK },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ "help", no_argument, NULL, 'h' },
-	{}
-};
+static const struct option options[] = { { "config", required_argument, NULL, 'c' },
+					 { "stdout", no_argument, NULL, OPT_STDOUT },
+					 { "csv", no_argument, NULL, 'j' },
+					 { "pid", required_argument, NULL, 'p' },
+					 { "duration", required_argument, NULL, 'd' },
+					 { "inode", no_argument, NULL, OPT_INODE },
+					 { "file", no_argument, NULL, OPT_FILE },
+					 { "adspace", no_argument, NULL, OPT_ADSPACE },
+					 { "super", no_argument, NULL, OPT_SUPER },
+					 { "layers", required_argument, NULL, OPT_LAYERS },
+					 { "backend", required_argument, NULL, OPT_BACKEND },
+					 { "hist", optional_argument, NULL, OPT_HIST },
+					 { "breakdown", optional_argument, NULL, OPT_BREAKDOWN },
+					 { "kernel-stack", no_argument, NULL, 'K' },
+					 { "user-stack", no_argument, NULL, 'U' },
+					 { "args", required_argument, NULL, 'a' },
+					 { "folded", no_argument, NULL, OPT_FOLDED },
+					 { "stacks", optional_argument, NULL, OPT_STACKS },
+					 { "svg", required_argument, NULL, OPT_SVG },
+					 { "syscalls", optional_argument, NULL, OPT_SYSCALLS },
+					 { "smbd-pid", required_argument, NULL, OPT_SMBD_PID },
+					 { "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
+					 { "since", required_argument, NULL, OPT_SINCE },
+					 { "until", required_argument, NULL, OPT_UNTIL },
+					 { "function", required_argument, NULL, 'f' },
+					 { "errors", no_argument, NULL, 'e' },
+					 { "min-ms", required_argument, NULL, 'm' },
+					 { "min-us", required_argument, NULL, 'u' },
+					 { "list-probes", no_argument, NULL, OPT_LIST },
+					 { "check-config", no_argument, NULL, OPT_CHECK },
+					 { "verbose", no_argument, NULL, 'v' },
+					 { "version", no_argument, NULL, OPT_VERSION },
+					 { "help", no_argument, NULL, 'h' },
+					 {} };
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: smblat [OPTIONS] [MIN_MS]\n"
-		"       smblat --flamegraph FILE [--since TIME] [--until TIME] [FUNCTION...]\n"
-		"Trace slow SMB client operations (and more) into the journal.\n\n"
-		"  -c, --config FILE     configuration (default " SMBLAT_CONFIG_PATH ")\n"
-		"      --stdout          print events to the terminal instead of the journal\n"
-		"  -j, --csv             CSV lines ENDTIME_us,TASK,PID,FUNCTION,LATENCY_us\n"
-		"                        on the terminal (implies --stdout)\n"
-		"  -p, --pid PID         trace this process only\n"
-		"  -d, --duration SECS   stop after SECS seconds (or 500ms, 2m)\n"
-		"      --inode --file --adspace --super\n"
-		"                        smb layer: only these operation groups\n"
-		"      --layers LIST     enable exactly these layers\n"
-		"                        (smb,smb2,block,func,smbd,syscalls)\n"
-		"      --backend NAME    auto, fentry, kprobe-multi or kprobe\n"
-		"      --hist[=SECS]     with --stdout: latency tables every SECS (default 5)\n"
-		"      --breakdown[=SECS] per-layer latency histograms side by side (syscall,\n"
-		"                        vfs, smb, smb2, block) every SECS (default 5): on\n"
-		"                        the terminal with --stdout, else in the journal\n"
-		"  -f, --function TARGET trace TARGET (kernel function, module:function,\n"
-		"                        /path/binary:symbol, usdt:PATH:PROVIDER:START,END,\n"
-		"                        syscall:NAME); repeatable; implies --layers func;\n"
-		"                        with --stdout funcslower columns\n"
-		"                        TIME COMM PID LAT(ms) RVAL FUNC ARGS\n"
-		"  -a, --args N          with -f: log the first N arguments\n"
-		"  -e, --errors          with -f: also log failed calls, whatever their latency\n"
-		"  -m, --min-ms MS       threshold in milliseconds (as MIN_MS)\n"
-		"  -u, --min-us US       threshold in microseconds\n"
-		"  -K, --kernel-stack    capture kernel stacks (default on)\n"
-		"  -U, --user-stack      capture user stacks\n"
-		"      --folded          folded stacks for flame graphs on the terminal\n"
-		"                        (implies --stdout)\n"
-		"      --stacks[=calls|time]\n"
-		"                        count calls and latency per distinct stack in the\n"
-		"                        kernel for every probe (-f, [probe], smbd, syscalls);\n"
-		"                        folded lines weigh calls (default) or time\n"
-		"      --svg FILE        at exit, a flame graph (SVG) of the counted stacks\n"
-		"      --syscalls[=WHO]  count and time every syscall of WHO: smbd (default),\n"
-		"                        pid:PID, comm:NAME, cgroup:PATH; a table as strace -c\n"
-		"      --smbd-pid PID    tsmbd's report for one smbd: time split, SMB2\n"
-		"                        requests, syscalls (implies --stdout --hist)\n"
-		"      --flamegraph FILE write a flame graph (SVG) of the journal's stacks of\n"
-		"                        the FUNCTIONs given (default: all) and exit\n"
-		"      --since TIME      with --flamegraph: from TIME (YYYY-MM-DD [HH:MM[:SS]],\n"
-		"                        now, or a DURATION ago written with a leading minus)\n"
-		"      --until TIME      with --flamegraph: up to TIME\n"
-		"      --list-probes     attach, list every target and its backend, exit\n"
-		"      --check-config    validate the configuration, print it, exit\n"
-		"  -v, --verbose         libbpf diagnostics on stderr\n"
-		"  -h, --help            this text\n"
-		"      --version         the version\n"
-		"  MIN_MS                threshold in milliseconds for every layer (0: all calls)\n");
+	fprintf(f, "Usage: smblat [OPTIONS] [MIN_MS]\n"
+		   "       smblat --flamegraph FILE [--since TIME] [--until TIME] [FUNCTION...]\n"
+		   "Trace slow SMB client operations (and more) into the journal.\n\n"
+		   "  -c, --config FILE     configuration (default " SMBLAT_CONFIG_PATH ")\n"
+		   "      --stdout          print events to the terminal instead of the journal\n"
+		   "  -j, --csv             CSV lines ENDTIME_us,TASK,PID,FUNCTION,LATENCY_us\n"
+		   "                        on the terminal (implies --stdout)\n"
+		   "  -p, --pid PID         trace this process only\n"
+		   "  -d, --duration SECS   stop after SECS seconds (or 500ms, 2m)\n"
+		   "      --inode --file --adspace --super\n"
+		   "                        smb layer: only these operation groups\n"
+		   "      --layers LIST     enable exactly these layers\n"
+		   "                        (smb,smb2,block,func,smbd,syscalls)\n"
+		   "      --backend NAME    auto, fentry, kprobe-multi or kprobe\n"
+		   "      --hist[=SECS]     with --stdout: latency tables every SECS (default 5)\n"
+		   "      --breakdown[=SECS] per-layer latency histograms side by side (syscall,\n"
+		   "                        vfs, smb, smb2, block) every SECS (default 5): on\n"
+		   "                        the terminal with --stdout, else in the journal\n"
+		   "  -f, --function TARGET trace TARGET (kernel function, module:function,\n"
+		   "                        /path/binary:symbol, usdt:PATH:PROVIDER:START,END,\n"
+		   "                        syscall:NAME); repeatable; implies --layers func;\n"
+		   "                        with --stdout funcslower columns\n"
+		   "                        TIME COMM PID LAT(ms) RVAL FUNC ARGS\n"
+		   "  -a, --args N          with -f: log the first N arguments\n"
+		   "  -e, --errors          with -f: also log failed calls, whatever their latency\n"
+		   "  -m, --min-ms MS       threshold in milliseconds (as MIN_MS)\n"
+		   "  -u, --min-us US       threshold in microseconds\n"
+		   "  -K, --kernel-stack    capture kernel stacks (default on)\n"
+		   "  -U, --user-stack      capture user stacks\n"
+		   "      --folded          folded stacks for flame graphs on the terminal\n"
+		   "                        (implies --stdout)\n"
+		   "      --stacks[=calls|time]\n"
+		   "                        count calls and latency per distinct stack in the\n"
+		   "                        kernel for every probe (-f, [probe], smbd, syscalls);\n"
+		   "                        folded lines weigh calls (default) or time\n"
+		   "      --svg FILE        at exit, a flame graph (SVG) of the counted stacks\n"
+		   "      --syscalls[=WHO]  count and time every syscall of WHO: smbd (default),\n"
+		   "                        pid:PID, comm:NAME, cgroup:PATH; a table as strace -c\n"
+		   "      --smbd-pid PID    tsmbd's report for one smbd: time split, SMB2\n"
+		   "                        requests, syscalls (implies --stdout --hist)\n"
+		   "      --flamegraph FILE write a flame graph (SVG) of the journal's stacks of\n"
+		   "                        the FUNCTIONs given (default: all) and exit\n"
+		   "      --since TIME      with --flamegraph: from TIME (YYYY-MM-DD [HH:MM[:SS]],\n"
+		   "                        now, or a DURATION ago written with a leading minus)\n"
+		   "      --until TIME      with --flamegraph: up to TIME\n"
+		   "      --list-probes     attach, list every target and its backend, exit\n"
+		   "      --check-config    validate the configuration, print it, exit\n"
+		   "  -v, --verbose         libbpf diagnostics on stderr\n"
+		   "  -h, --help            this text\n"
+		   "      --version         the version\n"
+		   "  MIN_MS                threshold in milliseconds for every layer (0: all calls)\n");
 }
 
 struct cli {
@@ -147,17 +144,17 @@ struct cli {
 	const char *backend;
 	const char *pid;
 	const char *min_ms;
-	char *min_us;               /* -u, as "<N>us" */
-	const char *min_arg;        /* the threshold as given, for messages */
-	const char *needs_f;        /* an option that only means something with -f */
-	bool micro;                 /* -u: latencies in microseconds on the terminal */
+	char *min_us;        /* -u, as "<N>us" */
+	const char *min_arg; /* the threshold as given, for messages */
+	const char *needs_f; /* an option that only means something with -f */
+	bool micro;          /* -u: latencies in microseconds on the terminal */
 	bool stacks;
 	bool syscalls;
-	const char *select;         /* --syscalls=WHO */
+	const char *select; /* --syscalls=WHO */
 	const char *smbd_pid;
-	const char *flamegraph;     /* --flamegraph FILE: write it from the journal and exit */
+	const char *flamegraph; /* --flamegraph FILE: write it from the journal and exit */
 	const char *since, *until;
-	char **functions;           /* --flamegraph's FUNCTIONs */
+	char **functions; /* --flamegraph's FUNCTIONs */
 	unsigned int n_functions;
 };
 
@@ -198,7 +195,10 @@ static int parse_args(int argc, char **argv, struct cli *cli, struct run_opts *o
 			if (parse_seconds(optarg, &o->duration_ns) < 0 || !o->duration_ns)
 				return fail_usage("invalid duration \"%s\": seconds expected", optarg);
 			break;
-		case OPT_INODE: case OPT_FILE: case OPT_ADSPACE: case OPT_SUPER:
+		case OPT_INODE:
+		case OPT_FILE:
+		case OPT_ADSPACE:
+		case OPT_SUPER:
 			cli->groups_set = true;
 			cli->group[GROUP_INODE + (c - OPT_INODE)] = true;
 			break;
@@ -211,15 +211,15 @@ static int parse_args(int argc, char **argv, struct cli *cli, struct run_opts *o
 		case OPT_BREAKDOWN:
 			o->breakdown = true;
 			o->hist_interval_ns = 5000000000ULL;
-			if (optarg && (parse_seconds(optarg, &o->hist_interval_ns) < 0 ||
-				       !o->hist_interval_ns))
+			if (optarg &&
+			    (parse_seconds(optarg, &o->hist_interval_ns) < 0 || !o->hist_interval_ns))
 				return fail_usage("invalid --breakdown interval \"%s\"", optarg);
 			break;
 		case OPT_HIST:
 			o->hist_only = true;
 			o->hist_interval_ns = 5000000000ULL;
-			if (optarg && (parse_seconds(optarg, &o->hist_interval_ns) < 0 ||
-				       !o->hist_interval_ns))
+			if (optarg &&
+			    (parse_seconds(optarg, &o->hist_interval_ns) < 0 || !o->hist_interval_ns))
 				return fail_usage("invalid --hist interval \"%s\"", optarg);
 			break;
 		case 'K':
@@ -374,8 +374,10 @@ static int apply_layers(struct config *c, const char *list)
 			char known[128] = "";
 
 			for (int k = 0, n = 0; k < _LAYER_MAX; k++)
-				n += snprintf(known + n, sizeof(known) - n, "%s%s", k ? ", " : "", layer_names[k]);
-			fprintf(stderr, "smblat: unknown layer \"%s\" (%s)\nTry 'smblat --help'.\n", t, known);
+				n += snprintf(known + n, sizeof(known) - n, "%s%s", k ? ", " : "",
+					      layer_names[k]);
+			fprintf(stderr, "smblat: unknown layer \"%s\" (%s)\nTry 'smblat --help'.\n", t,
+				known);
 			r = -EX_USAGE_;
 			break;
 		}
@@ -409,8 +411,8 @@ static int add_function_probes(struct config *c, const struct cli *cli)
 		}
 		if (tg.kind == TARGET_SYSCALL && syscalls_nr(tg.symbol) < 0) {
 			hint = syscalls_suggest(tg.symbol);
-			fprintf(stderr, "smblat: -f %s: no syscall \"%s\" on this architecture%s%s%s\n",
-				t, tg.symbol, hint ? ", did you mean \"syscall:" : "", hint ? hint : "",
+			fprintf(stderr, "smblat: -f %s: no syscall \"%s\" on this architecture%s%s%s\n", t,
+				tg.symbol, hint ? ", did you mean \"syscall:" : "", hint ? hint : "",
 				hint ? "\"?" : "");
 			target_done(&tg);
 			return -EX_USAGE_;
@@ -502,8 +504,9 @@ static int apply_cli(struct config *c, const struct cli *cli)
 	if (cli->min_ms) {
 		if (parse_duration_ns(cli->min_ms, &c->threshold_ns) < 0)
 			return fail_usage(cli->min_ms == cli->min_us ?
-					  "invalid threshold \"%s\": microseconds expected" :
-					  "invalid threshold \"%s\": milliseconds expected", cli->min_arg);
+						  "invalid threshold \"%s\": microseconds expected" :
+						  "invalid threshold \"%s\": milliseconds expected",
+					  cli->min_arg);
 		for (int l = 0; l < _LAYER_MAX; l++)
 			c->layer[l].threshold_set = false;
 		for (unsigned int i = 0; i < c->n_probes; i++)
@@ -582,7 +585,8 @@ static int flamegraph(const struct cli *cli, const struct run_opts *o)
 	    (cli->until && parse_when(cli->until, &q.until_us) < 0)) {
 		free(fns);
 		return -fail_usage("invalid time \"%s\": YYYY-MM-DD [HH:MM[:SS]], -DURATION or now",
-				   cli->since && parse_when(cli->since, &q.since_us) < 0 ? cli->since : cli->until);
+				   cli->since && parse_when(cli->since, &q.since_us) < 0 ? cli->since :
+											   cli->until);
 	}
 	r = jstacks_read(&q, &f, &res);
 	if (r < 0) {
@@ -608,7 +612,8 @@ static int flamegraph(const struct cli *cli, const struct run_opts *o)
 		strftime(a, sizeof(a), "%Y-%m-%d %H:%M:%S", localtime(&t0));
 		strftime(b, sizeof(b), "%Y-%m-%d %H:%M:%S", localtime(&t1));
 		snprintf(sub, sizeof(sub), "%s to %s, %u %s entries, widths: %s", a, b, res.entries,
-			 res.slow_calls ? "slow-call" : "counted-stack", o->stacks_by_time ? "latency (us)" : "calls");
+			 res.slow_calls ? "slow-call" : "counted-stack",
+			 o->stacks_by_time ? "latency (us)" : "calls");
 	}
 	out = strcmp(cli->flamegraph, "-") ? fopen(cli->flamegraph, "we") : stdout;
 	if (!out) {

@@ -41,7 +41,7 @@ int main(int argc, char **argv)
 	do {
 		/* the clock is read once per 256 calls: the loop stays tight */
 		for (int i = 0; i < 256; i++)
-			x = sys ? x + (int) syscall(SYS_getppid) : bench_op(x);
+			x = sys ? x + (int)syscall(SYS_getppid) : bench_op(x);
 		n += 256;
 	} while (now() < end);
 	printf("%llu\n", n);

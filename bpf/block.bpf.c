@@ -12,24 +12,24 @@ const volatile struct block_cfg block_cfg = {};
 
 /* Where a request is, as its tracepoints said. */
 enum blk_state {
-	BLK_QUEUED,                 /* inserted; may yet be merged into another and freed */
-	BLK_ISSUED,                 /* given to the driver: it completes */
-	BLK_FLUSHING,               /* a write that only flushes: it completes */
-	BLK_REQUEUED,               /* back from the driver, to be queued again */
+	BLK_QUEUED,   /* inserted; may yet be merged into another and freed */
+	BLK_ISSUED,   /* given to the driver: it completes */
+	BLK_FLUSHING, /* a write that only flushes: it completes */
+	BLK_REQUEUED, /* back from the driver, to be queued again */
 };
 
 /* What the start of a request saw; read back at completion. */
 struct blk_start {
-	__u64 start_ns;             /* first seen: the agent sweeps by it (probes/inflight.h) */
-	__u64 insert_ns;            /* 0: not seen queued */
-	__u64 issue_ns;             /* 0: not issued (yet, or ever: a write that only flushes) */
+	__u64 start_ns;  /* first seen: the agent sweeps by it (probes/inflight.h) */
+	__u64 insert_ns; /* 0: not seen queued */
+	__u64 issue_ns;  /* 0: not issued (yet, or ever: a write that only flushes) */
 	__u64 sector;
 	__u32 bytes;
-	__u32 func_id;              /* of its op when first seen */
+	__u32 func_id; /* of its op when first seen */
 	__u32 pid;
 	__u32 tid;
 	__u32 uid;
-	__u32 state;                /* enum blk_state */
+	__u32 state; /* enum blk_state */
 	char comm[SMBLAT_COMM_LEN];
 };
 
@@ -85,7 +85,7 @@ static __always_inline bool disk_wanted(struct gendisk *disk)
 	return false;
 }
 
-#define BLOCK_OP_IS(op, name) \
+#define BLOCK_OP_IS(op, name)                                      \
 	(bpf_core_enum_value_exists(enum req_op, REQ_OP_##name) && \
 	 (op) == bpf_core_enum_value(enum req_op, REQ_OP_##name))
 
@@ -250,8 +250,8 @@ static __always_inline int blk_issue(struct request *rq)
 	return 0;
 }
 
-static __always_inline void blk_fill(struct event *e, struct blk_start *s, struct request *rq,
-				     __u32 id, __u32 op, __u64 lat)
+static __always_inline void blk_fill(struct event *e, struct blk_start *s, struct request *rq, __u32 id,
+				     __u32 op, __u64 lat)
 {
 	struct gendisk *disk = rq_disk(rq);
 
@@ -294,12 +294,11 @@ static __always_inline int blk_complete(struct request *rq)
 	id = blk_op_id(rq);
 	if (id < 0)
 		goto out;
-	fc = bpf_map_lookup_elem(&funcs, &(__u32){ id });
+	fc = bpf_map_lookup_elem(&funcs, &(__u32) { id });
 	if (!fc)
 		goto out;
 	/* Never issued (a write that only flushes, a request failed in the queue): since first seen. */
-	from = block_cfg.queue_time && s->insert_ns ? s->insert_ns :
-	       s->issue_ns ? s->issue_ns : s->start_ns;
+	from = block_cfg.queue_time && s->insert_ns ? s->insert_ns : s->issue_ns ? s->issue_ns : s->start_ns;
 	lat = now - from;
 	slow = lat >= fc->threshold_ns;
 	account(id, lat, slow, ACCT_SHARED);

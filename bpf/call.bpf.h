@@ -43,8 +43,7 @@ static __always_inline struct func_cfg *call_wanted(__u32 id, const __u64 *args,
 	if (!fc || !(fc->flags & FF_ENABLED))
 		return NULL;
 	/* Shared helpers (netfs_*, generic_*) serve every file system. */
-	if (vfs && (fc->flags & FF_SB_CHECK) &&
-	    !sb_is_smb(arg_sb(fc->sb_kind, arg_at(args, fc->sb_arg))))
+	if (vfs && (fc->flags & FF_SB_CHECK) && !sb_is_smb(arg_sb(fc->sb_kind, arg_at(args, fc->sb_arg))))
 		return NULL;
 	return fc;
 }
@@ -74,8 +73,8 @@ static __always_inline void call_untimed(__u32 id, bool nest)
 }
 
 /* A frame for the call on the task's stack; false when there is no room (counted). */
-static __always_inline bool frame_push(void *ctx, __u32 id, const struct func_cfg *fc,
-				       const __u64 *args, const bool vfs)
+static __always_inline bool frame_push(void *ctx, __u32 id, const struct func_cfg *fc, const __u64 *args,
+				       const bool vfs)
 {
 	struct frames *fr;
 	struct frame *f;
@@ -157,8 +156,7 @@ static __always_inline struct frame *frame_pop(__u32 id, bool *had_frames, struc
 
 /* f: the call's frame, or NULL when it kept none (no arguments logged). */
 static __always_inline void call_fill(void *ctx, struct event *e, const struct func_cfg *fc,
-				      const struct frame *f, __u32 id, __u64 lat, __u64 ret,
-				      const bool vfs)
+				      const struct frame *f, __u32 id, __u64 lat, __u64 ret, const bool vfs)
 {
 	event_task(e, id, lat);
 	e->ret = ret;
@@ -181,16 +179,17 @@ static __always_inline void call_fill(void *ctx, struct event *e, const struct f
 		e->kstack_sz = f->kstack_id;
 		e->flags |= EF_KSTACK_ID;
 	} else {
-		e->kstack_sz = (fc->flags & FF_KSTACK) ?
-			bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), 0) : 0;
+		e->kstack_sz = (fc->flags & FF_KSTACK) ? bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), 0) :
+							 0;
 	}
 	e->ustack_sz = (fc->flags & FF_USTACK) ?
-		bpf_get_stack(ctx, e->ustack, sizeof(e->ustack), BPF_F_USER_STACK) : 0;
+			       bpf_get_stack(ctx, e->ustack, sizeof(e->ustack), BPF_F_USER_STACK) :
+			       0;
 }
 
 /* A call of id that took lat is over: account it, and send it on when slow (or failed). */
-static __always_inline void call_done(void *ctx, __u32 id, const struct frame *f, __u64 lat,
-				      __u64 ret, const bool vfs, const enum acct how)
+static __always_inline void call_done(void *ctx, __u32 id, const struct frame *f, __u64 lat, __u64 ret,
+				      const bool vfs, const enum acct how)
 {
 	struct func_cfg *fc = bpf_map_lookup_elem(&funcs, &id);
 	struct event *e;
@@ -215,8 +214,7 @@ static __always_inline void call_done(void *ctx, __u32 id, const struct frame *f
 	bpf_ringbuf_submit(e, 0);
 }
 
-static __always_inline int call_exit(void *ctx, __u32 id, __u64 ret, const bool vfs,
-				     const enum acct how)
+static __always_inline int call_exit(void *ctx, __u32 id, __u64 ret, const bool vfs, const enum acct how)
 {
 	__u64 now = bpf_ktime_get_ns();
 	struct func_stats *st;
@@ -260,30 +258,40 @@ static __always_inline int regs_exit(struct pt_regs *regs, const bool vfs, const
  * cookie, or without cookies the probed place's (probe_id()). All of them
  * account exclusively (see enum acct).
  */
-#define CALL_PROGRAMS(prefix, vfs)						\
-SEC("fentry")									\
-int BPF_PROG(prefix##_fentry)							\
-{										\
-	__u64 args[SMBLAT_MAX_ARGS] = {};					\
-										\
-	trampoline_args(ctx, args);						\
-	return call_entry(ctx, bpf_get_attach_cookie(ctx), args, vfs);	\
-}										\
-										\
-SEC("fexit")									\
-int BPF_PROG(prefix##_fexit)							\
-{										\
-	__u64 ret = 0;								\
-										\
-	bpf_get_func_ret(ctx, &ret);						\
-	return call_exit(ctx, bpf_get_attach_cookie(ctx), ret, vfs, ACCT_EXCLUSIVE); \
-}										\
-										\
-SEC("kprobe") int prefix##_kprobe(struct pt_regs *r) { return regs_entry(r, vfs); }	\
-SEC("kretprobe") int prefix##_kretprobe(struct pt_regs *r)			\
-{ return regs_exit(r, vfs, ACCT_EXCLUSIVE); }					\
-SEC("kprobe.multi") int prefix##_kmulti(struct pt_regs *r) { return regs_entry(r, vfs); } \
-SEC("kretprobe.multi") int prefix##_kretmulti(struct pt_regs *r)		\
-{ return regs_exit(r, vfs, ACCT_EXCLUSIVE); }
+#define CALL_PROGRAMS(prefix, vfs)                                                           \
+	SEC("fentry")                                                                        \
+	int BPF_PROG(prefix##_fentry)                                                        \
+	{                                                                                    \
+		__u64 args[SMBLAT_MAX_ARGS] = {};                                            \
+                                                                                             \
+		trampoline_args(ctx, args);                                                  \
+		return call_entry(ctx, bpf_get_attach_cookie(ctx), args, vfs);               \
+	}                                                                                    \
+                                                                                             \
+	SEC("fexit")                                                                         \
+	int BPF_PROG(prefix##_fexit)                                                         \
+	{                                                                                    \
+		__u64 ret = 0;                                                               \
+                                                                                             \
+		bpf_get_func_ret(ctx, &ret);                                                 \
+		return call_exit(ctx, bpf_get_attach_cookie(ctx), ret, vfs, ACCT_EXCLUSIVE); \
+	}                                                                                    \
+                                                                                             \
+	SEC("kprobe") int prefix##_kprobe(struct pt_regs *r)                                 \
+	{                                                                                    \
+		return regs_entry(r, vfs);                                                   \
+	}                                                                                    \
+	SEC("kretprobe") int prefix##_kretprobe(struct pt_regs *r)                           \
+	{                                                                                    \
+		return regs_exit(r, vfs, ACCT_EXCLUSIVE);                                    \
+	}                                                                                    \
+	SEC("kprobe.multi") int prefix##_kmulti(struct pt_regs *r)                           \
+	{                                                                                    \
+		return regs_entry(r, vfs);                                                   \
+	}                                                                                    \
+	SEC("kretprobe.multi") int prefix##_kretmulti(struct pt_regs *r)                     \
+	{                                                                                    \
+		return regs_exit(r, vfs, ACCT_EXCLUSIVE);                                    \
+	}
 
 #endif

@@ -25,14 +25,14 @@ struct frame {
 	__u64 start_ns;
 	__u64 args[SMBLAT_MAX_ARGS];
 	__u32 func_id;
-	__u32 op;               /* func_cfg.op of the call */
+	__u32 op; /* func_cfg.op of the call */
 	/* the SMB2 requests this call waited on (wire.bpf.h) */
 	__u32 wire_n;
-	__u32 inner;            /* an inner call of an operation timed further out: not timed */
-	__s32 kstack_id;        /* the entry's kernel stack in kstacks (COMPAT_ENTRY_KSTACK) */
+	__u32 inner;     /* an inner call of an operation timed further out: not timed */
+	__s32 kstack_id; /* the entry's kernel stack in kstacks (COMPAT_ENTRY_KSTACK) */
 	__u32 pad;
 	__u64 wire_ns;
-	struct smb2_split wire_split;   /* theirs, summed */
+	struct smb2_split wire_split; /* theirs, summed */
 	struct wire_req wire[SMBLAT_WIRE_MAX];
 };
 
@@ -84,7 +84,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4 << 20);       /* resized by the agent */
+	__uint(max_entries, 4 << 20); /* resized by the agent */
 } events SEC(".maps") __weak;
 
 struct {
@@ -174,7 +174,7 @@ static __always_inline bool probe_place(struct pt_regs *regs, struct probe_place
 	struct uprobe_dispatch_data *udd;
 	struct task_struct *t;
 
-	if ((__s64)ip < 0) {            /* a kernel address: a kprobe */
+	if ((__s64)ip < 0) { /* a kernel address: a kprobe */
 #ifdef __TARGET_ARCH_x86
 		pl->addr = ip - 1;
 #else
@@ -298,8 +298,7 @@ static __always_inline void add(__u64 *p, __u64 v, const enum acct how)
 }
 
 /* A finished call in one set of counters: a function's, or one of a view's. */
-static __always_inline void stats_add(struct func_stats *st, __u64 lat, bool slow,
-				      const enum acct how)
+static __always_inline void stats_add(struct func_stats *st, __u64 lat, bool slow, const enum acct how)
 {
 	__u64 ep = *(volatile __u64 *)&epoch;
 	__u64 b = smblat_bucket(lat);
@@ -403,9 +402,15 @@ static __always_inline void trampoline_args(void *ctx, __u64 *args)
  * One program as a BTF-typed and as a raw tracepoint (name_btf, name_raw):
  * the agent attaches whichever the kernel takes.
  */
-#define TRACEPOINT_PROGRAMS(tp, name, fn)					\
-	SEC("tp_btf/" #tp) int name##_btf(__u64 *ctx) { return fn(ctx); }	\
-	SEC("raw_tp/" #tp) int name##_raw(__u64 *ctx) { return fn(ctx); }
+#define TRACEPOINT_PROGRAMS(tp, name, fn)             \
+	SEC("tp_btf/" #tp) int name##_btf(__u64 *ctx) \
+	{                                             \
+		return fn(ctx);                       \
+	}                                             \
+	SEC("raw_tp/" #tp) int name##_raw(__u64 *ctx) \
+	{                                             \
+		return fn(ctx);                       \
+	}
 
 static __always_inline void regs_args(struct pt_regs *regs, __u64 *args)
 {

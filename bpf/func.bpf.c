@@ -11,16 +11,28 @@
 CALL_PROGRAMS(call, false)
 
 /* User functions: preemptible, so they account with atomics (enum acct). */
-SEC("uprobe") int call_uprobe(struct pt_regs *r) { return regs_entry(r, false); }
-SEC("uretprobe") int call_uretprobe(struct pt_regs *r) { return regs_exit(r, false, ACCT_SHARED); }
+SEC("uprobe") int call_uprobe(struct pt_regs *r)
+{
+	return regs_entry(r, false);
+}
+SEC("uretprobe") int call_uretprobe(struct pt_regs *r)
+{
+	return regs_exit(r, false, ACCT_SHARED);
+}
 
 /*
  * uprobe.multi: the agent loads these with expected_attach_type
  * BPF_TRACE_UPROBE_MULTI (libbpf 1.1 has no section name for it) and links
  * many offsets of one file at once.
  */
-SEC("kprobe.multi") int umulti_entry(struct pt_regs *r) { return regs_entry(r, false); }
-SEC("kprobe.multi") int umulti_exit(struct pt_regs *r) { return regs_exit(r, false, ACCT_SHARED); }
+SEC("kprobe.multi") int umulti_entry(struct pt_regs *r)
+{
+	return regs_entry(r, false);
+}
+SEC("kprobe.multi") int umulti_exit(struct pt_regs *r)
+{
+	return regs_exit(r, false, ACCT_SHARED);
+}
 
 /*
  * Kernels without them never load usession (the agent looks in their BTF

@@ -17,7 +17,6 @@ SEC("raw_tp")
 int peek(void *ctx)
 {
 	/* The mask keeps the verifier sure of the bound; ops tables are smaller. */
-	peek_err = bpf_probe_read_kernel(peek_buf, peek_len & (sizeof(peek_buf) - 1),
-					 (void *)peek_addr);
+	peek_err = bpf_probe_read_kernel(peek_buf, peek_len & (sizeof(peek_buf) - 1), (void *)peek_addr);
 	return 0;
 }

@@ -32,7 +32,7 @@ struct {
 struct sys_call {
 	__u64 start_ns;
 	__u32 nr;
-	__u32 pushed;               /* a split phase was entered for it */
+	__u32 pushed; /* a split phase was entered for it */
 };
 
 /*
@@ -68,7 +68,6 @@ static __always_inline __u32 current_tgid(void)
 {
 	return bpf_get_current_pid_tgid() >> 32;
 }
-
 
 #define S_IFMT 00170000
 #define S_IFSOCK 0140000

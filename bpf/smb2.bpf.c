@@ -28,36 +28,36 @@ struct mid_q_entry {
 	struct TCP_Server_Info *server;
 	void *resp_buf;
 	struct kref refcount;
-	unsigned long when_alloc;       /* jiffies, CONFIG_CIFS_STATS2 */
+	unsigned long when_alloc; /* jiffies, CONFIG_CIFS_STATS2 */
 	unsigned long when_sent;
 	unsigned long when_received;
 } __attribute__((preserve_access_index));
 
 #define SMB2_STATUS_SUCCESS 0u
-#define SMB2_SUBMIT_MAX 8               /* mids one submission allocates: MAX_COMPOUND is 5 to 7 */
+#define SMB2_SUBMIT_MAX 8 /* mids one submission allocates: MAX_COMPOUND is 5 to 7 */
 
 struct smb2_ctl smb2 = {
-	.hook_id = { SMB2_NO_HOOK, SMB2_NO_HOOK, SMB2_NO_HOOK, SMB2_NO_HOOK, SMB2_NO_HOOK,
-		     SMB2_NO_HOOK, SMB2_NO_HOOK },
+	.hook_id = { SMB2_NO_HOOK, SMB2_NO_HOOK, SMB2_NO_HOOK, SMB2_NO_HOOK, SMB2_NO_HOOK, SMB2_NO_HOOK,
+		     SMB2_NO_HOOK },
 };
 
 /* A request in flight, from its mid's allocation on. */
 struct smb2_req {
-	__u64 start_ns;         /* first: the agent sweeps by it; submitted, else allocated */
+	__u64 start_ns; /* first: the agent sweeps by it; submitted, else allocated */
 	__u64 alloc_ns;
-	__u64 sent_ns;          /* 0: not seen */
-	__u64 recv_ns;          /* 0: not seen */
+	__u64 sent_ns; /* 0: not seen */
+	__u64 recv_ns; /* 0: not seen */
 	struct smb2_ids ids;
 	__u32 pid;
 	__u32 tid;
 	__u32 uid;
 	__u32 dev;
-	__u32 flags;            /* EF_* of the event */
+	__u32 flags; /* EF_* of the event */
 	__u16 granted;
 	__u16 pad;
 	char comm[SMBLAT_COMM_LEN];
 	char name[SMBLAT_NAME_LEN];
-	__u64 server;           /* struct TCP_Server_Info *: the mid's, else the allocation's argument */
+	__u64 server; /* struct TCP_Server_Info *: the mid's, else the allocation's argument */
 };
 
 /*
@@ -260,7 +260,7 @@ static __always_inline void smb2_req_origin(struct smb2_req *r)
 			break;
 		pf = &fr->f[(d - 1 - i) & (SMBLAT_NEST - 1)];
 		if (pf->inner)
-			continue;       /* no arguments kept: the outer call of its operation has them */
+			continue; /* no arguments kept: the outer call of its operation has them */
 		fid = pf->func_id;
 		pfc = bpf_map_lookup_elem(&funcs, &fid);
 		if (!pfc)
@@ -389,7 +389,7 @@ static __always_inline void smb2_on_alloc(__u64 shdr, __u64 server, __u64 ret)
 
 static __always_inline bool smb2_status_failed(__u32 status)
 {
-	return (status >> 30) == 3;     /* severity "error" */
+	return (status >> 30) == 3; /* severity "error" */
 }
 
 /* A point of the request's life from its mid timestamp (jiffies); 0 when unknown. */
@@ -406,8 +406,8 @@ static __always_inline __u64 smb2_jiffies_at(const struct smb2_req *r, unsigned 
  * from the mid's own timestamps, else the one before; so the three parts
  * add up to the latency.
  */
-static __always_inline void smb2_split(struct mid_q_entry *mid, const struct smb2_req *r,
-				       __u64 end, struct smb2_split *s)
+static __always_inline void smb2_split(struct mid_q_entry *mid, const struct smb2_req *r, __u64 end,
+				       struct smb2_split *s)
 {
 	__u64 sent = r->sent_ns, recv = r->recv_ns;
 	unsigned long alloc_j = 0;
@@ -431,8 +431,7 @@ static __always_inline void smb2_split(struct mid_q_entry *mid, const struct smb
 }
 
 /* The fields of a request's event (an SMB2_* entry or a connection event from it). */
-static __always_inline void smb2_fill(struct event *e, const struct smb2_req *r, __u32 id,
-				      __u64 lat)
+static __always_inline void smb2_fill(struct event *e, const struct smb2_req *r, __u32 id, __u64 lat)
 {
 	struct TCP_Server_Info *srv = (struct TCP_Server_Info *)r->server;
 
@@ -632,10 +631,22 @@ static __always_inline int smb2_alloc_return(struct pt_regs *regs)
 	return 0;
 }
 
-SEC("kprobe") int smb2_alloc_kprobe(struct pt_regs *r) { return smb2_alloc_enter(r); }
-SEC("kretprobe") int smb2_alloc_kretprobe(struct pt_regs *r) { return smb2_alloc_return(r); }
-SEC("kprobe.multi") int smb2_alloc_kmulti(struct pt_regs *r) { return smb2_alloc_enter(r); }
-SEC("kretprobe.multi") int smb2_alloc_kretmulti(struct pt_regs *r) { return smb2_alloc_return(r); }
+SEC("kprobe") int smb2_alloc_kprobe(struct pt_regs *r)
+{
+	return smb2_alloc_enter(r);
+}
+SEC("kretprobe") int smb2_alloc_kretprobe(struct pt_regs *r)
+{
+	return smb2_alloc_return(r);
+}
+SEC("kprobe.multi") int smb2_alloc_kmulti(struct pt_regs *r)
+{
+	return smb2_alloc_enter(r);
+}
+SEC("kretprobe.multi") int smb2_alloc_kretmulti(struct pt_regs *r)
+{
+	return smb2_alloc_return(r);
+}
 
 /* ---- the hooks that see a mid go by, and the submissions: entry only ---- */
 
@@ -656,8 +667,14 @@ static __always_inline int smb2_mid_enter(struct pt_regs *regs)
 	return smb2_mid_seen(probe_id(regs, false), args);
 }
 
-SEC("kprobe") int smb2_mid_kprobe(struct pt_regs *r) { return smb2_mid_enter(r); }
-SEC("kprobe.multi") int smb2_mid_kmulti(struct pt_regs *r) { return smb2_mid_enter(r); }
+SEC("kprobe") int smb2_mid_kprobe(struct pt_regs *r)
+{
+	return smb2_mid_enter(r);
+}
+SEC("kprobe.multi") int smb2_mid_kmulti(struct pt_regs *r)
+{
+	return smb2_mid_enter(r);
+}
 
 /* ---- the send: return only ---- */
 
@@ -668,8 +685,17 @@ static __always_inline int smb2_sent(void)
 	return 0;
 }
 
-SEC("fexit") int BPF_PROG(smb2_sent_fexit) { return smb2_sent(); }
-SEC("kretprobe") int smb2_sent_kretprobe(struct pt_regs *r) { return smb2_sent(); }
-SEC("kretprobe.multi") int smb2_sent_kretmulti(struct pt_regs *r) { return smb2_sent(); }
+SEC("fexit") int BPF_PROG(smb2_sent_fexit)
+{
+	return smb2_sent();
+}
+SEC("kretprobe") int smb2_sent_kretprobe(struct pt_regs *r)
+{
+	return smb2_sent();
+}
+SEC("kretprobe.multi") int smb2_sent_kretmulti(struct pt_regs *r)
+{
+	return smb2_sent();
+}
 
 #include "smbevent.bpf.h"

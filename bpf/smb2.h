@@ -3,10 +3,10 @@
 #ifndef SMBLAT_SMB2_H
 #define SMBLAT_SMB2_H
 
-#define SMB2_NCMD 19              /* SMB2_NEGOTIATE (0) .. SMB2_OPLOCK_BREAK (0x12) */
+#define SMB2_NCMD 19 /* SMB2_NEGOTIATE (0) .. SMB2_OPLOCK_BREAK (0x12) */
 #define SMB2_NO_HOOK 0xffffffffu
 
-#define SMB2_FILTER_MAX 4          /* servers and sessions a filter names */
+#define SMB2_FILTER_MAX 4 /* servers and sessions a filter names */
 
 /*
  * Where a request's mid (struct mid_q_entry) is seen: allocated (return
@@ -29,15 +29,15 @@ enum smb2_hook {
 
 struct smb2_ctl {
 	uint32_t on;
-	uint32_t hook_id[_SMB2_HOOK_MAX];   /* func ids, SMB2_NO_HOOK when not attached */
-	uint8_t hook_arg[_SMB2_HOOK_MAX];   /* argument holding the mid (the header at alloc) */
-	uint8_t hook_kref[_SMB2_HOOK_MAX];  /* that argument is &mid->refcount */
-	uint8_t alloc_server_arg;           /* the allocation's server argument + 1 (mids without */
-	uint8_t pad;                        /* a server pointer, 7.x); 0: none */
-	uint32_t cmd_id[SMB2_NCMD];         /* func id of SMB2_<COMMAND> */
-	uint32_t event_id[_SMB_EV_MAX];     /* func id of each connection event, SMB2_NO_HOOK: off */
-	uint64_t ns_per_jiffy;              /* mid timestamps (CONFIG_CIFS_STATS2) in ns; 0: unused */
-	uint32_t keep_freed;                /* smb3_slow_rsp attached: what __release_mid saw, kept */
+	uint32_t hook_id[_SMB2_HOOK_MAX];  /* func ids, SMB2_NO_HOOK when not attached */
+	uint8_t hook_arg[_SMB2_HOOK_MAX];  /* argument holding the mid (the header at alloc) */
+	uint8_t hook_kref[_SMB2_HOOK_MAX]; /* that argument is &mid->refcount */
+	uint8_t alloc_server_arg;          /* the allocation's server argument + 1 (mids without */
+	uint8_t pad;                       /* a server pointer, 7.x); 0: none */
+	uint32_t cmd_id[SMB2_NCMD];        /* func id of SMB2_<COMMAND> */
+	uint32_t event_id[_SMB_EV_MAX];    /* func id of each connection event, SMB2_NO_HOOK: off */
+	uint64_t ns_per_jiffy;             /* mid timestamps (CONFIG_CIFS_STATS2) in ns; 0: unused */
+	uint32_t keep_freed;               /* smb3_slow_rsp attached: what __release_mid saw, kept */
 	/* only requests and events of these servers and sessions (none given: all) */
 	uint32_t n_servers;
 	uint32_t n_sessions;

@@ -10,8 +10,8 @@
 
 #include "core.bpf.h"
 
-#define SMB2_PROTO_ID 0x424d53feu      /* "\xfeSMB" read as little endian */
-#define SMB2_HDR_WORDS 12              /* up to SessionId: 48 bytes */
+#define SMB2_PROTO_ID 0x424d53feu /* "\xfeSMB" read as little endian */
+#define SMB2_HDR_WORDS 12         /* up to SessionId: 48 bytes */
 #define SMB2_FLAGS_ASYNC 0x2u
 #define SMB2_FLAGS_RELATED 0x4u
 
@@ -22,10 +22,10 @@ struct smb2_ids {
 	__u64 async_id;
 	__u32 tree;
 	__u32 status;
-	__u32 flags;            /* EF_SMB2_COMPOUND, EF_SMB2_ASYNC */
+	__u32 flags; /* EF_SMB2_COMPOUND, EF_SMB2_ASYNC */
 	__u16 cmd;
 	__u16 credit_charge;
-	__u16 credits;          /* CreditRequest, or CreditResponse in a response */
+	__u16 credits; /* CreditRequest, or CreditResponse in a response */
 	__u16 pad;
 };
 

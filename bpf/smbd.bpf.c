@@ -24,10 +24,10 @@ struct smbd_req_key {
 };
 
 struct smbd_req_start {
-	__u64 start_ns;         /* first: the agent sweeps by it */
+	__u64 start_ns; /* first: the agent sweeps by it */
 	__u32 func_id;
 	__u32 has_ids;
-	struct smb2_ids ids;        /* of the inbound header, with has_ids */
+	struct smb2_ids ids; /* of the inbound header, with has_ids */
 };
 
 struct {
@@ -46,10 +46,10 @@ static __always_inline bool smbd_req_ids(__u64 req, struct smb2_ids *ids)
 
 	if (!smbd_hdr.on || !req ||
 	    bpf_probe_read_user(&idx, sizeof(idx), (void *)(req + smbd_hdr.current_idx)) < 0 ||
-	    bpf_probe_read_user(&vec, sizeof(vec), (void *)(req + smbd_hdr.in_vector)) < 0 ||
-	    idx < 0 || idx > 4096 || !vec ||
-	    bpf_probe_read_user(&base, sizeof(base), (void *)(vec + (__u64)(idx + 1) * 16)) < 0 ||
-	    !base || bpf_probe_read_user(hdr, sizeof(hdr), (void *)base) < 0)
+	    bpf_probe_read_user(&vec, sizeof(vec), (void *)(req + smbd_hdr.in_vector)) < 0 || idx < 0 ||
+	    idx > 4096 || !vec ||
+	    bpf_probe_read_user(&base, sizeof(base), (void *)(vec + (__u64)(idx + 1) * 16)) < 0 || !base ||
+	    bpf_probe_read_user(hdr, sizeof(hdr), (void *)base) < 0)
 		return false;
 	return smb2_hdr_parse(hdr, ids);
 }
@@ -120,8 +120,20 @@ static __always_inline int smbd_request_end(struct pt_regs *regs)
 	return 0;
 }
 
-SEC("uprobe") int smbd_req_begin(struct pt_regs *r) { return smbd_request_begin(r); }
-SEC("uprobe") int smbd_req_end(struct pt_regs *r) { return smbd_request_end(r); }
+SEC("uprobe") int smbd_req_begin(struct pt_regs *r)
+{
+	return smbd_request_begin(r);
+}
+SEC("uprobe") int smbd_req_end(struct pt_regs *r)
+{
+	return smbd_request_end(r);
+}
 /* uprobe.multi, as umulti_entry in func.bpf.c */
-SEC("kprobe.multi") int umulti_smbd_begin(struct pt_regs *r) { return smbd_request_begin(r); }
-SEC("kprobe.multi") int umulti_smbd_end(struct pt_regs *r) { return smbd_request_end(r); }
+SEC("kprobe.multi") int umulti_smbd_begin(struct pt_regs *r)
+{
+	return smbd_request_begin(r);
+}
+SEC("kprobe.multi") int umulti_smbd_end(struct pt_regs *r)
+{
+	return smbd_request_end(r);
+}

@@ -7,27 +7,27 @@
 #ifndef SMBLAT_SMBD_H
 #define SMBLAT_SMBD_H
 
-#define SMBLAT_PROCS_MAX 32768      /* followed processes */
+#define SMBLAT_PROCS_MAX 32768 /* followed processes */
 #define SMBLAT_REASON_LEN 64
 
 /* Why a process is followed ("procs" map value). */
 enum proc_flags {
-	PROC_SMBD = 1u << 0,        /* an smbd: exec'd as smbd, or forked by one and not exec'd since */
-	PROC_ACCT = 1u << 1,        /* its syscalls are accounted (syscalls layer) */
-	PROC_ACCT_KEEP = 1u << 2,   /* chosen by pid: accounted across exec too, as strace -f */
+	PROC_SMBD = 1u << 0,      /* an smbd: exec'd as smbd, or forked by one and not exec'd since */
+	PROC_ACCT = 1u << 1,      /* its syscalls are accounted (syscalls layer) */
+	PROC_ACCT_KEEP = 1u << 2, /* chosen by pid: accounted across exec too, as strace -f */
 };
 
 /* What the agent asks of the process and syscall programs ("procs_cfg" in .data). */
 struct procs_ctl {
-	uint32_t smbd;              /* follow every smbd (PROC_SMBD) */
-	uint32_t acct_smbd;         /* account every smbd's syscalls */
-	uint32_t acct_cgroup;       /* account the tasks of the cgroup in acct_cgroups[0] */
-	uint32_t split;             /* smbd time split on */
-	uint32_t exit_id;           /* function ids + 1 of SMBD_EXIT, SMBD_OPLOCK_BREAK, */
-	uint32_t oplock_id;         /* SMBD_LEASE_BREAK; 0: not written */
+	uint32_t smbd;        /* follow every smbd (PROC_SMBD) */
+	uint32_t acct_smbd;   /* account every smbd's syscalls */
+	uint32_t acct_cgroup; /* account the tasks of the cgroup in acct_cgroups[0] */
+	uint32_t split;       /* smbd time split on */
+	uint32_t exit_id;     /* function ids + 1 of SMBD_EXIT, SMBD_OPLOCK_BREAK, */
+	uint32_t oplock_id;   /* SMBD_LEASE_BREAK; 0: not written */
 	uint32_t lease_id;
-	uint32_t seed_pid;          /* tasks_seed: account it and its later children */
-	char acct_comm[16];         /* account processes exec'ing with this comm; "" none */
+	uint32_t seed_pid;  /* tasks_seed: account it and its later children */
+	char acct_comm[16]; /* account processes exec'ing with this comm; "" none */
 };
 
 /*
@@ -36,25 +36,25 @@ struct procs_ctl {
  * marks each.
  */
 enum split_phase {
-	SPLIT_OTHER,                /* busy outside the phases below */
-	SPLIT_WAIT,                 /* waiting for events (epoll_wait, poll, ...) */
-	SPLIT_RECV,                 /* receiving from the client socket */
-	SPLIT_PARSE,                /* from a receive to the dispatch of what it brought */
-	SPLIT_RUN,                  /* running SMB2 requests (smbd_smb2_request_dispatch) */
-	SPLIT_SEND,                 /* sending to the client socket */
-	SPLIT_CTDB,                 /* waiting for ctdbd (clustered) */
-	SPLIT_RUN_IO,               /* waiting while requests' disk I/O runs in worker threads */
+	SPLIT_OTHER,  /* busy outside the phases below */
+	SPLIT_WAIT,   /* waiting for events (epoll_wait, poll, ...) */
+	SPLIT_RECV,   /* receiving from the client socket */
+	SPLIT_PARSE,  /* from a receive to the dispatch of what it brought */
+	SPLIT_RUN,    /* running SMB2 requests (smbd_smb2_request_dispatch) */
+	SPLIT_SEND,   /* sending to the client socket */
+	SPLIT_CTDB,   /* waiting for ctdbd (clustered) */
+	SPLIT_RUN_IO, /* waiting while requests' disk I/O runs in worker threads */
 	_SPLIT_MAX,
 };
 
 enum split_count {
-	SPLIT_N_FD,                 /* tevent events run: fd, timer, immediate, signal handlers */
+	SPLIT_N_FD, /* tevent events run: fd, timer, immediate, signal handlers */
 	SPLIT_N_TIMER,
 	SPLIT_N_IMMEDIATE,
 	SPLIT_N_SIGNAL,
-	SPLIT_N_REQUESTS,           /* SMB2 requests dispatched */
-	SPLIT_N_CTDB,               /* ctdbd calls */
-	SPLIT_N_RECV,               /* client socket receives and sends */
+	SPLIT_N_REQUESTS, /* SMB2 requests dispatched */
+	SPLIT_N_CTDB,     /* ctdbd calls */
+	SPLIT_N_RECV,     /* client socket receives and sends */
 	SPLIT_N_SEND,
 	_SPLIT_N_MAX,
 };
@@ -64,34 +64,34 @@ enum split_count {
 /* One loop thread ("split_threads", keyed by tid). Only the thread itself writes it. */
 struct split_thread {
 	uint32_t tgid;
-	uint8_t cur;                /* enum split_phase now */
+	uint8_t cur; /* enum split_phase now */
 	uint8_t depth;
 	uint8_t stack[SPLIT_DEPTH]; /* phases to come back to */
 	uint8_t ctdb_nest;          /* ctdbd calls inside the outermost */
 	uint8_t pad;
-	uint16_t io_pending;        /* asynchronous disk I/O sent to worker threads, not received yet */
-	uint64_t since_ns;          /* cur began */
-	uint64_t first_ns;          /* first seen */
+	uint16_t io_pending; /* asynchronous disk I/O sent to worker threads, not received yet */
+	uint64_t since_ns;   /* cur began */
+	uint64_t first_ns;   /* first seen */
 	uint64_t acc_ns[_SPLIT_MAX];
 	uint64_t n[_SPLIT_N_MAX];
-	uint64_t dead_ns;           /* the thread exited: the agent takes the entry after reading it */
+	uint64_t dead_ns; /* the thread exited: the agent takes the entry after reading it */
 };
 
 /* Per smbd process ("smbd_procs", keyed by tgid); worker threads add, so counters are atomic. */
 struct smbd_proc {
-	uint64_t start_ns;          /* fork or exec seen, or found at start */
+	uint64_t start_ns; /* fork or exec seen, or found at start */
 	uint32_t ppid;
-	uint32_t disc_status;       /* first NTSTATUS a connection was disconnected with */
-	uint32_t exit_how;          /* 1: smbd_exit_server, 2: _cleanly, 0: neither */
-	uint32_t last_err_nr;       /* the last syscall that failed, +1 (0: none) */
-	int32_t last_err;           /* its errno */
+	uint32_t disc_status; /* first NTSTATUS a connection was disconnected with */
+	uint32_t exit_how;    /* 1: smbd_exit_server, 2: _cleanly, 0: neither */
+	uint32_t last_err_nr; /* the last syscall that failed, +1 (0: none) */
+	int32_t last_err;     /* its errno */
 	uint32_t peer_len;
 	uint64_t last_err_ns;
-	uint64_t reason_ptr;        /* reason not readable yet (page not present): tried again later */
-	uint64_t dead_ns;           /* exited; kept for the agent's last time split read */
-	uint8_t peer[32];           /* the client's sockaddr, from getpeername(2) */
-	char reason[SMBLAT_REASON_LEN];     /* exit_server's explanation, else terminate's reason */
-	char location[SMBLAT_REASON_LEN];   /* smbd_server_connection_terminate_ex's location */
+	uint64_t reason_ptr;              /* reason not readable yet (page not present): tried again later */
+	uint64_t dead_ns;                 /* exited; kept for the agent's last time split read */
+	uint8_t peer[32];                 /* the client's sockaddr, from getpeername(2) */
+	char reason[SMBLAT_REASON_LEN];   /* exit_server's explanation, else terminate's reason */
+	char location[SMBLAT_REASON_LEN]; /* smbd_server_connection_terminate_ex's location */
 	/* time split, all threads of the process */
 	uint64_t syscall_ns;
 	uint64_t syscalls;
@@ -99,9 +99,9 @@ struct smbd_proc {
 	uint64_t disk_reads;
 	uint64_t disk_write_ns;
 	uint64_t disk_writes;
-	uint32_t breaks_sent;       /* oplock breaks sent, and answered */
+	uint32_t breaks_sent; /* oplock breaks sent, and answered */
 	uint32_t breaks_done;
-	int32_t ustack_sz;          /* bytes, at exit_server */
+	int32_t ustack_sz; /* bytes, at exit_server */
 	uint32_t pad;
 	uint64_t ustack[32];
 };
@@ -109,13 +109,13 @@ struct smbd_proc {
 /* An oplock or lease break smbd sent and has not seen answered yet. */
 struct smbd_break_key {
 	uint32_t tgid;
-	uint32_t oplock;            /* 1: oplock (answered in order), 0: lease (by key) */
-	uint64_t key[2];            /* lease key; oplock: the sequence number */
+	uint32_t oplock; /* 1: oplock (answered in order), 0: lease (by key) */
+	uint64_t key[2]; /* lease key; oplock: the sequence number */
 };
 
 struct smbd_break {
 	uint64_t start_ns;
-	uint32_t from;              /* lease state, or oplock level */
+	uint32_t from; /* lease state, or oplock level */
 	uint32_t to;
 };
 
@@ -128,8 +128,8 @@ struct smbd_break {
  */
 struct smbd_hdr_layout {
 	uint32_t on;
-	uint32_t current_idx;       /* offset of int current_idx */
-	uint32_t in_vector;         /* offset of struct iovec *in.vector */
+	uint32_t current_idx; /* offset of int current_idx */
+	uint32_t in_vector;   /* offset of struct iovec *in.vector */
 	uint32_t pad;
 };
 

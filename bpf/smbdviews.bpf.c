@@ -218,7 +218,7 @@ static __always_inline int break_oplock(struct pt_regs *regs)
 	if (!p)
 		return 0;
 	k.key[0] = p->breaks_sent++;
-	b.from = 0xff;          /* the level before is the client's to know */
+	b.from = 0xff; /* the level before is the client's to know */
 	bpf_map_update_elem(&smbd_breaks, &k, &b, BPF_ANY);
 	return 0;
 }
@@ -272,9 +272,15 @@ static __always_inline int break_lease_done(struct pt_regs *regs)
 	return 0;
 }
 
-#define SMBD_UPROBE(name, fn)							\
-	SEC("uprobe") int smbd_##name(struct pt_regs *r) { return fn(r); }	\
-	SEC("kprobe.multi") int umulti_smbd_##name(struct pt_regs *r) { return fn(r); }
+#define SMBD_UPROBE(name, fn)                                         \
+	SEC("uprobe") int smbd_##name(struct pt_regs *r)              \
+	{                                                             \
+		return fn(r);                                         \
+	}                                                             \
+	SEC("kprobe.multi") int umulti_smbd_##name(struct pt_regs *r) \
+	{                                                             \
+		return fn(r);                                         \
+	}
 
 SMBD_UPROBE(split_dispatch, split_dispatch)
 SMBD_UPROBE(split_dispatch_ret, split_dispatch_ret)

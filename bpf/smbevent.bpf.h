@@ -54,7 +54,7 @@ static __always_inline struct event *smb_event_server(enum smb_event k, const __
 	e->smb_mid = ctx[0];
 	e->smb_conn_id = ctx[1];
 	__builtin_memcpy(e->smb_server, host, sizeof(host));
-	conn = ctx[1];          /* keys from the stack: older kernels take no ring buffer memory */
+	conn = ctx[1]; /* keys from the stack: older kernels take no ring buffer memory */
 	c = bpf_map_lookup_elem(&smb2_conns, &conn);
 	if (c) {
 		e->smb_session = c->session;
@@ -92,8 +92,14 @@ static __always_inline int smb2_credit_stall(__u64 *ctx, bool none_in_flight)
 	return 0;
 }
 
-SEC("raw_tp/smb3_credit_timeout") int smb2_tp_credit_timeout(__u64 *ctx) { return smb2_credit_stall(ctx, false); }
-SEC("raw_tp/smb3_insufficient_credits") int smb2_tp_credit_short(__u64 *ctx) { return smb2_credit_stall(ctx, true); }
+SEC("raw_tp/smb3_credit_timeout") int smb2_tp_credit_timeout(__u64 *ctx)
+{
+	return smb2_credit_stall(ctx, false);
+}
+SEC("raw_tp/smb3_insufficient_credits") int smb2_tp_credit_short(__u64 *ctx)
+{
+	return smb2_credit_stall(ctx, true);
+}
 
 /* smb3_ses_expired(tid, sesid, cmd, mid) */
 SEC("raw_tp/smb3_ses_expired")
@@ -128,7 +134,7 @@ int smb2_tp_tcon(__u64 *ctx)
 		return 0;
 	e->smb_tree = (__u32)ctx[1];
 	e->smb_session = ctx[2];
-	e->smb_cmd = 3;         /* SMB2_TREE_CONNECT */
+	e->smb_cmd = 3; /* SMB2_TREE_CONNECT */
 	/* the share's UNC name, read by the decoder from name: it is no file */
 	bpf_probe_read_kernel_str(e->name, sizeof(e->name), (void *)ctx[3]);
 	e->smb_event_val[0] = (int)ctx[4];
@@ -162,7 +168,7 @@ int smb2_tp_slow_rsp(__u64 *ctx)
 		e->flags |= EF_SMB_EVENT;
 		e->smb_event = SMB_EV_SLOW_RESPONSE;
 	} else {
-		e->tid = (__u32)ctx[2];         /* the mid's creator */
+		e->tid = (__u32)ctx[2]; /* the mid's creator */
 	}
 	e->smb_cmd = (__u16)ctx[0];
 	e->smb_mid = ctx[1];

@@ -11,21 +11,21 @@
 
 #include "core.bpf.h"
 
-#define STACK_IDS_MAP(n)							\
-struct {									\
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);					\
-	__uint(max_entries, SMBLAT_STACK_IDS);					\
-	__uint(key_size, sizeof(__u32));					\
-	__uint(value_size, SMBLAT_STACK_FRAMES * sizeof(__u64));		\
-} n SEC(".maps") __weak;
+#define STACK_IDS_MAP(n)                                                 \
+	struct {                                                         \
+		__uint(type, BPF_MAP_TYPE_STACK_TRACE);                  \
+		__uint(max_entries, SMBLAT_STACK_IDS);                   \
+		__uint(key_size, sizeof(__u32));                         \
+		__uint(value_size, SMBLAT_STACK_FRAMES * sizeof(__u64)); \
+	} n SEC(".maps") __weak;
 
-#define STACK_COUNTS_MAP(n)							\
-struct {									\
-	__uint(type, BPF_MAP_TYPE_HASH);					\
-	__uint(max_entries, SMBLAT_STACK_KEYS);					\
-	__type(key, struct stack_key);						\
-	__type(value, struct stack_count);					\
-} n SEC(".maps") __weak;
+#define STACK_COUNTS_MAP(n)                             \
+	struct {                                        \
+		__uint(type, BPF_MAP_TYPE_HASH);        \
+		__uint(max_entries, SMBLAT_STACK_KEYS); \
+		__type(key, struct stack_key);          \
+		__type(value, struct stack_count);      \
+	} n SEC(".maps") __weak;
 
 STACK_IDS_MAP(stack_ids0)
 STACK_IDS_MAP(stack_ids1)
@@ -75,8 +75,9 @@ static __always_inline void stacks_add(void *counts, struct stack_key *k, __u64 
 /* One call of id that took lat, at ctx: its stacks counted in this epoch's generation. */
 static __always_inline void stacks_count(void *ctx, __u32 id, __u64 lat, __u32 flags)
 {
-	struct stack_key k = { .func_id = id, .tgid = bpf_get_current_pid_tgid() >> 32,
-			       .kstack = -1, .ustack = -1 };
+	struct stack_key k = {
+		.func_id = id, .tgid = bpf_get_current_pid_tgid() >> 32, .kstack = -1, .ustack = -1
+	};
 	bool gen1 = epoch & 1;
 	void *ids = gen1 ? (void *)&stack_ids1 : (void *)&stack_ids0;
 

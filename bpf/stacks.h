@@ -8,16 +8,16 @@
 #ifndef SMBLAT_STACKS_H
 #define SMBLAT_STACKS_H
 
-#define SMBLAT_STACK_FRAMES 64      /* frames kept per stack in the stack maps */
-#define SMBLAT_STACK_IDS 4096       /* distinct stacks per generation, default */
-#define SMBLAT_STACK_KEYS 8192      /* (probe, process, stacks) per generation, default */
+#define SMBLAT_STACK_FRAMES 64 /* frames kept per stack in the stack maps */
+#define SMBLAT_STACK_IDS 4096  /* distinct stacks per generation, default */
+#define SMBLAT_STACK_KEYS 8192 /* (probe, process, stacks) per generation, default */
 
 struct stack_key {
 	uint32_t func_id;
 	uint32_t tgid;
-	int32_t kstack;             /* stack map id, or negative: none taken or none fitted */
+	int32_t kstack; /* stack map id, or negative: none taken or none fitted */
 	int32_t ustack;
-	char comm[16];              /* the thread's, at the call: the folded line's root */
+	char comm[16]; /* the thread's, at the call: the folded line's root */
 };
 
 struct stack_count {
@@ -27,8 +27,8 @@ struct stack_count {
 
 /* Per function id and CPU: calls whose stacks were not counted. */
 struct stack_lost {
-	uint64_t stack_full;        /* the stack map had no room (or a hash collision) */
-	uint64_t keys_full;         /* the counts map had no room */
+	uint64_t stack_full; /* the stack map had no room (or a hash collision) */
+	uint64_t keys_full;  /* the counts map had no room */
 };
 
 #endif

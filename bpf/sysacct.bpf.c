@@ -46,8 +46,7 @@ static __always_inline struct split_thread *split_thread_new(__u64 now)
 }
 
 /* smbd's loop thread enters a wait, or a receive or send on the client socket. */
-static __always_inline void split_enter(struct pt_regs *regs, struct sys_call *c, __u32 cls,
-					__u64 now)
+static __always_inline void split_enter(struct pt_regs *regs, struct sys_call *c, __u32 cls, __u64 now)
 {
 	struct split_thread *st = split_thread();
 
@@ -144,8 +143,8 @@ static __always_inline void acct(void *ctx, struct pt_regs *regs, __u32 id, __u6
 }
 
 /* What an smbd's syscalls tell: its last failure, its client, and the split's parts. */
-static __always_inline void smbd_sys_exit(struct pt_regs *regs, struct sys_call *c, __u32 nr,
-					  __u32 cls, long ret, __u64 now)
+static __always_inline void smbd_sys_exit(struct pt_regs *regs, struct sys_call *c, __u32 nr, __u32 cls,
+					  long ret, __u64 now)
 {
 	__u32 tgid = current_tgid();
 	struct smbd_proc *p = bpf_map_lookup_elem(&smbd_procs, &tgid);

@@ -6,19 +6,19 @@
 /* What a syscall means to smbd's time split and exit entries. */
 enum sys_class {
 	SC_NONE,
-	SC_WAIT,                    /* the event loop's wait: epoll_wait, poll, select, ... */
-	SC_RECV,                    /* recvmsg, recvfrom, recvmmsg, readv */
-	SC_SEND,                    /* sendmsg, sendto, sendmmsg, writev, sendfile */
-	SC_READ,                    /* file reads: pread64, preadv, preadv2 */
-	SC_WRITE,                   /* file writes: pwrite64, pwritev, pwritev2, fsync, fdatasync */
-	SC_PEER,                    /* getpeername: the client's address */
-	SC_IDLE,                    /* futex: a worker thread waiting for work, no work itself */
+	SC_WAIT,  /* the event loop's wait: epoll_wait, poll, select, ... */
+	SC_RECV,  /* recvmsg, recvfrom, recvmmsg, readv */
+	SC_SEND,  /* sendmsg, sendto, sendmmsg, writev, sendfile */
+	SC_READ,  /* file reads: pread64, preadv, preadv2 */
+	SC_WRITE, /* file writes: pwrite64, pwritev, pwritev2, fsync, fdatasync */
+	SC_PEER,  /* getpeername: the client's address */
+	SC_IDLE,  /* futex: a worker thread waiting for work, no work itself */
 };
 
 /* Per syscall number ("sys_info"), set by the agent. */
 struct sys_info {
-	uint32_t acct_id;           /* function id + 1 of its SYSCALL_<NAME>; 0: not accounted */
-	uint32_t cls;               /* enum sys_class */
+	uint32_t acct_id; /* function id + 1 of its SYSCALL_<NAME>; 0: not accounted */
+	uint32_t cls;     /* enum sys_class */
 };
 
 /* Failed calls per function id and errno ("acct_errs", per CPU). */

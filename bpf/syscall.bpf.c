@@ -30,20 +30,20 @@ static __always_inline __u32 sys_id(long nr)
 }
 
 /* The logged arguments of a system call from regs; R: empty (plain loads) or _CORE. */
-#define SYS_ARGS(args, n, regs, R, r9)						\
-	do {									\
-		if (n > 0)							\
-			args[0] = PT_REGS_PARM1##R##_SYSCALL(regs);		\
-		if (n > 1)							\
-			args[1] = PT_REGS_PARM2##R##_SYSCALL(regs);		\
-		if (n > 2)							\
-			args[2] = PT_REGS_PARM3##R##_SYSCALL(regs);		\
-		if (n > 3)							\
-			args[3] = PT_REGS_PARM4##R##_SYSCALL(regs);		\
-		if (n > 4)							\
-			args[4] = PT_REGS_PARM5##R##_SYSCALL(regs);		\
-		if (SYS_HAS_ARG6 && n > 5)					\
-			args[5] = r9;						\
+#define SYS_ARGS(args, n, regs, R, r9)                              \
+	do {                                                        \
+		if (n > 0)                                          \
+			args[0] = PT_REGS_PARM1##R##_SYSCALL(regs); \
+		if (n > 1)                                          \
+			args[1] = PT_REGS_PARM2##R##_SYSCALL(regs); \
+		if (n > 2)                                          \
+			args[2] = PT_REGS_PARM3##R##_SYSCALL(regs); \
+		if (n > 3)                                          \
+			args[3] = PT_REGS_PARM4##R##_SYSCALL(regs); \
+		if (n > 4)                                          \
+			args[4] = PT_REGS_PARM5##R##_SYSCALL(regs); \
+		if (SYS_HAS_ARG6 && n > 5)                          \
+			args[5] = r9;                               \
 	} while (0)
 
 #ifdef __TARGET_ARCH_x86

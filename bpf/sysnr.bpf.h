@@ -10,8 +10,7 @@ static __always_inline bool syscall_compat(void)
 {
 #ifdef __TARGET_ARCH_x86
 	if (bpf_core_field_exists(((struct thread_info *)0)->status) &&
-	    (BPF_CORE_READ((struct task_struct *)bpf_get_current_task(),
-			   thread_info.status) & 0x0002))
+	    (BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), thread_info.status) & 0x0002))
 		return true;
 #endif
 	return false;
@@ -43,8 +42,8 @@ static __always_inline long syscall_exit_nr(struct pt_regs *tp_regs)
 #if defined(__TARGET_ARCH_x86)
 	return cfg.compat & COMPAT_TP_REGS ? BPF_CORE_READ(regs, orig_ax) : regs->orig_ax;
 #elif defined(__TARGET_ARCH_arm64)
-	return cfg.compat & COMPAT_TP_REGS ?
-		BPF_CORE_READ((struct user_pt_regs *)regs, syscallno) : regs->syscallno;
+	return cfg.compat & COMPAT_TP_REGS ? BPF_CORE_READ((struct user_pt_regs *)regs, syscallno) :
+					     regs->syscallno;
 #else
 	return -1;
 #endif

@@ -109,8 +109,7 @@ static __always_inline int tasks_fork(__u64 *ctx)
  * and what smbd said (reason, location, NT status), its client and its
  * last failed syscall in fields of the event the smbd layer decodes.
  */
-static __always_inline void smbd_exit_event(void *ctx, struct task_struct *task,
-					    struct smbd_proc *p)
+static __always_inline void smbd_exit_event(void *ctx, struct task_struct *task, struct smbd_proc *p)
 {
 	__u32 id = procs_ctl.exit_id;
 	struct func_cfg *fc;

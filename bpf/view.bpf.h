@@ -37,8 +37,7 @@ struct {
 	__type(value, struct func_stats);
 } share_zero SEC(".maps") __weak;
 
-static __always_inline void share_account(__u32 id, __u32 dev, __u64 lat, bool slow,
-					  const enum acct how)
+static __always_inline void share_account(__u32 id, __u32 dev, __u64 lat, bool slow, const enum acct how)
 {
 	struct share_key k = { .func_id = id, .dev = dev };
 	struct func_stats *v;
@@ -66,7 +65,7 @@ static __always_inline void share_account(__u32 id, __u32 dev, __u64 lat, bool s
 
 enum share_flags {
 	SHARE_SLOW = 1u << 0,
-	SHARE_SHARED = 1u << 1,         /* ACCT_SHARED */
+	SHARE_SHARED = 1u << 1, /* ACCT_SHARED */
 };
 
 /*
@@ -75,8 +74,8 @@ enum share_flags {
  * exit in 10,294 instructions (3,854 with this a subprogram), once per
  * fentry clone. Five arguments at most, hence the flags.
  */
-static __noinline void vfs_share_count(__u32 id, const struct func_cfg *fc, const __u64 *args,
-				       __u64 lat, __u32 flags)
+static __noinline void vfs_share_count(__u32 id, const struct func_cfg *fc, const __u64 *args, __u64 lat,
+				       __u32 flags)
 {
 	bool slow = flags & SHARE_SLOW;
 	__u32 dev = vfs_dev(fc, args);
@@ -88,13 +87,12 @@ static __noinline void vfs_share_count(__u32 id, const struct func_cfg *fc, cons
 }
 
 /* A VFS call of the smb layer, under the share it was on. */
-static __always_inline void vfs_share_account(__u32 id, const struct func_cfg *fc,
-					      const __u64 *args, __u64 lat, bool slow,
-					      const enum acct how)
+static __always_inline void vfs_share_account(__u32 id, const struct func_cfg *fc, const __u64 *args,
+					      __u64 lat, bool slow, const enum acct how)
 {
 	if (views.share_on)
-		vfs_share_count(id, fc, args, lat, (slow ? SHARE_SLOW : 0) |
-				(how == ACCT_SHARED ? SHARE_SHARED : 0));
+		vfs_share_count(id, fc, args, lat,
+				(slow ? SHARE_SLOW : 0) | (how == ACCT_SHARED ? SHARE_SHARED : 0));
 }
 
 #endif

@@ -125,7 +125,6 @@ int main(int argc, char **argv)
 		pthread_create(&t[i], NULL, worker, (void *)(uintptr_t)(atoi(argv[4]) * 64 + i + 1));
 	for (int i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
-	printf("reads %ld writes %ld fsyncs %ld discards %ld\n", n_reads, n_writes, n_fsyncs,
-	       n_discards);
+	printf("reads %ld writes %ld fsyncs %ld discards %ld\n", n_reads, n_writes, n_fsyncs, n_discards);
 	return 0;
 }

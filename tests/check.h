@@ -7,14 +7,14 @@
 
 static int failures;
 
-#define check(cond, ...) do {                                           \
-		if (!(cond)) {                                          \
-			fprintf(stderr, "%s:%d: check failed: %s: ",    \
-				__FILE__, __LINE__, #cond);             \
-			fprintf(stderr, __VA_ARGS__);                   \
-			fputc('\n', stderr);                            \
-			failures++;                                     \
-		}                                                       \
+#define check(cond, ...)                                                                         \
+	do {                                                                                     \
+		if (!(cond)) {                                                                   \
+			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
+			fprintf(stderr, __VA_ARGS__);                                            \
+			fputc('\n', stderr);                                                     \
+			failures++;                                                              \
+		}                                                                                \
 	} while (0)
 
 #define CHECK check

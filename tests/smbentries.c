@@ -14,7 +14,7 @@
  * through its decode and entry builders.
  *   smbentries LABEL   FUNCTION names begin with LABEL_
  */
-#define SD_JOURNAL_SUPPRESS_LOCATION   /* as the agent: no CODE_FILE, CODE_LINE, CODE_FUNC */
+#define SD_JOURNAL_SUPPRESS_LOCATION /* as the agent: no CODE_FILE, CODE_LINE, CODE_FUNC */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +57,7 @@ static int send_fields(char **v, int n)
 static int record_send(struct record *r)
 {
 	char **v = NULL;
-	int n = journal_event_fields(r, &v);    /* before v is read */
+	int n = journal_event_fields(r, &v); /* before v is read */
 
 	return send_fields(v, n);
 }
@@ -84,12 +84,20 @@ static int smbd_views(const struct decoder *d, struct event *e, uint64_t now_ns,
 {
 	struct sockaddr_in peer = { .sin_family = AF_INET, .sin_port = htons(50376) };
 	struct smbd_split_entry s = {
-		.pid = 4242, .interval_s = 60, .threads = 1, .wall_ns = 60000000000ULL,
-		.phase_ns = { 1000000000ULL, 50000000000ULL, 500000000ULL, 300000000ULL,
-			      7000000000ULL, 1200000000ULL, 0 },
+		.pid = 4242,
+		.interval_s = 60,
+		.threads = 1,
+		.wall_ns = 60000000000ULL,
+		.phase_ns = { 1000000000ULL, 50000000000ULL, 500000000ULL, 300000000ULL, 7000000000ULL,
+			      1200000000ULL, 0 },
 		.n = { 2000, 10, 300, 0, 2200, 0, 2100, 2200 },
-		.syscall_ns = 6500000000ULL, .syscalls = 90000, .read_ns = 2000000000ULL,
-		.reads = 1500, .write_ns = 3000000000ULL, .writes = 1400, .client = "192.0.2.7:50376",
+		.syscall_ns = 6500000000ULL,
+		.syscalls = 90000,
+		.read_ns = 2000000000ULL,
+		.reads = 1500,
+		.write_ns = 3000000000ULL,
+		.writes = 1400,
+		.client = "192.0.2.7:50376",
 	};
 	char **v = NULL;
 	int k, n;
@@ -106,7 +114,7 @@ static int smbd_views(const struct decoder *d, struct event *e, uint64_t now_ns,
 	strcpy(e->smb_server, "../../source3/smbd/smb2_server.c:5054");
 	e->smb_status = 0xC0000017;
 	memcpy(e->args, &peer, sizeof(peer));
-	e->args[4] = (uint64_t)(20 + 1) | (uint64_t)ENOMEM << 32;    /* writev */
+	e->args[4] = (uint64_t)(20 + 1) | (uint64_t)ENOMEM << 32; /* writev */
 	e->args[5] = 4000 | (uint64_t)2 << 32;
 	e->blk_sector = 300000;
 	k = smbd_send(d, e);
@@ -124,12 +132,12 @@ static int smbd_views(const struct decoder *d, struct event *e, uint64_t now_ns,
 	e->pid = e->tid = 4242;
 	strcpy(e->comm, "smbd");
 	e->flags = EF_SMBD_BREAK;
-	e->args[0] = 7;     /* RWH */
-	e->args[1] = 1;     /* R */
+	e->args[0] = 7; /* RWH */
+	e->args[1] = 1; /* R */
 	e->args[2] = 0x0123456789abcdefULL;
 	e->args[3] = 0xfedcba9876543210ULL;
 	k |= smbd_send(d, e);
-	n = smbd_split_fields(&s, &v);    /* before v is read */
+	n = smbd_split_fields(&s, &v); /* before v is read */
 	k |= send_fields(v, n);
 	return k;
 }
@@ -210,13 +218,16 @@ static int views_send(const char *label)
 	hist_add(&s, 41000000);
 	s.slow = 1;
 	snprintf(fn, sizeof(fn), "%s_CREATE", label);
-	k |= journal_write_view_summary(j, fn, LAYER_SMB2, &s, 60, (struct record_field[]) {
-		{ "SMB_SHARE", "\\\\srv\\share" }, { "SMB_SERVER", "srv" } }, 2,
-		SMBLAT_MID_SHARE_SUMMARY) < 0;
-	k |= journal_write_view_summary(j, fn, LAYER_SMB2, &s, 60, (struct record_field[]) {
-		{ "SMB_SERVER", "srv" } }, 1, SMBLAT_MID_SERVER_SUMMARY) < 0;
-	k |= journal_write_view_summary(j, "BREAKDOWN_SMB2", LAYER_SMB2, &s, 60, (struct record_field[]) {
-		{ "BREAKDOWN_LAYER", "smb2" } }, 1, SMBLAT_MID_BREAKDOWN) < 0;
+	k |= journal_write_view_summary(
+		     j, fn, LAYER_SMB2, &s, 60,
+		     (struct record_field[]) { { "SMB_SHARE", "\\\\srv\\share" }, { "SMB_SERVER", "srv" } },
+		     2, SMBLAT_MID_SHARE_SUMMARY) < 0;
+	k |= journal_write_view_summary(j, fn, LAYER_SMB2, &s, 60,
+					(struct record_field[]) { { "SMB_SERVER", "srv" } }, 1,
+					SMBLAT_MID_SERVER_SUMMARY) < 0;
+	k |= journal_write_view_summary(j, "BREAKDOWN_SMB2", LAYER_SMB2, &s, 60,
+					(struct record_field[]) { { "BREAKDOWN_LAYER", "smb2" } }, 1,
+					SMBLAT_MID_BREAKDOWN) < 0;
 	journal_free(j);
 	if (k)
 		fprintf(stderr, "smbentries: a view summary was not written\n");
@@ -226,8 +237,8 @@ static int views_send(const char *label)
 int main(int argc, char **argv)
 {
 	static const char *const kinds[_SMB_EV_MAX] = {
-		"RECONNECT", "SESSION_SETUP", "LOGOFF", "SESSION_EXPIRED", "TREE_CONNECT",
-		"CREDIT_STALL", "SLOW_RESPONSE",
+		"RECONNECT",    "SESSION_SETUP", "LOGOFF",        "SESSION_EXPIRED",
+		"TREE_CONNECT", "CREDIT_STALL",  "SLOW_RESPONSE",
 	};
 	char names[2 + _SMB_EV_MAX][64];
 	struct func fns[4 + _SMB_EV_MAX];
@@ -241,22 +252,41 @@ int main(int argc, char **argv)
 	}
 	snprintf(names[0], sizeof(names[0]), "%s_UNLINK", argv[1]);
 	snprintf(names[1], sizeof(names[1]), "%s_CREATE", argv[1]);
-	fns[0] = (struct func) { .id = 0, .layer = LAYER_SMB, .group = GROUP_INODE, .name = names[0],
-				 .symbol = "cifs_unlink", .module = "cifs", .backend = BACKEND_FENTRY,
+	fns[0] = (struct func) { .id = 0,
+				 .layer = LAYER_SMB,
+				 .group = GROUP_INODE,
+				 .name = names[0],
+				 .symbol = "cifs_unlink",
+				 .module = "cifs",
+				 .backend = BACKEND_FENTRY,
 				 .cfg = { .threshold_ns = 10000000, .ret_kind = RK_INT } };
-	fns[1] = (struct func) { .id = 1, .layer = LAYER_SMB2, .name = names[1], .module = "cifs",
+	fns[1] = (struct func) { .id = 1,
+				 .layer = LAYER_SMB2,
+				 .name = names[1],
+				 .module = "cifs",
 				 .cfg = { .threshold_ns = 10000000 } };
 	for (int i = 0; i < _SMB_EV_MAX; i++) {
 		snprintf(names[2 + i], sizeof(names[2 + i]), "%s_%s", argv[1], kinds[i]);
-		fns[2 + i] = (struct func) { .id = 2 + i, .layer = LAYER_SMB2, .name = names[2 + i],
-					     .symbol = "smb3_tracepoint", .module = "cifs",
+		fns[2 + i] = (struct func) { .id = 2 + i,
+					     .layer = LAYER_SMB2,
+					     .name = names[2 + i],
+					     .symbol = "smb3_tracepoint",
+					     .module = "cifs",
 					     .backend = BACKEND_RAW_TP };
 	}
-	fns[2 + _SMB_EV_MAX] = (struct func) { .id = 2 + _SMB_EV_MAX, .layer = LAYER_SMBD, .name = "SMBD_EXIT",
-		.symbol = "/usr/lib/x86_64-linux-gnu/samba/libsmbd-base-samba4.so.0:smbd_exit_server" };
-	fns[3 + _SMB_EV_MAX] = (struct func) { .id = 3 + _SMB_EV_MAX, .layer = LAYER_SMBD,
+	fns[2 + _SMB_EV_MAX] = (struct func) {
+		.id = 2 + _SMB_EV_MAX,
+		.layer = LAYER_SMBD,
+		.name = "SMBD_EXIT",
+		.symbol = "/usr/lib/x86_64-linux-gnu/samba/libsmbd-base-samba4.so.0:smbd_exit_server"
+	};
+	fns[3 + _SMB_EV_MAX] = (struct func) {
+		.id = 3 + _SMB_EV_MAX,
+		.layer = LAYER_SMBD,
 		.name = "SMBD_LEASE_BREAK",
-		.symbol = "/usr/lib/x86_64-linux-gnu/samba/libsmbd-base-samba4.so.0:smbd_smb2_send_lease_break" };
+		.symbol =
+			"/usr/lib/x86_64-linux-gnu/samba/libsmbd-base-samba4.so.0:smbd_smb2_send_lease_break"
+	};
 	struct func_table t = { .v = fns, .n = 4 + _SMB_EV_MAX, .cap = 4 + _SMB_EV_MAX };
 	struct decoder d = { .funcs = &t, .boot_to_realtime_ns = event_clock_offset() };
 	struct timespec now;

@@ -75,7 +75,8 @@ int main(int argc, char **argv)
 		if (r < 0)
 			r = -errno;
 		clock_gettime(CLOCK_MONOTONIC, &t1);
-		printf("%lld %ld\n", (t1.tv_sec - t0.tv_sec) * 1000000LL + (t1.tv_nsec - t0.tv_nsec) / 1000, r);
+		printf("%lld %ld\n", (t1.tv_sec - t0.tv_sec) * 1000000LL + (t1.tv_nsec - t0.tv_nsec) / 1000,
+		       r);
 	}
 	return 0;
 }

@@ -15,7 +15,8 @@
 #include "check.h"
 
 /* A func_cfg full of values btfargs_fill must overwrite. */
-static struct func_cfg junk_cfg(void) {
+static struct func_cfg junk_cfg(void)
+{
 	struct func_cfg c;
 
 	memset(&c, 0, sizeof(c));
@@ -34,9 +35,9 @@ static struct func_cfg junk_cfg(void) {
  * sb_arg/name_arg are only compared when their kind is not AK_NONE; -1 for
  * nparams: not checked.
  */
-static void check_fill(const struct btf *btf, const char *func, unsigned int sb_arg,
-		       enum arg_kind sb_kind, unsigned int name_arg, enum arg_kind name_kind,
-		       enum ret_kind rk, int nparams) {
+static void check_fill(const struct btf *btf, const char *func, unsigned int sb_arg, enum arg_kind sb_kind,
+		       unsigned int name_arg, enum arg_kind name_kind, enum ret_kind rk, int nparams)
+{
 	struct func_cfg c = junk_cfg();
 	unsigned int n = 999;
 	int r;
@@ -45,15 +46,14 @@ static void check_fill(const struct btf *btf, const char *func, unsigned int sb_
 	check(r == 0, "btfargs_fill(%s) = %d (%s)", func, r, strerror(-r));
 	if (r < 0)
 		return;
-	printf("  %-22s sb %u/%u name %u/%u ret %u params %u\n", func, c.sb_arg, c.sb_kind,
-	       c.name_arg, c.name_kind, c.ret_kind, n);
+	printf("  %-22s sb %u/%u name %u/%u ret %u params %u\n", func, c.sb_arg, c.sb_kind, c.name_arg,
+	       c.name_kind, c.ret_kind, n);
 	check(c.sb_kind == sb_kind, "%s: sb_kind %u, want %u", func, c.sb_kind, sb_kind);
 	if (sb_kind != AK_NONE)
 		check(c.sb_arg == sb_arg, "%s: sb_arg %u, want %u", func, c.sb_arg, sb_arg);
 	check(c.name_kind == name_kind, "%s: name_kind %u, want %u", func, c.name_kind, name_kind);
 	if (name_kind != AK_NONE)
-		check(c.name_arg == name_arg, "%s: name_arg %u, want %u", func, c.name_arg,
-		      name_arg);
+		check(c.name_arg == name_arg, "%s: name_arg %u, want %u", func, c.name_arg, name_arg);
 	check(c.ret_kind == rk, "%s: ret_kind %u, want %u", func, c.ret_kind, rk);
 	if (nparams >= 0)
 		check(n == (unsigned int)nparams, "%s: %u params, want %d", func, n, nparams);
@@ -63,7 +63,8 @@ static void check_fill(const struct btf *btf, const char *func, unsigned int sb_
 }
 
 /* Type id of parameter idx of func, or exits: the host kernel lacks what the test needs. */
-static uint32_t param_type(const struct btf *btf, const char *func, unsigned int idx) {
+static uint32_t param_type(const struct btf *btf, const char *func, unsigned int idx)
+{
 	int id = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC);
 	const struct btf_type *proto;
 
@@ -79,23 +80,24 @@ static uint32_t param_type(const struct btf *btf, const char *func, unsigned int
 	return btf_params(proto)[idx].type;
 }
 
-static void check_kind(const struct btf *btf, const char *func, unsigned int idx,
-		       enum arg_kind want) {
+static void check_kind(const struct btf *btf, const char *func, unsigned int idx, enum arg_kind want)
+{
 	enum arg_kind k = btfargs_kind(btf, param_type(btf, func, idx));
 
 	check(k == want, "btfargs_kind(%s arg %u) = %u, want %u", func, idx, k, want);
 }
 
-static void test_kind(const struct btf *btf) {
+static void test_kind(const struct btf *btf)
+{
 	int id;
 
 	/* Non-pointers and pointers to what is no VFS object. */
-	check_kind(btf, "vfs_read", 2, AK_NONE);        /* size_t: typedef of an integer */
-	check_kind(btf, "vfs_fsync", 1, AK_NONE);       /* int */
-	check_kind(btf, "vfs_read", 1, AK_NONE);        /* char * */
-	check_kind(btf, "vfs_read", 3, AK_NONE);        /* loff_t * */
-	check_kind(btf, "vfs_unlink", 0, AK_NONE);      /* struct mnt_idmap * */
-	check_kind(btf, "vfs_unlink", 3, AK_NONE);      /* struct inode **: not an inode */
+	check_kind(btf, "vfs_read", 2, AK_NONE);   /* size_t: typedef of an integer */
+	check_kind(btf, "vfs_fsync", 1, AK_NONE);  /* int */
+	check_kind(btf, "vfs_read", 1, AK_NONE);   /* char * */
+	check_kind(btf, "vfs_read", 3, AK_NONE);   /* loff_t * */
+	check_kind(btf, "vfs_unlink", 0, AK_NONE); /* struct mnt_idmap * */
+	check_kind(btf, "vfs_unlink", 3, AK_NONE); /* struct inode **: not an inode */
 	check(btfargs_kind(btf, 0) == AK_NONE, "void is AK_NONE");
 	check(btfargs_kind(btf, 0x7fffffff) == AK_NONE, "a type id out of range is AK_NONE");
 
@@ -110,12 +112,13 @@ static void test_kind(const struct btf *btf) {
 	check_kind(btf, "vfs_read", 0, AK_FILE);
 	check_kind(btf, "filemap_read_folio", 2, AK_FOLIO);
 	check_kind(btf, "generic_file_read_iter", 0, AK_KIOCB);
-	check_kind(btf, "vfs_getattr", 0, AK_PATH);     /* const struct path *: through const */
+	check_kind(btf, "vfs_getattr", 0, AK_PATH); /* const struct path *: through const */
 	check_kind(btf, "readahead_expand", 0, AK_RAC);
 	check_kind(btf, "iput", 0, AK_INODE);
 }
 
-static void test_fill(const struct btf *btf) {
+static void test_fill(const struct btf *btf)
+{
 	struct func_cfg c;
 	unsigned int n;
 	int r;
@@ -163,7 +166,8 @@ static void test_fill(const struct btf *btf) {
 }
 
 /* The index answers as libbpf's walk over every type does, for every function. */
-static void test_index(struct btfs *b, const struct btf *btf) {
+static void test_index(struct btfs *b, const struct btf *btf)
+{
 	uint32_t n = btf__type_cnt(btf), checked = 0;
 	const struct btf *got;
 
@@ -187,7 +191,8 @@ static void test_index(struct btfs *b, const struct btf *btf) {
 	check(btfs_func(b, NULL, "inode", &got) == -ENOENT, "a struct name found as a function");
 }
 
-int main(void) {
+int main(void)
+{
 	struct btfs *b = NULL;
 	struct btf *btf;
 	int r;

@@ -19,27 +19,30 @@
 
 /* ---- cifsops_op_name ---- */
 
-static void check_name(enum op_group g, const char *member, bool dir, const char *want) {
+static void check_name(enum op_group g, const char *member, bool dir, const char *want)
+{
 	char buf[SMBLAT_NAME_LEN];
 	int r;
 
 	memset(buf, 'x', sizeof(buf));
 	buf[sizeof(buf) - 1] = '\0';
 	r = cifsops_op_name(g, member, dir, buf, sizeof(buf));
-	check(r == 0 && strcmp(buf, want) == 0, "op_name(%d, %s, %s) = %d \"%s\", want \"%s\"",
-	      g, member, dir ? "dir" : "file", r, r == 0 ? buf : "", want);
+	check(r == 0 && strcmp(buf, want) == 0, "op_name(%d, %s, %s) = %d \"%s\", want \"%s\"", g, member,
+	      dir ? "dir" : "file", r, r == 0 ? buf : "", want);
 }
 
-static void check_name_fails(enum op_group g, const char *member, size_t len, int want) {
+static void check_name_fails(enum op_group g, const char *member, size_t len, int want)
+{
 	char buf[SMBLAT_NAME_LEN];
 	int r;
 
 	r = cifsops_op_name(g, member, false, buf, len);
-	check(r == want, "op_name(%d, %s, len %zu) = %d, want %d", g, member ? member : "(null)",
-	      len, r, want);
+	check(r == want, "op_name(%d, %s, len %zu) = %d, want %d", g, member ? member : "(null)", len, r,
+	      want);
 }
 
-static void test_op_name(void) {
+static void test_op_name(void)
+{
 	/* Plain members, one per group: prefix + upper-cased member. */
 	check_name(GROUP_INODE, "unlink", false, "INODE_OP_UNLINK");
 	check_name(GROUP_INODE, "lookup", false, "INODE_OP_LOOKUP");
@@ -82,7 +85,8 @@ static void test_op_name(void) {
 
 /* ---- BTF layout helpers ---- */
 
-static const struct btf_type *struct_type(const struct btf *btf, const char *name) {
+static const struct btf_type *struct_type(const struct btf *btf, const char *name)
+{
 	int id = btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT);
 
 	if (id < 0) {
@@ -93,7 +97,8 @@ static const struct btf_type *struct_type(const struct btf *btf, const char *nam
 }
 
 /* Byte offset of a member, found by name; exits when the host kernel lacks it. */
-static size_t member_offset(const struct btf *btf, const char *type, const char *member) {
+static size_t member_offset(const struct btf *btf, const char *type, const char *member)
+{
 	const struct btf_type *t = struct_type(btf, type);
 	const struct btf_member *m = btf_members(t);
 
@@ -108,7 +113,8 @@ static size_t member_offset(const struct btf *btf, const char *type, const char 
 }
 
 /* Whether a member is a function pointer, through typedefs and modifiers. */
-static bool member_is_fn(const struct btf *btf, const struct btf_member *m) {
+static bool member_is_fn(const struct btf *btf, const struct btf_member *m)
+{
 	const struct btf_type *t = btf__type_by_id(btf, m->type);
 
 	while (t && (btf_is_typedef(t) || btf_is_mod(t)))
@@ -120,7 +126,8 @@ static bool member_is_fn(const struct btf *btf, const struct btf_member *m) {
 }
 
 /* Every name of cifsops_known comes from some function pointer member of this kernel. */
-static void test_known_names(const struct btf *btf) {
+static void test_known_names(const struct btf *btf)
+{
 	static const struct {
 		const char *type;
 		enum op_group g;
@@ -146,8 +153,8 @@ static void test_known_names(const struct btf *btf) {
 					if (!member_is_fn(btf, m))
 						continue;
 					if (cifsops_op_name(types[ti].g,
-							    btf__name_by_offset(btf, m->name_off),
-							    dir, buf, sizeof(buf)) == 0 &&
+							    btf__name_by_offset(btf, m->name_off), dir, buf,
+							    sizeof(buf)) == 0 &&
 					    strcmp(buf, *k) == 0)
 						found = true;
 				}
@@ -160,52 +167,51 @@ static void test_known_names(const struct btf *btf) {
 
 /* ---- the fake kernel ---- */
 
-#define A_DIR_INODE_OPS  0xffffffffc1000000ull
-#define A_FILE_OPS       0xffffffffc1001000ull
-#define A_DIR_OPS        0xffffffffc1002000ull
-#define A_ADDR_OPS       0xffffffffc1003000ull
-#define A_SUPER_OPS      0xffffffffc1004000ull
+#define A_DIR_INODE_OPS 0xffffffffc1000000ull
+#define A_FILE_OPS 0xffffffffc1001000ull
+#define A_DIR_OPS 0xffffffffc1002000ull
+#define A_ADDR_OPS 0xffffffffc1003000ull
+#define A_SUPER_OPS 0xffffffffc1004000ull
 
-#define A_CIFS_LOOKUP    0xffffffffc0a00000ull
-#define A_CIFS_UNLINK    0xffffffffc0a00100ull
-#define A_CIFS_RENAME2   0xffffffffc0a00200ull
-#define A_CIFS_OPEN      0xffffffffc0a00300ull
-#define A_CIFS_CLOSE     0xffffffffc0a00400ull
-#define A_CIFS_READDIR   0xffffffffc0a00500ull
-#define A_CIFS_CLOSEDIR  0xffffffffc0a00600ull
-#define A_CIFS_DIROPEN   0xffffffffc0a00700ull
-#define A_CIFS_WBEGIN    0xffffffffc0a00800ull
-#define A_CIFS_EVICT     0xffffffffc0a00900ull
-#define A_CIFS_STATFS    0xffffffffc0a00a00ull
-#define A_CIFS_IOCTL     0xffffffffc0a00b00ull
-#define A_CIFS_NOTOP     0xffffffffc0a00c00ull
-#define A_NETFS_READ     0xffffffffc0900000ull
-#define A_LLSEEK         0xffffffff81200000ull
-#define A_VMLINUX_FIRST  0xffffffff81000000ull
+#define A_CIFS_LOOKUP 0xffffffffc0a00000ull
+#define A_CIFS_UNLINK 0xffffffffc0a00100ull
+#define A_CIFS_RENAME2 0xffffffffc0a00200ull
+#define A_CIFS_OPEN 0xffffffffc0a00300ull
+#define A_CIFS_CLOSE 0xffffffffc0a00400ull
+#define A_CIFS_READDIR 0xffffffffc0a00500ull
+#define A_CIFS_CLOSEDIR 0xffffffffc0a00600ull
+#define A_CIFS_DIROPEN 0xffffffffc0a00700ull
+#define A_CIFS_WBEGIN 0xffffffffc0a00800ull
+#define A_CIFS_EVICT 0xffffffffc0a00900ull
+#define A_CIFS_STATFS 0xffffffffc0a00a00ull
+#define A_CIFS_IOCTL 0xffffffffc0a00b00ull
+#define A_CIFS_NOTOP 0xffffffffc0a00c00ull
+#define A_NETFS_READ 0xffffffffc0900000ull
+#define A_LLSEEK 0xffffffff81200000ull
+#define A_VMLINUX_FIRST 0xffffffff81000000ull
 
-static const char kallsyms_text[] =
-	"ffffffff81000000 T _stext\n"
-	"ffffffff81200000 T generic_file_llseek\n"
-	"ffffffff81300000 D some_vmlinux_data\n"
-	"ffffffffc0900000 T netfs_read_folio\t[netfs]\n"
-	"ffffffffc0a00000 t cifs_lookup\t[cifs]\n"
-	"ffffffffc0a00100 t cifs_unlink\t[cifs]\n"
-	"ffffffffc0a00200 t cifs_rename2\t[cifs]\n"
-	"ffffffffc0a00300 t cifs_open\t[cifs]\n"
-	"ffffffffc0a00400 t cifs_close\t[cifs]\n"
-	"ffffffffc0a00500 t cifs_readdir\t[cifs]\n"
-	"ffffffffc0a00600 t cifs_closedir\t[cifs]\n"
-	"ffffffffc0a00700 t cifs_dir_open\t[cifs]\n"
-	"ffffffffc0a00800 t cifs_write_begin\t[cifs]\n"
-	"ffffffffc0a00900 t cifs_evict_inode\t[cifs]\n"
-	"ffffffffc0a00a00 t cifs_statfs\t[cifs]\n"
-	"ffffffffc0a00b00 T cifs_ioctl\t[cifs]\n"
-	"ffffffffc0a00c00 t cifs_not_an_op\t[cifs]\n"
-	"ffffffffc1000000 d cifs_dir_inode_ops\t[cifs]\n"
-	"ffffffffc1001000 d cifs_file_ops\t[cifs]\n"
-	"ffffffffc1002000 d cifs_dir_ops\t[cifs]\n"
-	"ffffffffc1003000 d cifs_addr_ops\t[cifs]\n"
-	"ffffffffc1004000 d cifs_super_ops\t[cifs]\n";
+static const char kallsyms_text[] = "ffffffff81000000 T _stext\n"
+				    "ffffffff81200000 T generic_file_llseek\n"
+				    "ffffffff81300000 D some_vmlinux_data\n"
+				    "ffffffffc0900000 T netfs_read_folio\t[netfs]\n"
+				    "ffffffffc0a00000 t cifs_lookup\t[cifs]\n"
+				    "ffffffffc0a00100 t cifs_unlink\t[cifs]\n"
+				    "ffffffffc0a00200 t cifs_rename2\t[cifs]\n"
+				    "ffffffffc0a00300 t cifs_open\t[cifs]\n"
+				    "ffffffffc0a00400 t cifs_close\t[cifs]\n"
+				    "ffffffffc0a00500 t cifs_readdir\t[cifs]\n"
+				    "ffffffffc0a00600 t cifs_closedir\t[cifs]\n"
+				    "ffffffffc0a00700 t cifs_dir_open\t[cifs]\n"
+				    "ffffffffc0a00800 t cifs_write_begin\t[cifs]\n"
+				    "ffffffffc0a00900 t cifs_evict_inode\t[cifs]\n"
+				    "ffffffffc0a00a00 t cifs_statfs\t[cifs]\n"
+				    "ffffffffc0a00b00 T cifs_ioctl\t[cifs]\n"
+				    "ffffffffc0a00c00 t cifs_not_an_op\t[cifs]\n"
+				    "ffffffffc1000000 d cifs_dir_inode_ops\t[cifs]\n"
+				    "ffffffffc1001000 d cifs_file_ops\t[cifs]\n"
+				    "ffffffffc1002000 d cifs_dir_ops\t[cifs]\n"
+				    "ffffffffc1003000 d cifs_addr_ops\t[cifs]\n"
+				    "ffffffffc1004000 d cifs_super_ops\t[cifs]\n";
 
 struct image {
 	uint64_t addr;
@@ -218,11 +224,12 @@ struct fake_kernel {
 	struct image img[5];
 	size_t n;
 	unsigned int reads;
-	uint64_t fail_addr;     /* reads of this address fail */
-	bool bad_len;           /* a read asked for other than the struct size */
+	uint64_t fail_addr; /* reads of this address fail */
+	bool bad_len;       /* a read asked for other than the struct size */
 };
 
-static int fake_read(void *ctx, uint64_t addr, void *buf, size_t len) {
+static int fake_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
 	struct fake_kernel *k = ctx;
 
 	k->reads++;
@@ -242,8 +249,8 @@ static int fake_read(void *ctx, uint64_t addr, void *buf, size_t len) {
 	return -EFAULT;
 }
 
-static struct image *image_add(const struct btf *btf, struct fake_kernel *k, uint64_t addr,
-			       const char *type) {
+static struct image *image_add(const struct btf *btf, struct fake_kernel *k, uint64_t addr, const char *type)
+{
 	struct image *im = &k->img[k->n++];
 
 	im->addr = addr;
@@ -262,7 +269,8 @@ static struct image *image_add(const struct btf *btf, struct fake_kernel *k, uin
 }
 
 /* Zeroes every function pointer, then the test fills what it wants. */
-static void image_clear_fns(const struct btf *btf, struct image *im) {
+static void image_clear_fns(const struct btf *btf, struct image *im)
+{
 	const struct btf_type *t = struct_type(btf, im->type);
 	const struct btf_member *m = btf_members(t);
 
@@ -271,18 +279,21 @@ static void image_clear_fns(const struct btf *btf, struct image *im) {
 			memset(im->mem + btf_member_bit_offset(t, i) / 8, 0, sizeof(uint64_t));
 }
 
-static void set_ptr(const struct btf *btf, struct image *im, const char *member, uint64_t v) {
+static void set_ptr(const struct btf *btf, struct image *im, const char *member, uint64_t v)
+{
 	size_t off = member_offset(btf, im->type, member);
 
 	memcpy(im->mem + off, &v, sizeof(v));
 }
 
-static void fake_free(struct fake_kernel *k) {
+static void fake_free(struct fake_kernel *k)
+{
 	for (size_t i = 0; i < k->n; i++)
 		free(k->img[i].mem);
 }
 
-static void build_kernel(const struct btf *btf, struct fake_kernel *k) {
+static void build_kernel(const struct btf *btf, struct fake_kernel *k)
+{
 	struct image *im;
 
 	memset(k, 0, sizeof(*k));
@@ -292,14 +303,14 @@ static void build_kernel(const struct btf *btf, struct fake_kernel *k) {
 	set_ptr(btf, im, "lookup", A_CIFS_LOOKUP);
 	set_ptr(btf, im, "unlink", A_CIFS_UNLINK);
 	set_ptr(btf, im, "rename", A_CIFS_RENAME2);
-	set_ptr(btf, im, "permission", A_CIFS_UNLINK + 0x10);   /* inside a function */
-	set_ptr(btf, im, "setattr", 0xffffffff80000000ull);     /* below every symbol */
-	set_ptr(btf, im, "getattr", A_DIR_OPS);                 /* a data address */
+	set_ptr(btf, im, "permission", A_CIFS_UNLINK + 0x10); /* inside a function */
+	set_ptr(btf, im, "setattr", 0xffffffff80000000ull);   /* below every symbol */
+	set_ptr(btf, im, "getattr", A_DIR_OPS);               /* a data address */
 	/* create stays NULL */
 
 	im = image_add(btf, k, A_FILE_OPS, "file_operations");
 	image_clear_fns(btf, im);
-	set_ptr(btf, im, "owner", A_CIFS_NOTOP);                /* not a function pointer */
+	set_ptr(btf, im, "owner", A_CIFS_NOTOP); /* not a function pointer */
 	set_ptr(btf, im, "llseek", A_LLSEEK);
 	set_ptr(btf, im, "open", A_CIFS_OPEN);
 	set_ptr(btf, im, "release", A_CIFS_CLOSE);
@@ -307,11 +318,11 @@ static void build_kernel(const struct btf *btf, struct fake_kernel *k) {
 
 	im = image_add(btf, k, A_DIR_OPS, "file_operations");
 	image_clear_fns(btf, im);
-	set_ptr(btf, im, "llseek", A_LLSEEK);                   /* also in cifs_file_ops */
+	set_ptr(btf, im, "llseek", A_LLSEEK); /* also in cifs_file_ops */
 	set_ptr(btf, im, "open", A_CIFS_DIROPEN);
 	set_ptr(btf, im, "iterate_shared", A_CIFS_READDIR);
 	set_ptr(btf, im, "release", A_CIFS_CLOSEDIR);
-	set_ptr(btf, im, "unlocked_ioctl", A_CIFS_IOCTL);       /* also in cifs_file_ops */
+	set_ptr(btf, im, "unlocked_ioctl", A_CIFS_IOCTL); /* also in cifs_file_ops */
 
 	im = image_add(btf, k, A_ADDR_OPS, "address_space_operations");
 	image_clear_fns(btf, im);
@@ -324,7 +335,8 @@ static void build_kernel(const struct btf *btf, struct fake_kernel *k) {
 	set_ptr(btf, im, "statfs", A_CIFS_STATFS);
 }
 
-static char *write_tmp(const char *text) {
+static char *write_tmp(const char *text)
+{
 	static char path[64];
 	int fd;
 
@@ -337,7 +349,8 @@ static char *write_tmp(const char *text) {
 	return path;
 }
 
-static struct ksyms *load_ksyms(const char *text) {
+static struct ksyms *load_ksyms(const char *text)
+{
 	char *path = write_tmp(text);
 	struct ksyms *ks = NULL;
 	int r = ksyms_load_file(path, &ks);
@@ -350,14 +363,16 @@ static struct ksyms *load_ksyms(const char *text) {
 	return ks;
 }
 
-static const struct cifs_op *op_by_name(const struct cifs_op *ops, size_t n, const char *name) {
+static const struct cifs_op *op_by_name(const struct cifs_op *ops, size_t n, const char *name)
+{
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(ops[i].name, name) == 0)
 			return &ops[i];
 	return NULL;
 }
 
-static size_t count_symbol(const struct cifs_op *ops, size_t n, const char *symbol) {
+static size_t count_symbol(const struct cifs_op *ops, size_t n, const char *symbol)
+{
 	size_t c = 0;
 
 	for (size_t i = 0; i < n; i++)
@@ -366,7 +381,8 @@ static size_t count_symbol(const struct cifs_op *ops, size_t n, const char *symb
 }
 
 static void check_op(const struct cifs_op *ops, size_t n, const char *name, const char *symbol,
-		     const char *module, enum op_group g, bool generic) {
+		     const char *module, enum op_group g, bool generic)
+{
 	const struct cifs_op *o = op_by_name(ops, n, name);
 
 	check(o, "no op %s", name);
@@ -377,11 +393,11 @@ static void check_op(const struct cifs_op *ops, size_t n, const char *name, cons
 	      "%s: module %s, want %s", name, o->module ?: "(vmlinux)", module ?: "(vmlinux)");
 	check(o->group == g, "%s: group %d, want %d", name, o->group, g);
 	check(o->generic == generic, "%s: generic %d, want %d", name, o->generic, generic);
-	check(count_symbol(ops, n, symbol) == 1, "%s listed %zu times", symbol,
-	      count_symbol(ops, n, symbol));
+	check(count_symbol(ops, n, symbol) == 1, "%s listed %zu times", symbol, count_symbol(ops, n, symbol));
 }
 
-static void test_resolve(const struct btf *btf) {
+static void test_resolve(const struct btf *btf)
+{
 	struct ksyms *ks = load_ksyms(kallsyms_text);
 	struct fake_kernel k;
 	struct cifs_op *ops = NULL;
@@ -395,8 +411,8 @@ static void test_resolve(const struct btf *btf) {
 	check(!k.bad_len, "a table was read with a length other than its struct size");
 
 	for (size_t i = 0; i < n; i++)
-		printf("  %-24s %-20s %-6s group %d%s\n", ops[i].name, ops[i].symbol,
-		       ops[i].module ?: "-", ops[i].group, ops[i].generic ? " generic" : "");
+		printf("  %-24s %-20s %-6s group %d%s\n", ops[i].name, ops[i].symbol, ops[i].module ?: "-",
+		       ops[i].group, ops[i].generic ? " generic" : "");
 
 	check_op(ops, n, "INODE_OP_LOOKUP", "cifs_lookup", "cifs", GROUP_INODE, false);
 	check_op(ops, n, "INODE_OP_UNLINK", "cifs_unlink", "cifs", GROUP_INODE, false);
@@ -439,14 +455,14 @@ static void test_resolve(const struct btf *btf) {
 }
 
 /* Only some tables present: those are read, the others are not looked for in memory. */
-static void test_partial(const struct btf *btf) {
-	struct ksyms *ks = load_ksyms(
-		"ffffffff81000000 T _stext\n"
-		"ffffffffc0a00100 t cifs_unlink\t[cifs]\n"
-		"ffffffffc0a00900 t cifs_evict_inode\t[cifs]\n"
-		"ffffffffc1004000 d cifs_super_ops\t[cifs]\n"
-		/* The right name in another module is not cifs's table. */
-		"ffffffffc1000000 d cifs_dir_inode_ops\t[notcifs]\n");
+static void test_partial(const struct btf *btf)
+{
+	struct ksyms *ks = load_ksyms("ffffffff81000000 T _stext\n"
+				      "ffffffffc0a00100 t cifs_unlink\t[cifs]\n"
+				      "ffffffffc0a00900 t cifs_evict_inode\t[cifs]\n"
+				      "ffffffffc1004000 d cifs_super_ops\t[cifs]\n"
+				      /* The right name in another module is not cifs's table. */
+				      "ffffffffc1000000 d cifs_dir_inode_ops\t[notcifs]\n");
 	struct fake_kernel k;
 	struct cifs_op *ops = NULL;
 	size_t n = 0;
@@ -456,8 +472,7 @@ static void test_partial(const struct btf *btf) {
 	r = cifsops_resolve(ks, btf, fake_read, &k, &ops, &n);
 	check(r == 0, "partial resolve = %d", r);
 	check(k.reads == 1, "%u reads, want 1", k.reads);
-	check(n == 1 && op_by_name(ops, n, "SUPER_OP_EVICT_INODE"),
-	      "partial resolve gave %zu ops", n);
+	check(n == 1 && op_by_name(ops, n, "SUPER_OP_EVICT_INODE"), "partial resolve gave %zu ops", n);
 	/* statfs points at cifs_statfs, absent from these symbols: skipped. */
 	check(!op_by_name(ops, n, "SUPER_OP_STATFS"), "unknown pointer resolved");
 	cifsops_free(ops, n);
@@ -465,12 +480,12 @@ static void test_partial(const struct btf *btf) {
 	ksyms_free(ks);
 }
 
-static void test_no_tables(const struct btf *btf) {
-	struct ksyms *ks = load_ksyms(
-		"ffffffff81000000 T _stext\n"
-		"ffffffff81200000 T generic_file_llseek\n"
-		"ffffffffc0a00100 t cifs_unlink\t[cifs]\n"
-		"ffffffffc1001000 d cifs_file_ops\t[smb3_lookalike]\n");
+static void test_no_tables(const struct btf *btf)
+{
+	struct ksyms *ks = load_ksyms("ffffffff81000000 T _stext\n"
+				      "ffffffff81200000 T generic_file_llseek\n"
+				      "ffffffffc0a00100 t cifs_unlink\t[cifs]\n"
+				      "ffffffffc1001000 d cifs_file_ops\t[smb3_lookalike]\n");
 	struct fake_kernel k;
 	struct cifs_op *ops = (struct cifs_op *)1;
 	size_t n = 99;
@@ -485,7 +500,8 @@ static void test_no_tables(const struct btf *btf) {
 	ksyms_free(ks);
 }
 
-int main(void) {
+int main(void)
+{
 	struct btf *btf;
 
 	test_op_name();

@@ -18,24 +18,22 @@
 
 /* This file's own CHECK names only the condition. */
 #undef CHECK
-#define CHECK(cond)                                                             \
-	do {                                                                    \
-		if (!(cond)) {                                                  \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,  \
-				__LINE__, #cond);                               \
-			failures++;                                             \
-		}                                                               \
+#define CHECK(cond)                                                                              \
+	do {                                                                                     \
+		if (!(cond)) {                                                                   \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+			failures++;                                                              \
+		}                                                                                \
 	} while (0)
 
-#define CHECK_STR(a, b)                                                         \
-	do {                                                                    \
-		const char *_a = (a), *_b = (b);                                \
-		if (!_a || !_b || strcmp(_a, _b) != 0) {                        \
-			fprintf(stderr, "%s:%d: %s is \"%s\", expected \"%s\"\n", \
-				__FILE__, __LINE__, #a, _a ?: "(null)",         \
-				_b ?: "(null)");                                \
-			failures++;                                             \
-		}                                                               \
+#define CHECK_STR(a, b)                                                                                   \
+	do {                                                                                              \
+		const char *_a = (a), *_b = (b);                                                          \
+		if (!_a || !_b || strcmp(_a, _b) != 0) {                                                  \
+			fprintf(stderr, "%s:%d: %s is \"%s\", expected \"%s\"\n", __FILE__, __LINE__, #a, \
+				_a ?: "(null)", _b ?: "(null)");                                          \
+			failures++;                                                                       \
+		}                                                                                         \
 	} while (0)
 
 /* ---- stderr capture ---- */
@@ -43,7 +41,8 @@
 static int saved_stderr = -1;
 static FILE *captured;
 
-static void capture_begin(void) {
+static void capture_begin(void)
+{
 	fflush(stderr);
 	captured = tmpfile();
 	if (!captured) {
@@ -55,7 +54,8 @@ static void capture_begin(void) {
 }
 
 /* Returns what was written to stderr since capture_begin(), malloc'd. */
-static char *capture_end(void) {
+static char *capture_end(void)
+{
 	char *buf;
 	long n;
 
@@ -63,18 +63,19 @@ static char *capture_end(void) {
 	dup2(saved_stderr, STDERR_FILENO);
 	close(saved_stderr);
 	n = ftell(captured);
-	buf = calloc(1, (size_t) (n > 0 ? n : 0) + 1);
+	buf = calloc(1, (size_t)(n > 0 ? n : 0) + 1);
 	if (!buf)
 		exit(EXIT_FAILURE);
 	rewind(captured);
-	if (n > 0 && fread(buf, 1, (size_t) n, captured) != (size_t) n)
+	if (n > 0 && fread(buf, 1, (size_t)n, captured) != (size_t)n)
 		exit(EXIT_FAILURE);
 	fclose(captured);
 	return buf;
 }
 
 /* Loads text on top of the defaults into c; *err gets stderr (caller frees). */
-static int load(struct config *c, const char *text, char **err) {
+static int load(struct config *c, const char *text, char **err)
+{
 	int r;
 
 	config_init(c);
@@ -84,7 +85,8 @@ static int load(struct config *c, const char *text, char **err) {
 	return r;
 }
 
-static char *dump(const struct config *c) {
+static char *dump(const struct config *c)
+{
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
@@ -97,14 +99,15 @@ static char *dump(const struct config *c) {
 }
 
 /* The text must fail with exactly this one line. */
-static void check_error(const char *text, const char *expected, int line) {
+static void check_error(const char *text, const char *expected, int line)
+{
 	struct config c;
 	char *err;
 	int r = load(&c, text, &err);
 
 	if (r != -EINVAL || strcmp(err, expected) != 0) {
-		fprintf(stderr, "%s:%d: r=%d, stderr \"%s\", expected \"%s\"\n",
-			__FILE__, line, r, err, expected);
+		fprintf(stderr, "%s:%d: r=%d, stderr \"%s\", expected \"%s\"\n", __FILE__, line, r, err,
+			expected);
 		failures++;
 	}
 	free(err);
@@ -113,17 +116,18 @@ static void check_error(const char *text, const char *expected, int line) {
 #define CHECK_ERROR(text, expected) check_error(text, expected, __LINE__)
 
 /* The text must fail with one "t.conf:LINE: ..." line containing needle. */
-static void check_error_at(const char *text, unsigned at, const char *needle, int line) {
+static void check_error_at(const char *text, unsigned at, const char *needle, int line)
+{
 	struct config c;
 	char prefix[32], *err, *nl;
 	int r = load(&c, text, &err);
 
 	snprintf(prefix, sizeof(prefix), "t.conf:%u: ", at);
 	nl = strchr(err, '\n');
-	if (r != -EINVAL || strncmp(err, prefix, strlen(prefix)) != 0 || !strstr(err, needle) ||
-	    !nl || nl[1]) {
-		fprintf(stderr, "%s:%d: r=%d, stderr \"%s\", expected one line \"%s...%s...\"\n",
-			__FILE__, line, r, err, prefix, needle);
+	if (r != -EINVAL || strncmp(err, prefix, strlen(prefix)) != 0 || !strstr(err, needle) || !nl ||
+	    nl[1]) {
+		fprintf(stderr, "%s:%d: r=%d, stderr \"%s\", expected one line \"%s...%s...\"\n", __FILE__,
+			line, r, err, prefix, needle);
 		failures++;
 	}
 	free(err);
@@ -131,7 +135,8 @@ static void check_error_at(const char *text, unsigned at, const char *needle, in
 }
 #define CHECK_ERROR_AT(text, at, needle) check_error_at(text, at, needle, __LINE__)
 
-static void load_ok(struct config *c, const char *text, int line) {
+static void load_ok(struct config *c, const char *text, int line)
+{
 	char *err;
 	int r = load(c, text, &err);
 
@@ -145,7 +150,8 @@ static void load_ok(struct config *c, const char *text, int line) {
 
 /* ---- values ---- */
 
-static void test_durations(void) {
+static void test_durations(void)
+{
 	static const struct {
 		const char *s;
 		int r;
@@ -190,7 +196,7 @@ static void test_durations(void) {
 
 		if (r != cases[i].r || (r == 0 && ns != cases[i].ns)) {
 			fprintf(stderr, "parse_duration_ns(\"%s\") = %d, %llu\n", cases[i].s, r,
-				(unsigned long long) ns);
+				(unsigned long long)ns);
 			failures++;
 		}
 	}
@@ -203,7 +209,7 @@ static void test_durations(void) {
 		format_duration_ns(buf, sizeof(buf), round[i]);
 		if (parse_duration_ns(buf, &ns) != 0 || ns != round[i]) {
 			fprintf(stderr, "duration %llu formats as \"%s\", parses back as %llu\n",
-				(unsigned long long) round[i], buf, (unsigned long long) ns);
+				(unsigned long long)round[i], buf, (unsigned long long)ns);
 			failures++;
 		}
 	}
@@ -214,7 +220,8 @@ static void test_durations(void) {
 	CHECK_STR(format_duration_ns(buf, sizeof(buf), 0), "0");
 }
 
-static void test_sizes(void) {
+static void test_sizes(void)
+{
 	static const struct {
 		const char *s;
 		int r;
@@ -245,13 +252,14 @@ static void test_sizes(void) {
 
 		if (r != cases[i].r || (r == 0 && b != cases[i].b)) {
 			fprintf(stderr, "parse_size(\"%s\") = %d, %llu\n", cases[i].s, r,
-				(unsigned long long) b);
+				(unsigned long long)b);
 			failures++;
 		}
 	}
 }
 
-static void test_bools(void) {
+static void test_bools(void)
+{
 	static const char *const yes[] = { "yes", "true", "on", "1", "YES", "True" };
 	static const char *const no[] = { "no", "false", "off", "0", "No", "OFF" };
 	static const char *const bad[] = { "", "y", "2", "yess", "enabled", " yes" };
@@ -267,7 +275,8 @@ static void test_bools(void) {
 		CHECK(parse_bool(bad[i], &b) == -EINVAL);
 }
 
-static void test_names(void) {
+static void test_names(void)
+{
 	CHECK(config_priority_from_name("warning") == LOG_WARNING);
 	CHECK(config_priority_from_name("err") == LOG_ERR);
 	CHECK(config_priority_from_name("error") == LOG_ERR);
@@ -286,7 +295,8 @@ static void test_names(void) {
 
 /* ---- sections ---- */
 
-static void test_defaults(void) {
+static void test_defaults(void)
+{
 	struct config c;
 
 	config_init(&c);
@@ -317,7 +327,8 @@ static void test_defaults(void) {
 }
 
 /* The burst follows the limit unless given: a lower rate_limit alone must not keep 2000. */
-static void test_rate_burst(void) {
+static void test_rate_burst(void)
+{
 	struct config c;
 
 	config_init(&c);
@@ -325,56 +336,56 @@ static void test_rate_burst(void) {
 	CHECK(config_rate_burst(&c) == 10);
 	config_free(&c);
 	LOAD_OK(&c, "[agent]\nrate_limit = 5\nrate_burst = 0\n");
-	CHECK(config_rate_burst(&c) == 5);          /* 0: as many as rate_limit */
+	CHECK(config_rate_burst(&c) == 5); /* 0: as many as rate_limit */
 	config_free(&c);
 	LOAD_OK(&c, "[agent]\nrate_burst = 300\n");
 	CHECK(config_rate_burst(&c) == 300 && c.rate_limit == 1000);
 	config_free(&c);
 	LOAD_OK(&c, "[agent]\nrate_limit = 0\n");
-	CHECK(config_rate_burst(&c) == 0);          /* no limit, no bucket */
+	CHECK(config_rate_burst(&c) == 0); /* no limit, no bucket */
 	config_free(&c);
 	LOAD_OK(&c, "[agent]\nrate_limit = 4294967295\n");
 	CHECK(config_rate_burst(&c) == UINT32_MAX);
 	config_free(&c);
 }
 
-static void test_every_section(void) {
+static void test_every_section(void)
+{
 	struct config c;
 
-	LOAD_OK(&c,
-		"[agent]\n"
-		"threshold = 500us\n"
-		"pid = 4242\n"
-		"comm = smbd\n"
-		"cgroup = /sys/fs/cgroup/system.slice/smbd.service\n"
-		"kernel_stack = no\n"
-		"user_stack = on\n"
-		"ringbuf_size = 16M\n"
-		"rate_limit = 100\n"
-		"rate_burst = 500\n"
-		"user = nobody\n"
-		"backend = kprobe-multi\n"
-		"[journal]\n"
-		"enabled = false\n"
-		"priority_slow = notice\n"
-		"priority_summary = 7\n"
-		"lost_interval = 5m\n"
-		"[histogram]\n"
-		"interval = 0\n"
-		"[smb]\n"
-		"enabled = no\n"
-		"threshold = 20ms\n"
-		"groups = file, super\n"
-		"[smb2]\n"
-		"enabled = yes\n"
-		"threshold = 1s\n"
-		"[block]\n"
-		"enabled = 1\n"
-		"include = BLOCK_RQ\n"
-		"[smbd]\n"
-		"enabled = true\n"
-		"exclude = SMBD_VFS_FSYNC\n"
-		"binary = /opt/samba/sbin/smbd\n");
+	LOAD_OK(&c, "[agent]\n"
+		    "threshold = 500us\n"
+		    "pid = 4242\n"
+		    "comm = smbd\n"
+		    "cgroup = /sys/fs/cgroup/system.slice/smbd.service\n"
+		    "kernel_stack = no\n"
+		    "user_stack = on\n"
+		    "ringbuf_size = 16M\n"
+		    "rate_limit = 100\n"
+		    "rate_burst = 500\n"
+		    "user = nobody\n"
+		    "backend = kprobe-multi\n"
+		    "[journal]\n"
+		    "enabled = false\n"
+		    "priority_slow = notice\n"
+		    "priority_summary = 7\n"
+		    "lost_interval = 5m\n"
+		    "[histogram]\n"
+		    "interval = 0\n"
+		    "[smb]\n"
+		    "enabled = no\n"
+		    "threshold = 20ms\n"
+		    "groups = file, super\n"
+		    "[smb2]\n"
+		    "enabled = yes\n"
+		    "threshold = 1s\n"
+		    "[block]\n"
+		    "enabled = 1\n"
+		    "include = BLOCK_RQ\n"
+		    "[smbd]\n"
+		    "enabled = true\n"
+		    "exclude = SMBD_VFS_FSYNC\n"
+		    "binary = /opt/samba/sbin/smbd\n");
 	CHECK(c.threshold_ns == 500000);
 	CHECK(c.pid == 4242);
 	CHECK_STR(c.comm, "smbd");
@@ -389,7 +400,8 @@ static void test_every_section(void) {
 	CHECK(c.hist_interval_ns == 0);
 	CHECK(!c.layer[LAYER_SMB].enabled && c.layer[LAYER_SMB].threshold_set &&
 	      c.layer[LAYER_SMB].threshold_ns == 20000000);
-	CHECK(!c.group[GROUP_INODE] && c.group[GROUP_FILE] && !c.group[GROUP_ADSPACE] && c.group[GROUP_SUPER]);
+	CHECK(!c.group[GROUP_INODE] && c.group[GROUP_FILE] && !c.group[GROUP_ADSPACE] &&
+	      c.group[GROUP_SUPER]);
 	CHECK(c.group[GROUP_NONE]);
 	CHECK(c.layer[LAYER_SMB2].enabled && config_layer_threshold_ns(&c, LAYER_SMB2) == 1000000000);
 	CHECK(c.layer[LAYER_BLOCK].enabled && !c.layer[LAYER_BLOCK].threshold_set);
@@ -403,7 +415,7 @@ static void test_every_section(void) {
 
 	/* [syscalls] select=: one grammar, the last assignment wins; the smbd views' switches */
 	LOAD_OK(&c, "[syscalls]\nselect = pid:7\nselect = smbd, comm:sysprog cgroup:/a/b\n"
-		"[smbd]\nvfs = yes\nexits = no\nexit_errors = yes\ntime_split = yes\nstacks = yes\n");
+		    "[smbd]\nvfs = yes\nexits = no\nexit_errors = yes\ntime_split = yes\nstacks = yes\n");
 	CHECK(c.sys_select.smbd && !c.sys_select.pid);
 	CHECK_STR(c.sys_select.comm, "sysprog");
 	CHECK_STR(c.sys_select.cgroup, "/a/b");
@@ -424,17 +436,17 @@ static void test_every_section(void) {
 	config_free(&c);
 }
 
-static void test_syntax(void) {
+static void test_syntax(void)
+{
 	struct config c;
 
 	/* BOM, CRLF, comments of both kinds, inline " ;" comments, "key: value", [ blanks ] */
-	LOAD_OK(&c,
-		"\xef\xbb\xbf# comment\r\n"
-		"; comment\r\n"
-		"[ agent ]   ; the agent\r\n"
-		"threshold = 5ms ; five\r\n"
-		"  \r\n"
-		"pid: 7\r\n");
+	LOAD_OK(&c, "\xef\xbb\xbf# comment\r\n"
+		    "; comment\r\n"
+		    "[ agent ]   ; the agent\r\n"
+		    "threshold = 5ms ; five\r\n"
+		    "  \r\n"
+		    "pid: 7\r\n");
 	CHECK(c.threshold_ns == 5000000 && c.pid == 7);
 	config_free(&c);
 
@@ -452,7 +464,8 @@ static void test_syntax(void) {
 	config_free(&c);
 }
 
-static void test_errors(void) {
+static void test_errors(void)
+{
 	CHECK_ERROR("[agent]\nthreshold = 5ms\ntreshold = 3\n",
 		    "t.conf:3: unknown key \"treshold\" in [agent], did you mean \"threshold\"?\n");
 	CHECK_ERROR("[agnet]\n", "t.conf:1: unknown section [agnet], did you mean [agent]?\n");
@@ -472,14 +485,12 @@ static void test_errors(void) {
 	CHECK_ERROR("threshold = 1\n",
 		    "t.conf:1: key \"threshold\" comes before any section, it belongs in [agent], [smb], "
 		    "[smb2], [block], [smbd], [syscalls], [probe NAME]\n");
-	CHECK_ERROR("[agent]\ngarbage\n",
-		    "t.conf:2: syntax error, expected [section] or key = value\n");
+	CHECK_ERROR("[agent]\ngarbage\n", "t.conf:2: syntax error, expected [section] or key = value\n");
 	CHECK_ERROR("[agent\n", "t.conf:1: syntax error, expected [section] or key = value\n");
 	/* the first error wins, whichever kind it is */
 	CHECK_ERROR("[agent]\ngarbage\npid = x\n",
 		    "t.conf:2: syntax error, expected [section] or key = value\n");
-	CHECK_ERROR("[agent]\npid = x\ngarbage\n",
-		    "t.conf:2: invalid number \"x\" for pid\n");
+	CHECK_ERROR("[agent]\npid = x\ngarbage\n", "t.conf:2: invalid number \"x\" for pid\n");
 	CHECK_ERROR_AT("[agent] junk\n", 1, "unexpected text after the section header");
 	CHECK_ERROR_AT("[agent]\nthreshold = 5\n  pid = 3\n", 3,
 		       "indented line continues the value of \"threshold\"");
@@ -512,7 +523,8 @@ static void test_errors(void) {
 	CHECK_ERROR_AT("[histogram]\ninterval = 500ms\n", 2, "0 (off) or at least 1s");
 	CHECK_ERROR_AT("[smb]\ngroups = inodes\n", 2, "unknown group \"inodes\", did you mean \"inode\"?");
 	CHECK_ERROR_AT("[smb]\ninclude = FOO BA/R\n", 2, "invalid function name \"BA/R\"");
-	CHECK_ERROR_AT("[smbd]\nenabled = perhaps\n", 2, "invalid value \"perhaps\" for enabled, use auto, yes or no");
+	CHECK_ERROR_AT("[smbd]\nenabled = perhaps\n", 2,
+		       "invalid value \"perhaps\" for enabled, use auto, yes or no");
 
 	/* probes */
 	CHECK_ERROR("[agent]\n\n[probe X]\nthreshold = 1ms\n",
@@ -556,29 +568,29 @@ static void test_errors(void) {
 	CHECK_ERROR_AT(text, 1, "invalid probe name");
 }
 
-static void test_lists(void) {
+static void test_lists(void)
+{
 	struct config c;
 	char **l;
 
 	LOAD_OK(&c, "[smb]\ninclude = A, B  C,D,,E\n");
 	l = c.layer[LAYER_SMB].include;
-	CHECK(l && !strcmp(l[0], "A") && !strcmp(l[1], "B") && !strcmp(l[2], "C") &&
-	      !strcmp(l[3], "D") && !strcmp(l[4], "E") && !l[5]);
+	CHECK(l && !strcmp(l[0], "A") && !strcmp(l[1], "B") && !strcmp(l[2], "C") && !strcmp(l[3], "D") &&
+	      !strcmp(l[4], "E") && !l[5]);
 	config_free(&c);
 
 	/* indented lines extend, a new assignment replaces, duplicates go */
-	LOAD_OK(&c,
-		"[smb]\n"
-		"exclude = A\n"
-		"exclude = B,\n"
-		"   C\n"
-		"\n"
-		"   B D ; comment\n"
-		"   # a comment line in between\n"
-		"\tE\n");
+	LOAD_OK(&c, "[smb]\n"
+		    "exclude = A\n"
+		    "exclude = B,\n"
+		    "   C\n"
+		    "\n"
+		    "   B D ; comment\n"
+		    "   # a comment line in between\n"
+		    "\tE\n");
 	l = c.layer[LAYER_SMB].exclude;
-	CHECK(l && !strcmp(l[0], "B") && !strcmp(l[1], "C") && !strcmp(l[2], "D") &&
-	      !strcmp(l[3], "E") && !l[4]);
+	CHECK(l && !strcmp(l[0], "B") && !strcmp(l[1], "C") && !strcmp(l[2], "D") && !strcmp(l[3], "E") &&
+	      !l[4]);
 	config_free(&c);
 
 	/* empty: back to all */
@@ -591,38 +603,41 @@ static void test_lists(void) {
 	config_free(&c);
 
 	LOAD_OK(&c, "[smb]\ngroups = inode\n  adspace\n");
-	CHECK(c.group[GROUP_INODE] && !c.group[GROUP_FILE] && c.group[GROUP_ADSPACE] && !c.group[GROUP_SUPER]);
+	CHECK(c.group[GROUP_INODE] && !c.group[GROUP_FILE] && c.group[GROUP_ADSPACE] &&
+	      !c.group[GROUP_SUPER]);
 	config_free(&c);
 	LOAD_OK(&c, "[smb]\ngroups = inode\ngroups = super,file\n");
-	CHECK(!c.group[GROUP_INODE] && c.group[GROUP_FILE] && !c.group[GROUP_ADSPACE] && c.group[GROUP_SUPER]);
+	CHECK(!c.group[GROUP_INODE] && c.group[GROUP_FILE] && !c.group[GROUP_ADSPACE] &&
+	      c.group[GROUP_SUPER]);
 	config_free(&c);
 	LOAD_OK(&c, "[smb]\ngroups =\n");
-	CHECK(!c.group[GROUP_INODE] && !c.group[GROUP_FILE] && !c.group[GROUP_ADSPACE] && !c.group[GROUP_SUPER]);
+	CHECK(!c.group[GROUP_INODE] && !c.group[GROUP_FILE] && !c.group[GROUP_ADSPACE] &&
+	      !c.group[GROUP_SUPER]);
 	config_free(&c);
 }
 
-static void test_probes(void) {
+static void test_probes(void)
+{
 	struct config c;
 	char *err;
 
-	LOAD_OK(&c,
-		"[probe VFS_FSYNC]\n"
-		"target = vfs_fsync_range\n"
-		"threshold = 50ms\n"
-		"args = 2\n"
-		"errors = yes\n"
-		"user_stack = yes\n"
-		"[probe smbd:open.at-1]\n"
-		"target = usdt:/usr/sbin/smbd:smbd:open_start,open_end\n"
-		"kernel_stack = no\n"
-		"[probe sys]\n"
-		"target = syscall:openat\n"
-		"[probe mod]\n"
-		"target = cifs:cifs_open\n"
-		"[agent]\n"
-		"kernel_stack = yes\n"
-		"user_stack = no\n"
-		"threshold = 3ms\n");
+	LOAD_OK(&c, "[probe VFS_FSYNC]\n"
+		    "target = vfs_fsync_range\n"
+		    "threshold = 50ms\n"
+		    "args = 2\n"
+		    "errors = yes\n"
+		    "user_stack = yes\n"
+		    "[probe smbd:open.at-1]\n"
+		    "target = usdt:/usr/sbin/smbd:smbd:open_start,open_end\n"
+		    "kernel_stack = no\n"
+		    "[probe sys]\n"
+		    "target = syscall:openat\n"
+		    "[probe mod]\n"
+		    "target = cifs:cifs_open\n"
+		    "[agent]\n"
+		    "kernel_stack = yes\n"
+		    "user_stack = no\n"
+		    "threshold = 3ms\n");
 	CHECK(c.n_probes == 4);
 	if (c.n_probes == 4) {
 		struct probe_config *p = &c.probes[0];
@@ -657,7 +672,7 @@ static void test_probes(void) {
 	if (!text)
 		return;
 	for (int i = 0; i <= CONFIG_MAX_PROBES; i++)
-		n += (size_t) snprintf(text + n, size - n, "[probe P%d]\ntarget = f%d\n", i, i);
+		n += (size_t)snprintf(text + n, size - n, "[probe P%d]\ntarget = f%d\n", i, i);
 	CHECK(load(&c, text, &err) == -EINVAL);
 	char expected[128];
 	snprintf(expected, sizeof(expected), "t.conf:%d: too many [probe] sections, at most %d\n",
@@ -670,7 +685,8 @@ static void test_probes(void) {
 
 /* ---- files and drop-ins ---- */
 
-static void write_file(const char *dir, const char *name, const char *text) {
+static void write_file(const char *dir, const char *name, const char *text)
+{
 	char path[512];
 	FILE *f;
 
@@ -682,7 +698,8 @@ static void write_file(const char *dir, const char *name, const char *text) {
 	}
 }
 
-static int load_path(struct config *c, const char *path, bool missing_ok, char **err) {
+static int load_path(struct config *c, const char *path, bool missing_ok, char **err)
+{
 	int r;
 
 	config_init(c);
@@ -692,7 +709,8 @@ static int load_path(struct config *c, const char *path, bool missing_ok, char *
 	return r;
 }
 
-static void test_files(void) {
+static void test_files(void)
+{
 	char dir[] = "/tmp/test-config.XXXXXX", path[256], dropins[512], expected[1024];
 	struct config c;
 	char *err;
@@ -743,10 +761,10 @@ static void test_files(void) {
 	r = load_path(&c, path, false, &err);
 	CHECK(r == 0);
 	CHECK_STR(err, "");
-	CHECK(c.threshold_ns == 7000000);           /* 20-b after 10-a after the main file */
+	CHECK(c.threshold_ns == 7000000); /* 20-b after 10-a after the main file */
 	CHECK(c.pid == 9);
 	CHECK_STR(c.comm, "smbd");
-	CHECK(c.rate_limit == 6);                   /* byte order: "A" < "a" */
+	CHECK(c.rate_limit == 6); /* byte order: "A" < "a" */
 	CHECK(c.layer[LAYER_SMB].include && !strcmp(c.layer[LAYER_SMB].include[0], "C") &&
 	      !c.layer[LAYER_SMB].include[1]);
 	CHECK(c.n_probes == 2);
@@ -767,7 +785,8 @@ static void test_files(void) {
 	r = load_path(&c, path, false, &err);
 	snprintf(expected, sizeof(expected),
 		 "%s/15-bad.conf:3: invalid duration \"soon\" for threshold, use e.g. 500us, 10ms or 1.5s "
-		 "(a bare number is in ms)\n", dropins);
+		 "(a bare number is in ms)\n",
+		 dropins);
 	CHECK(r == -EINVAL);
 	CHECK_STR(err, expected);
 	free(err);
@@ -808,12 +827,12 @@ static void test_files(void) {
 /* ---- dump ---- */
 
 /* [block] disks= and queue_time=, syscall:NAME targets */
-static void test_block_syscall(void) {
+static void test_block_syscall(void)
+{
 	struct config c;
 
 	LOAD_OK(&c, "[block]\ndisks = sda, nvme0n1\n  cciss!c0d0 sda\nqueue_time = yes\n");
-	CHECK(c.block_disks && c.block_disks[0] && c.block_disks[1] && c.block_disks[2] &&
-	      !c.block_disks[3]);
+	CHECK(c.block_disks && c.block_disks[0] && c.block_disks[1] && c.block_disks[2] && !c.block_disks[3]);
 	CHECK_STR(c.block_disks[0], "sda");
 	CHECK_STR(c.block_disks[2], "cciss!c0d0");
 	CHECK(c.block_queue_time);
@@ -831,8 +850,8 @@ static void test_block_syscall(void) {
 		    "/sys/class/block such as sda or nvme0n1\n");
 	CHECK_ERROR("[block]\ndisks = a b c d e f g h i j k l m n o p q\n",
 		    "t.conf:2: disks lists more than 16 disks\n");
-	CHECK_ERROR("[block]\nqueue_time = maybe\n",
-		    "t.conf:2: invalid boolean \"maybe\" for queue_time, use yes/no, true/false, on/off or 1/0\n");
+	CHECK_ERROR("[block]\nqueue_time = maybe\n", "t.conf:2: invalid boolean \"maybe\" for queue_time, "
+						     "use yes/no, true/false, on/off or 1/0\n");
 
 	LOAD_OK(&c, "[probe A]\ntarget = syscall:openat\n[probe B]\ntarget = syscall:nanosleep\n");
 	config_free(&c);
@@ -844,10 +863,12 @@ static void test_block_syscall(void) {
 		    "t.conf:2: target \"syscall:nanoslep\": no syscall \"nanoslep\" on this architecture, "
 		    "did you mean \"syscall:nanosleep\"?\n");
 	CHECK_ERROR("[probe A]\n\ntarget = syscall:zzzzzzzzzzzz\n",
-		    "t.conf:3: target \"syscall:zzzzzzzzzzzz\": no syscall \"zzzzzzzzzzzz\" on this architecture\n");
+		    "t.conf:3: target \"syscall:zzzzzzzzzzzz\": no syscall \"zzzzzzzzzzzz\" on this "
+		    "architecture\n");
 }
 
-static void test_dump(void) {
+static void test_dump(void)
+{
 	static const char rich[] =
 		"[agent]\nthreshold = 1.5s\npid = 12\ncomm = Web Content\ncgroup = /a/b\n"
 		"kernel_stack = no\nuser_stack = yes\nringbuf_size = 65536\nrate_limit = 10\n"
@@ -913,7 +934,8 @@ static void test_dump(void) {
 
 /* ---- the installed default ---- */
 
-static char *read_all(const char *path) {
+static char *read_all(const char *path)
+{
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *f = fopen(path, "re");
@@ -929,7 +951,8 @@ static char *read_all(const char *path) {
 }
 
 /* "#key = value" lines are the documented defaults; prose is "# ...". */
-static char *uncomment_defaults(const char *text) {
+static char *uncomment_defaults(const char *text)
+{
 	char *out = strdup(text), *o = out;
 
 	if (!out)
@@ -946,12 +969,14 @@ static char *uncomment_defaults(const char *text) {
 	return out;
 }
 
-static int strcmp_ptr(const void *a, const void *b) {
-	return strcmp(*(char *const *) a, *(char *const *) b);
+static int strcmp_ptr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Sorted "section/key" of every assignment in text, joined by '\n'. */
-static char *key_set(const char *text) {
+static char *key_set(const char *text)
+{
 	char *copy = strdup(text), *save = NULL, section[64] = "", **keys = NULL, *out;
 	size_t n = 0, len = 1;
 
@@ -961,7 +986,7 @@ static char *key_set(const char *text) {
 		char *eq;
 
 		if (line[0] == '[') {
-			snprintf(section, sizeof(section), "%.*s", (int) strcspn(line + 1, "]"), line + 1);
+			snprintf(section, sizeof(section), "%.*s", (int)strcspn(line + 1, "]"), line + 1);
 			continue;
 		}
 		if (line[0] == '#' || line[0] == ';' || !(eq = strchr(line, '=')))
@@ -969,7 +994,7 @@ static char *key_set(const char *text) {
 		while (eq > line && eq[-1] == ' ')
 			eq--;
 		keys = realloc(keys, (n + 1) * sizeof(char *));
-		if (!keys || asprintf(&keys[n], "%s/%.*s", section, (int) (eq - line), line) < 0)
+		if (!keys || asprintf(&keys[n], "%s/%.*s", section, (int)(eq - line), line) < 0)
 			exit(EXIT_FAILURE);
 		len += strlen(keys[n++]) + 1;
 	}
@@ -984,7 +1009,8 @@ static char *key_set(const char *text) {
 	return out;
 }
 
-static void test_installed_default(const char *source_root) {
+static void test_installed_default(const char *source_root)
+{
 	struct config d, c;
 	char path[4096], *text, *uncommented, *dd, *dc, *kd, *kc, *err;
 	int r;
@@ -1038,21 +1064,77 @@ static void test_installed_default(const char *source_root) {
 
 /* ---- hostile input: no crash, no leak (run under valgrind) ---- */
 
-static void test_garbage(void) {
+static void test_garbage(void)
+{
 	static const char *const texts[] = {
-		"[", "]", "[]", "[[]]", "=", "=x", "[agent]\n=", "[agent]\n:", "[agent]\n   \n  x\n",
-		"[probe ]", "[probe\t]", "[probe X]\n", "[probe X]\ntarget = a\n[probe X]\n",
-		"[smb]\ninclude = A\n include\n", "\xef\xbb\xbf", "\xef\xbb", "\r\r\r\n",
-		"[agent]\nthreshold = 1\n\tpid=2\n", "[smb]\ngroups = ,,,\n", "[agent]\ncomm = \x01\n",
-		"; only\n# comments", "[agent];\n", "[agent]]\n", "[agent] ; x ]\n", "[agent ;]\n",
+		"[",
+		"]",
+		"[]",
+		"[[]]",
+		"=",
+		"=x",
+		"[agent]\n=",
+		"[agent]\n:",
+		"[agent]\n   \n  x\n",
+		"[probe ]",
+		"[probe\t]",
+		"[probe X]\n",
+		"[probe X]\ntarget = a\n[probe X]\n",
+		"[smb]\ninclude = A\n include\n",
+		"\xef\xbb\xbf",
+		"\xef\xbb",
+		"\r\r\r\n",
+		"[agent]\nthreshold = 1\n\tpid=2\n",
+		"[smb]\ngroups = ,,,\n",
+		"[agent]\ncomm = \x01\n",
+		"; only\n# comments",
+		"[agent];\n",
+		"[agent]]\n",
+		"[agent] ; x ]\n",
+		"[agent ;]\n",
 		"[probe A]\ntarget = a\n[probe B]\n[probe C]\ntarget = c\n",
 	};
 	static const char *const words[] = {
-		"[agent]", "[journal]", "[histogram]", "[smb]", "[smb2]", "[block]", "[smbd]",
-		"[probe A]", "[probe B]", "[probe", "]", "[", "=", ":", ";", "#", " ", "\t", "\n", "\n",
-		"\n", "threshold", "include", "groups", "target", "args", "pid", "user", "comm",
-		"10ms", "x", "A,B", "inode", "yes", "\xef\xbb\xbf", "\r", "9999999999999999999999",
-		"usdt:", "syscall:", "1.5",
+		"[agent]",
+		"[journal]",
+		"[histogram]",
+		"[smb]",
+		"[smb2]",
+		"[block]",
+		"[smbd]",
+		"[probe A]",
+		"[probe B]",
+		"[probe",
+		"]",
+		"[",
+		"=",
+		":",
+		";",
+		"#",
+		" ",
+		"\t",
+		"\n",
+		"\n",
+		"\n",
+		"threshold",
+		"include",
+		"groups",
+		"target",
+		"args",
+		"pid",
+		"user",
+		"comm",
+		"10ms",
+		"x",
+		"A,B",
+		"inode",
+		"yes",
+		"\xef\xbb\xbf",
+		"\r",
+		"9999999999999999999999",
+		"usdt:",
+		"syscall:",
+		"1.5",
 	};
 	unsigned seed = 1;
 
@@ -1061,7 +1143,7 @@ static void test_garbage(void) {
 		struct config c;
 
 		config_init(&c);
-		(void) config_load_string(&c, "g.conf", texts[i], NULL);
+		(void)config_load_string(&c, "g.conf", texts[i], NULL);
 		free(dump(&c));
 		config_free(&c);
 	}
@@ -1081,14 +1163,15 @@ static void test_garbage(void) {
 			n += strlen(word);
 		}
 		config_init(&c);
-		(void) config_load_string(&c, "g.conf", text, NULL);
+		(void)config_load_string(&c, "g.conf", text, NULL);
 		free(dump(&c));
 		config_free(&c);
 	}
 	free(capture_end());
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
 	const char *root = argc > 1 ? argv[1] : getenv("SOURCE_ROOT");
 
 	test_durations();

@@ -11,7 +11,7 @@
 
 #include "check.h"
 
-#define N 300                   /* more than the threads, and than the first array */
+#define N 300 /* more than the threads, and than the first array */
 
 static void test_fds(void)
 {

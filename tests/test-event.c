@@ -15,52 +15,51 @@
 
 #include "check.h"
 
-#define check_str(got, want) do {                                       \
-		const char *g_ = (got), *w_ = (want);                   \
-		check((!g_ && !w_) || (g_ && w_ && strcmp(g_, w_) == 0),\
-		      "\n  got  \"%s\"\n  want \"%s\"", g_ ? g_ : "(null)", \
-		      w_ ? w_ : "(null)");                              \
+#define check_str(got, want)                                                                               \
+	do {                                                                                               \
+		const char *g_ = (got), *w_ = (want);                                                      \
+		check((!g_ && !w_) || (g_ && w_ && strcmp(g_, w_) == 0), "\n  got  \"%s\"\n  want \"%s\"", \
+		      g_ ? g_ : "(null)", w_ ? w_ : "(null)");                                             \
 	} while (0)
 
-static const char kallsyms[] =
-	"ffffffff81000000 T _stext\n"
-	"ffffffff81100000 T vfs_unlink\n"
-	"ffffffff81100800 T do_unlinkat\n"
-	"ffffffff81101000 T __x64_sys_unlinkat\n"
-	"ffffffff81102000 T do_syscall_64\n"
-	"ffffffff81103000 T entry_SYSCALL_64_after_hwframe\n"
-	"ffffffff81104000 T d_alloc\n"
-	"ffffffff81105000 T arch_rethook_trampoline\n"
-	"ffffffff81106000 T bpf_trace_run2\n"
-	"ffffffff81106800 t __bpf_trace_sys_exit\n"
-	"ffffffff81107000 T syscall_exit_work\n"
-	"ffffffff81108000 T user_path_at\n"
-	"ffffffff81200000 D some_data\n"
-	"ffffffffc0a00000 t cifs_lookup\t[cifs]\n"
-	"ffffffffc0a01000 t cifs_unlink\t[cifs]\n"
-	"ffffffffc0c00000 t bpf_prog_6deef7357e7b4530_kretprobe_exit\t[bpf]\n"
-	"ffffffffc0c01000 t bpf_trampoline_6442512345\t[bpf]\n";
+static const char kallsyms[] = "ffffffff81000000 T _stext\n"
+			       "ffffffff81100000 T vfs_unlink\n"
+			       "ffffffff81100800 T do_unlinkat\n"
+			       "ffffffff81101000 T __x64_sys_unlinkat\n"
+			       "ffffffff81102000 T do_syscall_64\n"
+			       "ffffffff81103000 T entry_SYSCALL_64_after_hwframe\n"
+			       "ffffffff81104000 T d_alloc\n"
+			       "ffffffff81105000 T arch_rethook_trampoline\n"
+			       "ffffffff81106000 T bpf_trace_run2\n"
+			       "ffffffff81106800 t __bpf_trace_sys_exit\n"
+			       "ffffffff81107000 T syscall_exit_work\n"
+			       "ffffffff81108000 T user_path_at\n"
+			       "ffffffff81200000 D some_data\n"
+			       "ffffffffc0a00000 t cifs_lookup\t[cifs]\n"
+			       "ffffffffc0a01000 t cifs_unlink\t[cifs]\n"
+			       "ffffffffc0c00000 t bpf_prog_6deef7357e7b4530_kretprobe_exit\t[bpf]\n"
+			       "ffffffffc0c01000 t bpf_trampoline_6442512345\t[bpf]\n";
 
-#define A_VFS_UNLINK   0xffffffff81100000ull
-#define A_DO_UNLINKAT  0xffffffff81100800ull
+#define A_VFS_UNLINK 0xffffffff81100000ull
+#define A_DO_UNLINKAT 0xffffffff81100800ull
 #define A_SYS_UNLINKAT 0xffffffff81101000ull
-#define A_DO_SYSCALL   0xffffffff81102000ull
-#define A_ENTRY        0xffffffff81103000ull
-#define A_RETHOOK      0xffffffff81105000ull
-#define A_BPF_PROG     0xffffffffc0c00000ull
-#define A_BPF_TRAMP    0xffffffffc0c01000ull
-#define A_TRACE_RUN    0xffffffff81106000ull
-#define A_BPF_TRACE    0xffffffff81106800ull
-#define A_EXIT_WORK    0xffffffff81107000ull
-#define A_USER_PATH    0xffffffff81108000ull
-#define A_UNKNOWN      0xffffffff80000000ull    /* below every symbol */
-#define A_JIT          0xffffffffc0030d31ull    /* past vmlinux: a BPF program kallsyms did not list */
+#define A_DO_SYSCALL 0xffffffff81102000ull
+#define A_ENTRY 0xffffffff81103000ull
+#define A_RETHOOK 0xffffffff81105000ull
+#define A_BPF_PROG 0xffffffffc0c00000ull
+#define A_BPF_TRAMP 0xffffffffc0c01000ull
+#define A_TRACE_RUN 0xffffffff81106000ull
+#define A_BPF_TRACE 0xffffffff81106800ull
+#define A_EXIT_WORK 0xffffffff81107000ull
+#define A_USER_PATH 0xffffffff81108000ull
+#define A_UNKNOWN 0xffffffff80000000ull /* below every symbol */
+#define A_JIT 0xffffffffc0030d31ull     /* past vmlinux: a BPF program kallsyms did not list */
 
-static const char mountinfo[] =
-	"22 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw\n"
-	"100 22 0:55 / /mnt/smb rw,relatime - cifs //srv/share rw,vers=3.1.1\n";
+static const char mountinfo[] = "22 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw\n"
+				"100 22 0:55 / /mnt/smb rw,relatime - cifs //srv/share rw,vers=3.1.1\n";
 
-static char *write_tmp(const char *text) {
+static char *write_tmp(const char *text)
+{
 	char *path = strdup("/tmp/test-event.XXXXXX");
 	int fd = path ? mkstemp(path) : -1;
 
@@ -79,8 +78,9 @@ struct fixture {
 	int unlink_id, lookup_id, dalloc_id, uprobe_id, read_id, count_id, void_id, sys_id;
 };
 
-static int add(struct func_table *t, enum layer_id l, enum op_group g, const char *name,
-	       const char *symbol, const char *module, uint8_t ret_kind) {
+static int add(struct func_table *t, enum layer_id l, enum op_group g, const char *name, const char *symbol,
+	       const char *module, uint8_t ret_kind)
+{
 	int id = func_table_add(t, l, g, name, symbol, module);
 
 	if (id < 0) {
@@ -93,24 +93,23 @@ static int add(struct func_table *t, enum layer_id l, enum op_group g, const cha
 	return id;
 }
 
-static void fixture_init(struct fixture *f) {
+static void fixture_init(struct fixture *f)
+{
 	char *ks_path = write_tmp(kallsyms), *mi_path = write_tmp(mountinfo);
 	int r;
 
 	memset(f, 0, sizeof(*f));
-	f->unlink_id = add(&f->funcs, LAYER_SMB, GROUP_INODE, "INODE_OP_UNLINK", "cifs_unlink",
-			   "cifs", RK_INT);
-	f->lookup_id = add(&f->funcs, LAYER_SMB, GROUP_INODE, "INODE_OP_LOOKUP", "cifs_lookup",
-			   "cifs", RK_PTR);
+	f->unlink_id = add(&f->funcs, LAYER_SMB, GROUP_INODE, "INODE_OP_UNLINK", "cifs_unlink", "cifs",
+			   RK_INT);
+	f->lookup_id = add(&f->funcs, LAYER_SMB, GROUP_INODE, "INODE_OP_LOOKUP", "cifs_lookup", "cifs",
+			   RK_PTR);
 	f->dalloc_id = add(&f->funcs, LAYER_FUNC, GROUP_NONE, "DALLOC", "d_alloc", NULL, RK_PTR);
-	f->uprobe_id = add(&f->funcs, LAYER_FUNC, GROUP_NONE, "SLOWCALL", "/usr/bin/prog:slow_call",
-			   NULL, RK_INT);
+	f->uprobe_id = add(&f->funcs, LAYER_FUNC, GROUP_NONE, "SLOWCALL", "/usr/bin/prog:slow_call", NULL,
+			   RK_INT);
 	f->read_id = add(&f->funcs, LAYER_FUNC, GROUP_NONE, "READ", "vfs_unlink", NULL, RK_LONG);
 	f->count_id = add(&f->funcs, LAYER_FUNC, GROUP_NONE, "COUNT", "do_unlinkat", NULL, RK_UINT);
-	f->void_id = add(&f->funcs, LAYER_FUNC, GROUP_NONE, "NOTHING", "do_syscall_64", NULL,
-			 RK_VOID);
-	f->sys_id = add(&f->funcs, LAYER_FUNC, GROUP_NONE, "UNLINKAT", "syscall:unlinkat", NULL,
-			RK_LONG);
+	f->void_id = add(&f->funcs, LAYER_FUNC, GROUP_NONE, "NOTHING", "do_syscall_64", NULL, RK_VOID);
+	f->sys_id = add(&f->funcs, LAYER_FUNC, GROUP_NONE, "UNLINKAT", "syscall:unlinkat", NULL, RK_LONG);
 	f->funcs.v[f->unlink_id].cfg.threshold_ns = 20000000;
 	f->funcs.v[f->unlink_id].cfg.nargs = 2;
 
@@ -137,14 +136,16 @@ static void fixture_init(struct fixture *f) {
 	};
 }
 
-static void fixture_done(struct fixture *f) {
+static void fixture_done(struct fixture *f)
+{
 	func_table_free(&f->funcs);
 	ksyms_free(f->ks);
 	mounts_free(f->mounts);
 }
 
 /* A slow cifs_unlink by rm, as the exit probe would send it. */
-static struct event unlink_event(const struct fixture *f) {
+static struct event unlink_event(const struct fixture *f)
+{
 	struct event e;
 
 	memset(&e, 0, sizeof(e));
@@ -156,10 +157,10 @@ static struct event unlink_event(const struct fixture *f) {
 	e.uid = 1000;
 	e.dev = 55;
 	e.flags = EF_HAS_DEV | EF_HAS_NAME | EF_HAS_RET;
-	e.ret = 0xfffffffe;    /* int -ENOENT, as a 32-bit value in a 64-bit slot */
+	e.ret = 0xfffffffe; /* int -ENOENT, as a 32-bit value in a 64-bit slot */
 	e.args[0] = 0xffff888001234500ull;
 	e.args[1] = 0xffff888005678900ull;
-	e.args[2] = 0x77;      /* beyond nargs: still copied, not counted */
+	e.args[2] = 0x77; /* beyond nargs: still copied, not counted */
 	memcpy(e.comm, "rm", 3);
 	memcpy(e.name, "a.txt", 6);
 	e.kstack[0] = A_BPF_PROG + 0x4c;
@@ -171,11 +172,12 @@ static struct event unlink_event(const struct fixture *f) {
 	e.kstack[6] = A_DO_SYSCALL + 0x40;
 	e.kstack[7] = A_ENTRY + 0x76;
 	e.kstack_sz = 8 * 8;
-	e.kstack[8] = A_DO_SYSCALL;    /* beyond kstack_sz: ignored */
+	e.kstack[8] = A_DO_SYSCALL; /* beyond kstack_sz: ignored */
 	return e;
 }
 
-static void test_unlink(struct fixture *f) {
+static void test_unlink(struct fixture *f)
+{
 	struct event e = unlink_event(f);
 	struct record r;
 	int ret;
@@ -187,8 +189,7 @@ static void test_unlink(struct fixture *f) {
 	check(r.threshold_ns == 20000000, "threshold %llu", (unsigned long long)r.threshold_ns);
 	check(r.end_realtime_us == (1700000000000000000ull + 5000000000ull + 123456) / 1000,
 	      "end_realtime_us %llu", (unsigned long long)r.end_realtime_us);
-	check(r.pid == 48782 && r.tid == 48783 && r.uid == 1000, "pid %u tid %u uid %u", r.pid,
-	      r.tid, r.uid);
+	check(r.pid == 48782 && r.tid == 48783 && r.uid == 1000, "pid %u tid %u uid %u", r.pid, r.tid, r.uid);
 	check_str(r.comm, "rm");
 	check_str(r.file, "a.txt");
 	check_str(r.share, "\\\\srv\\share");
@@ -196,15 +197,14 @@ static void test_unlink(struct fixture *f) {
 	check(r.ret == -2, "ret %lld, want -2", (long long)r.ret);
 	check(r.err == ENOENT, "err %d, want ENOENT", r.err);
 	check(r.nargs == 2, "nargs %u", r.nargs);
-	check(r.args[0] == 0xffff888001234500ull && r.args[1] == 0xffff888005678900ull,
-	      "args %llx %llx", (unsigned long long)r.args[0], (unsigned long long)r.args[1]);
-	check_str(r.stack,
-		  "cifs_unlink+0x0 [cifs]\n"
-		  "vfs_unlink+0x12f\n"
-		  "do_unlinkat+0x1a0\n"
-		  "__x64_sys_unlinkat+0x20\n"
-		  "do_syscall_64+0x40\n"
-		  "entry_SYSCALL_64_after_hwframe+0x76");
+	check(r.args[0] == 0xffff888001234500ull && r.args[1] == 0xffff888005678900ull, "args %llx %llx",
+	      (unsigned long long)r.args[0], (unsigned long long)r.args[1]);
+	check_str(r.stack, "cifs_unlink+0x0 [cifs]\n"
+			   "vfs_unlink+0x12f\n"
+			   "do_unlinkat+0x1a0\n"
+			   "__x64_sys_unlinkat+0x20\n"
+			   "do_syscall_64+0x40\n"
+			   "entry_SYSCALL_64_after_hwframe+0x76");
 	check_str(r.stack_folded,
 		  "entry_SYSCALL_64_after_hwframe;do_syscall_64;__x64_sys_unlinkat;do_unlinkat;"
 		  "vfs_unlink;cifs_unlink");
@@ -213,7 +213,8 @@ static void test_unlink(struct fixture *f) {
 }
 
 /* What the event says it has, and nothing more. */
-static void test_flags(struct fixture *f) {
+static void test_flags(struct fixture *f)
+{
 	struct event e = unlink_event(f);
 	struct record r;
 	int ret;
@@ -224,8 +225,7 @@ static void test_flags(struct fixture *f) {
 	check(ret == 0, "decode = %d", ret);
 	check(!r.file, "FILE without EF_HAS_NAME: \"%s\"", r.file);
 	check(!r.share, "share without EF_HAS_DEV: \"%s\"", r.share);
-	check(!r.has_ret && r.err == 0, "return without EF_HAS_RET: has %d err %d", r.has_ret,
-	      r.err);
+	check(!r.has_ret && r.err == 0, "return without EF_HAS_RET: has %d err %d", r.has_ret, r.err);
 	event_record_clear(&r);
 
 	/* A device that is no SMB mount, and a comm and name with no NUL at all. */
@@ -245,21 +245,21 @@ static void test_flags(struct fixture *f) {
 	e = unlink_event(f);
 	e.ret = 7;
 	ret = event_decode(&f->d, &e, sizeof(e), &r);
-	check(ret == 0 && r.ret == 7 && r.err == 0, "int 7: ret %lld err %d", (long long)r.ret,
-	      r.err);
+	check(ret == 0 && r.ret == 7 && r.err == 0, "int 7: ret %lld err %d", (long long)r.ret, r.err);
 	event_record_clear(&r);
 
 	/* More arguments configured than the event carries. */
 	f->funcs.v[f->unlink_id].cfg.nargs = 9;
 	e = unlink_event(f);
 	ret = event_decode(&f->d, &e, sizeof(e), &r);
-	check(ret == 0 && r.nargs == SMBLAT_MAX_ARGS && r.args[2] == 0x77, "nargs %u args[2] %llx",
-	      r.nargs, (unsigned long long)r.args[2]);
+	check(ret == 0 && r.nargs == SMBLAT_MAX_ARGS && r.args[2] == 0x77, "nargs %u args[2] %llx", r.nargs,
+	      (unsigned long long)r.args[2]);
 	event_record_clear(&r);
 	f->funcs.v[f->unlink_id].cfg.nargs = 2;
 }
 
-static void check_ret(struct fixture *f, int id, uint64_t raw, int64_t want_ret, int want_err) {
+static void check_ret(struct fixture *f, int id, uint64_t raw, int64_t want_ret, int want_err)
+{
 	struct event e = unlink_event(f);
 	struct record r;
 	int ret;
@@ -268,18 +268,19 @@ static void check_ret(struct fixture *f, int id, uint64_t raw, int64_t want_ret,
 	e.ret = raw;
 	ret = event_decode(&f->d, &e, sizeof(e), &r);
 	check(ret == 0, "decode = %d", ret);
-	check(r.ret == want_ret && r.err == want_err,
-	      "%s raw 0x%llx: ret %lld err %d, want %lld err %d", f->funcs.v[id].name,
-	      (unsigned long long)raw, (long long)r.ret, r.err, (long long)want_ret, want_err);
+	check(r.ret == want_ret && r.err == want_err, "%s raw 0x%llx: ret %lld err %d, want %lld err %d",
+	      f->funcs.v[id].name, (unsigned long long)raw, (long long)r.ret, r.err, (long long)want_ret,
+	      want_err);
 	event_record_clear(&r);
 }
 
-static void test_returns(struct fixture *f) {
+static void test_returns(struct fixture *f)
+{
 	/* RK_INT: the low 32 bits, sign extended, whatever the upper half holds. */
 	check_ret(f, f->unlink_id, 0xfffffffeull, -2, ENOENT);
 	check_ret(f, f->unlink_id, 0xfffffffffffffff3ull, -13, EACCES);
 	check_ret(f, f->unlink_id, 0x12345678fffffffbull, -5, EIO);
-	check_ret(f, f->unlink_id, 0x80000000ull, INT32_MIN, 0);    /* below -4095: no errno */
+	check_ret(f, f->unlink_id, 0x80000000ull, INT32_MIN, 0); /* below -4095: no errno */
 	/* RK_PTR: ERR_PTR(-ENOMEM), a real pointer, NULL. */
 	check_ret(f, f->dalloc_id, (uint64_t)-12, -12, ENOMEM);
 	check_ret(f, f->lookup_id, (uint64_t)-4095, -4095, 4095);
@@ -294,7 +295,8 @@ static void test_returns(struct fixture *f) {
 	check_ret(f, f->void_id, (uint64_t)-2, -2, 0);
 }
 
-static size_t lines(const char *s) {
+static size_t lines(const char *s)
+{
 	size_t n = s && *s ? 1 : 0;
 
 	for (; s && *s; s++)
@@ -302,7 +304,8 @@ static size_t lines(const char *s) {
 	return n;
 }
 
-static const char *last_line(const char *s) {
+static const char *last_line(const char *s)
+{
 	const char *nl = s ? strrchr(s, '\n') : NULL;
 
 	return nl ? nl + 1 : s;
@@ -314,7 +317,8 @@ static const char *last_line(const char *s) {
  * __bpf_trace_sys_exit, syscall_exit_work) goes; the syscall's own function,
  * returned by then, is named first.
  */
-static void test_syscall_stack(struct fixture *f) {
+static void test_syscall_stack(struct fixture *f)
+{
 	struct event e = unlink_event(f);
 	struct record r;
 	int ret;
@@ -336,7 +340,7 @@ static void test_syscall_stack(struct fixture *f) {
 	check_str(r.stack_folded, "entry_SYSCALL_64_after_hwframe;do_syscall_64;__x64_sys_unlinkat");
 #endif
 	check(r.stack && !strstr(r.stack, "bpf_trace") && !strstr(r.stack, "0xffffffffc0030d31") &&
-	      !strstr(r.stack, "syscall_exit_work") && !strstr(r.stack, "+0x3"),
+		      !strstr(r.stack, "syscall_exit_work") && !strstr(r.stack, "+0x3"),
 	      "tracing machinery left in:\n%s", r.stack);
 	event_record_clear(&r);
 
@@ -351,7 +355,8 @@ static void test_syscall_stack(struct fixture *f) {
 }
 
 /* A stack that filled every slot ends with a marker saying it was cut; one that fits, not. */
-static void test_stack_cut(struct fixture *f) {
+static void test_stack_cut(struct fixture *f)
+{
 	struct event e = unlink_event(f);
 	struct record r;
 	char marker[64];
@@ -372,8 +377,8 @@ static void test_stack_cut(struct fixture *f) {
 	check(ret == 0 && lines(r.stack) == 1 + SMBLAT_STACK_DEPTH + 1, "%zu lines", lines(r.stack));
 	check_str(last_line(r.stack), marker);
 	check(r.stack_folded && strncmp(r.stack_folded, marker, strlen(marker)) == 0 &&
-	      r.stack_folded[strlen(marker)] == ';', "folded stack does not start with the marker: %s",
-	      r.stack_folded);
+		      r.stack_folded[strlen(marker)] == ';',
+	      "folded stack does not start with the marker: %s", r.stack_folded);
 	event_record_clear(&r);
 
 	/* A deep user stack under a short kernel one: each says for itself. */
@@ -385,14 +390,14 @@ static void test_stack_cut(struct fixture *f) {
 	snprintf(marker, sizeof(marker), "[user stack cut at %d frames]", SMBLAT_STACK_DEPTH);
 	check(ret == 0 && lines(r.stack) == 1 + 2 + SMBLAT_STACK_DEPTH + 1, "%zu lines", lines(r.stack));
 	check_str(last_line(r.stack), marker);
-	check(r.stack && !strstr(r.stack, "kernel stack cut"), "short kernel stack marked cut:\n%s",
-	      r.stack);
-	check(r.stack_folded && strncmp(r.stack_folded, marker, strlen(marker)) == 0,
-	      "folded: %s", r.stack_folded);
+	check(r.stack && !strstr(r.stack, "kernel stack cut"), "short kernel stack marked cut:\n%s", r.stack);
+	check(r.stack_folded && strncmp(r.stack_folded, marker, strlen(marker)) == 0, "folded: %s",
+	      r.stack_folded);
 	event_record_clear(&r);
 }
 
-static void test_stacks(struct fixture *f) {
+static void test_stacks(struct fixture *f)
+{
 	struct event e = unlink_event(f);
 	struct decoder raw = f->d;
 	struct record r;
@@ -417,7 +422,7 @@ static void test_stacks(struct fixture *f) {
 	ret = event_decode(&f->d, &e, sizeof(e), &r);
 	check(ret == 0, "decode = %d", ret);
 	check_str(r.stack, "cifs_unlink+0x0 [cifs]\nvfs_unlink+0x12f\ndo_unlinkat+0x1a0\n"
-		  "0x401136\n0x7f0000001234");
+			   "0x401136\n0x7f0000001234");
 	check_str(r.stack_folded, "0x7f0000001234;0x401136;do_unlinkat;vfs_unlink;cifs_unlink");
 	event_record_clear(&r);
 
@@ -451,7 +456,7 @@ static void test_stacks(struct fixture *f) {
 	e = unlink_event(f);
 	for (int i = 0; i < SMBLAT_STACK_SLOTS; i++)
 		e.kstack[i] = A_DO_SYSCALL + i;
-	e.kstack_sz = 4 * SMBLAT_STACK_DEPTH * 8;      /* a bogus size */
+	e.kstack_sz = 4 * SMBLAT_STACK_DEPTH * 8; /* a bogus size */
 	ret = event_decode(&f->d, &e, sizeof(e), &r);
 	check(ret == 0, "decode = %d", ret);
 	check(lines(r.stack) == 1 + SMBLAT_STACK_DEPTH + 1, "%zu lines, want %d frames and the marker",
@@ -465,9 +470,9 @@ static void test_stacks(struct fixture *f) {
 	ret = event_decode(&raw, &e, sizeof(e), &r);
 	check(ret == 0, "decode = %d", ret);
 	check_str(r.stack, "0xffffffffc0c0004c\n0xffffffffc0c01060\n0xffffffff81105000\n"
-		  "0xffffffff8110012f\n0xffffffff811009a0");
+			   "0xffffffff8110012f\n0xffffffff811009a0");
 	check_str(r.stack_folded, "0xffffffff811009a0;0xffffffff8110012f;0xffffffff81105000;"
-		  "0xffffffffc0c01060;0xffffffffc0c0004c");
+				  "0xffffffffc0c01060;0xffffffffc0c0004c");
 	check_str(r.share, "\\\\srv\\share");
 	event_record_clear(&r);
 
@@ -481,7 +486,8 @@ static void test_stacks(struct fixture *f) {
 	event_record_clear(&r);
 }
 
-static void test_invalid(struct fixture *f) {
+static void test_invalid(struct fixture *f)
+{
 	struct event e = unlink_event(f);
 	struct record r;
 	int ret;
@@ -527,23 +533,25 @@ static void test_invalid(struct fixture *f) {
 	}
 }
 
-static void test_clock(void) {
+static void test_clock(void)
+{
 	int64_t a = event_clock_offset(), b = event_clock_offset();
 
 	/* Realtime is after boot time; the two readings agree within a second. */
 	check(a > 0, "clock offset %lld", (long long)a);
-	check(llabs(a - b) < 1000000000ll, "clock offsets %lld and %lld", (long long)a,
-	      (long long)b);
+	check(llabs(a - b) < 1000000000ll, "clock offsets %lld and %lld", (long long)a, (long long)b);
 }
 
 /* Block requests: no frame, no stack; the block layer's fields and place instead. */
-static int decode_block(struct fixture *f, const struct event *e, struct record *r) {
+static int decode_block(struct fixture *f, const struct event *e, struct record *r)
+{
 	int ret = event_decode(&f->d, e, sizeof(*e), r);
 
 	return ret < 0 ? ret : block_decode_event(e, r);
 }
 
-static void test_block(struct fixture *f) {
+static void test_block(struct fixture *f)
+{
 	int write_id = add(&f->funcs, LAYER_BLOCK, GROUP_NONE, "BLOCK_WRITE", NULL, NULL, RK_VOID);
 	int flush_id = add(&f->funcs, LAYER_BLOCK, GROUP_NONE, "BLOCK_FLUSH", NULL, NULL, RK_VOID);
 	int other_id = add(&f->funcs, LAYER_BLOCK, GROUP_NONE, "BLOCK_OTHER", NULL, NULL, RK_VOID);
@@ -600,7 +608,8 @@ static void test_block(struct fixture *f) {
 	event_record_clear(&r);
 }
 
-int main(void) {
+int main(void)
+{
 	struct fixture f;
 
 	fixture_init(&f);

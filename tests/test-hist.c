@@ -33,9 +33,8 @@ static void check_value(uint64_t v)
 	uint64_t lo, hi;
 
 	hist_bucket_range(b, &lo, &hi);
-	check(lo <= v && (v < hi || hi == UINT64_MAX),
-	      "value %llu in bucket %u = [%llu, %llu)", (unsigned long long)v, b,
-	      (unsigned long long)lo, (unsigned long long)hi);
+	check(lo <= v && (v < hi || hi == UINT64_MAX), "value %llu in bucket %u = [%llu, %llu)",
+	      (unsigned long long)v, b, (unsigned long long)lo, (unsigned long long)hi);
 }
 
 static void test_bucket_ranges(void)
@@ -48,10 +47,10 @@ static void test_bucket_ranges(void)
 		hist_bucket_range(b, &lo, &hi);
 		check(lo == prev_hi, "bucket %u starts at %llu, previous ended at %llu", b,
 		      (unsigned long long)lo, (unsigned long long)prev_hi);
-		check(lo < hi, "bucket %u empty: [%llu, %llu)", b,
-		      (unsigned long long)lo, (unsigned long long)hi);
-		check(smblat_bucket(lo) == b, "lo %llu of bucket %u maps to %u",
-		      (unsigned long long)lo, b, smblat_bucket(lo));
+		check(lo < hi, "bucket %u empty: [%llu, %llu)", b, (unsigned long long)lo,
+		      (unsigned long long)hi);
+		check(smblat_bucket(lo) == b, "lo %llu of bucket %u maps to %u", (unsigned long long)lo, b,
+		      smblat_bucket(lo));
 		check(smblat_bucket(hi - 1) == b, "hi-1 %llu of bucket %u maps to %u",
 		      (unsigned long long)(hi - 1), b, smblat_bucket(hi - 1));
 		if (b + 1 < SMBLAT_NBUCKETS)
@@ -101,12 +100,12 @@ static void test_percentile_uniform(void)
 	for (uint64_t i = 1; i <= 100; i++)
 		hist_add(&s, i * MS);
 
-	check(bucket_distance(hist_percentile(&s, 50), 50 * MS) <= 1,
-	      "p50 of 1..100 ms = %llu ns", (unsigned long long)hist_percentile(&s, 50));
-	check(bucket_distance(hist_percentile(&s, 90), 90 * MS) <= 1,
-	      "p90 of 1..100 ms = %llu ns", (unsigned long long)hist_percentile(&s, 90));
-	check(bucket_distance(hist_percentile(&s, 99), 99 * MS) <= 1,
-	      "p99 of 1..100 ms = %llu ns", (unsigned long long)hist_percentile(&s, 99));
+	check(bucket_distance(hist_percentile(&s, 50), 50 * MS) <= 1, "p50 of 1..100 ms = %llu ns",
+	      (unsigned long long)hist_percentile(&s, 50));
+	check(bucket_distance(hist_percentile(&s, 90), 90 * MS) <= 1, "p90 of 1..100 ms = %llu ns",
+	      (unsigned long long)hist_percentile(&s, 90));
+	check(bucket_distance(hist_percentile(&s, 99), 99 * MS) <= 1, "p99 of 1..100 ms = %llu ns",
+	      (unsigned long long)hist_percentile(&s, 99));
 	check(hist_percentile(&s, 100) == 100 * MS, "p100 = %llu",
 	      (unsigned long long)hist_percentile(&s, 100));
 	check(hist_percentile(&s, 0.001) >= 1 * MS, "p0.001 = %llu below min",
@@ -115,8 +114,8 @@ static void test_percentile_uniform(void)
 	for (double p = 0.5; p <= 100; p += 0.5) {
 		uint64_t v = hist_percentile(&s, p);
 
-		check(v >= prev, "p%.1f = %llu below p%.1f = %llu", p,
-		      (unsigned long long)v, p - 0.5, (unsigned long long)prev);
+		check(v >= prev, "p%.1f = %llu below p%.1f = %llu", p, (unsigned long long)v, p - 0.5,
+		      (unsigned long long)prev);
 		check(v >= s.min_ns && v <= s.max_ns, "p%.1f = %llu out of [min, max]", p,
 		      (unsigned long long)v);
 		prev = v;
@@ -131,15 +130,15 @@ static void test_percentile_exact(void)
 	hist_init(&s);
 	hist_add(&s, 12345678);
 	for (unsigned int i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++)
-		check(hist_percentile(&s, pcts[i]) == 12345678, "single value: p%g = %llu",
-		      pcts[i], (unsigned long long)hist_percentile(&s, pcts[i]));
+		check(hist_percentile(&s, pcts[i]) == 12345678, "single value: p%g = %llu", pcts[i],
+		      (unsigned long long)hist_percentile(&s, pcts[i]));
 
 	hist_init(&s);
 	for (int i = 0; i < 1000; i++)
 		hist_add(&s, 7300 * 1000);
 	for (unsigned int i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++)
-		check(hist_percentile(&s, pcts[i]) == 7300 * 1000, "all equal: p%g = %llu",
-		      pcts[i], (unsigned long long)hist_percentile(&s, pcts[i]));
+		check(hist_percentile(&s, pcts[i]) == 7300 * 1000, "all equal: p%g = %llu", pcts[i],
+		      (unsigned long long)hist_percentile(&s, pcts[i]));
 
 	/* p99 of 100 values is the 99th one, not the outlier above it. */
 	hist_init(&s);
@@ -150,8 +149,7 @@ static void test_percentile_exact(void)
 	      (unsigned long long)hist_percentile(&s, 99));
 
 	hist_init(&s);
-	check(hist_percentile(&s, 50) == 0, "empty p50 = %llu",
-	      (unsigned long long)hist_percentile(&s, 50));
+	check(hist_percentile(&s, 50) == 0, "empty p50 = %llu", (unsigned long long)hist_percentile(&s, 50));
 
 	/* Unknown min/max: no clamp, the estimate stays inside the bucket. */
 	hist_init(&s);
@@ -162,8 +160,8 @@ static void test_percentile_exact(void)
 		uint64_t lo, hi, v = hist_percentile(&s, 50);
 
 		hist_bucket_range(smblat_bucket(5 * MS), &lo, &hi);
-		check(v >= lo && v <= hi, "unclamped p50 %llu outside [%llu, %llu]",
-		      (unsigned long long)v, (unsigned long long)lo, (unsigned long long)hi);
+		check(v >= lo && v <= hi, "unclamped p50 %llu outside [%llu, %llu]", (unsigned long long)v,
+		      (unsigned long long)lo, (unsigned long long)hi);
 	}
 
 	/* The open-ended last bucket gives a finite estimate. */
@@ -240,8 +238,8 @@ static void test_compact(void)
 {
 	static const uint64_t sub_us[] = { 512, 600, 639, 640 };
 	static const uint64_t tiny[] = { 0, 3, 4, 1000 };
-	static const uint64_t ms[] = { 1048576, 1048576, 1048576, 1048576, 1048576, 1048576,
-				       1310719, (uint64_t)1 << 30 };
+	static const uint64_t ms[] = { 1048576, 1048576, 1048576, 1048576,
+				       1048576, 1048576, 1310719, (uint64_t)1 << 30 };
 	static const uint64_t huge[] = { (uint64_t)7 << 37, UINT64_MAX };
 
 	check_compact(NULL, 0, "");
@@ -293,9 +291,12 @@ static void test_report_example(void)
 	t = report(&s, 60);
 	if (!t)
 		return;
-	check(strncmp(t, "INODE_OP_UNLINK (smb): 12 calls in 60 s, avg 45.967 ms, "
-		      "min 41.002 ms, max 52.900 ms, p50 ", strlen("INODE_OP_UNLINK (smb): 12 calls in 60 s, avg 45.967 ms, "
-		      "min 41.002 ms, max 52.900 ms, p50 ")) == 0, "headline:\n%s", t);
+	check(strncmp(t,
+		      "INODE_OP_UNLINK (smb): 12 calls in 60 s, avg 45.967 ms, "
+		      "min 41.002 ms, max 52.900 ms, p50 ",
+		      strlen("INODE_OP_UNLINK (smb): 12 calls in 60 s, avg 45.967 ms, "
+			     "min 41.002 ms, max 52.900 ms, p50 ")) == 0,
+	      "headline:\n%s", t);
 	check(strstr(t, ", p99 52.9 ms, 3 slow\n"), "headline end:\n%s", t);
 	check(has_line(t, "     usecs               : count    distribution"), "table header:\n%s", t);
 	check(has_line(t, " 33554.432 -> 67108.864  : 12       |****************************************|"),
@@ -318,7 +319,8 @@ static void test_report_exact(void)
 	if (!t)
 		return;
 	check(has_line(t, "INODE_OP_UNLINK (smb): 12 calls in 60 s, avg 45.000 ms, min 45.000 ms, "
-		       "max 45.000 ms, p50 45.0 ms, p90 45.0 ms, p99 45.0 ms, 3 slow"), "headline:\n%s", t);
+			  "max 45.000 ms, p50 45.0 ms, p90 45.0 ms, p99 45.0 ms, 3 slow"),
+	      "headline:\n%s", t);
 	free(t);
 
 	hist_init(&s);
@@ -327,7 +329,8 @@ static void test_report_exact(void)
 	if (!t)
 		return;
 	check(has_line(t, "INODE_OP_UNLINK (smb): 1 call in 0.5 s, avg 0.002 ms, min 0.002 ms, "
-		       "max 0.002 ms, p50 0.00234 ms, p90 0.00234 ms, p99 0.00234 ms, 0 slow"), "headline:\n%s", t);
+			  "max 0.002 ms, p50 0.00234 ms, p90 0.00234 ms, p99 0.00234 ms, 0 slow"),
+	      "headline:\n%s", t);
 	check(has_line(t, "     2.048 -> 4.096      : 1        |****************************************|"),
 	      "row:\n%s", t);
 	free(t);
@@ -385,7 +388,9 @@ static void test_report_rows(void)
 	check(!strstr(t, "0 -> 0.004 "), "leading empty row:\n%s", t);
 	/* labels wider than 10 widen the columns, header included */
 	check(has_line(t, "        usecs                  : count    distribution"), "wide header:\n%s", t);
-	check(has_line(t, "549755813.888 -> inf           : 2        |****************************************|"),
+	check(has_line(
+		      t,
+		      "549755813.888 -> inf           : 2        |****************************************|"),
 	      "last row:\n%s", t);
 	free(t);
 }
@@ -425,7 +430,8 @@ static void check_rows_true(const char *t, const uint64_t *v, size_t n, const ch
 	size_t rows = 0, total = 0;
 
 	check(line, "%s: no table:\n%s", what, t);
-	for (line = line ? strchr(line, '\n') + 1 : NULL; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+	for (line = line ? strchr(line, '\n') + 1 : NULL; line && *line;
+	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
 		const char *p = line, *e;
 		uint64_t lo, hi, want = 0;
 		unsigned long long got;
@@ -442,8 +448,8 @@ static void check_rows_true(const char *t, const uint64_t *v, size_t n, const ch
 		check(sscanf(e, ": %llu", &got) == 1, "%s: row without a count: %.60s", what, line);
 		for (size_t i = 0; i < n; i++)
 			want += v[i] >= lo && (v[i] < hi || hi == UINT64_MAX);
-		check(got == want, "%s: row %.40s holds %llu, but %llu of the values lie in it", what,
-		      line, got, (unsigned long long)want);
+		check(got == want, "%s: row %.40s holds %llu, but %llu of the values lie in it", what, line,
+		      got, (unsigned long long)want);
 		rows++;
 		total += got;
 	}
@@ -502,7 +508,8 @@ static void test_percentile_in_bucket(void)
 	hist_bucket_range(smblat_bucket(2080000), &lo, &hi);
 	check(smblat_bucket(2090000) == smblat_bucket(2080000), "test values not in one bucket");
 	v = hist_percentile(&s, 50);
-	check(v == 2085000, "p50 of 2.08, 2.085, 2.09 ms = %llu ns, want 2085000 (min %llu, bucket %llu-%llu)",
+	check(v == 2085000,
+	      "p50 of 2.08, 2.085, 2.09 ms = %llu ns, want 2085000 (min %llu, bucket %llu-%llu)",
 	      (unsigned long long)v, (unsigned long long)s.min_ns, (unsigned long long)lo,
 	      (unsigned long long)hi);
 	check(hist_percentile(&s, 1) == 2080000, "p1 = %llu, want the min",
@@ -569,8 +576,8 @@ static void test_empty(void)
 
 static void test_table(void)
 {
-	static const char *const columns[] = { "FUNCTION", "COUNT", "TOTAL(ms)", "AVG(ms)", "MIN(ms)",
-					       "MAX(ms)", "P50(ms)", "P99(ms)", "SLOW" };
+	static const char *const columns[] = { "FUNCTION", "COUNT",   "TOTAL(ms)", "AVG(ms)", "MIN(ms)",
+					       "MAX(ms)",  "P50(ms)", "P99(ms)",   "SLOW" };
 	struct summary s;
 	char *buf = NULL;
 	size_t len = 0;
@@ -600,7 +607,8 @@ static void test_table(void)
 	fclose(f);
 	check(strncmp(buf, "INODE_OP_UNLINK ", 16) == 0, "row: %s", buf);
 	check(strstr(buf, " 2 ") && strstr(buf, " 6.000 ") && strstr(buf, " 3.000 ") &&
-	      strstr(buf, " 2.000 ") && strstr(buf, " 4.000 "), "row values: %s", buf);
+		      strstr(buf, " 2.000 ") && strstr(buf, " 4.000 "),
+	      "row values: %s", buf);
 	check(len > 2 && strcmp(buf + len - 2, "1\n") == 0, "slow column: %s", buf);
 	free(buf);
 }
@@ -619,15 +627,15 @@ static void test_columns(void)
 	hist_init(&a);
 	hist_init(&b);
 	for (int i = 0; i < 100; i++)
-		hist_add(&a, 3000);             /* 2.048 -> 4.096 usecs */
+		hist_add(&a, 3000); /* 2.048 -> 4.096 usecs */
 	hist_add(&a, 40 * MS);
 	for (int i = 0; i < 10; i++)
-		hist_add(&b, 41 * MS);          /* 33554.432 -> 67108.864 */
+		hist_add(&b, 41 * MS); /* 33554.432 -> 67108.864 */
 	f = open_memstream(&buf, &len);
 	hist_print_columns(f, names, s, 2);
 	fclose(f);
-	check(strstr(buf, "syscall") && strstr(buf, "smb2") && strstr(buf, "distribution"),
-	      "header: %s", buf);
+	check(strstr(buf, "syscall") && strstr(buf, "smb2") && strstr(buf, "distribution"), "header: %s",
+	      buf);
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (!strstr(line, "->"))
 			continue;

@@ -46,8 +46,7 @@ static void put(int fd, uint64_t key, uint64_t start, uint32_t tag)
 {
 	struct value v = { .start_ns = start, .tag = tag };
 
-	check(bpf_map_update_elem(fd, &key, &v, BPF_ANY) == 0, "update %llu: %m",
-	      (unsigned long long)key);
+	check(bpf_map_update_elem(fd, &key, &v, BPF_ANY) == 0, "update %llu: %m", (unsigned long long)key);
 }
 
 static unsigned int count(int fd)
@@ -67,19 +66,22 @@ static void test_sweep(int fd, uint64_t now)
 {
 	struct seen seen = {};
 	struct inflight_sweep s = {
-		.now_ns = now, .max_age_ns = HOUR, .stale = tag_stale, .swept = on_swept,
+		.now_ns = now,
+		.max_age_ns = HOUR,
+		.stale = tag_stale,
+		.swept = on_swept,
 		.userdata = &seen,
 	};
 	struct value v;
 	uint64_t key;
 	int n;
 
-	put(fd, 1, now - 2 * HOUR, 1);          /* old: goes */
-	put(fd, 2, now - HOUR - 1, 1);          /* just over: goes */
-	put(fd, 3, now - HOUR + 1000, 2);       /* just under: stays */
-	put(fd, 4, now - 5, 2);                 /* fresh: stays */
-	put(fd, 5, now - 5, 7);                 /* fresh, but its owner is gone: goes */
-	put(fd, 6, now + 1000, 2);              /* started after now was read: stays */
+	put(fd, 1, now - 2 * HOUR, 1);    /* old: goes */
+	put(fd, 2, now - HOUR - 1, 1);    /* just over: goes */
+	put(fd, 3, now - HOUR + 1000, 2); /* just under: stays */
+	put(fd, 4, now - 5, 2);           /* fresh: stays */
+	put(fd, 5, now - 5, 7);           /* fresh, but its owner is gone: goes */
+	put(fd, 6, now + 1000, 2);        /* started after now was read: stays */
 	n = inflight_sweep(fd, sizeof(key), sizeof(v), &s);
 	check(n == 3, "swept %d, want 3", n);
 	check(seen.n == 3 && seen.key_sum == 1 + 2 + 5 && seen.tags[1] == 2 && seen.tags[7] == 1,
@@ -88,8 +90,8 @@ static void test_sweep(int fd, uint64_t now)
 	for (key = 1; key <= 6; key++) {
 		bool kept = bpf_map_lookup_elem(fd, &key, &v) == 0;
 
-		check(kept == (key == 3 || key == 4 || key == 6), "entry %llu %s",
-		      (unsigned long long)key, kept ? "kept" : "gone");
+		check(kept == (key == 3 || key == 4 || key == 6), "entry %llu %s", (unsigned long long)key,
+		      kept ? "kept" : "gone");
 	}
 
 	/* Nothing stale: nothing goes, and no callback. */
@@ -115,8 +117,8 @@ static void test_many(int fd, uint64_t now)
 
 int main(void)
 {
-	int fd = bpf_map_create(BPF_MAP_TYPE_HASH, "test_inflight", sizeof(uint64_t),
-				sizeof(struct value), 2 * N_MANY, NULL);
+	int fd = bpf_map_create(BPF_MAP_TYPE_HASH, "test_inflight", sizeof(uint64_t), sizeof(struct value),
+				2 * N_MANY, NULL);
 	/* The entries are made up, so is the time they are judged at. */
 	uint64_t now = 100 * HOUR, t0 = inflight_now();
 
@@ -127,8 +129,8 @@ int main(void)
 	check(fd >= 0, "bpf_map_create: %m");
 	if (fd < 0)
 		return check_done("inflight");
-	check(t0 > 0 && inflight_now() >= t0, "inflight_now() %llu, then %llu",
-	      (unsigned long long)t0, (unsigned long long)inflight_now());
+	check(t0 > 0 && inflight_now() >= t0, "inflight_now() %llu, then %llu", (unsigned long long)t0,
+	      (unsigned long long)inflight_now());
 	test_sweep(fd, now);
 	test_many(fd, now);
 	return check_done("inflight");

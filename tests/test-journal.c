@@ -76,8 +76,12 @@ static void check_names_valid(const struct entry *e)
 }
 
 static struct func fn_unlink = {
-	.id = 7, .layer = LAYER_SMB, .group = GROUP_INODE,
-	.name = "INODE_OP_UNLINK", .symbol = "cifs_unlink", .module = "cifs",
+	.id = 7,
+	.layer = LAYER_SMB,
+	.group = GROUP_INODE,
+	.name = "INODE_OP_UNLINK",
+	.symbol = "cifs_unlink",
+	.module = "cifs",
 	.cfg = { .threshold_ns = 10000000, .ret_kind = RK_INT },
 	.backend = BACKEND_FENTRY,
 };
@@ -89,13 +93,17 @@ static struct record sample(void)
 		.end_realtime_us = 1700000000123456,
 		.latency_ns = 16351234,
 		.threshold_ns = 10000000,
-		.pid = 48782, .tid = 48783, .uid = 1000,
+		.pid = 48782,
+		.tid = 48783,
+		.uid = 1000,
 		.comm = "rm",
 		.share = "\\\\srv\\share",
 		.file = "a.txt",
-		.has_ret = true, .ret = -2,
+		.has_ret = true,
+		.ret = -2,
 		.err = ENOENT,
-		.nargs = 2, .args = { 0xffff888012345678, 0x1 },
+		.nargs = 2,
+		.args = { 0xffff888012345678, 0x1 },
 		.stack = "cifs_unlink+0x0/0x3a0 [cifs]\nvfs_unlink+0x118/0x2e0\ndo_unlinkat+0x1a0/0x2f0",
 		.stack_folded = "do_unlinkat;vfs_unlink;cifs_unlink",
 	};
@@ -175,11 +183,17 @@ static void test_event_fields(void)
 static void test_event_minimal(void)
 {
 	struct func fn = {
-		.layer = LAYER_SMB, .name = "FILE_OP_READ_ITER", .symbol = "cifs_loose_read_iter",
+		.layer = LAYER_SMB,
+		.name = "FILE_OP_READ_ITER",
+		.symbol = "cifs_loose_read_iter",
 		.cfg = { .ret_kind = RK_INT },
 	};
 	struct record r = {
-		.func = &fn, .latency_ns = 999999, .threshold_ns = 500000, .pid = 1, .tid = 1,
+		.func = &fn,
+		.latency_ns = 999999,
+		.threshold_ns = 500000,
+		.pid = 1,
+		.tid = 1,
 		.comm = "cat",
 	};
 	struct entry e = {};
@@ -206,12 +220,21 @@ static void test_event_minimal(void)
 static void test_event_errors(void)
 {
 	struct func fn = {
-		.layer = LAYER_SMB2, .name = "SMB2_CREATE", .symbol = "SMB2_open",
+		.layer = LAYER_SMB2,
+		.name = "SMB2_CREATE",
+		.symbol = "SMB2_open",
 		.cfg = { .ret_kind = RK_INT },
 	};
 	struct record r = {
-		.func = &fn, .latency_ns = 2000000, .pid = 5, .tid = 6, .comm = "ls",
-		.share = "\\\\nas\\data", .err = EACCES, .has_ret = true, .ret = -EACCES,
+		.func = &fn,
+		.latency_ns = 2000000,
+		.pid = 5,
+		.tid = 6,
+		.comm = "ls",
+		.share = "\\\\nas\\data",
+		.err = EACCES,
+		.has_ret = true,
+		.ret = -EACCES,
 	};
 	struct entry e = {};
 
@@ -263,7 +286,11 @@ static void test_event_block(void)
 {
 	struct func fn = { .layer = LAYER_BLOCK, .name = "BLOCK_WRITE", .backend = BACKEND_TP_BTF };
 	struct record r = {
-		.func = &fn, .latency_ns = 1204000, .threshold_ns = 0, .pid = 4242, .tid = 4242,
+		.func = &fn,
+		.latency_ns = 1204000,
+		.threshold_ns = 0,
+		.pid = 4242,
+		.tid = 4242,
 		.comm = "dd",
 	};
 	struct entry e = {};
@@ -280,7 +307,8 @@ static void test_event_block(void)
 	if (e.n <= 0)
 		return;
 	check_names_valid(&e);
-	check_field(&e, "MESSAGE", "BLOCK_WRITE took 1.204 ms: dd[4242] on loop0, 65536 bytes at sector 2048");
+	check_field(&e, "MESSAGE",
+		    "BLOCK_WRITE took 1.204 ms: dd[4242] on loop0, 65536 bytes at sector 2048");
 	check_field(&e, "LAYER", "block");
 	check_field(&e, "DISK", "loop0");
 	check_field(&e, "OP", "WRITE");
@@ -295,7 +323,10 @@ static void test_event_block(void)
 
 	fn.name = "BLOCK_FLUSH";
 	r = (struct record) {
-		.func = &fn, .latency_ns = 3000000, .pid = 10, .comm = "kworker/0:1H",
+		.func = &fn,
+		.latency_ns = 3000000,
+		.pid = 10,
+		.comm = "kworker/0:1H",
 	};
 	record_add(&r, "DISK", "sda");
 	record_add(&r, "OP", "FLUSH");
@@ -315,8 +346,11 @@ static void test_event_block(void)
 
 	/* not a block record: none of the block fields */
 	struct func sfn = {
-		.layer = LAYER_FUNC, .name = "OPENAT", .symbol = "syscall:openat",
-		.backend = BACKEND_RAW_TP, .cfg = { .ret_kind = RK_LONG },
+		.layer = LAYER_FUNC,
+		.name = "OPENAT",
+		.symbol = "syscall:openat",
+		.backend = BACKEND_RAW_TP,
+		.cfg = { .ret_kind = RK_LONG },
 	};
 	r = (struct record) { .func = &sfn, .pid = 1, .comm = "cat", .has_ret = true, .ret = -2, .err = 2 };
 	e.n = journal_event_fields(&r, &e.v);
@@ -336,23 +370,37 @@ static void test_event_block(void)
 static void test_event_targets(void)
 {
 	struct func kfn = {
-		.layer = LAYER_FUNC, .name = "VFS_READ", .symbol = "vfs_read",
-		.cfg = { .ret_kind = RK_PTR }, .backend = BACKEND_KPROBE,
+		.layer = LAYER_FUNC,
+		.name = "VFS_READ",
+		.symbol = "vfs_read",
+		.cfg = { .ret_kind = RK_PTR },
+		.backend = BACKEND_KPROBE,
 	};
 	struct func ufn = {
-		.layer = LAYER_FUNC, .name = "MALLOC", .symbol = "/usr/lib/x86_64-linux-gnu/libc.so.6:malloc",
-		.cfg = { .ret_kind = RK_UINT }, .backend = BACKEND_UPROBE,
+		.layer = LAYER_FUNC,
+		.name = "MALLOC",
+		.symbol = "/usr/lib/x86_64-linux-gnu/libc.so.6:malloc",
+		.cfg = { .ret_kind = RK_UINT },
+		.backend = BACKEND_UPROBE,
 	};
 	struct func lfn = {
-		.layer = LAYER_FUNC, .name = "FREE", .symbol = "c:free", .backend = BACKEND_UPROBE,
+		.layer = LAYER_FUNC,
+		.name = "FREE",
+		.symbol = "c:free",
+		.backend = BACKEND_UPROBE,
 	};
 	struct func sfn = {
-		.layer = LAYER_SMBD, .name = "SMBD_OPENAT", .symbol = "smbd:vfswrap_openat",
+		.layer = LAYER_SMBD,
+		.name = "SMBD_OPENAT",
+		.symbol = "smbd:vfswrap_openat",
 		.backend = BACKEND_UPROBE,
 	};
 	struct record r = {
-		.func = &kfn, .latency_ns = 1000, .comm = "a\001b   ", .has_ret = true,
-		.ret = (int64_t) 0xffff888000001000ull,
+		.func = &kfn,
+		.latency_ns = 1000,
+		.comm = "a\001b   ",
+		.has_ret = true,
+		.ret = (int64_t)0xffff888000001000ull,
 	};
 	struct entry e = {};
 
@@ -364,7 +412,7 @@ static void test_event_targets(void)
 	check_field(&e, "TARGET", NULL);
 	check_field(&e, "LAYER", "func");
 	check_field(&e, "RETVAL", "0xffff888000001000");
-	check_field(&e, "COMM", "a\001b");     /* odd bytes kept, padding gone */
+	check_field(&e, "COMM", "a\001b"); /* odd bytes kept, padding gone */
 	check_field(&e, "MESSAGE", "VFS_READ took 0.001 ms: a\001b[0]");
 	entry_free(&e);
 
@@ -442,8 +490,8 @@ static void test_stack_cap(void)
 		const char *nl = strchr(p, '\n');
 
 		snprintf(frame, sizeof(frame), "frame_%03u+0x1a/0x40 [cifs]", kept);
-		CHECK((size_t) (nl - p) == strlen(frame) && strncmp(p, frame, strlen(frame)) == 0,
-		      "frame %u cut or out of order: %.*s", kept, (int) (nl - p), p);
+		CHECK((size_t)(nl - p) == strlen(frame) && strncmp(p, frame, strlen(frame)) == 0,
+		      "frame %u cut or out of order: %.*s", kept, (int)(nl - p), p);
 		p = nl + 1;
 	}
 	CHECK(kept + more == 300, "kept %u + %u more != 300", kept, more);
@@ -461,8 +509,8 @@ static void test_stack_cap(void)
 		kept++;
 	snprintf(frame, sizeof(frame), ";frame_%03u+0x1a/0x40 [cifs]", 300 - kept);
 	CHECK(strstr(v, frame) == strchr(v, ';'), "first kept folded frame is not %s", frame + 1);
-	CHECK(strcmp(v + strlen(v) - strlen("frame_299+0x1a/0x40 [cifs]"),
-		     "frame_299+0x1a/0x40 [cifs]") == 0, "innermost folded frame lost");
+	CHECK(strcmp(v + strlen(v) - strlen("frame_299+0x1a/0x40 [cifs]"), "frame_299+0x1a/0x40 [cifs]") == 0,
+	      "innermost folded frame lost");
 	CHECK(kept + more == 300, "folded: kept %u + %u more != 300", kept, more);
 out:
 	entry_free(&e);
@@ -539,7 +587,7 @@ static void test_loss_fields(void)
 	struct func fn_read = { .name = "FILE_OP_READ_ITER" }, fn_open = { .name = "INODE_OP_CREATE" };
 	struct loss l[] = {
 		{ .func = &fn_unlink, .ringbuf = 10 },
-		{ .func = &fn_open },           /* nothing lost: not listed */
+		{ .func = &fn_open }, /* nothing lost: not listed */
 		{ .func = &fn_read, .ringbuf = 1, .suppressed = 3, .write_failed = 2 },
 	};
 	struct entry e = {};
@@ -570,8 +618,11 @@ static void test_loss_fields(void)
 static void test_status_fields(void)
 {
 	struct status s = {
-		.kind = STATUS_LAYER_UNAVAILABLE, .priority = LOG_WARNING, .layer = "smb",
-		.reason = REASON_NO_BACKEND, .message = "layer unavailable on this kernel: no kprobes",
+		.kind = STATUS_LAYER_UNAVAILABLE,
+		.priority = LOG_WARNING,
+		.layer = "smb",
+		.reason = REASON_NO_BACKEND,
+		.message = "layer unavailable on this kernel: no kprobes",
 	};
 	const char *mids[_STATUS_KIND_MAX] = {};
 	struct entry e = {};
@@ -598,8 +649,12 @@ static void test_status_fields(void)
 
 	/* a probe: FUNCTION, no LAYER_STATE; counts only where set, 0 included */
 	s = (struct status) {
-		.kind = STATUS_PROBE_WAITING, .priority = LOG_NOTICE, .layer = "func",
-		.function = "EXT4_SYNC", .reason = REASON_MODULE_NOT_LOADED, .message = "probe EXT4_SYNC: ...",
+		.kind = STATUS_PROBE_WAITING,
+		.priority = LOG_NOTICE,
+		.layer = "func",
+		.function = "EXT4_SYNC",
+		.reason = REASON_MODULE_NOT_LOADED,
+		.message = "probe EXT4_SYNC: ...",
 	};
 	status_count_set(&s, COUNT_NOT_ATTACHED, 1);
 	status_count_set(&s, COUNT_DETACHED, 0);
@@ -640,11 +695,14 @@ static void test_status_fields(void)
 		mids[k] = strdupa(entry_get(&e, "MESSAGE_ID"));
 		CHECK(strlen(mids[k]) == 32, "kind %d: MESSAGE_ID %s", k, mids[k]);
 		CHECK(strcmp(mids[k], SMBLAT_MID_SLOW) && strcmp(mids[k], SMBLAT_MID_SUMMARY) &&
-		      strcmp(mids[k], SMBLAT_MID_LOST), "kind %d: MESSAGE_ID of another entry", k);
+			      strcmp(mids[k], SMBLAT_MID_LOST),
+		      "kind %d: MESSAGE_ID of another entry", k);
 		for (int o = 0; o < k; o++)
-			CHECK(!mids[o] || strcmp(mids[o], mids[k]), "kinds %d and %d share %s", o, k, mids[k]);
-		check_field(&e, "LAYER_STATE", k >= STATUS_LAYER_ATTACHED && k <= STATUS_LAYER_OFF ?
-			    status_layer_state(k) : NULL);
+			CHECK(!mids[o] || strcmp(mids[o], mids[k]), "kinds %d and %d share %s", o, k,
+			      mids[k]);
+		check_field(&e, "LAYER_STATE",
+			    k >= STATUS_LAYER_ATTACHED && k <= STATUS_LAYER_OFF ? status_layer_state(k) :
+										  NULL);
 		entry_free(&e);
 	}
 	s.kind = _STATUS_KIND_MAX;
@@ -678,7 +736,7 @@ static int journald_ensure(void)
 		dup2(fd, 1);
 		dup2(fd, 2);
 		close_range(3, ~0U, 0);
-		execl(JOURNALD, JOURNALD, (char *) NULL);
+		execl(JOURNALD, JOURNALD, (char *)NULL);
 		_exit(127);
 	}
 	for (int i = 0; i < 200; i++) {
@@ -711,17 +769,23 @@ static char *json_get(const char *json, const char *key)
 			continue;
 		}
 		switch (*++p) {
-		case 'n': *o++ = '\n'; break;
-		case 't': *o++ = '\t'; break;
+		case 'n':
+			*o++ = '\n';
+			break;
+		case 't':
+			*o++ = '\t';
+			break;
 		case 'u': {
 			unsigned int c = 0;
 
 			sscanf(p + 1, "%4x", &c);
-			*o++ = (char) c;        /* our test values are ASCII */
+			*o++ = (char)c; /* our test values are ASCII */
 			p += 4;
 			break;
 		}
-		default: *o++ = *p; break;
+		default:
+			*o++ = *p;
+			break;
 		}
 	}
 	*o = '\0';
@@ -776,15 +840,14 @@ static void test_journald(void)
 	CHECK(journal_probe() == 0, "journal_probe");
 
 	/* unique per run, so older entries in a persistent journal never match */
-	snprintf(name, sizeof(name), "TEST_JOURNAL_%d_%lld", getpid(), (long long) time(NULL));
+	snprintf(name, sizeof(name), "TEST_JOURNAL_%d_%lld", getpid(), (long long)time(NULL));
 	fn.name = name;
 	r.func = &fn;
 	snprintf(r.comm, sizeof(r.comm), "smbt%d", getpid() % 100000000);
 	r.stack = frames_make(300, '\n');
 	r.latency_ns = 16351234;
 
-	CHECK(journal_new(&(struct journal_opts) { LOG_WARNING, LOG_INFO, LOG_ERR }, &j) == 0,
-	      "journal_new");
+	CHECK(journal_new(&(struct journal_opts) { LOG_WARNING, LOG_INFO, LOG_ERR }, &j) == 0, "journal_new");
 	if (!j)
 		goto out;
 	k = journal_write_event(j, &r);
@@ -809,8 +872,10 @@ static void test_journald(void)
 			check_json(json, "STACK", stack);
 		free(json);
 	}
-	CHECK(journal_write_status(j, &(struct status) { .kind = STATUS_AGENT_START, .priority = LOG_NOTICE,
-							 .message = "test status" }) == 0, "journal_write_status");
+	CHECK(journal_write_status(j, &(struct status) { .kind = STATUS_AGENT_START,
+							 .priority = LOG_NOTICE,
+							 .message = "test status" }) == 0,
+	      "journal_write_status");
 out:
 	entry_free(&e);
 	free(r.stack);

@@ -10,28 +10,28 @@
 
 #include "check.h"
 
-static const char synthetic[] =
-	"ffffffff81000000 T _stext\n"
-	"ffffffff81000000 t _text_local\n"
-	"ffffffff81001000 T vfs_read\n"
-	"ffffffff81000800 T early_func\n"       /* out of order */
-	"ffffffff82000000 D some_data\n"
-	"ffffffff82000100 r local_ro\n"
-	"ffffffff82000200 b bss_obj\n"
-	"0000000000000000 A fixed_percpu_data\n"
-	"ffffffffc0a01000 t cifs_unlink\t[cifs]\n"
-	"ffffffffc0a00000 T cifs_mount\t[cifs]\n"
-	"ffffffffc0a10000 d cifs_file_ops\t[cifs]\n"
-	"ffffffffc0b00000 t dup_name\t[other]\n"
-	"ffffffff81002000 t dup_name\n"
-	"ffffffff81002800 t dup_name\n"
-	"ffffffff81003000 t alias_local\n"
-	"ffffffff81003000 W weak_fn\n"
-	"ffffffffc0c00000 t bpf_prog_6deef7357e7b4530_sd_fw_egress\t[bpf]\n"
-	"garbage line\n"
-	"ffffffffc0a02000 t cifs_last\t[cifs]";  /* no trailing newline */
+static const char synthetic[] = "ffffffff81000000 T _stext\n"
+				"ffffffff81000000 t _text_local\n"
+				"ffffffff81001000 T vfs_read\n"
+				"ffffffff81000800 T early_func\n" /* out of order */
+				"ffffffff82000000 D some_data\n"
+				"ffffffff82000100 r local_ro\n"
+				"ffffffff82000200 b bss_obj\n"
+				"0000000000000000 A fixed_percpu_data\n"
+				"ffffffffc0a01000 t cifs_unlink\t[cifs]\n"
+				"ffffffffc0a00000 T cifs_mount\t[cifs]\n"
+				"ffffffffc0a10000 d cifs_file_ops\t[cifs]\n"
+				"ffffffffc0b00000 t dup_name\t[other]\n"
+				"ffffffff81002000 t dup_name\n"
+				"ffffffff81002800 t dup_name\n"
+				"ffffffff81003000 t alias_local\n"
+				"ffffffff81003000 W weak_fn\n"
+				"ffffffffc0c00000 t bpf_prog_6deef7357e7b4530_sd_fw_egress\t[bpf]\n"
+				"garbage line\n"
+				"ffffffffc0a02000 t cifs_last\t[cifs]"; /* no trailing newline */
 
-static void write_file(const char *path, const char *text) {
+static void write_file(const char *path, const char *text)
+{
 	FILE *f = fopen(path, "we");
 
 	if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
@@ -40,33 +40,37 @@ static void write_file(const char *path, const char *text) {
 	}
 }
 
-static double clock_ms(clockid_t id) {
+static double clock_ms(clockid_t id)
+{
 	struct timespec ts;
 
 	clock_gettime(id, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static double now_ms(void) {
+static double now_ms(void)
+{
 	return clock_ms(CLOCK_MONOTONIC);
 }
 
 /* Wall time swings with whatever else the machine runs; CPU time is what the load costs. */
-static double cpu_ms(void) {
+static double cpu_ms(void)
+{
 	return clock_ms(CLOCK_PROCESS_CPUTIME_ID);
 }
 
-static void check_format(const struct ksyms *k, uint64_t addr, int want_r, const char *want) {
+static void check_format(const struct ksyms *k, uint64_t addr, int want_r, const char *want)
+{
 	char buf[128];
 	int r;
 
 	r = ksyms_format(k, addr, buf, sizeof(buf));
-	check(r == want_r && strcmp(buf, want) == 0,
-	      "format(0x%llx) = %d \"%s\", want %d \"%s\"",
+	check(r == want_r && strcmp(buf, want) == 0, "format(0x%llx) = %d \"%s\", want %d \"%s\"",
 	      (unsigned long long)addr, r, buf, want_r, want);
 }
 
-static void check_find(const struct ksyms *k, uint64_t addr, const char *name, uint64_t off) {
+static void check_find(const struct ksyms *k, uint64_t addr, const char *name, uint64_t off)
+{
 	const struct ksym *s;
 	uint64_t o = ~0ull;
 
@@ -75,13 +79,14 @@ static void check_find(const struct ksyms *k, uint64_t addr, const char *name, u
 		check(!s, "find(0x%llx) = %s, want none", (unsigned long long)addr, s ? s->name : "");
 		return;
 	}
-	check(s && strcmp(s->name, name) == 0 && o == off,
-	      "find(0x%llx) = %s+0x%llx, want %s+0x%llx", (unsigned long long)addr,
-	      s ? s->name : "(none)", (unsigned long long)o, name, (unsigned long long)off);
+	check(s && strcmp(s->name, name) == 0 && o == off, "find(0x%llx) = %s+0x%llx, want %s+0x%llx",
+	      (unsigned long long)addr, s ? s->name : "(none)", (unsigned long long)o, name,
+	      (unsigned long long)off);
 }
 
-static void check_lookup(const struct ksyms *k, const char *name, const char *module,
-			 uint64_t want_addr, char want_type) {
+static void check_lookup(const struct ksyms *k, const char *name, const char *module, uint64_t want_addr,
+			 char want_type)
+{
 	const struct ksym *s = ksyms_lookup(k, name, module);
 
 	if (!want_addr) {
@@ -89,13 +94,13 @@ static void check_lookup(const struct ksyms *k, const char *name, const char *mo
 		      s ? (unsigned long long)s->addr : 0ull);
 		return;
 	}
-	check(s && s->addr == want_addr && s->type == want_type,
-	      "lookup(%s, %s) = 0x%llx %c, want 0x%llx %c", name, module ?: "NULL",
-	      s ? (unsigned long long)s->addr : 0ull, s ? s->type : '-',
+	check(s && s->addr == want_addr && s->type == want_type, "lookup(%s, %s) = 0x%llx %c, want 0x%llx %c",
+	      name, module ?: "NULL", s ? (unsigned long long)s->addr : 0ull, s ? s->type : '-',
 	      (unsigned long long)want_addr, want_type);
 }
 
-static void test_synthetic(const char *dir) {
+static void test_synthetic(const char *dir)
+{
 	char path[256];
 	struct ksyms *k = NULL;
 	const struct ksym *s;
@@ -113,11 +118,11 @@ static void test_synthetic(const char *dir) {
 
 	check_find(k, 0, NULL, 0);
 	check_find(k, 0xffffffff80000000ull, NULL, 0);
-	check_find(k, 0xffffffff81000000ull, "_stext", 0);          /* T beats t */
+	check_find(k, 0xffffffff81000000ull, "_stext", 0); /* T beats t */
 	check_find(k, 0xffffffff81000900ull, "early_func", 0x100);
 	check_find(k, 0xffffffff81001005ull, "vfs_read", 5);
-	check_find(k, 0xffffffff81003010ull, "weak_fn", 0x10);      /* W beats t */
-	check_find(k, 0xffffffff82000100ull, NULL, 0);     /* data is never a frame */
+	check_find(k, 0xffffffff81003010ull, "weak_fn", 0x10); /* W beats t */
+	check_find(k, 0xffffffff82000100ull, NULL, 0);         /* data is never a frame */
 	check_find(k, 0xffffffffc0a01234ull, "cifs_unlink", 0x234);
 	check_find(k, 0xffffffffc0a02001ull, "cifs_last", 1);
 	/*
@@ -132,8 +137,7 @@ static void test_synthetic(const char *dir) {
 	check_format(k, 0xffffffffc0030d31ull, -ENOENT, "0xffffffffc0030d31");
 
 	s = ksyms_find(k, 0xffffffffc0a00010ull, NULL);
-	check(s && s->module && strcmp(s->module, "cifs") == 0 && s->type == 'T',
-	      "cifs_mount module/type");
+	check(s && s->module && strcmp(s->module, "cifs") == 0 && s->type == 'T', "cifs_mount module/type");
 	/* modules share one string */
 	check(s && ksyms_find(k, 0xffffffffc0a01000ull, NULL)->module == s->module,
 	      "module names not pooled");
@@ -179,16 +183,16 @@ static void test_synthetic(const char *dir) {
 	ksyms_free(k);
 }
 
-static void test_restricted(const char *dir) {
+static void test_restricted(const char *dir)
+{
 	char path[256];
 	struct ksyms *k = NULL;
 	int r;
 
 	snprintf(path, sizeof(path), "%s/restricted", dir);
-	write_file(path,
-		   "0000000000000000 T _stext\n"
-		   "0000000000000000 T vfs_read\n"
-		   "0000000000000000 t cifs_unlink\t[cifs]\n");
+	write_file(path, "0000000000000000 T _stext\n"
+			 "0000000000000000 T vfs_read\n"
+			 "0000000000000000 t cifs_unlink\t[cifs]\n");
 	r = ksyms_load_file(path, &k);
 	check(r == -EPERM && !k, "all-zero kallsyms gave %d", r);
 	check(ksyms_explain(r) && strstr(ksyms_explain(r), "kptr_restrict"), "no reason for -EPERM");
@@ -215,7 +219,8 @@ static void test_restricted(const char *dir) {
 #endif
 
 /* 350k lines shaped like a distribution kernel with modules loaded. */
-static void test_big(const char *dir) {
+static void test_big(const char *dir)
+{
 	char path[256];
 	struct ksyms *k = NULL;
 	FILE *f;
@@ -229,8 +234,8 @@ static void test_big(const char *dir) {
 		exit(EXIT_FAILURE);
 	}
 	for (unsigned i = 0; i < 300000; i++)
-		fprintf(f, "%016llx %c some_kernel_function_name_%u\n",
-			0xffffffff81000000ull + i * 0x40ull, "TtDr"[i % 4], i);
+		fprintf(f, "%016llx %c some_kernel_function_name_%u\n", 0xffffffff81000000ull + i * 0x40ull,
+			"TtDr"[i % 4], i);
 	for (unsigned i = 0; i < 50000; i++)
 		fprintf(f, "%016llx %c module_function_%u\t[mod%u]\n",
 			0xffffffffc0000000ull + (49999 - i) * 0x80ull, "tTd"[i % 3], i, i / 1000);
@@ -255,7 +260,8 @@ static void test_big(const char *dir) {
 	unlink(path);
 }
 
-static void test_live(void) {
+static void test_live(void)
+{
 	struct ksyms *k = NULL;
 	const struct ksym *s, *f;
 	uint64_t off = 0;
@@ -272,8 +278,8 @@ static void test_live(void) {
 		printf("live: skipped, %s\n", ksyms_explain(r));
 		return;
 	}
-	check(r == 0, "load /proc/kallsyms: %s%s%s", strerror(-r),
-	      ksyms_explain(r) ? ": " : "", ksyms_explain(r) ?: "");
+	check(r == 0, "load /proc/kallsyms: %s%s%s", strerror(-r), ksyms_explain(r) ? ": " : "",
+	      ksyms_explain(r) ?: "");
 	if (r < 0)
 		return;
 	printf("/proc/kallsyms: %zu text, %zu data symbols loaded in %.1f ms (%.1f ms CPU)\n",
@@ -283,8 +289,8 @@ static void test_live(void) {
 	check(s && !s->module, "vfs_read not found in vmlinux");
 	if (s) {
 		f = ksyms_find(k, s->addr + 5, &off);
-		check(f && strcmp(f->name, "vfs_read") == 0 && off == 5,
-		      "find(vfs_read+5) = %s+0x%llx", f ? f->name : "(none)", (unsigned long long)off);
+		check(f && strcmp(f->name, "vfs_read") == 0 && off == 5, "find(vfs_read+5) = %s+0x%llx",
+		      f ? f->name : "(none)", (unsigned long long)off);
 		ksyms_format(k, s->addr + 5, buf, sizeof(buf));
 		check(strcmp(buf, "vfs_read+0x5") == 0, "format(vfs_read+5) = %s", buf);
 	}
@@ -296,7 +302,8 @@ static void test_live(void) {
 	ksyms_free(k);
 }
 
-int main(void) {
+int main(void)
+{
 	char dir[] = "/tmp/test-ksyms.XXXXXX";
 
 	if (!mkdtemp(dir)) {

@@ -69,8 +69,8 @@ int main(void)
 	check(strcmp(out, "smblat: smb: cifs not loaded\n") == 0, "stderr beside the sink: \"%s\"", out);
 	check(sink.calls == 1, "sink called %d times", sink.calls);
 	check(sink.last.kind == STATUS_LAYER_WAITING && sink.last.reason == REASON_MODULE_NOT_LOADED &&
-	      sink.last.priority == LOG_NOTICE, "codes: kind %d reason %d priority %d",
-	      sink.last.kind, sink.last.reason, sink.last.priority);
+		      sink.last.priority == LOG_NOTICE,
+	      "codes: kind %d reason %d priority %d", sink.last.kind, sink.last.reason, sink.last.priority);
 	check(strcmp(sink.message, "cifs not loaded") == 0 && strcmp(sink.layer, "smb") == 0,
 	      "sink got \"%s\" of \"%s\"", sink.message, sink.layer);
 
@@ -83,7 +83,7 @@ int main(void)
 	check(out[0] == '\0', "stderr is the journal, yet: \"%s\"", out);
 	check(sink.calls == 2, "sink called %d times", sink.calls);
 	check(sink.last.has == ((1u << COUNT_PROBES_ADDED) | (1u << COUNT_ATTACHED)) &&
-	      sink.last.count[COUNT_ATTACHED] == 7 && sink.last.count[COUNT_PROBES_ADDED] == 0,
+		      sink.last.count[COUNT_ATTACHED] == 7 && sink.last.count[COUNT_PROBES_ADDED] == 0,
 	      "counts: has 0x%x", sink.last.has);
 	check(strcmp(sink.message, "reload: applied: 3") == 0, "message \"%s\"", sink.message);
 
@@ -105,7 +105,7 @@ int main(void)
 	log_status(STATUS_AGENT_READY, REASON_NONE, LOG_INFO, "ready");
 	out = stderr_take();
 	check(strcmp(out, "smblat: ready\n") == 0, "another kind: \"%s\"", out);
-	sink.ret = -EAGAIN;         /* refused: stderr after all, skipped or not */
+	sink.ret = -EAGAIN; /* refused: stderr after all, skipped or not */
 	log_layer("smb2", STATUS_LAYER_OFF, REASON_NO_MODULE, LOG_NOTICE, "layer off");
 	out = stderr_take();
 	check(strcmp(out, "smblat: smb2: layer off\n") == 0, "refused, skipped kind: \"%s\"", out);

@@ -18,7 +18,8 @@ static const char mountinfo[] =
 	"22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw,errors=remount-ro\n"
 	"23 22 0:21 / /proc rw,nosuid,nodev,noexec,relatime shared:12 - proc proc rw\n"
 	/* Optional fields of any number before the separator. */
-	"100 22 0:55 / /mnt/smb rw,relatime shared:90 master:3 - cifs //srv/share rw,vers=3.1.1,cache=strict,username=u,addr=10.0.0.1\n"
+	"100 22 0:55 / /mnt/smb rw,relatime shared:90 master:3 - cifs //srv/share "
+	"rw,vers=3.1.1,cache=strict,username=u,addr=10.0.0.1\n"
 	"101 22 0:56 / /mnt/s3 rw,relatime - smb3 //files.example.com/Data rw,vers=3.0\n"
 	/* A subdirectory of a share mounted on its own: the share is still \\srv\share. */
 	"102 22 0:57 / /mnt/sub rw,relatime shared:91 - cifs //srv/share/sub rw,vers=3.1.1\n"
@@ -33,7 +34,8 @@ static const char mountinfo[] =
 
 static char path[64];
 
-static void write_mountinfo(const char *text, const char *mode) {
+static void write_mountinfo(const char *text, const char *mode)
+{
 	FILE *f = fopen(path, mode);
 
 	if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
@@ -42,7 +44,8 @@ static void write_mountinfo(const char *text, const char *mode) {
 	}
 }
 
-static void check_share(struct mounts *m, uint32_t kdev, const char *want) {
+static void check_share(struct mounts *m, uint32_t kdev, const char *want)
+{
 	const char *s = mounts_share(m, kdev);
 
 	if (!want)
@@ -57,7 +60,8 @@ static void check_share(struct mounts *m, uint32_t kdev, const char *want) {
  * miss first, 0:99, to let a re-read happen) until kdev is there or gone
  * as wanted, for 5 s at most.
  */
-static void wait_share(struct mounts *m, uint32_t kdev, bool present) {
+static void wait_share(struct mounts *m, uint32_t kdev, bool present)
+{
 	for (int ms = 0; ms < 5000; ms += 10) {
 		(void)mounts_share(m, KDEV(0, 99));
 		if (!!mounts_share(m, kdev) == present)
@@ -66,7 +70,8 @@ static void wait_share(struct mounts *m, uint32_t kdev, bool present) {
 	}
 }
 
-static void test_static(void) {
+static void test_static(void)
+{
 	struct mounts *m = NULL;
 	int r;
 
@@ -94,7 +99,8 @@ static void test_static(void) {
 	mounts_free(m);
 }
 
-static void test_reread(void) {
+static void test_reread(void)
+{
 	struct mounts *m = NULL;
 	const char *s;
 	time_t before, after;
@@ -130,7 +136,8 @@ static void test_reread(void) {
 }
 
 /* No file yet: an empty table, and shares appear once it exists. */
-static void test_missing_file(void) {
+static void test_missing_file(void)
+{
 	struct mounts *m = NULL;
 	int r;
 
@@ -147,7 +154,8 @@ static void test_missing_file(void) {
 }
 
 /* The host's own table parses; nothing to check but that it does not crash. */
-static void test_self(void) {
+static void test_self(void)
+{
 	struct mounts *m = NULL;
 	int r = mounts_new(NULL, &m);
 
@@ -157,7 +165,8 @@ static void test_self(void) {
 	mounts_free(m);
 }
 
-int main(void) {
+int main(void)
+{
 	int fd;
 
 	snprintf(path, sizeof(path), "/tmp/test-mounts.XXXXXX");

@@ -12,19 +12,26 @@
 
 static int failures;
 
-#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); failures++; } } while (0)
+#define CHECK(cond, ...)                              \
+	do {                                          \
+		if (!(cond)) {                        \
+			fprintf(stderr, __VA_ARGS__); \
+			fputc('\n', stderr);          \
+			failures++;                   \
+		}                                     \
+	} while (0)
 
 static void maps_same(struct bpf_object *a, struct bpf_object *b)
 {
 	struct bpf_map *ma = bpf_object__next_map(a, NULL), *mb = bpf_object__next_map(b, NULL);
 
 	for (; ma && mb; ma = bpf_object__next_map(a, ma), mb = bpf_object__next_map(b, mb)) {
-		CHECK(strcmp(bpf_map__name(ma), bpf_map__name(mb)) == 0, "map %s vs %s",
-		      bpf_map__name(ma), bpf_map__name(mb));
+		CHECK(strcmp(bpf_map__name(ma), bpf_map__name(mb)) == 0, "map %s vs %s", bpf_map__name(ma),
+		      bpf_map__name(mb));
 		CHECK(bpf_map__type(ma) == bpf_map__type(mb) &&
-		      bpf_map__key_size(ma) == bpf_map__key_size(mb) &&
-		      bpf_map__value_size(ma) == bpf_map__value_size(mb) &&
-		      bpf_map__max_entries(ma) == bpf_map__max_entries(mb),
+			      bpf_map__key_size(ma) == bpf_map__key_size(mb) &&
+			      bpf_map__value_size(ma) == bpf_map__value_size(mb) &&
+			      bpf_map__max_entries(ma) == bpf_map__max_entries(mb),
 		      "map %s differs in type or size", bpf_map__name(ma));
 	}
 	CHECK(!ma && !mb, "one object has more maps");
@@ -36,7 +43,7 @@ static void programs_same(struct bpf_object *a, struct bpf_object *b)
 
 	for (; pa && pb; pa = bpf_object__next_program(a, pa), pb = bpf_object__next_program(b, pb))
 		CHECK(strcmp(bpf_program__name(pa), bpf_program__name(pb)) == 0 &&
-		      strcmp(bpf_program__section_name(pa), bpf_program__section_name(pb)) == 0,
+			      strcmp(bpf_program__section_name(pa), bpf_program__section_name(pb)) == 0,
 		      "program %s vs %s", bpf_program__name(pa), bpf_program__name(pb));
 	CHECK(!pa && !pb, "one object has more programs");
 }

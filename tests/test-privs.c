@@ -44,8 +44,8 @@ static char uprobe_dir[] = "/tmp/test-privs-XXXXXX";
 static char uprobe_path[sizeof(uprobe_dir) + 16];
 static int64_t uprobe_offset = -ENOENT;
 
-
-static long read_sysctl(const char *path) {
+static long read_sysctl(const char *path)
+{
 	char buf[32] = {};
 	long v = -1;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -63,7 +63,8 @@ static long read_sysctl(const char *path) {
  * zeros to openers it does not trust. (Per-CPU symbols lead the file and
  * may really be at 0.)
  */
-static int kallsyms_text_address(uint64_t *addr) {
+static int kallsyms_text_address(uint64_t *addr)
+{
 	FILE *f = fopen("/proc/kallsyms", "re");
 	char type;
 	int r = -ENOENT;
@@ -79,7 +80,8 @@ static int kallsyms_text_address(uint64_t *addr) {
 	return r;
 }
 
-static void check_creds(const struct privs_state *st, uid_t uid, gid_t gid, uint64_t prm, uint64_t eff) {
+static void check_creds(const struct privs_state *st, uid_t uid, gid_t gid, uint64_t prm, uint64_t eff)
+{
 	for (size_t i = 0; i < 4; i++) {
 		check(st->uid[i] == uid, "uid[%zu] is %u, want %u", i, st->uid[i], uid);
 		check(st->gid[i] == gid, "gid[%zu] is %u, want %u", i, st->gid[i], gid);
@@ -99,7 +101,8 @@ static const struct bpf_insn ret0[] = {
 };
 
 /* A perf event of a dynamic PMU (kprobe, uprobe) with a program on it: a later kprobe/uprobe attach. */
-static int attach_perf(const char *pmu, uint64_t config1, uint64_t config2) {
+static int attach_perf(const char *pmu, uint64_t config1, uint64_t config2)
+{
 	struct perf_event_attr attr = { .size = sizeof(attr), .config1 = config1, .config2 = config2 };
 	char path[128];
 	long type;
@@ -109,12 +112,12 @@ static int attach_perf(const char *pmu, uint64_t config1, uint64_t config2) {
 	type = read_sysctl(path);
 	if (type < 0)
 		return -EOPNOTSUPP;
-	attr.type = (uint32_t) type;
+	attr.type = (uint32_t)type;
 
 	prog_fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "privs_test", "GPL", ret0, 2, NULL);
 	if (prog_fd < 0)
 		return -errno;
-	pfd = (int) syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	pfd = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	if (pfd < 0)
 		r = -errno;
 	else if (ioctl(pfd, PERF_EVENT_IOC_SET_BPF, prog_fd) < 0)
@@ -126,7 +129,8 @@ static int attach_perf(const char *pmu, uint64_t config1, uint64_t config2) {
 }
 
 /* An fentry program on a vmlinux function, linked and unlinked: a later fentry attach. */
-static int attach_fentry(const char *func) {
+static int attach_fentry(const char *func)
+{
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY);
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	int id, prog_fd, link_fd, r = 0;
@@ -137,7 +141,7 @@ static int attach_fentry(const char *func) {
 	btf__free(vmlinux);
 	if (id < 0)
 		return -ENOENT;
-	opts.attach_btf_id = (uint32_t) id;
+	opts.attach_btf_id = (uint32_t)id;
 
 	prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "privs_test", "GPL", ret0, 2, &opts);
 	if (prog_fd < 0)
@@ -152,7 +156,8 @@ static int attach_fentry(const char *func) {
 }
 
 /* A raw tracepoint, as the block layer's probes use. */
-static int attach_raw_tp(const char *tp) {
+static int attach_raw_tp(const char *tp)
+{
 	int prog_fd, tp_fd, r = 0;
 
 	prog_fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "privs_test", "GPL", ret0, 2, NULL);
@@ -187,12 +192,13 @@ struct link_create_uprobe_multi {
 	uint8_t rest_of_bpf_attr[76];
 };
 
-static int attach_uprobe_multi(const char *path, uint64_t offset) {
+static int attach_uprobe_multi(const char *path, uint64_t offset)
+{
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = ATTACH_TRACE_UPROBE_MULTI);
 	struct link_create_uprobe_multi attr = {
 		.attach_type = ATTACH_TRACE_UPROBE_MULTI,
-		.path = (uint64_t) (uintptr_t) path,
-		.offsets = (uint64_t) (uintptr_t) &offset,
+		.path = (uint64_t)(uintptr_t)path,
+		.offsets = (uint64_t)(uintptr_t)&offset,
 		.cnt = 1,
 	};
 	int prog_fd, link_fd, r = 0;
@@ -200,8 +206,8 @@ static int attach_uprobe_multi(const char *path, uint64_t offset) {
 	prog_fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "privs_test", "GPL", ret0, 2, &opts);
 	if (prog_fd < 0)
 		return -errno;
-	attr.prog_fd = (uint32_t) prog_fd;
-	link_fd = (int) syscall(SYS_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	attr.prog_fd = (uint32_t)prog_fd;
+	link_fd = (int)syscall(SYS_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
 	if (link_fd < 0)
 		r = -errno;
 	else
@@ -211,7 +217,8 @@ static int attach_uprobe_multi(const char *path, uint64_t offset) {
 }
 
 /* File offset of the ELF entry point: a real instruction to put a uprobe on. */
-static int elf_entry_offset(const char *path, uint64_t *offset) {
+static int elf_entry_offset(const char *path, uint64_t *offset)
+{
 	Elf64_Ehdr eh;
 	int fd, r = -ENOEXEC;
 
@@ -224,9 +231,11 @@ static int elf_entry_offset(const char *path, uint64_t *offset) {
 	for (unsigned int i = 0; i < eh.e_phnum; i++) {
 		Elf64_Phdr ph;
 
-		if (pread(fd, &ph, sizeof(ph), (off_t) (eh.e_phoff + i * (uint64_t) eh.e_phentsize)) != sizeof(ph))
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * (uint64_t)eh.e_phentsize)) !=
+		    sizeof(ph))
 			break;
-		if (ph.p_type == PT_LOAD && eh.e_entry >= ph.p_vaddr && eh.e_entry < ph.p_vaddr + ph.p_filesz) {
+		if (ph.p_type == PT_LOAD && eh.e_entry >= ph.p_vaddr &&
+		    eh.e_entry < ph.p_vaddr + ph.p_filesz) {
 			*offset = eh.e_entry - ph.p_vaddr + ph.p_offset;
 			r = 0;
 			break;
@@ -237,7 +246,8 @@ out:
 	return r;
 }
 
-static int map_create(void) {
+static int map_create(void)
+{
 	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "privs_test", 4, 8, 1, NULL);
 
 	if (fd < 0)
@@ -268,27 +278,31 @@ static const char *const attach_name[_ATTACH_MAX] = {
 /* What root could do on this kernel: the baseline the kept capabilities are held to. */
 static int attach_as_root[_ATTACH_MAX];
 
-static int attach_try(enum attach_kind k) {
+static int attach_try(enum attach_kind k)
+{
 	switch (k) {
 	case ATTACH_MAP:
 		return map_create();
 	case ATTACH_FENTRY:
 		return attach_fentry("vfs_read");
 	case ATTACH_KPROBE:
-		return attach_perf("kprobe", (uint64_t) (uintptr_t) "vfs_read", 0);
+		return attach_perf("kprobe", (uint64_t)(uintptr_t) "vfs_read", 0);
 	case ATTACH_RAW_TP:
 		return attach_raw_tp("block_rq_issue");
 	case ATTACH_UPROBE_MULTI:
-		return uprobe_offset < 0 ? (int) uprobe_offset : attach_uprobe_multi(uprobe_path, (uint64_t) uprobe_offset);
+		return uprobe_offset < 0 ? (int)uprobe_offset :
+					   attach_uprobe_multi(uprobe_path, (uint64_t)uprobe_offset);
 	case ATTACH_UPROBE_PERF:
-		return uprobe_offset < 0 ? (int) uprobe_offset :
-			attach_perf("uprobe", (uint64_t) (uintptr_t) uprobe_path, (uint64_t) uprobe_offset);
+		return uprobe_offset < 0 ? (int)uprobe_offset :
+					   attach_perf("uprobe", (uint64_t)(uintptr_t)uprobe_path,
+						       (uint64_t)uprobe_offset);
 	default:
 		return -EINVAL;
 	}
 }
 
-static void case_missing_user(void) {
+static void case_missing_user(void)
+{
 	int r = privs_drop("smblat-test-no-such-user", true);
 
 	check(r == -ESRCH, "missing user gave %d, want -ESRCH", r);
@@ -296,7 +310,8 @@ static void case_missing_user(void) {
 	check(privs_drop("", false) == -EINVAL, "empty user name accepted");
 }
 
-static void case_drop_all(const struct user *pw) {
+static void case_drop_all(const struct user *pw)
+{
 	struct privs_state st;
 	int r;
 
@@ -316,7 +331,8 @@ static void case_drop_all(const struct user *pw) {
 	      "BPF map created without capabilities");
 }
 
-static void case_drop_keep(const struct user *pw) {
+static void case_drop_keep(const struct user *pw)
+{
 	long kptr_restrict = read_sysctl("/proc/sys/kernel/kptr_restrict");
 	long paranoid = read_sysctl("/proc/sys/kernel/perf_event_paranoid");
 	struct privs_state st;
@@ -341,7 +357,8 @@ static void case_drop_keep(const struct user *pw) {
 	for (enum attach_kind k = 0; k < _ATTACH_MAX; k++) {
 		r = attach_try(k);
 		printf("  %-22s root: %-25s kept caps: %s\n", attach_name[k],
-		       attach_as_root[k] == 0 ? "ok" : strerror(-attach_as_root[k]), r == 0 ? "ok" : strerror(-r));
+		       attach_as_root[k] == 0 ? "ok" : strerror(-attach_as_root[k]),
+		       r == 0 ? "ok" : strerror(-r));
 		check(attach_as_root[k] != 0 || r == 0, "%s works as root but not with the kept caps: %s",
 		      attach_name[k], strerror(-r));
 	}
@@ -381,7 +398,8 @@ static void case_drop_keep(const struct user *pw) {
 	check(privs_forget() == 0, "repeated privs_forget() failed");
 }
 
-static void case_status(void) {
+static void case_status(void)
+{
 	struct privs_state self, byid;
 
 	check(privs_status(0, &self) == 0, "privs_status(0) failed");
@@ -398,7 +416,8 @@ static void case_status(void) {
 }
 
 /* Each case in a child of its own: a drop cannot be undone. A failed child is one failure here. */
-static void run(const char *name, void (*fn)(const struct user *), const struct user *pw) {
+static void run(const char *name, void (*fn)(const struct user *), const struct user *pw)
+{
 	pid_t pid;
 	int status;
 
@@ -422,7 +441,8 @@ static void run(const char *name, void (*fn)(const struct user *), const struct 
 	printf("ok: %s\n", name);
 }
 
-static int copy_file(const char *from, const char *to) {
+static int copy_file(const char *from, const char *to)
+{
 	char buf[65536];
 	ssize_t n;
 	int in, out, r = 0;
@@ -437,7 +457,7 @@ static int copy_file(const char *from, const char *to) {
 		return r;
 	}
 	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t) n) != n) {
+		if (write(out, buf, (size_t)n) != n) {
 			r = -EIO;
 			break;
 		}
@@ -449,7 +469,8 @@ static int copy_file(const char *from, const char *to) {
 	return r;
 }
 
-static void uprobe_target_setup(void) {
+static void uprobe_target_setup(void)
+{
 	uint64_t off = 0;
 	int r;
 
@@ -462,20 +483,28 @@ static void uprobe_target_setup(void) {
 	r = copy_file("/proc/self/exe", uprobe_path);
 	if (r == 0)
 		r = elf_entry_offset(uprobe_path, &off);
-	uprobe_offset = r < 0 ? r : (int64_t) off;
+	uprobe_offset = r < 0 ? r : (int64_t)off;
 }
 
-static void uprobe_target_cleanup(void) {
+static void uprobe_target_cleanup(void)
+{
 	if (!uprobe_dir[0])
 		return;
 	unlink(uprobe_path);
 	rmdir(uprobe_dir);
 }
 
-static void wrap_missing(const struct user *pw) { case_missing_user(); }
-static void wrap_status(const struct user *pw) { case_status(); }
+static void wrap_missing(const struct user *pw)
+{
+	case_missing_user();
+}
+static void wrap_status(const struct user *pw)
+{
+	case_status();
+}
 
-int main(void) {
+int main(void)
+{
 	/* What privs_drop() itself needs, and what it keeps. */
 	const uint64_t switch_caps = (UINT64_C(1) << CAP_SETUID) | (UINT64_C(1) << CAP_SETGID) |
 				     (UINT64_C(1) << CAP_SETPCAP);
@@ -513,7 +542,8 @@ int main(void) {
 	if ((st.cap_prm & PRIVS_ATTACH_CAPS) == PRIVS_ATTACH_CAPS)
 		run("drop keeping attach caps", case_drop_keep, &u);
 	else
-		printf("skip: drop keeping attach caps: root here lacks CAP_BPF, CAP_PERFMON or CAP_SYSLOG\n");
+		printf("skip: drop keeping attach caps: root here lacks CAP_BPF, CAP_PERFMON or "
+		       "CAP_SYSLOG\n");
 
 	uprobe_target_cleanup();
 	return check_done("privs");

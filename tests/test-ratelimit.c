@@ -89,7 +89,7 @@ static void test_many_floods(void)
 
 	for (unsigned int ms = 0; ms <= 3000; ms++) {
 		for (unsigned int k = 0; k < 20; k++)
-			if (ms >= k * 5)     /* started one by one, not in step */
+			if (ms >= k * 5) /* started one by one, not in step */
 				calls(rl, k, 2, T0 + ms * MS);
 		if (ms % 300 == 150)
 			quiet += calls(rl, 20, 1, T0 + ms * MS);

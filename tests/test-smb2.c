@@ -44,8 +44,7 @@ static void check_field(char **v, int n, const char *name, const char *want)
 		check(!got, "%s should be absent, is \"%s\"", name, got);
 		return;
 	}
-	check(got && strcmp(got, want) == 0, "%s=\"%s\", want \"%s\"", name, got ? got : "(absent)",
-	      want);
+	check(got && strcmp(got, want) == 0, "%s=\"%s\", want \"%s\"", name, got ? got : "(absent)", want);
 }
 
 static void fields_free(char **v, int n)
@@ -153,7 +152,10 @@ static void test_request(void)
 /* A VFS call that waited on SMB2 requests lists them, the first SMBLAT_WIRE_MAX by name. */
 static void test_links(void)
 {
-	struct func fn = { .id = 0, .layer = LAYER_SMB, .name = "INODE_OP_UNLINK", .symbol = "cifs_unlink",
+	struct func fn = { .id = 0,
+			   .layer = LAYER_SMB,
+			   .name = "INODE_OP_UNLINK",
+			   .symbol = "cifs_unlink",
 			   .module = "cifs" };
 	struct func_table t = { .v = &fn, .n = 1, .cap = 1 };
 	struct decoder d = { .funcs = &t };
@@ -189,7 +191,8 @@ static void test_links(void)
 		e->wire[i] = (struct wire_req) { .cmd = 8, .lat_us = 1000 * i };
 	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smb2_decode_event(e, &r) == 0, "decode");
 	n = journal_event_fields(&r, &v);
-	check_field(v, n, "SMB2_REQUESTS", "SMB2_READ:0.0ms,SMB2_READ:1.0ms,SMB2_READ:2.0ms,"
+	check_field(v, n, "SMB2_REQUESTS",
+		    "SMB2_READ:0.0ms,SMB2_READ:1.0ms,SMB2_READ:2.0ms,"
 		    "SMB2_READ:3.0ms,SMB2_READ:4.0ms,SMB2_READ:5.0ms,SMB2_READ:6.0ms,SMB2_READ:7.0ms,...");
 	check_field(v, n, "SMB2_REQUEST_COUNT", "10");
 	fields_free(v, n);
@@ -217,17 +220,20 @@ static void test_config(void)
 
 	config_init(&c);
 	check(c.layer[LAYER_SMB2].automatic && !c.layer[LAYER_SMB2].errors, "defaults: auto, no errors");
-	r = config_load_string(&c, "t.conf", "[smb2]\nenabled = yes\nerrors = yes\ninclude = SMB2_CREATE SMB2_CLOSE\n", NULL);
+	r = config_load_string(&c, "t.conf",
+			       "[smb2]\nenabled = yes\nerrors = yes\ninclude = SMB2_CREATE SMB2_CLOSE\n",
+			       NULL);
 	check(r == 0, "load: %d", r);
 	check(c.layer[LAYER_SMB2].enabled && !c.layer[LAYER_SMB2].automatic && c.layer[LAYER_SMB2].errors,
 	      "enabled, errors");
 	check(c.layer[LAYER_SMB2].include && c.layer[LAYER_SMB2].include[1] &&
-	      strcmp(c.layer[LAYER_SMB2].include[1], "SMB2_CLOSE") == 0, "include list");
+		      strcmp(c.layer[LAYER_SMB2].include[1], "SMB2_CLOSE") == 0,
+	      "include list");
 	f = open_memstream(&dump, &len);
 	config_dump(&c, f);
 	fclose(f);
-	check(dump && strstr(dump, "[smb2]\nenabled = yes\n") && strstr(dump, "errors = yes\n"),
-	      "dump: %s", dump);
+	check(dump && strstr(dump, "[smb2]\nenabled = yes\n") && strstr(dump, "errors = yes\n"), "dump: %s",
+	      dump);
 	free(dump);
 	config_free(&c);
 
@@ -240,8 +246,10 @@ static void test_config(void)
 	/* filters: names and session ids, at most 4, a session id a number */
 	config_init(&c);
 	check(c.smb2_events && !c.smb2_servers && !c.smb2_sessions, "defaults: events, no filter");
-	r = config_load_string(&c, "t.conf", "[smb2]\nservers = fs1 10.0.0.2\nsessions = 0x2c00000045 "
-			       "12345\nconnection_events = no\n", NULL);
+	r = config_load_string(&c, "t.conf",
+			       "[smb2]\nservers = fs1 10.0.0.2\nsessions = 0x2c00000045 "
+			       "12345\nconnection_events = no\n",
+			       NULL);
 	check(r == 0, "load: %d", r);
 	check(c.smb2_servers && c.smb2_servers[1] && strcmp(c.smb2_servers[1], "10.0.0.2") == 0, "servers");
 	check(c.smb2_sessions && c.smb2_sessions[1] && strcmp(c.smb2_sessions[1], "12345") == 0, "sessions");
@@ -250,13 +258,15 @@ static void test_config(void)
 	config_dump(&c, f);
 	fclose(f);
 	check(dump && strstr(dump, "servers = fs1 10.0.0.2\n") &&
-	      strstr(dump, "sessions = 0x2c00000045 12345\n") && strstr(dump, "connection_events = no\n"),
+		      strstr(dump, "sessions = 0x2c00000045 12345\n") &&
+		      strstr(dump, "connection_events = no\n"),
 	      "dump: %s", dump);
 	free(dump);
 	config_free(&c);
 	static const char *const bad[] = {
-		"[smb2]\nsessions = 0x\n", "[smb2]\nsessions = -1\n", "[smb2]\nsessions = fs1\n",
-		"[smb2]\nsessions = 0\n", "[smb2]\nservers = a b c d e\n", "[smb]\nservers = a\n",
+		"[smb2]\nsessions = 0x\n",          "[smb2]\nsessions = -1\n",
+		"[smb2]\nsessions = fs1\n",         "[smb2]\nsessions = 0\n",
+		"[smb2]\nservers = a b c d e\n",    "[smb]\nservers = a\n",
 		"[histogram]\nper_share_max = 0\n",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
@@ -273,8 +283,12 @@ static void test_config(void)
 /* Connection events: their own MESSAGE_ID and MESSAGE, server, session and share. */
 static void test_events(void)
 {
-	struct func fn = { .id = 0, .layer = LAYER_SMB2, .name = "SMB_RECONNECT", .symbol = "smb3_reconnect",
-			   .module = "cifs", .backend = BACKEND_RAW_TP };
+	struct func fn = { .id = 0,
+			   .layer = LAYER_SMB2,
+			   .name = "SMB_RECONNECT",
+			   .symbol = "smb3_reconnect",
+			   .module = "cifs",
+			   .backend = BACKEND_RAW_TP };
 	struct func_table t = { .v = &fn, .n = 1, .cap = 1 };
 	struct decoder d = { .funcs = &t };
 	struct event *e = calloc(1, sizeof(*e));
@@ -289,7 +303,8 @@ static void test_events(void)
 	f = fdopen(fd, "w");
 	fputs("36 25 0:50 / /mnt/a rw - cifs //fs1/a rw\n"
 	      "37 25 0:51 / /mnt/b rw - cifs //fs1/b/sub rw\n"
-	      "38 25 0:52 / /mnt/c rw - cifs //fs2/c rw\n", f);
+	      "38 25 0:52 / /mnt/c rw - cifs //fs2/c rw\n",
+	      f);
 	fclose(f);
 	check(mounts_new(mi, &m) == 0, "mounts");
 
@@ -305,7 +320,8 @@ static void test_events(void)
 	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smbevent_decode(e, &r, m) == 0, "decode");
 	n = journal_event_fields(&r, &v);
 	check_field(v, n, "MESSAGE_ID", SMBLAT_MID_SMB_RECONNECT);
-	check_field(v, n, "MESSAGE", "SMB_RECONNECT: connection to fs1 lost, reconnecting "
+	check_field(v, n, "MESSAGE",
+		    "SMB_RECONNECT: connection to fs1 lost, reconnecting "
 		    "(session 0x0000000099f54b25, \\\\fs1\\a)");
 	check_field(v, n, "FUNCTION", "SMB_RECONNECT");
 	check_field(v, n, "TARGET", "smb3_reconnect");
@@ -358,7 +374,8 @@ static void test_events(void)
 	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smbevent_decode(e, &r, m) == 0, "decode");
 	n = journal_event_fields(&r, &v);
 	check_field(v, n, "MESSAGE_ID", SMBLAT_MID_SMB_SESSION_SETUP);
-	check_field(v, n, "MESSAGE", "SMB_SESSION_SETUP: session 0x0000000099f54b25 set up with fs2 in 43.210 ms");
+	check_field(v, n, "MESSAGE",
+		    "SMB_SESSION_SETUP: session 0x0000000099f54b25 set up with fs2 in 43.210 ms");
 	check_field(v, n, "LATENCY_US", "43210");
 	check_field(v, n, "SMB_SHARE", "\\\\fs2\\c");
 	fields_free(v, n);
@@ -411,18 +428,19 @@ static void test_events(void)
 static void test_smbd_layout(void)
 {
 	/* Debian's Samba 4.17: mov 0x9c(%rdi),%eax; add $4,%eax; cmp 0x138(%rdi),%eax; sete; ret */
-	static const uint8_t deb[] = { 0x8b, 0x87, 0x9c, 0x00, 0x00, 0x00, 0x83, 0xc0, 0x04,
-				       0x3b, 0x87, 0x38, 0x01, 0x00, 0x00, 0x0f, 0x94, 0xc0, 0xc3 };
+	static const uint8_t deb[] = { 0x8b, 0x87, 0x9c, 0x00, 0x00, 0x00, 0x83, 0xc0, 0x04, 0x3b,
+				       0x87, 0x38, 0x01, 0x00, 0x00, 0x0f, 0x94, 0xc0, 0xc3 };
 	/* with endbr64 and 8-bit displacements */
-	static const uint8_t cet[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x8b, 0x47, 0x5c, 0x83, 0xc0, 0x04,
-				       0x3b, 0x47, 0x78, 0x0f, 0x94, 0xc0, 0xc3 };
+	static const uint8_t cet[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x8b, 0x47, 0x5c, 0x83, 0xc0,
+				       0x04, 0x3b, 0x47, 0x78, 0x0f, 0x94, 0xc0, 0xc3 };
 	/* something else: lea instead of add */
-	static const uint8_t other[] = { 0x8b, 0x87, 0x9c, 0x00, 0x00, 0x00, 0x8d, 0x40, 0x04,
-					 0x3b, 0x87, 0x38, 0x01, 0x00, 0x00, 0xc3 };
+	static const uint8_t other[] = { 0x8b, 0x87, 0x9c, 0x00, 0x00, 0x00, 0x8d, 0x40,
+					 0x04, 0x3b, 0x87, 0x38, 0x01, 0x00, 0x00, 0xc3 };
 	struct smbd_hdr_layout l;
 
 	check(smbdreq_decode(deb, sizeof(deb), &l) == 0 && l.on && l.current_idx == 0x9c &&
-	      l.in_vector == 0x130, "Debian: %u %u", l.current_idx, l.in_vector);
+		      l.in_vector == 0x130,
+	      "Debian: %u %u", l.current_idx, l.in_vector);
 	check(smbdreq_decode(cet, sizeof(cet), &l) == 0 && l.current_idx == 0x5c && l.in_vector == 0x70,
 	      "endbr64, disp8: %u %u", l.current_idx, l.in_vector);
 	check(smbdreq_decode(other, sizeof(other), &l) == -EPROTO, "other code refused");
@@ -475,14 +493,15 @@ static void test_hook_args(void)
 	btf__add_func_param(btf, "server", p_srv);
 	btf__add_func(btf, "cifs_reconnect", BTF_FUNC_GLOBAL, proto);
 
-	check(smb2_hook_arg(btf, SMB2_HOOK_ALLOC, "smb2_mid_entry_alloc", &arg, &kr) == 0 &&
-	      arg == 0 && kr == 0, "alloc: header is argument 0: %u %u", arg, kr);
-	check(smb2_hook_arg(btf, SMB2_HOOK_FREE, "__release_mid", &arg, &kr) == 0 &&
-	      arg == 0 && kr == 1, "free(kref): %u %u", arg, kr);
-	check(smb2_hook_arg(btf, SMB2_HOOK_FREE, "release_mid_v2", &arg, &kr) == 0 &&
-	      arg == 1 && kr == 0, "free(server, mid): %u %u", arg, kr);
-	check(smb2_hook_arg(btf, SMB2_HOOK_RESPONSE, "dequeue_mid", &arg, &kr) == 0 &&
-	      arg == 0 && kr == 0, "dequeue: %u %u", arg, kr);
+	check(smb2_hook_arg(btf, SMB2_HOOK_ALLOC, "smb2_mid_entry_alloc", &arg, &kr) == 0 && arg == 0 &&
+		      kr == 0,
+	      "alloc: header is argument 0: %u %u", arg, kr);
+	check(smb2_hook_arg(btf, SMB2_HOOK_FREE, "__release_mid", &arg, &kr) == 0 && arg == 0 && kr == 1,
+	      "free(kref): %u %u", arg, kr);
+	check(smb2_hook_arg(btf, SMB2_HOOK_FREE, "release_mid_v2", &arg, &kr) == 0 && arg == 1 && kr == 0,
+	      "free(server, mid): %u %u", arg, kr);
+	check(smb2_hook_arg(btf, SMB2_HOOK_RESPONSE, "dequeue_mid", &arg, &kr) == 0 && arg == 0 && kr == 0,
+	      "dequeue: %u %u", arg, kr);
 	check(smb2_hook_arg(btf, SMB2_HOOK_DONE, "cifs_reconnect", &arg, &kr) == -EINVAL,
 	      "a function without a mid");
 	check(smb2_hook_arg(btf, SMB2_HOOK_DONE, "delete_mid", &arg, &kr) == -ENOENT,

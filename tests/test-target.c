@@ -13,7 +13,7 @@ static const char *kind_name(enum target_kind k)
 {
 	static const char *const names[] = {
 		[TARGET_KERNEL] = "kernel", [TARGET_QUALIFIED] = "qualified", [TARGET_USER] = "user",
-		[TARGET_USDT] = "usdt", [TARGET_SYSCALL] = "syscall",
+		[TARGET_USDT] = "usdt",     [TARGET_SYSCALL] = "syscall",
 	};
 
 	return k <= TARGET_SYSCALL ? names[k] : "?";
@@ -55,8 +55,8 @@ static void bad(const char *s, const char *want)
 	check(r == -EINVAL, "\"%s\": %d, want -EINVAL", s, r);
 	if (r == 0)
 		target_done(&t);
-	check(problem && strstr(problem, want), "\"%s\": problem \"%s\", want \"%s\"", s,
-	      problem ?: "(null)", want);
+	check(problem && strstr(problem, want), "\"%s\": problem \"%s\", want \"%s\"", s, problem ?: "(null)",
+	      want);
 }
 
 int main(void)
@@ -66,8 +66,8 @@ int main(void)
 	ok("ext4_sync_file.isra.0", TARGET_KERNEL, NULL, "ext4_sync_file.isra.0", NULL, NULL);
 	ok("cifs:cifs_unlink", TARGET_QUALIFIED, "cifs", "cifs_unlink", NULL, NULL);
 	/* modules named lib* are modules if the kernel has them, not forced to user space */
-	ok("libceph:ceph_osdc_start_request", TARGET_QUALIFIED, "libceph", "ceph_osdc_start_request",
-	   NULL, NULL);
+	ok("libceph:ceph_osdc_start_request", TARGET_QUALIFIED, "libceph", "ceph_osdc_start_request", NULL,
+	   NULL);
 	ok("libcrc32c:crc32c", TARGET_QUALIFIED, "libcrc32c", "crc32c", NULL, NULL);
 	ok("dm-mod:dm_submit_bio", TARGET_QUALIFIED, "dm-mod", "dm_submit_bio", NULL, NULL);
 	/* bcc's library shorthand: c:open is libc's open */
@@ -79,8 +79,8 @@ int main(void)
 	ok("libfoo.so:bar", TARGET_USER, "libfoo.so", "bar", NULL, NULL);
 	ok("/usr/sbin/smbd:main", TARGET_USER, "/usr/sbin/smbd", "main", NULL, NULL);
 	ok("./prog:slow_call", TARGET_USER, "./prog", "slow_call", NULL, NULL);
-	ok("/usr/lib/x86_64-linux-gnu/libc.so.6:malloc", TARGET_USER,
-	   "/usr/lib/x86_64-linux-gnu/libc.so.6", "malloc", NULL, NULL);
+	ok("/usr/lib/x86_64-linux-gnu/libc.so.6:malloc", TARGET_USER, "/usr/lib/x86_64-linux-gnu/libc.so.6",
+	   "malloc", NULL, NULL);
 	/* usdt:PATH:PROVIDER:START,END, the path may hold colons */
 	ok("usdt:/bin/prog:prov:op_start,op_end", TARGET_USDT, "/bin/prog", "op_start", "prov", "op_end");
 	ok("usdt:/opt/a:b/prog:prov:s,e", TARGET_USDT, "/opt/a:b/prog", "s", "prov", "e");

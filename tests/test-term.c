@@ -10,12 +10,16 @@
 #include "check.h"
 
 static struct func fn_unlink = {
-	.layer = LAYER_SMB, .name = "INODE_OP_UNLINK", .symbol = "cifs_unlink",
+	.layer = LAYER_SMB,
+	.name = "INODE_OP_UNLINK",
+	.symbol = "cifs_unlink",
 	.cfg = { .ret_kind = RK_INT },
 };
 
 static struct func fn_lookup = {
-	.layer = LAYER_FUNC, .name = "D_LOOKUP", .symbol = "d_lookup",
+	.layer = LAYER_FUNC,
+	.name = "D_LOOKUP",
+	.symbol = "d_lookup",
 	.cfg = { .ret_kind = RK_PTR },
 };
 
@@ -26,10 +30,14 @@ static struct record sample(void)
 		.func = &fn_unlink,
 		.end_realtime_us = 1700000000123456,
 		.latency_ns = 16351234,
-		.pid = 48782, .tid = 48783,
+		.pid = 48782,
+		.tid = 48783,
 		.comm = "rm",
-		.has_ret = true, .ret = -2, .err = 2,
-		.nargs = 2, .args = { 0xffff888012345678, 0x1 },
+		.has_ret = true,
+		.ret = -2,
+		.err = 2,
+		.nargs = 2,
+		.args = { 0xffff888012345678, 0x1 },
 		.stack = "cifs_unlink+0x0/0x3a0 [cifs]\nvfs_unlink+0x118/0x2e0\n",
 		.stack_folded = "do_unlinkat;vfs_unlink;cifs_unlink",
 	};
@@ -42,8 +50,8 @@ static void header_adapter(FILE *out, const struct term_opts *o, const struct re
 	term_print_header(out, o);
 }
 
-static void check_output(const char *what, print_fn fn, const struct term_opts *o,
-			 const struct record *r, const char *want)
+static void check_output(const char *what, print_fn fn, const struct term_opts *o, const struct record *r,
+			 const char *want)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -65,7 +73,7 @@ static void test_text(void)
 	check_output("text row", term_print_event, &o, &r,
 		     "22:13:20 rm               48782   INODE_OP_UNLINK               16.351\n");
 
-	r.latency_ns = 1234567890123;   /* 20 minutes: the column grows, nothing is cut */
+	r.latency_ns = 1234567890123; /* 20 minutes: the column grows, nothing is cut */
 	strcpy(r.comm, "kworker/u16:2-ev");
 	check_output("long text row", term_print_event, &o, &r,
 		     "22:13:20 kworker/u16:2-ev 48782   INODE_OP_UNLINK          1234567.890\n");
@@ -93,7 +101,7 @@ static void test_text_extras(void)
 	check_output("ret header", header_adapter, &o, NULL,
 		     "ENDTIME  TASK             PID     FUNCTION                 LATENCY(ms) RVAL\n");
 	r.func = &fn_lookup;
-	r.ret = (int64_t) 0xffff888000001000ull;
+	r.ret = (int64_t)0xffff888000001000ull;
 	check_output("pointer ret", term_print_event, &o, &r,
 		     "22:13:20 rm               48782   D_LOOKUP                      16.351 "
 		     "0xffff888000001000\n");
@@ -117,8 +125,7 @@ static void test_csv(void)
 	struct term_opts o = { .format = TERM_CSV };
 	struct record r = sample();
 
-	check_output("csv header", header_adapter, &o, NULL,
-		     "ENDTIME_us,TASK,PID,FUNCTION,LATENCY_us\n");
+	check_output("csv header", header_adapter, &o, NULL, "ENDTIME_us,TASK,PID,FUNCTION,LATENCY_us\n");
 	check_output("csv row", term_print_event, &o, &r,
 		     "1700000000123456,rm,48782,INODE_OP_UNLINK,16351\n");
 
@@ -133,7 +140,7 @@ static void test_csv(void)
 		     "1700000000123456,tab\\x09here,48782,INODE_OP_UNLINK,16351\n");
 
 	o.show_ret = o.show_args = true;
-	o.show_stack = true;            /* no room for stacks in CSV rows */
+	o.show_stack = true; /* no room for stacks in CSV rows */
 	r = sample();
 	check_output("csv extras header", header_adapter, &o, NULL,
 		     "ENDTIME_us,TASK,PID,FUNCTION,LATENCY_us,RVAL,ARGS\n");
@@ -151,11 +158,9 @@ static void test_folded(void)
 		     "rm;do_unlinkat;vfs_unlink;cifs_unlink;INODE_OP_UNLINK 16351\n");
 	r.stack_folded = NULL;
 	strcpy(r.comm, "a;b");
-	check_output("folded without stack", term_print_event, &o, &r,
-		     "a_b;INODE_OP_UNLINK 16351\n");
+	check_output("folded without stack", term_print_event, &o, &r, "a_b;INODE_OP_UNLINK 16351\n");
 	o.format = TERM_CSV;
-	check_output("folded wins over csv", term_print_event, &o, &r,
-		     "a_b;INODE_OP_UNLINK 16351\n");
+	check_output("folded wins over csv", term_print_event, &o, &r, "a_b;INODE_OP_UNLINK 16351\n");
 }
 
 static void test_block(void)
@@ -163,13 +168,18 @@ static void test_block(void)
 	struct term_opts o = { .format = TERM_TEXT };
 	struct func fn = { .layer = LAYER_BLOCK, .name = "BLOCK_WRITE" };
 	struct record r = {
-		.func = &fn, .end_realtime_us = 1700000000123456, .latency_ns = 1204000,
-		.pid = 4242, .comm = "dd", .place = "loop0, 65536 bytes at sector 2048",
+		.func = &fn,
+		.end_realtime_us = 1700000000123456,
+		.latency_ns = 1204000,
+		.pid = 4242,
+		.comm = "dd",
+		.place = "loop0, 65536 bytes at sector 2048",
 	};
 
 	/* the layer's place follows the columns */
 	check_output("block row", term_print_event, &o, &r,
-		     "22:13:20 dd               4242    BLOCK_WRITE                    1.204 on loop0, 65536 bytes at sector 2048\n");
+		     "22:13:20 dd               4242    BLOCK_WRITE                    1.204 on loop0, 65536 "
+		     "bytes at sector 2048\n");
 }
 
 /* -f: funcslower's columns, the function last */
@@ -186,7 +196,7 @@ static void test_funcslower(void)
 	o.show_args = false;
 	o.show_stack = true;
 	r.func = &fn_lookup;
-	r.ret = (int64_t) 0xffff888000001000ull;
+	r.ret = (int64_t)0xffff888000001000ull;
 	r.latency_ns = 1234567890123;
 	check_output("funcslower header without args", header_adapter, &o, NULL,
 		     "TIME     COMM             PID        LAT(ms)             RVAL FUNC\n");

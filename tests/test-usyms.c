@@ -20,7 +20,8 @@
 
 /* Big enough that +0x5 is still inside; exported so it sits in .symtab. */
 __attribute__((noinline)) int usyms_test_target(int n);
-__attribute__((noinline)) int usyms_test_target(int n) {
+__attribute__((noinline)) int usyms_test_target(int n)
+{
 	volatile int acc = 0;
 
 	for (int i = 0; i < n; i++)
@@ -32,18 +33,21 @@ int main(void);
 
 static char self_exe[PATH_MAX];
 
-static int starts_with(const char *s, const char *prefix) {
+static int starts_with(const char *s, const char *prefix)
+{
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-static int ends_with(const char *s, const char *suffix) {
+static int ends_with(const char *s, const char *suffix)
+{
 	size_t a = strlen(s), b = strlen(suffix);
 
 	return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
 /* The mapping holding addr, from /proc/self/maps, as a uprobe would see it. */
-static int self_mapping(uintptr_t addr, uint64_t *start, uint64_t *pgoff, char *path, size_t len) {
+static int self_mapping(uintptr_t addr, uint64_t *start, uint64_t *pgoff, char *path, size_t len)
+{
 	char line[PATH_MAX + 128];
 	FILE *f = fopen("/proc/self/maps", "re");
 	int found = -ENOENT;
@@ -68,28 +72,29 @@ static int self_mapping(uintptr_t addr, uint64_t *start, uint64_t *pgoff, char *
 }
 
 /* The bytes a uprobe at offset would patch are the function's first bytes. */
-static void check_offset(const char *binary, const char *what, const void *fn, uint64_t offset) {
+static void check_offset(const char *binary, const char *what, const void *fn, uint64_t offset)
+{
 	uint64_t start, pgoff;
 	unsigned char file[16];
 	char path[PATH_MAX];
 	int fd;
 
-	check(self_mapping((uintptr_t)fn, &start, &pgoff, path, sizeof(path)) == 0,
-	      "%s is in no mapping", what);
-	check((uintptr_t)fn - start + pgoff == offset,
-	      "%s: offset 0x%llx, mapping says 0x%llx", what, (unsigned long long)offset,
-	      (unsigned long long)((uintptr_t)fn - start + pgoff));
+	check(self_mapping((uintptr_t)fn, &start, &pgoff, path, sizeof(path)) == 0, "%s is in no mapping",
+	      what);
+	check((uintptr_t)fn - start + pgoff == offset, "%s: offset 0x%llx, mapping says 0x%llx", what,
+	      (unsigned long long)offset, (unsigned long long)((uintptr_t)fn - start + pgoff));
 
 	fd = open(binary, O_RDONLY | O_CLOEXEC);
-	check(fd >= 0 && pread(fd, file, sizeof(file), offset) == sizeof(file),
-	      "reading %s at 0x%llx: %m", binary, (unsigned long long)offset);
-	check(memcmp(file, fn, sizeof(file)) == 0, "%s: bytes at file offset 0x%llx differ from memory",
-	      what, (unsigned long long)offset);
+	check(fd >= 0 && pread(fd, file, sizeof(file), offset) == sizeof(file), "reading %s at 0x%llx: %m",
+	      binary, (unsigned long long)offset);
+	check(memcmp(file, fn, sizeof(file)) == 0, "%s: bytes at file offset 0x%llx differ from memory", what,
+	      (unsigned long long)offset);
 	if (fd >= 0)
 		close(fd);
 }
 
-static void test_self(struct usyms *u) {
+static void test_self(struct usyms *u)
+{
 	uint64_t addr = (uintptr_t)usyms_test_target;
 	char buf[PATH_MAX + 64], want[PATH_MAX + 64];
 	struct usym s;
@@ -103,15 +108,16 @@ static void test_self(struct usyms *u) {
 	check(r == 0 && starts_with(buf, "usyms_test_target+0x5 ("), "self+5: %d \"%s\"", r, buf);
 
 	r = usyms_find(u, getpid(), (uintptr_t)main, &s);
-	check(r == 0 && s.name && strcmp(s.name, "main") == 0 && s.offset == 0,
-	      "main: %d %s+0x%llx", r, s.name ?: "(none)", (unsigned long long)s.offset);
+	check(r == 0 && s.name && strcmp(s.name, "main") == 0 && s.offset == 0, "main: %d %s+0x%llx", r,
+	      s.name ?: "(none)", (unsigned long long)s.offset);
 
 	/* Truncation keeps a terminated string. */
 	r = usyms_format(u, getpid(), addr, buf, 10);
 	check(strcmp(buf, "usyms_tes") == 0, "truncated: \"%s\"", buf);
 }
 
-static void test_libc(struct usyms *u) {
+static void test_libc(struct usyms *u)
+{
 	void *fn = dlsym(RTLD_NEXT, "getpid");
 	char buf[PATH_MAX + 64];
 	struct usym s;
@@ -133,7 +139,8 @@ static void test_libc(struct usyms *u) {
 	printf("getpid -> %s\n", buf);
 }
 
-static void test_unknown(struct usyms *u) {
+static void test_unknown(struct usyms *u)
+{
 	char buf[128], want[128];
 	int local = 0, r;
 	unsigned long vdso = getauxval(AT_SYSINFO_EHDR);
@@ -156,7 +163,8 @@ static void test_unknown(struct usyms *u) {
 	check(r == -ESRCH && strcmp(buf, "0x401000") == 0, "no process: %d \"%s\"", r, buf);
 }
 
-static void test_resolve(struct usyms *u) {
+static void test_resolve(struct usyms *u)
+{
 	void *getpid_fn = dlsym(RTLD_NEXT, "getpid");
 	uint64_t offset = 0, start, pgoff;
 	char libc[PATH_MAX], path[] = "/tmp/test-usyms.XXXXXX";
@@ -200,7 +208,8 @@ struct seen {
 	uint64_t target_offset;
 };
 
-static int seen_one(const char *name, uint64_t offset, void *userdata) {
+static int seen_one(const char *name, uint64_t offset, void *userdata)
+{
 	struct seen *s = userdata;
 
 	check(starts_with(name, "usyms_test_"), "function %s outside the prefix", name);
@@ -210,12 +219,14 @@ static int seen_one(const char *name, uint64_t offset, void *userdata) {
 	return 0;
 }
 
-static int stop_at_first(const char *name, uint64_t offset, void *userdata) {
+static int stop_at_first(const char *name, uint64_t offset, void *userdata)
+{
 	return -ECANCELED;
 }
 
 /* Which file defines a function for a program: itself, else a DT_NEEDED library. */
-static void test_provider(struct usyms *u) {
+static void test_provider(struct usyms *u)
+{
 	void *getpid_fn = dlsym(RTLD_NEXT, "getpid");
 	uint64_t offset = 0, start, pgoff;
 	char libc[PATH_MAX], *path = NULL;
@@ -234,7 +245,8 @@ static void test_provider(struct usyms *u) {
 		check(r == 0, "provider of getpid: %s", strerror(-r));
 		/* the file the dynamic linker mapped, whatever symlinks lead there */
 		check(r == 0 && stat(path, &a) == 0 && stat(libc, &b) == 0 && a.st_dev == b.st_dev &&
-		      a.st_ino == b.st_ino, "provider of getpid %s, mapped %s", path ? path : "-", libc);
+			      a.st_ino == b.st_ino,
+		      "provider of getpid %s, mapped %s", path ? path : "-", libc);
 		free(path);
 		path = NULL;
 	}
@@ -253,7 +265,8 @@ static void test_provider(struct usyms *u) {
 }
 
 /* Another process: the same file, its own layout; and after exec, another program. */
-static void test_child(struct usyms *u) {
+static void test_child(struct usyms *u)
+{
 	int go[2];
 	char buf[PATH_MAX + 64], exe[64], target[PATH_MAX];
 	pid_t pid;
@@ -305,7 +318,8 @@ static void test_child(struct usyms *u) {
 }
 
 /* A process that exits right after its event still symbolizes from the cache. */
-static void test_short_lived(struct usyms *u) {
+static void test_short_lived(struct usyms *u)
+{
 	char buf[PATH_MAX + 64];
 	pid_t pid;
 	int r;
@@ -323,14 +337,16 @@ static void test_short_lived(struct usyms *u) {
 	check(r == 0 && starts_with(buf, "usyms_test_target+0x1"), "after exit: %d \"%s\"", r, buf);
 }
 
-static double now_us(void) {
+static double now_us(void)
+{
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-static void test_speed(struct usyms *u) {
+static void test_speed(struct usyms *u)
+{
 	char buf[PATH_MAX + 64];
 	double t = now_us();
 	int n = 100000;
@@ -340,7 +356,8 @@ static void test_speed(struct usyms *u) {
 	printf("cached usyms_format: %.2f us each\n", (now_us() - t) / n);
 }
 
-int main(void) {
+int main(void)
+{
 	struct usyms *u = NULL;
 	ssize_t n;
 	int r;

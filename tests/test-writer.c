@@ -13,8 +13,7 @@
 #include "sinks/writer.h"
 
 /* Pushes a two-field entry. */
-static int push(struct writer *w, const char *msg, int32_t id, const struct loss *carry,
-		unsigned int n_carry)
+static int push(struct writer *w, const char *msg, int32_t id, const struct loss *carry, unsigned int n_carry)
 {
 	char *v[] = { (char *)msg, "SYSLOG_IDENTIFIER=smblat-test" };
 
@@ -43,12 +42,10 @@ int main(void)
 	check(ok == WRITER_QUEUE_MAX, "%u events queued, queue holds %u", ok, WRITER_QUEUE_MAX);
 	check(refused == 10, "%u events refused, expected 10", refused);
 	/* Loss entries still fit: the reserve. */
-	check(push(w, "MESSAGE=lost", -1, &carry, 1) == 0,
-	      "loss entry refused by a queue full of events");
+	check(push(w, "MESSAGE=lost", -1, &carry, 1) == 0, "loss entry refused by a queue full of events");
 	writer_counts(w, &written, &failed, &err);
-	check(written == 0 && failed == 10 && err == EAGAIN,
-	      "written %llu failed %llu err %d", (unsigned long long)written,
-	      (unsigned long long)failed, err);
+	check(written == 0 && failed == 10 && err == EAGAIN, "written %llu failed %llu err %d",
+	      (unsigned long long)written, (unsigned long long)failed, err);
 
 	/* Refused pushes are the caller's to count: nothing per function yet. */
 	writer_take(w, wl, SMBLAT_MAX_FUNCS);
@@ -56,22 +53,20 @@ int main(void)
 	      (unsigned long long)wl[3].write_failed);
 
 	left = writer_stop(w, 0);
-	check(left == WRITER_QUEUE_MAX + 1, "%llu left at stop, expected %u",
-	      (unsigned long long)left, WRITER_QUEUE_MAX + 1);
+	check(left == WRITER_QUEUE_MAX + 1, "%llu left at stop, expected %u", (unsigned long long)left,
+	      WRITER_QUEUE_MAX + 1);
 	writer_take(w, wl, SMBLAT_MAX_FUNCS);
 	check(wl[3].write_failed == WRITER_QUEUE_MAX, "function 3: %llu unsent counted",
 	      (unsigned long long)wl[3].write_failed);
-	check(wl[7].carried.ringbuf == 5 && wl[7].carried.suppressed == 3 &&
-	      wl[7].carried.write_failed == 2, "loss entry's counts not given back: %llu/%llu/%llu",
-	      (unsigned long long)wl[7].carried.ringbuf, (unsigned long long)wl[7].carried.suppressed,
-	      (unsigned long long)wl[7].carried.write_failed);
+	check(wl[7].carried.ringbuf == 5 && wl[7].carried.suppressed == 3 && wl[7].carried.write_failed == 2,
+	      "loss entry's counts not given back: %llu/%llu/%llu", (unsigned long long)wl[7].carried.ringbuf,
+	      (unsigned long long)wl[7].carried.suppressed, (unsigned long long)wl[7].carried.write_failed);
 	/* Taken once: a second take adds nothing. */
 	memset(wl, 0, SMBLAT_MAX_FUNCS * sizeof(*wl));
 	writer_take(w, wl, SMBLAT_MAX_FUNCS);
 	check(wl[3].write_failed == 0 && wl[7].carried.ringbuf == 0, "counts taken twice");
 	/* After stop, pushes are refused rather than queued forever. */
-	check(push(w, "MESSAGE=late", 3, NULL, 0) == -EAGAIN,
-	      "push after stop accepted");
+	check(push(w, "MESSAGE=late", 3, NULL, 0) == -EAGAIN, "push after stop accepted");
 	writer_free(w);
 	free(wl);
 	return check_done("writer");

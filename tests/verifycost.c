@@ -20,7 +20,9 @@
 
 static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	(void)level; (void)fmt; (void)ap;
+	(void)level;
+	(void)fmt;
+	(void)ap;
 	return 0;
 }
 
@@ -50,7 +52,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "verifycost: cannot open %s: %s\n", argv[1], strerror(errno));
 		return 2;
 	}
-	bpf_object__for_each_program(p, o) {
+	bpf_object__for_each_program (p, o) {
 		bool on = wanted(bpf_program__name(p), argc, argv);
 
 		bpf_program__set_autoload(p, on);
@@ -65,7 +67,7 @@ int main(int argc, char **argv)
 		bpf_object__close(o);
 		return 77;
 	}
-	bpf_object__for_each_program(p, o) {
+	bpf_object__for_each_program (p, o) {
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
 
@@ -77,8 +79,8 @@ int main(int argc, char **argv)
 			bpf_object__close(o);
 			return 77;
 		}
-		printf("%s %u verified instructions (%u in the program, budget %lu)\n",
-		       bpf_program__name(p), info.verified_insns, info.xlated_prog_len / 8, budget);
+		printf("%s %u verified instructions (%u in the program, budget %lu)\n", bpf_program__name(p),
+		       info.verified_insns, info.xlated_prog_len / 8, budget);
 		over += info.verified_insns > budget;
 	}
 	bpf_object__close(o);

@@ -11,7 +11,8 @@
  * An empty array starts at min (> 0) elements, and the capacity doubles so
  * that appending stays amortized O(1). On -ENOMEM *p and *cap are unchanged.
  */
-static inline int array_grow(void **p, size_t *cap, size_t need, size_t elem, size_t min) {
+static inline int array_grow(void **p, size_t *cap, size_t need, size_t elem, size_t min)
+{
 	size_t n;
 	void *q;
 

@@ -9,7 +9,7 @@
 
 static uint64_t hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ULL;        /* FNV-1a */
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
 
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ULL;

@@ -21,7 +21,7 @@ struct folded {
 	struct folded_line *v;
 	size_t n;
 	size_t cap;
-	size_t *slots;              /* open addressing over v, by stack */
+	size_t *slots; /* open addressing over v, by stack */
 	size_t nslots;
 };
 

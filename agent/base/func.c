@@ -9,12 +9,8 @@
 
 /* The one table of layer names: FUNCTION entries, [sections], --layers. */
 const char *const layer_names[_LAYER_MAX] = {
-	[LAYER_SMB] = "smb",
-	[LAYER_SMB2] = "smb2",
-	[LAYER_BLOCK] = "block",
-	[LAYER_FUNC] = "func",
-	[LAYER_SMBD] = "smbd",
-	[LAYER_SYSCALLS] = "syscalls",
+	[LAYER_SMB] = "smb",   [LAYER_SMB2] = "smb2", [LAYER_BLOCK] = "block",
+	[LAYER_FUNC] = "func", [LAYER_SMBD] = "smbd", [LAYER_SYSCALLS] = "syscalls",
 };
 
 static const char *const backend_names[_BACKEND_MAX] = {
@@ -70,8 +66,8 @@ int group_from_name(const char *s)
 	return -EINVAL;
 }
 
-int func_table_add(struct func_table *t, enum layer_id layer, enum op_group group,
-		   const char *name, const char *symbol, const char *module)
+int func_table_add(struct func_table *t, enum layer_id layer, enum op_group group, const char *name,
+		   const char *symbol, const char *module)
 {
 	struct func *f;
 

@@ -26,7 +26,7 @@ enum backend {
 	BACKEND_UPROBE,
 	BACKEND_USDT,
 	BACKEND_TRACEPOINT,
-	BACKEND_TP_BTF,         /* block, syscall: BTF-typed raw tracepoint */
+	BACKEND_TP_BTF, /* block, syscall: BTF-typed raw tracepoint */
 	BACKEND_RAW_TP,
 	BACKEND_UPROBE_MULTI,   /* smbd layer: uprobe.multi links */
 	BACKEND_UPROBE_SESSION, /* user functions: uprobe.session links */
@@ -45,17 +45,17 @@ enum op_group {
 
 /* Where a function stands; detail says more for the states that need it. */
 enum func_state {
-	FUNC_PENDING,           /* in the table, not attached yet */
+	FUNC_PENDING, /* in the table, not attached yet */
 	FUNC_ATTACHED,
-	FUNC_FAILED,            /* the kernel refused the attach: detail */
-	FUNC_NO_BACKEND,        /* this kernel offers no way to attach it: detail */
-	FUNC_NOT_FOUND,         /* no such function, probe, file or module: detail */
-	FUNC_UNLOADED,          /* its module went away; attached again when it is back */
-	FUNC_DISABLED,          /* its layer disabled, or deselected, by a reload */
-	FUNC_REMOVED,           /* its [probe] section removed by a reload */
-	FUNC_EXCLUDED,          /* left out by include=/exclude= */
-	FUNC_UNUSABLE,          /* attachable, but what it counted would be wrong: detail */
-	FUNC_DUPLICATE,         /* another probe traces it already: detail */
+	FUNC_FAILED,     /* the kernel refused the attach: detail */
+	FUNC_NO_BACKEND, /* this kernel offers no way to attach it: detail */
+	FUNC_NOT_FOUND,  /* no such function, probe, file or module: detail */
+	FUNC_UNLOADED,   /* its module went away; attached again when it is back */
+	FUNC_DISABLED,   /* its layer disabled, or deselected, by a reload */
+	FUNC_REMOVED,    /* its [probe] section removed by a reload */
+	FUNC_EXCLUDED,   /* left out by include=/exclude= */
+	FUNC_UNUSABLE,   /* attachable, but what it counted would be wrong: detail */
+	FUNC_DUPLICATE,  /* another probe traces it already: detail */
 	_FUNC_STATE_MAX,
 };
 
@@ -63,13 +63,13 @@ struct func {
 	uint32_t id;
 	enum layer_id layer;
 	enum op_group group;
-	char *name;             /* FUNCTION field: INODE_OP_UNLINK, ... */
-	char *symbol;           /* kernel function (cifs_unlink) or PATH:symbol */
-	char *module;           /* kernel module owning symbol, NULL for vmlinux */
-	struct func_cfg cfg;    /* what BPF sees for this id */
-	enum backend backend;   /* how it is attached, BACKEND_NONE if not */
+	char *name;           /* FUNCTION field: INODE_OP_UNLINK, ... */
+	char *symbol;         /* kernel function (cifs_unlink) or PATH:symbol */
+	char *module;         /* kernel module owning symbol, NULL for vmlinux */
+	struct func_cfg cfg;  /* what BPF sees for this id */
+	enum backend backend; /* how it is attached, BACKEND_NONE if not */
 	enum func_state state;
-	char *detail;           /* malloc'd, for the states that carry one */
+	char *detail; /* malloc'd, for the states that carry one */
 };
 
 /* Sets the state, with a detail (printf format, NULL for none). */
@@ -88,7 +88,7 @@ extern const char *const layer_names[_LAYER_MAX];
 extern const char *const op_group_names[_GROUP_MAX];
 
 const char *layer_name(enum layer_id l);
-int layer_from_name(const char *s);          /* -EINVAL when unknown */
+int layer_from_name(const char *s); /* -EINVAL when unknown */
 const char *backend_name(enum backend b);
 const char *group_name(enum op_group g);
 int group_from_name(const char *s);
@@ -101,8 +101,8 @@ struct func_table {
 };
 
 /* Adds a function; returns its id or negative errno. */
-int func_table_add(struct func_table *t, enum layer_id layer, enum op_group group,
-		   const char *name, const char *symbol, const char *module);
+int func_table_add(struct func_table *t, enum layer_id layer, enum op_group group, const char *name,
+		   const char *symbol, const char *module);
 struct func *func_table_find_symbol(struct func_table *t, const char *symbol);
 /* Functions of layer l attached now. */
 uint32_t func_table_attached(const struct func_table *t, int l);

@@ -246,8 +246,7 @@ static void print_seconds(FILE *f, double sec)
 		fprintf(f, "%llu.%llu", tenths / 10, tenths % 10);
 }
 
-static void report_headline(FILE *f, const struct func *fn, const struct summary *s,
-			    double interval_s)
+static void report_headline(FILE *f, const struct func *fn, const struct summary *s, double interval_s)
 {
 	static const double pct[] = { 50, 90, 99 };
 
@@ -370,17 +369,16 @@ static void column_bar(FILE *f, uint64_t n, uint64_t max)
 	unsigned int stars = max ? (unsigned int)((double)n * COLUMN_BAR_WIDTH / (double)max + 0.5) : 0;
 
 	if (n && !stars)
-		stars = 1;      /* a row with calls shows it */
+		stars = 1; /* a row with calls shows it */
 	fputc('|', f);
 	for (unsigned int i = 0; i < COLUMN_BAR_WIDTH; i++)
 		fputc(i < stars ? '*' : ' ', f);
 	fputc('|', f);
 }
 
-void hist_print_columns(FILE *f, const char *const *names, const struct summary *const *s,
-			unsigned int n)
+void hist_print_columns(FILE *f, const char *const *names, const struct summary *const *s, unsigned int n)
 {
-	uint64_t (*rows)[HIST_ROWS] = calloc(n ? n : 1, sizeof(*rows));
+	uint64_t(*rows)[HIST_ROWS] = calloc(n ? n : 1, sizeof(*rows));
 	uint64_t *max = calloc(n ? n : 1, sizeof(*max));
 	char lo_s[HIST_ROWS][24], hi_s[HIST_ROWS][24];
 	int first = -1, last = -1, width;
@@ -452,15 +450,13 @@ char *hist_format_report(const struct func *fn, const struct summary *s, double 
 
 void hist_print_table_header(FILE *out)
 {
-	fprintf(out, "%-32s %10s %12s %10s %10s %10s %10s %10s %8s\n",
-		"FUNCTION", "COUNT", "TOTAL(ms)", "AVG(ms)", "MIN(ms)", "MAX(ms)",
-		"P50(ms)", "P99(ms)", "SLOW");
+	fprintf(out, "%-32s %10s %12s %10s %10s %10s %10s %10s %8s\n", "FUNCTION", "COUNT", "TOTAL(ms)",
+		"AVG(ms)", "MIN(ms)", "MAX(ms)", "P50(ms)", "P99(ms)", "SLOW");
 }
 
 void hist_print_table_row(FILE *out, const struct func *f, const struct summary *s)
 {
-	fprintf(out, "%-32s %10llu %12.3f ", f->name, (unsigned long long)s->count,
-		ns_to_ms(s->total_ns));
+	fprintf(out, "%-32s %10llu %12.3f ", f->name, (unsigned long long)s->count, ns_to_ms(s->total_ns));
 	if (s->count == 0) {
 		fprintf(out, "%10s %10s %10s %10s %10s ", "-", "-", "-", "-", "-");
 	} else {

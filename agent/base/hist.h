@@ -11,9 +11,9 @@
 struct summary {
 	uint64_t count;
 	uint64_t total_ns;
-	uint64_t min_ns;            /* UINT64_MAX when unknown */
+	uint64_t min_ns; /* UINT64_MAX when unknown */
 	uint64_t max_ns;
-	uint64_t slow;              /* calls at or over the threshold */
+	uint64_t slow; /* calls at or over the threshold */
 	uint64_t buckets[SMBLAT_NBUCKETS];
 };
 
@@ -64,8 +64,7 @@ char *hist_format_report(const struct func *f, const struct summary *s, double i
  * Histograms side by side (--breakdown): the usec log2 rows of the report,
  * one count and bar per column named names[i], and each column's total.
  */
-void hist_print_columns(FILE *out, const char *const *names, const struct summary *const *s,
-			unsigned int n);
+void hist_print_columns(FILE *out, const char *const *names, const struct summary *const *s, unsigned int n);
 
 /* The tsmbd-style table row header and rows for the terminal (--hist). */
 void hist_print_table_header(FILE *out);

@@ -68,7 +68,7 @@ static struct {
 	log_sink_fn fn;
 	void *userdata;
 	bool to_stderr;
-	uint32_t skip;              /* kinds not on stderr when the sink took them */
+	uint32_t skip; /* kinds not on stderr when the sink took them */
 } sink = { .to_stderr = true };
 
 void log_stderr_skip(uint32_t kinds)

@@ -13,7 +13,6 @@
 
 #include "base/privs.h"
 
-
 static const unsigned int attach_caps[] = { CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN, CAP_SYSLOG };
 
 /* Set once privs_drop() succeeded; capabilities kept in the permitted set. */
@@ -21,9 +20,11 @@ static bool dropped;
 static uint64_t kept;
 
 /* capng_change_id(3) says which step failed by its return value. */
-static const char *change_id_step(int r) {
+static const char *change_id_step(int r)
+{
 	switch (r) {
-	case -2: case -7:
+	case -2:
+	case -7:
 		return "PR_SET_KEEPCAPS";
 	case -3:
 		return "taking CAP_SETUID/CAP_SETGID/CAP_SETPCAP for the switch";
@@ -42,7 +43,8 @@ static const char *change_id_step(int r) {
 	}
 }
 
-static int user_lookup(const char *user, uid_t *uid, gid_t *gid) {
+static int user_lookup(const char *user, uid_t *uid, gid_t *gid)
+{
 	struct passwd *pw;
 
 	errno = 0;
@@ -50,7 +52,7 @@ static int user_lookup(const char *user, uid_t *uid, gid_t *gid) {
 	if (!pw) {
 		/* NSS modules disagree on how to say "no such user". */
 		if (errno == 0 || errno == ENOENT || errno == ESRCH || errno == EBADF || errno == EPERM)
-			return -ESRCH;      /* the caller decides what that means */
+			return -ESRCH; /* the caller decides what that means */
 		int r = -errno;
 		fprintf(stderr, "smblat: cannot look up user '%s': %s\n", user, strerror(errno));
 		return r;
@@ -60,11 +62,12 @@ static int user_lookup(const char *user, uid_t *uid, gid_t *gid) {
 	return 0;
 }
 
-int privs_drop(const char *user, bool keep_attach_caps) {
+int privs_drop(const char *user, bool keep_attach_caps)
+{
 	struct privs_state st;
 	uint64_t want = 0;
-	uid_t uid = (uid_t) -1;
-	gid_t gid = (gid_t) -1;
+	uid_t uid = (uid_t)-1;
+	gid_t gid = (gid_t)-1;
 	int r;
 
 	if (!user || !*user)
@@ -79,7 +82,9 @@ int privs_drop(const char *user, bool keep_attach_caps) {
 	if (keep_attach_caps)
 		for (size_t i = 0; i < sizeof(attach_caps) / sizeof(attach_caps[0]); i++) {
 			if (capng_update(CAPNG_ADD, CAPNG_PERMITTED, attach_caps[i]) < 0) {
-				fprintf(stderr, "smblat: this kernel does not know %s (Linux 5.8 or later is needed)\n",
+				fprintf(stderr,
+					"smblat: this kernel does not know %s (Linux 5.8 or later is "
+					"needed)\n",
 					capng_capability_to_name(attach_caps[i]) ?: "CAP_BPF/CAP_PERFMON");
 				return -EOPNOTSUPP;
 			}
@@ -89,8 +94,8 @@ int privs_drop(const char *user, bool keep_attach_caps) {
 	r = capng_change_id(uid, gid, CAPNG_DROP_SUPP_GRP | CAPNG_CLEAR_BOUNDING | CAPNG_CLEAR_AMBIENT);
 	if (r < 0) {
 		/* The process may now be half changed; the caller has to exit. */
-		fprintf(stderr, "smblat: cannot switch to user '%s' (uid %u): %s failed\n",
-			user, (unsigned int) uid, change_id_step(r));
+		fprintf(stderr, "smblat: cannot switch to user '%s' (uid %u): %s failed\n", user,
+			(unsigned int)uid, change_id_step(r));
 		return -EPERM;
 	}
 
@@ -104,8 +109,8 @@ int privs_drop(const char *user, bool keep_attach_caps) {
 	/* Trust the kernel's word over the library's return code. */
 	r = privs_status(0, &st);
 	if (r < 0) {
-		fprintf(stderr, "smblat: cannot verify credentials after switching to '%s': %s\n",
-			user, strerror(-r));
+		fprintf(stderr, "smblat: cannot verify credentials after switching to '%s': %s\n", user,
+			strerror(-r));
 		return r;
 	}
 	for (size_t i = 0; i < 4; i++)
@@ -113,10 +118,12 @@ int privs_drop(const char *user, bool keep_attach_caps) {
 			fprintf(stderr, "smblat: uid/gid of '%s' not fully applied\n", user);
 			return -EPERM;
 		}
-	if (st.n_groups != 0 || st.cap_eff != 0 || st.cap_prm != want || st.cap_bnd != 0 ||
-	    st.cap_amb != 0 || st.cap_inh != 0 || !st.no_new_privs) {
-		fprintf(stderr, "smblat: capabilities after switching to '%s' are not the expected ones "
-			"(permitted %#" PRIx64 ", wanted %#" PRIx64 ")\n", user, st.cap_prm, want);
+	if (st.n_groups != 0 || st.cap_eff != 0 || st.cap_prm != want || st.cap_bnd != 0 || st.cap_amb != 0 ||
+	    st.cap_inh != 0 || !st.no_new_privs) {
+		fprintf(stderr,
+			"smblat: capabilities after switching to '%s' are not the expected ones "
+			"(permitted %#" PRIx64 ", wanted %#" PRIx64 ")\n",
+			user, st.cap_prm, want);
 		return -EPERM;
 	}
 
@@ -125,7 +132,8 @@ int privs_drop(const char *user, bool keep_attach_caps) {
 	return 0;
 }
 
-static int effective_set(bool on) {
+static int effective_set(bool on)
+{
 	if (!dropped)
 		return 0;
 	if (kept == 0)
@@ -142,15 +150,18 @@ static int effective_set(bool on) {
 	return 0;
 }
 
-int privs_raise(void) {
+int privs_raise(void)
+{
 	return effective_set(true);
 }
 
-int privs_lower(void) {
+int privs_lower(void)
+{
 	return effective_set(false);
 }
 
-int privs_forget(void) {
+int privs_forget(void)
+{
 	if (!dropped || kept == 0)
 		return 0;
 	capng_clear(CAPNG_SELECT_CAPS);
@@ -160,7 +171,8 @@ int privs_forget(void) {
 	return 0;
 }
 
-static int parse_ids(const char *s, unsigned int ids[4]) {
+static int parse_ids(const char *s, unsigned int ids[4])
+{
 	char *end;
 
 	for (size_t i = 0; i < 4; i++) {
@@ -170,13 +182,14 @@ static int parse_ids(const char *s, unsigned int ids[4]) {
 		v = strtoul(s, &end, 10);
 		if (errno != 0 || end == s || v > UINT32_MAX)
 			return -EBADMSG;
-		ids[i] = (unsigned int) v;
+		ids[i] = (unsigned int)v;
 		s = end;
 	}
 	return 0;
 }
 
-static int parse_mask(const char *s, uint64_t *mask) {
+static int parse_mask(const char *s, uint64_t *mask)
+{
 	char *end;
 
 	errno = 0;
@@ -186,7 +199,8 @@ static int parse_mask(const char *s, uint64_t *mask) {
 	return 0;
 }
 
-int privs_status(pid_t pid, struct privs_state *out) {
+int privs_status(pid_t pid, struct privs_state *out)
+{
 	char path[64], *line = NULL;
 	size_t size = 0;
 	unsigned int seen = 0;
@@ -196,7 +210,7 @@ int privs_status(pid_t pid, struct privs_state *out) {
 	if (pid == 0)
 		snprintf(path, sizeof(path), "/proc/thread-self/status");
 	else
-		snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 
 	f = fopen(path, "re");
 	if (!f)

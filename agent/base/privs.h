@@ -30,15 +30,15 @@
  * for its lifetime, since a SIGHUP reload may attach new probes at any time
  * (reload.c, smblat(8) PRIVILEGES).
  */
-#define PRIVS_ATTACH_CAPS \
-	((UINT64_C(1) << CAP_BPF) | (UINT64_C(1) << CAP_PERFMON) | \
-	 (UINT64_C(1) << CAP_SYS_ADMIN) | (UINT64_C(1) << CAP_SYSLOG))
+#define PRIVS_ATTACH_CAPS                                                                           \
+	((UINT64_C(1) << CAP_BPF) | (UINT64_C(1) << CAP_PERFMON) | (UINT64_C(1) << CAP_SYS_ADMIN) | \
+	 (UINT64_C(1) << CAP_SYSLOG))
 
 /* What /proc/PID/status says about a process' credentials. */
 struct privs_state {
-	uid_t uid[4];               /* real, effective, saved, filesystem */
+	uid_t uid[4]; /* real, effective, saved, filesystem */
 	gid_t gid[4];
-	unsigned int n_groups;      /* supplementary groups */
+	unsigned int n_groups; /* supplementary groups */
 	uint64_t cap_inh;
 	uint64_t cap_prm;
 	uint64_t cap_eff;

@@ -7,12 +7,9 @@
 static uint64_t spent[_PROF_MAX];
 
 static const char *const names[_PROF_MAX] = {
-	[PROF_SYMBOLS] = "kernel symbols",
-	[PROF_BTF] = "BTF",
-	[PROF_LOAD] = "BPF load",
-	[PROF_OPS] = "cifs ops tables",
-	[PROF_CLONE] = "fentry clones",
-	[PROF_LINK] = "attach",
+	[PROF_SYMBOLS] = "kernel symbols", [PROF_BTF] = "BTF",
+	[PROF_LOAD] = "BPF load",          [PROF_OPS] = "cifs ops tables",
+	[PROF_CLONE] = "fentry clones",    [PROF_LINK] = "attach",
 };
 
 uint64_t prof_now_ns(void)
@@ -37,7 +34,6 @@ void prof_format(char *buf, size_t n)
 		/* under a millisecond says nothing about where the time went */
 		if (spent[p] < 1000000)
 			continue;
-		len += snprintf(buf + len, n - len, "%s%s %.2f s", len ? ", " : "", names[p],
-				spent[p] / 1e9);
+		len += snprintf(buf + len, n - len, "%s%s %.2f s", len ? ", " : "", names[p], spent[p] / 1e9);
 	}
 }

@@ -9,12 +9,12 @@
 #include <stdint.h>
 
 enum prof_phase {
-	PROF_SYMBOLS,               /* /proc/kallsyms read and indexed */
-	PROF_BTF,                   /* vmlinux and module BTF parsed */
-	PROF_LOAD,                  /* the BPF object loaded: verification of its programs */
-	PROF_OPS,                   /* cifs operation tables resolved */
-	PROF_CLONE,                 /* fentry/fexit clones loaded: verification of each */
-	PROF_LINK,                  /* links created: trampolines, kprobes, multi links */
+	PROF_SYMBOLS, /* /proc/kallsyms read and indexed */
+	PROF_BTF,     /* vmlinux and module BTF parsed */
+	PROF_LOAD,    /* the BPF object loaded: verification of its programs */
+	PROF_OPS,     /* cifs operation tables resolved */
+	PROF_CLONE,   /* fentry/fexit clones loaded: verification of each */
+	PROF_LINK,    /* links created: trampolines, kprobes, multi links */
 	_PROF_MAX,
 };
 

@@ -6,16 +6,16 @@
 
 struct bucket {
 	double tokens;
-	uint64_t at_ns;             /* 0: never filled, so full at first */
+	uint64_t at_ns; /* 0: never filled, so full at first */
 };
 
 struct ratelimit {
 	double rate, burst;
-	double quiet_rate;          /* a key under it is quiet: it may run the bucket into debt */
-	double debt;                /* how far below empty quiet keys may take it */
+	double quiet_rate; /* a key under it is quiet: it may run the bucket into debt */
+	double debt;       /* how far below empty quiet keys may take it */
 	struct bucket all;
 	unsigned int nkeys;
-	struct bucket key[];        /* each key's own pace, at quiet_rate */
+	struct bucket key[]; /* each key's own pace, at quiet_rate */
 };
 
 int ratelimit_new(unsigned int nkeys, struct ratelimit **ret)

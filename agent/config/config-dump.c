@@ -5,30 +5,35 @@
 
 #include "config/config.h"
 
-static void dump_duration(FILE *f, const char *key, uint64_t ns) {
+static void dump_duration(FILE *f, const char *key, uint64_t ns)
+{
 	char buf[32];
 
 	fprintf(f, "%s = %s\n", key, format_duration_ns(buf, sizeof(buf), ns));
 }
 
-static void dump_threshold(FILE *f, bool set, uint64_t ns) {
+static void dump_threshold(FILE *f, bool set, uint64_t ns)
+{
 	if (set)
 		dump_duration(f, "threshold", ns);
 	else
 		fputs("threshold =\n", f);
 }
 
-static void dump_bool(FILE *f, const char *key, bool b) {
+static void dump_bool(FILE *f, const char *key, bool b)
+{
 	fprintf(f, "%s = %s\n", key, b ? "yes" : "no");
 }
 
-static void dump_string(FILE *f, const char *key, const char *s) {
+static void dump_string(FILE *f, const char *key, const char *s)
+{
 	/* " ;" starts an inline comment: a value beginning with ';' follows '=' directly */
 	fprintf(f, "%s =%s%s\n", key, s && *s && *s != ';' ? " " : "", s ?: "");
 }
 
 /* Long lists go on over indented lines: the loader takes lines of limited length. */
-static void dump_list(FILE *f, const char *key, char **l) {
+static void dump_list(FILE *f, const char *key, char **l)
+{
 	int col = fprintf(f, "%s =", key);
 
 	for (size_t i = 0; l && l[i]; i++) {
@@ -39,7 +44,8 @@ static void dump_list(FILE *f, const char *key, char **l) {
 	fputc('\n', f);
 }
 
-void config_dump(const struct config *c, FILE *f) {
+void config_dump(const struct config *c, FILE *f)
+{
 	char buf[32];
 
 	fputs("# smblat effective configuration\n\n[agent]\n", f);
@@ -72,7 +78,7 @@ void config_dump(const struct config *c, FILE *f) {
 		const struct layer_config *lc = &c->layer[i];
 
 		if (i == LAYER_FUNC)
-			continue;       /* configured by [probe NAME] sections */
+			continue; /* configured by [probe NAME] sections */
 		fprintf(f, "\n[%s]\n", layer_name(i));
 		if (lc->automatic)
 			fputs("enabled = auto\n", f);

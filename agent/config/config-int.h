@@ -11,15 +11,15 @@
 #define NSEC_PER_SEC 1000000000ULL
 
 enum section_kind {
-	SECTION_NONE,               /* before the first header */
+	SECTION_NONE, /* before the first header */
 	SECTION_AGENT,
 	SECTION_JOURNAL,
 	SECTION_HISTOGRAM,
-	SECTION_SMB,                /* a layer with groups= */
+	SECTION_SMB, /* a layer with groups= */
 	SECTION_LAYER,
-	SECTION_BLOCK,              /* a layer with disks= and queue_time= */
-	SECTION_SMBD,               /* a layer with binary= */
-	SECTION_SYSCALLS,           /* a layer with select= */
+	SECTION_BLOCK,    /* a layer with disks= and queue_time= */
+	SECTION_SMBD,     /* a layer with binary= */
+	SECTION_SYSCALLS, /* a layer with select= */
 	SECTION_PROBE,
 	_SECTION_MAX,
 };
@@ -33,7 +33,7 @@ struct load {
 	/* [probe NAME] that set their stacks; the others follow [agent] */
 	bool kstack_set[CONFIG_MAX_PROBES];
 	bool ustack_set[CONFIG_MAX_PROBES];
-	char *message;              /* the first failure, "FILE:LINE: what" */
+	char *message; /* the first failure, "FILE:LINE: what" */
 };
 
 /* One file or string being parsed. */
@@ -41,24 +41,23 @@ struct loader {
 	struct load *load;
 	struct config *c;
 	const char *name;
-	const char *pos;            /* the unread rest of the text */
+	const char *pos; /* the unread rest of the text */
 	unsigned line;
 	enum section_kind kind;
 	enum layer_id layer;
 	unsigned probe;
-	char section[256];          /* whole, inih's copy stops at 49 bytes */
+	char section[256];                      /* whole, inih's copy stops at 49 bytes */
 	unsigned probe_line[CONFIG_MAX_PROBES]; /* where this file has [probe NAME], or 0 */
 	/* mirrors inih: after a key, indented lines continue its value */
 	bool key_in_section;
 	bool continuation;
 	const char *key;
-	int error;                  /* negative errno of the first failure */
+	int error; /* negative errno of the first failure */
 	unsigned error_line;
 	char message[512];
 };
 
-int loader_fail(struct loader *l, int error, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+int loader_fail(struct loader *l, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int loader_oom(struct loader *l);
 /* Frees the user name unless it is the built-in default. */
 void config_user_set(struct config *c, char *user);
@@ -67,7 +66,7 @@ void config_user_set(struct config *c, char *user);
 struct key {
 	const char *name;
 	unsigned sections;
-	bool list;                  /* may go on over indented lines */
+	bool list; /* may go on over indented lines */
 	int (*set)(struct loader *l, const char *value, bool append);
 };
 

@@ -29,22 +29,21 @@
 #include "config/config-int.h"
 #include "bpf/view.h"
 
-
-#define FILE_MAX (1U << 20)          /* a config file is a few KiB; refuse surprises */
+#define FILE_MAX (1U << 20) /* a config file is a few KiB; refuse surprises */
 
 #define WHITESPACE " \t\n\r\v\f"
 
 /* Not strdup()ed so that config_init() cannot fail; config_free() knows it. */
 static char default_user[] = "smblat";
 
-
-
-static void freep(void *p) {
-	free(*(void **) p);
+static void freep(void *p)
+{
+	free(*(void **)p);
 }
 #define _cleanup_free_ __attribute__((cleanup(freep)))
 
-static void fclosep(FILE **f) {
+static void fclosep(FILE **f)
+{
 	if (*f)
 		fclose(*f);
 }
@@ -52,7 +51,8 @@ static void fclosep(FILE **f) {
 
 /* ---- the configuration ----------------------------------------------------- */
 
-void config_init(struct config *c) {
+void config_init(struct config *c)
+{
 	*c = (struct config) {
 		.threshold_ns = 10 * NSEC_PER_MSEC,
 		.kernel_stack = true,
@@ -86,19 +86,22 @@ void config_init(struct config *c) {
 		c->group[g] = true;
 }
 
-void config_user_set(struct config *c, char *user) {
+void config_user_set(struct config *c, char *user)
+{
 	if (c->user != default_user)
 		free(c->user);
 	c->user = user;
 }
 
-static void probe_done(struct probe_config *p) {
+static void probe_done(struct probe_config *p)
+{
 	free(p->label);
 	free(p->target);
 	free(p->file);
 }
 
-void config_free(struct config *c) {
+void config_free(struct config *c)
+{
 	free(c->comm);
 	free(c->cgroup);
 	free(c->smbd_binary);
@@ -119,14 +122,16 @@ void config_free(struct config *c) {
 
 static int probe_find(const struct config *c, const char *label);
 
-static bool name_in(char **list, const char *name) {
+static bool name_in(char **list, const char *name)
+{
 	for (; list && *list; list++)
 		if (strcasecmp(*list, name) == 0)
 			return true;
 	return false;
 }
 
-bool config_wants(const struct config *c, enum layer_id l, const char *name, enum op_group g) {
+bool config_wants(const struct config *c, enum layer_id l, const char *name, enum op_group g)
+{
 	const struct layer_config *lc = &c->layer[l];
 
 	if (g > GROUP_NONE && g < _GROUP_MAX && !c->group[g])
@@ -136,7 +141,8 @@ bool config_wants(const struct config *c, enum layer_id l, const char *name, enu
 	return !name_in(lc->exclude, name);
 }
 
-int config_carry_cli(struct config *to, const struct config *from) {
+int config_carry_cli(struct config *to, const struct config *from)
+{
 	for (unsigned i = 0; i < from->n_probes; i++) {
 		const struct probe_config *p = &from->probes[i];
 		struct probe_config *v;
@@ -159,10 +165,13 @@ int config_carry_cli(struct config *to, const struct config *from) {
 }
 
 static const char *const smbd_paths[] = {
-	"/usr/sbin/smbd", "/usr/local/samba/sbin/smbd", "/usr/local/sbin/smbd",
+	"/usr/sbin/smbd",
+	"/usr/local/samba/sbin/smbd",
+	"/usr/local/sbin/smbd",
 };
 
-char *config_smbd_binary(const struct config *c) {
+char *config_smbd_binary(const struct config *c)
+{
 	const char *path = getenv("PATH");
 	char buf[PATH_MAX];
 
@@ -183,27 +192,31 @@ char *config_smbd_binary(const struct config *c) {
 	return NULL;
 }
 
-uint32_t config_rate_burst(const struct config *c) {
+uint32_t config_rate_burst(const struct config *c)
+{
 	if (c->rate_burst_set)
 		return c->rate_burst ? c->rate_burst : c->rate_limit;
 	/* twice the limit: 2000 by default, half the writer's queue of 4096 */
 	return c->rate_limit > UINT32_MAX / 2 ? UINT32_MAX : 2 * c->rate_limit;
 }
 
-uint64_t config_layer_threshold_ns(const struct config *c, enum layer_id l) {
+uint64_t config_layer_threshold_ns(const struct config *c, enum layer_id l)
+{
 	const struct layer_config *lc = &c->layer[l];
 
 	return lc->threshold_set ? lc->threshold_ns : c->threshold_ns;
 }
 
-uint64_t config_probe_threshold_ns(const struct config *c, const struct probe_config *p) {
+uint64_t config_probe_threshold_ns(const struct config *c, const struct probe_config *p)
+{
 	return p->threshold_set ? p->threshold_ns : config_layer_threshold_ns(c, LAYER_FUNC);
 }
 
 /* ---- loading --------------------------------------------------------------- */
 
 /* Keeps the first failure only; it is printed once the parse stops. */
-int loader_fail(struct loader *l, int error, const char *fmt, ...) {
+int loader_fail(struct loader *l, int error, const char *fmt, ...)
+{
 	va_list ap;
 
 	if (l->error)
@@ -216,25 +229,28 @@ int loader_fail(struct loader *l, int error, const char *fmt, ...) {
 	return error;
 }
 
-int loader_oom(struct loader *l) {
+int loader_oom(struct loader *l)
+{
 	return loader_fail(l, -ENOMEM, "%s", strerror(ENOMEM));
 }
 
 /* Older inih leaves " ; comment" on continuation lines; cut it as on the first line. */
-static int key_continue(struct loader *l, const struct key *k, const char *value) {
+static int key_continue(struct loader *l, const struct key *k, const char *value)
+{
 	char buf[256];
 	size_t n;
 
 	snprintf(buf, sizeof(buf), "%s", value);
 	for (n = 1; buf[0] && buf[n]; n++)
-		if (buf[n] == ';' && isspace((unsigned char) buf[n - 1])) {
+		if (buf[n] == ';' && isspace((unsigned char)buf[n - 1])) {
 			buf[n] = '\0';
 			break;
 		}
 	return k->set(l, buf, true);
 }
 
-static int loader_key(struct loader *l, const char *name, const char *value) {
+static int loader_key(struct loader *l, const char *name, const char *value)
+{
 	const struct key *k;
 	const char *homes;
 	char buf[128];
@@ -242,8 +258,9 @@ static int loader_key(struct loader *l, const char *name, const char *value) {
 	if (l->kind == SECTION_NONE) {
 		homes = key_homes(name, buf, sizeof(buf));
 		if (homes)
-			return loader_fail(l, -EINVAL, "key \"%s\" comes before any section, it belongs in %s",
-					   name, homes);
+			return loader_fail(l, -EINVAL,
+					   "key \"%s\" comes before any section, it belongs in %s", name,
+					   homes);
 		return loader_fail(l, -EINVAL, "key \"%s\" comes before any section", name);
 	}
 	k = key_find(name, S(l->kind));
@@ -252,14 +269,16 @@ static int loader_key(struct loader *l, const char *name, const char *value) {
 	if (l->continuation && !k->list)
 		return loader_fail(l, -EINVAL,
 				   "indented line continues the value of \"%s\", which takes one value "
-				   "(do not indent keys)", name);
+				   "(do not indent keys)",
+				   name);
 	l->key = k->name;
 	if (l->continuation)
 		return key_continue(l, k, value);
 	return k->set(l, value, false);
 }
 
-static int ini_handler_cb(void *userdata, const char *section, const char *name, const char *value) {
+static int ini_handler_cb(void *userdata, const char *section, const char *name, const char *value)
+{
 	struct loader *l = userdata;
 
 	if (l->error)
@@ -268,14 +287,16 @@ static int ini_handler_cb(void *userdata, const char *section, const char *name,
 	return loader_key(l, name, value) >= 0;
 }
 
-static int probe_find(const struct config *c, const char *label) {
+static int probe_find(const struct config *c, const char *label)
+{
 	for (unsigned i = 0; i < c->n_probes; i++)
 		if (strcmp(c->probes[i].label, label) == 0)
-			return (int) i;
+			return (int)i;
 	return -ENOENT;
 }
 
-static int probe_new(struct loader *l, const char *label) {
+static int probe_new(struct loader *l, const char *label)
+{
 	struct config *c = l->c;
 	struct probe_config *n;
 
@@ -300,11 +321,12 @@ static int probe_new(struct loader *l, const char *label) {
 	}
 	l->load->kstack_set[c->n_probes] = false;
 	l->load->ustack_set[c->n_probes] = false;
-	return (int) c->n_probes++;
+	return (int)c->n_probes++;
 }
 
 /* [probe NAME]: a drop-in may amend a probe of an earlier file, not repeat one. */
-static int section_probe(struct loader *l, const char *label) {
+static int section_probe(struct loader *l, const char *label)
+{
 	int i;
 
 	if (!*label)
@@ -315,19 +337,20 @@ static int section_probe(struct loader *l, const char *label) {
 				   label, VALUES_LABEL_MAX);
 	i = probe_find(l->c, label);
 	if (i >= 0 && l->probe_line[i])
-		return loader_fail(l, -EINVAL, "duplicate section [probe %s], first at line %u",
-				   label, l->probe_line[i]);
+		return loader_fail(l, -EINVAL, "duplicate section [probe %s], first at line %u", label,
+				   l->probe_line[i]);
 	if (i < 0)
 		i = probe_new(l, label);
 	if (i < 0)
 		return i;
 	l->probe_line[i] = l->line;
-	l->probe = (unsigned) i;
+	l->probe = (unsigned)i;
 	l->kind = SECTION_PROBE;
 	return 0;
 }
 
-static int section_enter(struct loader *l, char *name) {
+static int section_enter(struct loader *l, char *name)
+{
 	static const char *const fixed[] = {
 		"agent", "journal", "histogram", "smb", "smb2", "block", "smbd", "syscalls", "probe",
 	};
@@ -338,11 +361,11 @@ static int section_enter(struct loader *l, char *name) {
 	/* inih keeps blanks inside the brackets; [ agent ] means [agent] */
 	name += strspn(name, WHITESPACE);
 	n = strlen(name);
-	while (n > 0 && isspace((unsigned char) name[n - 1]))
+	while (n > 0 && isspace((unsigned char)name[n - 1]))
 		name[--n] = '\0';
 	snprintf(l->section, sizeof(l->section), "%s", name);
 
-	if (strncmp(name, "probe", 5) == 0 && (!name[5] || isspace((unsigned char) name[5])))
+	if (strncmp(name, "probe", 5) == 0 && (!name[5] || isspace((unsigned char)name[5])))
 		return section_probe(l, name + 5 + strspn(name + 5, WHITESPACE));
 	if (strcmp(name, "agent") == 0)
 		l->kind = SECTION_AGENT;
@@ -352,10 +375,12 @@ static int section_enter(struct loader *l, char *name) {
 		l->kind = SECTION_HISTOGRAM;
 	/* every layer has a section named after it, but func: [probe NAME] configures it */
 	else if ((i = values_name_index(name, layer_names, _LAYER_MAX)) >= 0 && i != LAYER_FUNC) {
-		l->layer = (enum layer_id) i;
-		l->kind = i == LAYER_SMB ? SECTION_SMB : i == LAYER_BLOCK ? SECTION_BLOCK :
-			  i == LAYER_SMBD ? SECTION_SMBD : i == LAYER_SYSCALLS ? SECTION_SYSCALLS :
-			  SECTION_LAYER;
+		l->layer = (enum layer_id)i;
+		l->kind = i == LAYER_SMB      ? SECTION_SMB :
+			  i == LAYER_BLOCK    ? SECTION_BLOCK :
+			  i == LAYER_SMBD     ? SECTION_SMBD :
+			  i == LAYER_SYSCALLS ? SECTION_SYSCALLS :
+						SECTION_LAYER;
 	} else {
 		n = strcspn(name, WHITESPACE);
 		if (name[n]) {
@@ -366,16 +391,19 @@ static int section_enter(struct loader *l, char *name) {
 				memcpy(word, name, n);
 				word[n] = '\0';
 				if (values_distance(word, "probe") <= VALUES_SUGGEST_DISTANCE)
-					return loader_fail(l, -EINVAL, "unknown section [%s], did you mean [probe%s]?",
+					return loader_fail(l, -EINVAL,
+							   "unknown section [%s], did you mean [probe%s]?",
 							   name, name + n);
 			}
 			return loader_fail(l, -EINVAL, "unknown section [%s]", name);
 		}
 		hint = values_suggest(name, fixed, ELEMENTSOF(fixed));
 		if (hint && strcmp(hint, "probe") == 0)
-			return loader_fail(l, -EINVAL, "unknown section [%s], did you mean [probe NAME]?", name);
+			return loader_fail(l, -EINVAL, "unknown section [%s], did you mean [probe NAME]?",
+					   name);
 		if (hint)
-			return loader_fail(l, -EINVAL, "unknown section [%s], did you mean [%s]?", name, hint);
+			return loader_fail(l, -EINVAL, "unknown section [%s], did you mean [%s]?", name,
+					   hint);
 		return loader_fail(l, -EINVAL, "unknown section [%s]", name);
 	}
 	return 0;
@@ -386,7 +414,8 @@ static int section_enter(struct loader *l, char *name) {
  * from the others and enters sections, with the same rules as inih
  * (comments first, then continuations, then "[...]").
  */
-static int loader_classify(struct loader *l, char *line) {
+static int loader_classify(struct loader *l, char *line)
+{
 	char *s = line + strspn(line, WHITESPACE), *e, *rest;
 	bool was_space = false;
 
@@ -400,23 +429,24 @@ static int loader_classify(struct loader *l, char *line) {
 	if (*s != '[')
 		return 0;
 	for (e = s + 1; *e && *e != ']' && !(was_space && *e == ';'); e++)
-		was_space = isspace((unsigned char) *e);
+		was_space = isspace((unsigned char)*e);
 	if (*e != ']')
-		return 0;   /* inih reports the missing ']' */
+		return 0; /* inih reports the missing ']' */
 	rest = e + 1 + strspn(e + 1, WHITESPACE);
 	if (*rest && *rest != ';' && *rest != '#')
 		return loader_fail(l, -EINVAL, "unexpected text after the section header: \"%.*s\"",
-				   (int) strcspn(rest, "\r\n"), rest);
+				   (int)strcspn(rest, "\r\n"), rest);
 
 	l->key_in_section = false;
 	/* a copy: inih still has to see the line as it is */
 	char name[256];
-	snprintf(name, sizeof(name), "%.*s", (int) (e - s - 1), s + 1);
+	snprintf(name, sizeof(name), "%.*s", (int)(e - s - 1), s + 1);
 	return section_enter(l, name);
 }
 
 /* An fgets() for ini_parse_stream() over our buffer, one line per call. */
-static char *loader_read(char *buf, int size, void *userdata) {
+static char *loader_read(char *buf, int size, void *userdata)
+{
 	struct loader *l = userdata;
 	const char *eol;
 	size_t n;
@@ -425,10 +455,11 @@ static char *loader_read(char *buf, int size, void *userdata) {
 		return NULL;
 	l->line++;
 	eol = strchrnul(l->pos, '\n');
-	n = (size_t) (eol - l->pos);
+	n = (size_t)(eol - l->pos);
 	/* inih needs room for "\r\n\0" past the text */
-	if (size < 4 || n > (size_t) size - 3) {
-		loader_fail(l, -EINVAL, "line longer than %d characters; long lists can go on over indented lines",
+	if (size < 4 || n > (size_t)size - 3) {
+		loader_fail(l, -EINVAL,
+			    "line longer than %d characters; long lists can go on over indented lines",
 			    size < 4 ? 0 : size - 3);
 		return NULL;
 	}
@@ -448,8 +479,8 @@ static char *loader_read(char *buf, int size, void *userdata) {
 }
 
 /* Keeps the first message of a load; the caller of config_load() says it. */
-__attribute__((format(printf, 2, 3)))
-static void load_say(struct load *ld, const char *fmt, ...) {
+__attribute__((format(printf, 2, 3))) static void load_say(struct load *ld, const char *fmt, ...)
+{
 	va_list ap;
 
 	if (ld->message)
@@ -460,12 +491,14 @@ static void load_say(struct load *ld, const char *fmt, ...) {
 	va_end(ap);
 }
 
-static int loader_report(const struct loader *l) {
+static int loader_report(const struct loader *l)
+{
 	load_say(l->load, "%s:%u: %s", l->name, l->error_line, l->message);
 	return l->error;
 }
 
-static int load_text(struct load *ld, const char *name, const char *text) {
+static int load_text(struct load *ld, const char *name, const char *text)
+{
 	struct loader *l;
 	int r;
 
@@ -482,7 +515,7 @@ static int load_text(struct load *ld, const char *name, const char *text) {
 		.kind = SECTION_NONE,
 	};
 	r = ini_parse_stream(loader_read, l, ini_handler_cb, l);
-	if (l->error && (r <= 0 || l->error_line <= (unsigned) r))
+	if (l->error && (r <= 0 || l->error_line <= (unsigned)r))
 		r = loader_report(l);
 	else if (r > 0) {
 		load_say(ld, "%s:%d: syntax error, expected [section] or key = value", name, r);
@@ -496,7 +529,8 @@ static int load_text(struct load *ld, const char *name, const char *text) {
 }
 
 /* Reads all of f; NUL bytes would end the text early without a word. */
-static int read_text(struct load *ld, FILE *f, const char *name, char **ret) {
+static int read_text(struct load *ld, FILE *f, const char *name, char **ret)
+{
 	_cleanup_free_ char *buf = NULL;
 	size_t n = 0, size = 0;
 
@@ -507,8 +541,8 @@ static int read_text(struct load *ld, FILE *f, const char *name, char **ret) {
 			char *nb;
 
 			if (size >= FILE_MAX) {
-				load_say(ld, "%s: larger than %u bytes, not a configuration file",
-					name, FILE_MAX);
+				load_say(ld, "%s: larger than %u bytes, not a configuration file", name,
+					 FILE_MAX);
 				return -EFBIG;
 			}
 			size = size ? size * 2 : 8192;
@@ -545,7 +579,8 @@ static int read_text(struct load *ld, FILE *f, const char *name, char **ret) {
 }
 
 /* 0 when loaded, 1 when missing and missing_ok. */
-static int load_file(struct load *ld, const char *path, bool missing_ok) {
+static int load_file(struct load *ld, const char *path, bool missing_ok)
+{
 	_cleanup_fclose_ FILE *f = NULL;
 	_cleanup_free_ char *text = NULL;
 	struct stat st;
@@ -574,7 +609,8 @@ static int load_file(struct load *ld, const char *path, bool missing_ok) {
 	return load_text(ld, path, text);
 }
 
-static int dropin_filter(const struct dirent *de) {
+static int dropin_filter(const struct dirent *de)
+{
 	size_t n = strlen(de->d_name);
 
 	/* dot files are editor and package manager leftovers */
@@ -582,11 +618,13 @@ static int dropin_filter(const struct dirent *de) {
 }
 
 /* Byte order, not the locale's: the order of drop-ins must not depend on LANG. */
-static int dropin_compare(const struct dirent **a, const struct dirent **b) {
+static int dropin_compare(const struct dirent **a, const struct dirent **b)
+{
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-static int load_dropins(struct load *ld, const char *path) {
+static int load_dropins(struct load *ld, const char *path)
+{
 	_cleanup_free_ char *dir = NULL;
 	struct dirent **list = NULL;
 	int n, r = 0;
@@ -622,20 +660,22 @@ static int load_dropins(struct load *ld, const char *path) {
 	return r < 0 ? r : 0;
 }
 
-static void load_start(struct load *ld, struct config *c) {
+static void load_start(struct load *ld, struct config *c)
+{
 	ld->c = c;
 	ld->first_new_probe = c->n_probes;
 }
 
-static int load_finish(struct load *ld) {
+static int load_finish(struct load *ld)
+{
 	struct config *c = ld->c;
 
 	for (unsigned i = 0; i < c->n_probes; i++) {
 		struct probe_config *p = &c->probes[i];
 
 		if (!p->target) {
-			load_say(ld, "%s:%u: [probe %s] has no target, e.g. target = vfs_read",
-				p->file, p->line, p->label);
+			load_say(ld, "%s:%u: [probe %s] has no target, e.g. target = vfs_read", p->file,
+				 p->line, p->label);
 			return -EINVAL;
 		}
 		if (i < ld->first_new_probe)
@@ -649,7 +689,8 @@ static int load_finish(struct load *ld) {
 }
 
 /* The message goes to the caller, or to stderr when it wants none back. */
-static int load_end(struct load *ld, int r, char **error) {
+static int load_end(struct load *ld, int r, char **error)
+{
 	if (r < 0 && !ld->message)
 		load_say(ld, "%s", strerror(-r));
 	if (r < 0 && error) {
@@ -663,7 +704,8 @@ static int load_end(struct load *ld, int r, char **error) {
 	return r;
 }
 
-int config_load(struct config *c, const char *path, bool missing_ok, char **error) {
+int config_load(struct config *c, const char *path, bool missing_ok, char **error)
+{
 	struct load *ld = calloc(1, sizeof(*ld));
 	int r;
 
@@ -681,7 +723,8 @@ int config_load(struct config *c, const char *path, bool missing_ok, char **erro
 	return load_end(ld, r, error);
 }
 
-int config_load_string(struct config *c, const char *name, const char *text, char **error) {
+int config_load_string(struct config *c, const char *name, const char *text, char **error)
+{
 	struct load *ld;
 	int r;
 

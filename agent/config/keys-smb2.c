@@ -8,8 +8,9 @@
 #include "config/values.h"
 
 /* A list of up to max words, each checked by valid (what says what it wants). */
-static int set_words(struct loader *l, const char *v, bool append, size_t max,
-		     bool (*valid)(const char *), const char *what, char ***ret) {
+static int set_words(struct loader *l, const char *v, bool append, size_t max, bool (*valid)(const char *),
+		     const char *what, char ***ret)
+{
 	char buf[SMBLAT_NAME_LEN + 1], **list = NULL;
 	const char *p = v, *e;
 	size_t n = 0;
@@ -42,11 +43,13 @@ static int set_words(struct loader *l, const char *v, bool append, size_t max,
 	return 0;
 }
 
-static bool server_name_valid(const char *s) {
+static bool server_name_valid(const char *s)
+{
 	return *s && strlen(s) < SMBLAT_NAME_LEN && !values_has_control(s);
 }
 
-int config_parse_session(const char *s, uint64_t *ret) {
+int config_parse_session(const char *s, uint64_t *ret)
+{
 	char *end;
 	unsigned long long v;
 
@@ -60,14 +63,16 @@ int config_parse_session(const char *s, uint64_t *ret) {
 	return 0;
 }
 
-static bool session_id_valid(const char *s) {
+static bool session_id_valid(const char *s)
+{
 	uint64_t id;
 
 	return config_parse_session(s, &id) == 0;
 }
 
 /* [smb2] servers=: requests and events of these servers only (their name as mounted). */
-int keys_smb2_servers(struct loader *l, const char *v, bool append) {
+int keys_smb2_servers(struct loader *l, const char *v, bool append)
+{
 	if (l->layer != LAYER_SMB2)
 		return loader_fail(l, -EINVAL, "servers = is a key of [smb2] only");
 	return set_words(l, v, append, SMB2_FILTER_MAX, server_name_valid,
@@ -75,7 +80,8 @@ int keys_smb2_servers(struct loader *l, const char *v, bool append) {
 }
 
 /* [smb2] sessions=: requests and events of these SMB session ids only. */
-int keys_smb2_sessions(struct loader *l, const char *v, bool append) {
+int keys_smb2_sessions(struct loader *l, const char *v, bool append)
+{
 	if (l->layer != LAYER_SMB2)
 		return loader_fail(l, -EINVAL, "sessions = is a key of [smb2] only");
 	return set_words(l, v, append, SMB2_FILTER_MAX, session_id_valid,

@@ -8,13 +8,15 @@
 #include "config/config.h"
 #include "config/values.h"
 
-void config_select_free(struct sys_select *s) {
+void config_select_free(struct sys_select *s)
+{
 	free(s->comm);
 	free(s->cgroup);
 	*s = (struct sys_select) {};
 }
 
-static int select_one(const char *w, struct sys_select *s, const char **problem) {
+static int select_one(const char *w, struct sys_select *s, const char **problem)
+{
 	const char *v = strchr(w, ':');
 	char *end;
 
@@ -55,7 +57,8 @@ static int select_one(const char *w, struct sys_select *s, const char **problem)
 	return -EINVAL;
 }
 
-int config_parse_select(const char *v, struct sys_select *s, const char **problem) {
+int config_parse_select(const char *v, struct sys_select *s, const char **problem)
+{
 	struct sys_select n = {};
 	char *dup = strdup(v), *save = NULL;
 	int r = dup ? 0 : -ENOMEM;
@@ -80,7 +83,8 @@ int config_parse_select(const char *v, struct sys_select *s, const char **proble
 	return 0;
 }
 
-const char *config_select_format(const struct sys_select *s, char *buf, size_t n) {
+const char *config_select_format(const struct sys_select *s, char *buf, size_t n)
+{
 	size_t k = 0;
 
 	buf[0] = '\0';

@@ -53,7 +53,7 @@ static int parse_usdt(const char *s, struct target *t, const char **problem)
 	comma = strchr(probes, ',');
 	if (!comma || comma == probes + 1 || !comma[1] || strchr(comma + 1, ','))
 		return fail(problem, "needs two USDT probes, entry and return: "
-			    "usdt:PATH:PROVIDER:START,END");
+				     "usdt:PATH:PROVIDER:START,END");
 	if (!identifier(prov + 1, probes - prov - 1) || !identifier(probes + 1, comma - probes - 1) ||
 	    !identifier(comma + 1, strlen(comma + 1)))
 		return fail(problem, "is not usdt:PATH:PROVIDER:START,END");

@@ -18,19 +18,19 @@
 #pragma once
 
 enum target_kind {
-	TARGET_KERNEL,              /* symbol in vmlinux */
-	TARGET_QUALIFIED,           /* object:symbol, object a module or a library name */
-	TARGET_USER,                /* object (path or soname):symbol */
-	TARGET_USDT,                /* object (path):provider:symbol,end */
-	TARGET_SYSCALL,             /* symbol is the syscall name */
+	TARGET_KERNEL,    /* symbol in vmlinux */
+	TARGET_QUALIFIED, /* object:symbol, object a module or a library name */
+	TARGET_USER,      /* object (path or soname):symbol */
+	TARGET_USDT,      /* object (path):provider:symbol,end */
+	TARGET_SYSCALL,   /* symbol is the syscall name */
 };
 
 struct target {
 	enum target_kind kind;
-	char *object;               /* module, library or path; NULL for vmlinux and syscalls */
-	char *symbol;               /* function, syscall name, or the USDT start probe */
-	char *provider;             /* USDT */
-	char *end;                  /* USDT end probe */
+	char *object;   /* module, library or path; NULL for vmlinux and syscalls */
+	char *symbol;   /* function, syscall name, or the USDT start probe */
+	char *provider; /* USDT */
+	char *end;      /* USDT end probe */
 };
 
 /*

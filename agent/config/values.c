@@ -44,42 +44,39 @@ const char *const values_thread_state_names[_TSTATE_MAX] = {
 
 /* ---- numbers --------------------------------------------------------------- */
 
-int parse_duration_ns(const char *s, uint64_t *ns) {
+int parse_duration_ns(const char *s, uint64_t *ns)
+{
 	/* smbvfsslower's min_ms habit */
 	return values_parse_duration(s, NSEC_PER_MSEC, ns);
 }
 
-int values_parse_duration(const char *s, uint64_t bare_ns, uint64_t *ns) {
+int values_parse_duration(const char *s, uint64_t bare_ns, uint64_t *ns)
+{
 	const struct {
 		const char *suffix;
 		uint64_t mult;
 	} units[] = {
-		{ "", bare_ns },
-		{ "ns", 1 },
-		{ "us", NSEC_PER_USEC },
-		{ "µs", NSEC_PER_USEC },
-		{ "ms", NSEC_PER_MSEC },
-		{ "s", NSEC_PER_SEC },
-		{ "sec", NSEC_PER_SEC },
-		{ "m", NSEC_PER_MIN },
-		{ "min", NSEC_PER_MIN },
-		{ "h", NSEC_PER_HOUR },
+		{ "", bare_ns },         { "ns", 1 },
+		{ "us", NSEC_PER_USEC }, { "µs", NSEC_PER_USEC },
+		{ "ms", NSEC_PER_MSEC }, { "s", NSEC_PER_SEC },
+		{ "sec", NSEC_PER_SEC }, { "m", NSEC_PER_MIN },
+		{ "min", NSEC_PER_MIN }, { "h", NSEC_PER_HOUR },
 	};
 	unsigned __int128 whole = 0, frac = 0, scale = 1, total;
 	const char *p = s;
 
-	if (!s || !isdigit((unsigned char) *p))
+	if (!s || !isdigit((unsigned char)*p))
 		return -EINVAL;
-	for (; isdigit((unsigned char) *p); p++) {
-		whole = whole * 10 + (unsigned) (*p - '0');
+	for (; isdigit((unsigned char)*p); p++) {
+		whole = whole * 10 + (unsigned)(*p - '0');
 		if (whole > UINT64_MAX)
 			return -ERANGE;
 	}
 	if (*p == '.') {
 		p++;
-		if (!isdigit((unsigned char) *p))
+		if (!isdigit((unsigned char)*p))
 			return -EINVAL;
-		for (; isdigit((unsigned char) *p); p++) {
+		for (; isdigit((unsigned char)*p); p++) {
 			/* digits past 10^-18 of anything cannot add a nanosecond, unless
 			 * they are not zero, which the remainder check below rejects */
 			if (scale >= 1000000000000000000ULL) {
@@ -87,7 +84,7 @@ int values_parse_duration(const char *s, uint64_t bare_ns, uint64_t *ns) {
 					return -EINVAL;
 				continue;
 			}
-			frac = frac * 10 + (unsigned) (*p - '0');
+			frac = frac * 10 + (unsigned)(*p - '0');
 			scale *= 10;
 		}
 	}
@@ -102,14 +99,15 @@ int values_parse_duration(const char *s, uint64_t bare_ns, uint64_t *ns) {
 		total = whole * units[i].mult + frac * units[i].mult / scale;
 		if (total > UINT64_MAX)
 			return -ERANGE;
-		*ns = (uint64_t) total;
+		*ns = (uint64_t)total;
 		return 0;
 	}
 	return -EINVAL;
 }
 
 /* Largest unit that keeps the value exact, so parse_duration_ns() gives it back. */
-const char *format_duration_ns(char *buf, size_t size, uint64_t ns) {
+const char *format_duration_ns(char *buf, size_t size, uint64_t ns)
+{
 	static const struct {
 		const char *suffix;
 		uint64_t div;
@@ -126,35 +124,39 @@ const char *format_duration_ns(char *buf, size_t size, uint64_t ns) {
 	}
 	for (size_t i = 0; i < ELEMENTSOF(units); i++)
 		if (ns % units[i].div == 0) {
-			snprintf(buf, size, "%llu%s", (unsigned long long) (ns / units[i].div),
+			snprintf(buf, size, "%llu%s", (unsigned long long)(ns / units[i].div),
 				 units[i].suffix);
 			break;
 		}
 	return buf;
 }
 
-int parse_size(const char *s, uint64_t *bytes) {
+int parse_size(const char *s, uint64_t *bytes)
+{
 	unsigned __int128 v = 0;
 	unsigned shift = 0;
 	const char *p = s;
 
-	if (!s || !isdigit((unsigned char) *p))
+	if (!s || !isdigit((unsigned char)*p))
 		return -EINVAL;
-	for (; isdigit((unsigned char) *p); p++) {
-		v = v * 10 + (unsigned) (*p - '0');
+	for (; isdigit((unsigned char)*p); p++) {
+		v = v * 10 + (unsigned)(*p - '0');
 		if (v > UINT64_MAX)
 			return -ERANGE;
 	}
 	switch (*p) {
 	case '\0':
 		break;
-	case 'K': case 'k':
+	case 'K':
+	case 'k':
 		shift = 10;
 		break;
-	case 'M': case 'm':
+	case 'M':
+	case 'm':
 		shift = 20;
 		break;
-	case 'G': case 'g':
+	case 'G':
+	case 'g':
 		shift = 30;
 		break;
 	default:
@@ -168,26 +170,28 @@ int parse_size(const char *s, uint64_t *bytes) {
 	v <<= shift;
 	if (v > UINT64_MAX)
 		return -ERANGE;
-	*bytes = (uint64_t) v;
+	*bytes = (uint64_t)v;
 	return 0;
 }
 
-const char *values_format_size(char *buf, size_t size, uint64_t bytes) {
+const char *values_format_size(char *buf, size_t size, uint64_t bytes)
+{
 	static const char suffixes[] = "GMK";
 
 	for (unsigned i = 0; i < 3; i++) {
 		uint64_t unit = 1ULL << (10 * (3 - i));
 
 		if (bytes != 0 && bytes % unit == 0) {
-			snprintf(buf, size, "%llu%c", (unsigned long long) (bytes / unit), suffixes[i]);
+			snprintf(buf, size, "%llu%c", (unsigned long long)(bytes / unit), suffixes[i]);
 			return buf;
 		}
 	}
-	snprintf(buf, size, "%llu", (unsigned long long) bytes);
+	snprintf(buf, size, "%llu", (unsigned long long)bytes);
 	return buf;
 }
 
-int parse_bool(const char *s, bool *b) {
+int parse_bool(const char *s, bool *b)
+{
 	static const char *const yes[] = { "yes", "true", "on", "1" };
 	static const char *const no[] = { "no", "false", "off", "0" };
 
@@ -207,15 +211,16 @@ int parse_bool(const char *s, bool *b) {
 }
 
 /* Plain decimal: strtoul() would take signs, blanks and hex. */
-int values_parse_uint(const char *s, uint64_t max, uint64_t *ret) {
+int values_parse_uint(const char *s, uint64_t max, uint64_t *ret)
+{
 	uint64_t v = 0;
 
 	if (!*s)
 		return -EINVAL;
 	for (const char *p = s; *p; p++) {
-		unsigned d = (unsigned) (*p - '0');
+		unsigned d = (unsigned)(*p - '0');
 
-		if (!isdigit((unsigned char) *p))
+		if (!isdigit((unsigned char)*p))
 			return -EINVAL;
 		if (d > max || v > (max - d) / 10)
 			return -ERANGE;
@@ -225,23 +230,25 @@ int values_parse_uint(const char *s, uint64_t max, uint64_t *ret) {
 	return 0;
 }
 
-int values_name_index(const char *s, const char *const *names, size_t n) {
+int values_name_index(const char *s, const char *const *names, size_t n)
+{
 	for (size_t i = 0; i < n; i++)
 		if (names[i] && strcmp(s, names[i]) == 0)
-			return (int) i;
+			return (int)i;
 	return -EINVAL;
 }
 
 /* ---- names ----------------------------------------------------------------- */
 
-int config_priority_from_name(const char *s) {
+int config_priority_from_name(const char *s)
+{
 	uint64_t v;
 	int i;
 
 	if (!s)
 		return -EINVAL;
 	if (values_parse_uint(s, LOG_DEBUG, &v) >= 0)
-		return (int) v;
+		return (int)v;
 	i = values_name_index(s, values_priority_names, ELEMENTSOF(values_priority_names));
 	if (i >= 0)
 		return i;
@@ -253,65 +260,73 @@ int config_priority_from_name(const char *s) {
 	return -EINVAL;
 }
 
-const char *config_priority_name(int priority) {
-	if (priority < 0 || (size_t) priority >= ELEMENTSOF(values_priority_names))
+const char *config_priority_name(int priority)
+{
+	if (priority < 0 || (size_t)priority >= ELEMENTSOF(values_priority_names))
 		return NULL;
 	return values_priority_names[priority];
 }
 
-int config_backend_from_name(const char *s) {
+int config_backend_from_name(const char *s)
+{
 	if (!s)
 		return -EINVAL;
 	return values_name_index(s, values_backend_names, ELEMENTSOF(values_backend_names));
 }
 
-const char *config_backend_name(enum backend_choice b) {
-	if ((unsigned) b >= ELEMENTSOF(values_backend_names))
+const char *config_backend_name(enum backend_choice b)
+{
+	if ((unsigned)b >= ELEMENTSOF(values_backend_names))
 		return NULL;
 	return values_backend_names[b];
 }
 
-const char *config_thread_state_name(enum thread_state_choice t) {
-	if ((unsigned) t >= ELEMENTSOF(values_thread_state_names))
+const char *config_thread_state_name(enum thread_state_choice t)
+{
+	if ((unsigned)t >= ELEMENTSOF(values_thread_state_names))
 		return NULL;
 	return values_thread_state_names[t];
 }
 
 /* FUNCTION values: [probe NAME] labels and include=/exclude= entries. */
-bool values_label_valid(const char *s) {
+bool values_label_valid(const char *s)
+{
 	size_t n = strlen(s);
 
 	return n > 0 && n <= VALUES_LABEL_MAX &&
-		strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:-") == n;
+	       strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:-") == n;
 }
 
-bool values_has_control(const char *s) {
+bool values_has_control(const char *s)
+{
 	for (; *s; s++)
-		if ((unsigned char) *s < ' ' || *s == 0x7f)
+		if ((unsigned char)*s < ' ' || *s == 0x7f)
 			return true;
 	return false;
 }
 
-bool values_user_name_valid(const char *s) {
+bool values_user_name_valid(const char *s)
+{
 	size_t n = strlen(s);
 
 	return n > 0 && n <= 32 && s[0] != '-' &&
-		strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
+	       strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
 }
 
 /* Levenshtein distance, capped: only used to suggest near misses. */
-unsigned values_distance(const char *a, const char *b) {
+unsigned values_distance(const char *a, const char *b)
+{
 	size_t la = strlen(a), lb = strlen(b);
 	unsigned row[65];
 
 	if (la > 64 || lb > 64)
 		return UINT_MAX;
 	for (size_t j = 0; j <= lb; j++)
-		row[j] = (unsigned) j;
+		row[j] = (unsigned)j;
 	for (size_t i = 1; i <= la; i++) {
 		unsigned diag = row[0];
 
-		row[0] = (unsigned) i;
+		row[0] = (unsigned)i;
 		for (size_t j = 1; j <= lb; j++) {
 			unsigned up = row[j], best;
 
@@ -327,7 +342,8 @@ unsigned values_distance(const char *a, const char *b) {
 	return row[lb];
 }
 
-const char *values_suggest(const char *word, const char *const *names, size_t n) {
+const char *values_suggest(const char *word, const char *const *names, size_t n)
+{
 	const char *best = NULL;
 	unsigned best_d = VALUES_SUGGEST_DISTANCE + 1;
 
@@ -347,7 +363,8 @@ const char *values_suggest(const char *word, const char *const *names, size_t n)
 
 /* ---- lists ----------------------------------------------------------------- */
 
-static size_t strv_length(char **l) {
+static size_t strv_length(char **l)
+{
 	size_t n = 0;
 
 	while (l && l[n])
@@ -355,20 +372,23 @@ static size_t strv_length(char **l) {
 	return n;
 }
 
-void values_strv_free(char **l) {
+void values_strv_free(char **l)
+{
 	for (size_t i = 0; l && l[i]; i++)
 		free(l[i]);
 	free(l);
 }
 
-bool values_strv_contains(char **l, const char *s) {
+bool values_strv_contains(char **l, const char *s)
+{
 	for (size_t i = 0; l && l[i]; i++)
 		if (strcmp(l[i], s) == 0)
 			return true;
 	return false;
 }
 
-int values_strv_push(char ***l, const char *s) {
+int values_strv_push(char ***l, const char *s)
+{
 	size_t n = strv_length(*l);
 	char **nl, *copy;
 
@@ -387,7 +407,8 @@ int values_strv_push(char ***l, const char *s) {
 }
 
 /* Next element of a comma and/or whitespace separated list, in buf. */
-const char *values_list_next(const char **p, char *buf, size_t size) {
+const char *values_list_next(const char **p, char *buf, size_t size)
+{
 	size_t n;
 
 	*p += strspn(*p, "," WHITESPACE);
@@ -395,7 +416,7 @@ const char *values_list_next(const char **p, char *buf, size_t size) {
 		return NULL;
 	n = strcspn(*p, "," WHITESPACE);
 	if (n >= size)
-		n = size - 1;       /* too long to be valid anyway; validation says so */
+		n = size - 1; /* too long to be valid anyway; validation says so */
 	memcpy(buf, *p, n);
 	buf[n] = '\0';
 	*p += strcspn(*p, "," WHITESPACE);

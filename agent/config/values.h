@@ -28,21 +28,21 @@ enum backend_choice {
 
 /* Where the BPF programs keep each thread's calls in progress. */
 enum thread_state_choice {
-	TSTATE_AUTO,                /* task storage where the kernel has it, else the hash */
+	TSTATE_AUTO, /* task storage where the kernel has it, else the hash */
 	TSTATE_TASK_STORAGE,
-	TSTATE_HASH,                /* a hash by thread id of max_threads entries */
+	TSTATE_HASH, /* a hash by thread id of max_threads entries */
 	_TSTATE_MAX,
 };
 
 /* Indexed by value; exported so that callers can suggest near misses. */
-extern const char *const values_priority_names[8];   /* LOG_EMERG .. LOG_DEBUG */
+extern const char *const values_priority_names[8]; /* LOG_EMERG .. LOG_DEBUG */
 extern const char *const values_backend_names[_CHOICE_MAX];
 extern const char *const values_thread_state_names[_TSTATE_MAX];
 
 /* "warning", "4", also "error" and "warn"; -EINVAL when unknown. */
 int config_priority_from_name(const char *s);
-const char *config_priority_name(int priority);      /* NULL outside 0..7 */
-int config_backend_from_name(const char *s);         /* "kprobe-multi" -> CHOICE_KPROBE_MULTI */
+const char *config_priority_name(int priority); /* NULL outside 0..7 */
+int config_backend_from_name(const char *s);    /* "kprobe-multi" -> CHOICE_KPROBE_MULTI */
 const char *config_backend_name(enum backend_choice b);
 const char *config_thread_state_name(enum thread_state_choice t);
 
@@ -78,7 +78,7 @@ const char *values_suggest(const char *word, const char *const *names, size_t n)
 /* NULL-terminated string lists; a NULL list is empty. */
 void values_strv_free(char **l);
 bool values_strv_contains(char **l, const char *s);
-int values_strv_push(char ***l, const char *s);      /* appends a copy; -ENOMEM */
+int values_strv_push(char ***l, const char *s); /* appends a copy; -ENOMEM */
 /*
  * Next element of a comma and/or whitespace separated list, copied into buf
  * (cut to fit), or NULL at the end; advances *p.

@@ -36,17 +36,17 @@ struct agent {
 	struct decoder dec;
 	struct layer_env env;
 	struct layer *layer[_LAYER_MAX];
-	bool dropped;               /* privileges dropped */
-	uint64_t started_ns;        /* agent_run() began (base/profile.h clock) */
-	char waiting[512];          /* nothing attached yet: what the layers wait for */
-	bool overview;              /* a terminal gets the first screen, not the layer lines */
-	unsigned int batch;         /* events taken in this turn of the loop */
-	bool stopping;              /* the final report is being written */
+	bool dropped;        /* privileges dropped */
+	uint64_t started_ns; /* agent_run() began (base/profile.h clock) */
+	char waiting[512];   /* nothing attached yet: what the layers wait for */
+	bool overview;       /* a terminal gets the first screen, not the layer lines */
+	unsigned int batch;  /* events taken in this turn of the loop */
+	bool stopping;       /* the final report is being written */
 	/* per function id */
-	struct summary *acc;        /* since the last summary */
-	struct loss *loss;          /* since the last loss report */
+	struct summary *acc; /* since the last summary */
+	struct loss *loss;   /* since the last loss report */
 	uint64_t written, failed;
-	struct ratelimit *rate;     /* which slow calls are written (base/ratelimit.h) */
+	struct ratelimit *rate; /* which slow calls are written (base/ratelimit.h) */
 	uint64_t hist_interval_ns;
 	uint64_t last_summary_ns;
 	uint64_t last_loss_ns;

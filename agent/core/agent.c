@@ -27,7 +27,7 @@
 #include "smblat-config.h"
 
 #define WATCH_USEC (2 * 1000000ULL)
-#define FUNC_SLACK 128          /* ids beyond what the layers asked for: a reload may enable one */
+#define FUNC_SLACK 128 /* ids beyond what the layers asked for: a reload may enable one */
 /*
  * Events taken per turn of the loop: a ring buffer that never runs dry
  * must not starve the signals and timers (stop, duration, watchdog).
@@ -215,7 +215,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *c
 	struct agent *a = ctx;
 
 	sd_notify(false, "RELOADING=1");
-	agent_drain(a, ringbuf_events(a));  /* events of removed functions still have their names */
+	agent_drain(a, ringbuf_events(a)); /* events of removed functions still have their names */
 	(void)reload_config(a);
 	services_trim(a);
 	sd_notify(false, "READY=1");
@@ -252,7 +252,8 @@ static int setup_sinks(struct agent *a)
 		return 0;
 	r = journal_probe();
 	if (r < 0) {
-		log_status(STATUS_AGENT_DEGRADED, REASON_NO_JOURNAL, LOG_WARNING, "journald is not running "
+		log_status(STATUS_AGENT_DEGRADED, REASON_NO_JOURNAL, LOG_WARNING,
+			   "journald is not running "
 			   "(/run/systemd/journal/socket: %s): printing events to the terminal instead",
 			   strerror(-r));
 		return 0;
@@ -304,8 +305,8 @@ static uint64_t cgroup_id_of(const char *path)
 	} h = { .fh.handle_bytes = sizeof(uint64_t) };
 	int mount_id;
 
-	snprintf(full, sizeof(full), "%s%s", path[0] == '/' && strncmp(path, "/sys/fs/cgroup", 14) ?
-		 "/sys/fs/cgroup" : "", path);
+	snprintf(full, sizeof(full), "%s%s",
+		 path[0] == '/' && strncmp(path, "/sys/fs/cgroup", 14) ? "/sys/fs/cgroup" : "", path);
 	if (name_to_handle_at(AT_FDCWD, full, &h.fh, &mount_id, 0) < 0)
 		return 0;
 	return h.id;
@@ -324,7 +325,7 @@ static int layers_prepare(struct agent *a, struct probes_opts *po)
 			continue;
 		r = layer_table[l]->prepare(a->cfg, &a->env, po);
 		if (r < 0)
-			return -ECANCELED;  /* said why */
+			return -ECANCELED; /* said why */
 	}
 	if (po->func_capacity > SMBLAT_MAX_FUNCS)
 		po->func_capacity = SMBLAT_MAX_FUNCS;
@@ -337,16 +338,20 @@ static void fallbacks_report(struct agent *a)
 	char what[96], how[64];
 
 	if (a->cfg->thread_state == TSTATE_HASH)
-		log_status(STATUS_AGENT_DEGRADED, REASON_NONE, LOG_NOTICE, "thread_state = hash: per-thread state in %s",
+		log_status(STATUS_AGENT_DEGRADED, REASON_NONE, LOG_NOTICE,
+			   "thread_state = hash: per-thread state in %s",
 			   probes_thread_state(a->probes, how, sizeof(how)));
 	else if (!features_has(a->features, KF_TASK_STORAGE))
-		log_status(STATUS_AGENT_DEGRADED, REASON_NONE, LOG_NOTICE, "kernel lacks %s: per-thread state in %s "
+		log_status(STATUS_AGENT_DEGRADED, REASON_NONE, LOG_NOTICE,
+			   "kernel lacks %s: per-thread state in %s "
 			   "(max_threads=), calls of further threads counted as not timed",
 			   features_missing(KF_TASK_STORAGE, what, sizeof(what)),
 			   probes_thread_state(a->probes, how, sizeof(how)));
 	if (!features_has(a->features, KF_COOKIE))
-		log_status(STATUS_AGENT_DEGRADED, REASON_NONE, LOG_NOTICE, "kernel lacks %s: kprobes and uprobes tell their "
-			   "function by the probed address", features_missing(KF_COOKIE, what, sizeof(what)));
+		log_status(STATUS_AGENT_DEGRADED, REASON_NONE, LOG_NOTICE,
+			   "kernel lacks %s: kprobes and uprobes tell their "
+			   "function by the probed address",
+			   features_missing(KF_COOKIE, what, sizeof(what)));
 }
 
 static int setup_probes(struct agent *a)
@@ -364,13 +369,18 @@ static int setup_probes(struct agent *a)
 	int r;
 
 	a->env = (struct layer_env) {
-		.cfg = a->cfg, .funcs = &a->funcs, .ks = a->ks, .btfs = a->btfs, .us = a->us,
+		.cfg = a->cfg,
+		.funcs = &a->funcs,
+		.ks = a->ks,
+		.btfs = a->btfs,
+		.us = a->us,
 		.mounts = a->mounts,
 	};
 	if (a->cfg->cgroup && *a->cfg->cgroup) {
 		po.cgroup_id = cgroup_id_of(a->cfg->cgroup);
 		if (!po.cgroup_id) {
-			log_status(STATUS_AGENT_FAILED, REASON_NOT_FOUND, LOG_ERR, "cgroup %s: %m", a->cfg->cgroup);
+			log_status(STATUS_AGENT_FAILED, REASON_NOT_FOUND, LOG_ERR, "cgroup %s: %m",
+				   a->cfg->cgroup);
 			return -ECANCELED;
 		}
 	}
@@ -382,7 +392,7 @@ static int setup_probes(struct agent *a)
 	if (r == 0)
 		r = probes_open(&po, a->ks, a->btfs, &a->probes);
 	if (r < 0)
-		return -ECANCELED;      /* said why already */
+		return -ECANCELED; /* said why already */
 	if (po.stacks && (r = stacks_new(&a->stacks)) < 0)
 		return r;
 	a->env.probes = a->probes;
@@ -454,7 +464,8 @@ static int drop_privileges(struct agent *a)
 		log_status(STATUS_AGENT_DEGRADED, REASON_NO_USER, LOG_WARNING,
 			   "user %s does not exist: running as root; create it with systemd-sysusers "
 			   "(smblat.sysusers, installed as /usr/lib/sysusers.d/smblat.conf) or set user= "
-			   "in [agent] of smblat.conf", a->cfg->user);
+			   "in [agent] of smblat.conf",
+			   a->cfg->user);
 		return 0;
 	}
 	if (r < 0)
@@ -492,16 +503,16 @@ static int setup_loop(struct agent *a)
 	sd_event_source_set_priority(s, SD_EVENT_PRIORITY_IDLE);
 	sd_event_now(a->loop, CLOCK_MONOTONIC, &now);
 	if (a->hist_interval_ns)
-		sd_event_add_time(a->loop, NULL, CLOCK_MONOTONIC, now + a->hist_interval_ns / 1000,
-				  0, on_summary_timer, a);
+		sd_event_add_time(a->loop, NULL, CLOCK_MONOTONIC, now + a->hist_interval_ns / 1000, 0,
+				  on_summary_timer, a);
 	if (a->cfg->lost_interval_ns)
-		sd_event_add_time(a->loop, NULL, CLOCK_MONOTONIC,
-				  now + a->cfg->lost_interval_ns / 1000, 0, on_loss_timer, a);
+		sd_event_add_time(a->loop, NULL, CLOCK_MONOTONIC, now + a->cfg->lost_interval_ns / 1000, 0,
+				  on_loss_timer, a);
 	/* always: modules load late or go, and a reload may enable a layer */
 	sd_event_add_time(a->loop, NULL, CLOCK_MONOTONIC, now + WATCH_USEC, 0, on_watch, a);
 	if (a->opt->duration_ns) {
-		sd_event_add_time(a->loop, &s, CLOCK_MONOTONIC, now + a->opt->duration_ns / 1000,
-				  0, on_duration, a);
+		sd_event_add_time(a->loop, &s, CLOCK_MONOTONIC, now + a->opt->duration_ns / 1000, 0,
+				  on_duration, a);
 		sd_event_source_set_priority(s, SD_EVENT_PRIORITY_IMPORTANT);
 	}
 	return sd_event_set_watchdog(a->loop, true);
@@ -587,15 +598,15 @@ static void finish(struct agent *a)
 	a->stopping = true;
 	agent_drain(a, ringbuf_events(a));
 	if (a->writer)
-		writer_drain(a->writer, 3000);   /* so that the last loss report has its failures */
+		writer_drain(a->writer, 3000); /* so that the last loss report has its failures */
 	/* the final summary, also when periodic ones are off ([histogram] interval = 0) */
 	report_now(a, true, true);
 	report_flame(a);
 	report_counts(a, &written, &failed);
 	status_count_set(&s, COUNT_ENTRIES_WRITTEN, written);
 	status_count_set(&s, COUNT_ENTRIES_FAILED, failed);
-	log_emit(&s, "stopped: %llu entries written, %llu failed",
-		 (unsigned long long)written, (unsigned long long)failed);
+	log_emit(&s, "stopped: %llu entries written, %llu failed", (unsigned long long)written,
+		 (unsigned long long)failed);
 	report_writer_stop(a);
 }
 
@@ -610,7 +621,10 @@ static int start(struct agent *a)
 	if (r < 0)
 		return r;
 	a->dec = (struct decoder) {
-		.funcs = &a->funcs, .ks = a->ks, .us = a->us, .mounts = a->mounts,
+		.funcs = &a->funcs,
+		.ks = a->ks,
+		.us = a->us,
+		.mounts = a->mounts,
 		.boot_to_realtime_ns = event_clock_offset(),
 	};
 	return layers_start(a);
@@ -657,7 +671,7 @@ int agent_run(struct config *c, const struct run_opts *o)
 	services_trim(&a);
 	/* and what libbpf's load let go */
 	malloc_trim(0);
-	log_stderr_skip(0);         /* from now on a terminal sees each change */
+	log_stderr_skip(0); /* from now on a terminal sees each change */
 	r = sd_event_loop(a.loop);
 	finish(&a);
 out:

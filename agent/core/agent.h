@@ -9,18 +9,18 @@
 #include "sinks/term.h"
 
 struct run_opts {
-	bool to_stdout;             /* terminal instead of journal */
+	bool to_stdout; /* terminal instead of journal */
 	struct term_opts term;
-	bool hist_only;             /* --hist: tables instead of event lines */
-	uint64_t hist_interval_ns;  /* --hist=SECONDS */
-	bool breakdown;             /* --breakdown: per-layer histograms side by side */
-	uint64_t duration_ns;       /* -d; 0 = until signalled */
-	bool list_probes;           /* attach, print the table, detach, exit */
+	bool hist_only;            /* --hist: tables instead of event lines */
+	uint64_t hist_interval_ns; /* --hist=SECONDS */
+	bool breakdown;            /* --breakdown: per-layer histograms side by side */
+	uint64_t duration_ns;      /* -d; 0 = until signalled */
+	bool list_probes;          /* attach, print the table, detach, exit */
 	bool verbose;
-	const char *config_path;    /* for SIGHUP reload; NULL: built-in defaults */
+	const char *config_path; /* for SIGHUP reload; NULL: built-in defaults */
 	bool config_explicit;
-	bool stacks_by_time;        /* --stacks=time: folded lines and --svg weigh latency (us) */
-	const char *svg_path;       /* --svg FILE: a flame graph of the run's counted stacks, at exit */
+	bool stacks_by_time;  /* --stacks=time: folded lines and --svg weigh latency (us) */
+	const char *svg_path; /* --svg FILE: a flame graph of the run's counted stacks, at exit */
 };
 
 /*

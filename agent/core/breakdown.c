@@ -17,9 +17,9 @@
 /* The layers of the stack, top down: the columns. */
 enum column {
 	COL_SYSCALL,
-	COL_UPROBES,                /* user functions, USDT */
+	COL_UPROBES, /* user functions, USDT */
 	COL_VFS,
-	COL_KERNEL,                 /* other kernel functions given with -f */
+	COL_KERNEL, /* other kernel functions given with -f */
 	COL_SMB,
 	COL_SMB2,
 	COL_SMBD,
@@ -28,27 +28,27 @@ enum column {
 };
 
 static const char *const column_names[_COL_MAX] = {
-	[COL_SYSCALL] = "syscall", [COL_UPROBES] = "uprobes", [COL_VFS] = "vfs",
-	[COL_KERNEL] = "kernel", [COL_SMB] = "smb", [COL_SMB2] = "smb2", [COL_SMBD] = "smbd",
-	[COL_BLOCK] = "block",
+	[COL_SYSCALL] = "syscall", [COL_UPROBES] = "uprobes", [COL_VFS] = "vfs",   [COL_KERNEL] = "kernel",
+	[COL_SMB] = "smb",         [COL_SMB2] = "smb2",       [COL_SMBD] = "smbd", [COL_BLOCK] = "block",
 };
 
 static const char *const functions[_COL_MAX] = {
 	[COL_SYSCALL] = "BREAKDOWN_SYSCALL", [COL_UPROBES] = "BREAKDOWN_UPROBES",
-	[COL_VFS] = "BREAKDOWN_VFS", [COL_KERNEL] = "BREAKDOWN_KERNEL", [COL_SMB] = "BREAKDOWN_SMB",
-	[COL_SMB2] = "BREAKDOWN_SMB2", [COL_SMBD] = "BREAKDOWN_SMBD", [COL_BLOCK] = "BREAKDOWN_BLOCK",
+	[COL_VFS] = "BREAKDOWN_VFS",         [COL_KERNEL] = "BREAKDOWN_KERNEL",
+	[COL_SMB] = "BREAKDOWN_SMB",         [COL_SMB2] = "BREAKDOWN_SMB2",
+	[COL_SMBD] = "BREAKDOWN_SMBD",       [COL_BLOCK] = "BREAKDOWN_BLOCK",
 };
 
 /* The system calls of file I/O, where the architecture has them. */
 static const char *const io_syscalls[] = {
-	"read", "write", "pread64", "pwrite64", "readv", "writev", "openat", "close", "fsync",
-	"fdatasync", "newfstatat", "statx", "getdents64", "unlinkat", "renameat2", "mkdirat",
+	"read",  "write",     "pread64",    "pwrite64", "readv",      "writev",   "openat",    "close",
+	"fsync", "fdatasync", "newfstatat", "statx",    "getdents64", "unlinkat", "renameat2", "mkdirat",
 };
 
 /* The VFS entry points those reach, in every kernel since 5.10. */
 static const char *const vfs_functions[] = {
-	"vfs_read", "vfs_write", "vfs_open", "vfs_getattr", "iterate_dir", "vfs_fsync_range",
-	"vfs_unlink", "vfs_rename", "vfs_mkdir",
+	"vfs_read",        "vfs_write",  "vfs_open",   "vfs_getattr", "iterate_dir",
+	"vfs_fsync_range", "vfs_unlink", "vfs_rename", "vfs_mkdir",
 };
 
 static bool is_vfs_function(const char *symbol)
@@ -74,7 +74,8 @@ static int column_of(const struct func *f)
 		if (f->backend == BACKEND_TP_BTF || f->backend == BACKEND_RAW_TP)
 			return COL_SYSCALL;
 		if (f->backend == BACKEND_UPROBE || f->backend == BACKEND_UPROBE_MULTI ||
-		    f->backend == BACKEND_UPROBE_SESSION || f->backend == BACKEND_USDT || (f->symbol && strchr(f->symbol, '/')))
+		    f->backend == BACKEND_UPROBE_SESSION || f->backend == BACKEND_USDT ||
+		    (f->symbol && strchr(f->symbol, '/')))
 			return COL_UPROBES;
 		return f->symbol && is_vfs_function(f->symbol) ? COL_VFS : COL_KERNEL;
 	default:
@@ -92,10 +93,12 @@ static int probe_add(struct config *c, const char *target)
 	c->probes = v;
 	for (unsigned int i = 0; i < c->n_probes; i++)
 		if (strcmp(v[i].target, target) == 0)
-			return 0;       /* given with -f already */
+			return 0; /* given with -f already */
 	p = &v[c->n_probes++];
 	*p = (struct probe_config) {
-		.label = strdup(target), .target = strdup(target), .cli = true,
+		.label = strdup(target),
+		.target = strdup(target),
+		.cli = true,
 	};
 	return p->label && p->target ? 0 : -ENOMEM;
 }

@@ -65,7 +65,8 @@ void overview_print(struct agent *a, FILE *out)
 		a->cfg->threshold_ns / 1e6, a->opt->config_path ? a->opt->config_path : "built-in defaults");
 	overview_layers(a, "  ", out);
 	fputs("  see them:  journalctl -t smblat -f      every function: smblat --list-probes\n"
-	      "  layers:    enabled = auto, yes or no in smblat.conf (smblat.conf(5))\n", out);
+	      "  layers:    enabled = auto, yes or no in smblat.conf (smblat.conf(5))\n",
+	      out);
 	fflush(out);
 }
 
@@ -81,7 +82,8 @@ void overview_list_probes(struct agent *a, FILE *out)
 	else
 		fprintf(out, "# kernel functions: %s first, falling back per function\n", backend_name(be));
 	why = probes_tp_btf_why(a->probes);
-	fprintf(out, "# tracepoints (block, syscall:): %s\n", why ? why : "tp_btf first, raw_tp when refused");
+	fprintf(out, "# tracepoints (block, syscall:): %s\n",
+		why ? why : "tp_btf first, raw_tp when refused");
 	overview_layers(a, "# layer ", out);
 	fprintf(out, "# per-thread state: %s\n", probes_thread_state(a->probes, buf, sizeof(buf)));
 	features_list(a->features, out);

@@ -24,7 +24,7 @@
 
 /* What the agent started with, to tell the file's changes from the command line's. */
 struct reload {
-	struct config file;         /* the file as it was at start */
+	struct config file; /* the file as it was at start */
 };
 
 int reload_init(struct agent *a)
@@ -77,9 +77,9 @@ static void restart_keys_report(struct agent *a, const struct config *next)
 	char list[256] = "";
 	size_t n = 0;
 
-#define CHANGED(key, cond) \
-	do { \
-		if ((cond) && n < sizeof(list) - 32) \
+#define CHANGED(key, cond)                                                                     \
+	do {                                                                                   \
+		if ((cond) && n < sizeof(list) - 32)                                           \
 			n += snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "", key); \
 	} while (0)
 	CHANGED("pid", next->pid != was->pid);
@@ -102,7 +102,8 @@ static void restart_keys_report(struct agent *a, const struct config *next)
 	if (n)
 		log_status(STATUS_RELOAD_REFUSED, REASON_RESTART_NEEDED, LOG_WARNING,
 			   "reload: %s changed: takes effect at the next "
-			   "start, running values kept", list);
+			   "start, running values kept",
+			   list);
 }
 
 /* After the swap, the keys of restart_keys_report() go back to their running values. */
@@ -124,7 +125,7 @@ static void restart_keys_keep(struct config *now, struct config *old)
 	now->priority_slow = old->priority_slow;
 	now->priority_summary = old->priority_summary;
 	now->hist_interval_ns = old->hist_interval_ns;
-	now->hist_per_share_max = old->hist_per_share_max;    /* the view's map is sized at start */
+	now->hist_per_share_max = old->hist_per_share_max; /* the view's map is sized at start */
 	/* the block filter is read-only data; the smbd layer probes the libraries it found at start */
 	SWAP_STRV(block_disks);
 	now->block_queue_time = old->block_queue_time;
@@ -145,7 +146,8 @@ static void reload_report(struct agent *a, const struct reload_counts *n)
 	status_count_set(&s, COUNT_DETACHED, n->detached);
 	status_count_set(&s, COUNT_ATTACHED, n->attached);
 	status_count_set(&s, COUNT_THRESHOLD_US, a->cfg->threshold_ns / 1000);
-	log_emit(&s, "reload: applied: %u probes added, %u removed, %u kept, %u not attached; "
+	log_emit(&s,
+		 "reload: applied: %u probes added, %u removed, %u kept, %u not attached; "
 		 "%u layer functions detached, %u attached; threshold %.3f ms",
 		 n->added, n->removed, n->kept, n->failed, n->detached, n->attached,
 		 a->cfg->threshold_ns / 1e6);
@@ -171,8 +173,10 @@ static void layer_reload(struct agent *a, enum layer_id l, void *userdata)
 	if (was && !now) {
 		n = layer_table[l]->detach(a->layer[l], FUNC_DISABLED);
 		ap->n.detached += n;
-		struct status s = { .kind = STATUS_LAYER_OFF, .reason = REASON_DISABLED,
-				    .priority = LOG_NOTICE, .layer = layer_name(l) };
+		struct status s = { .kind = STATUS_LAYER_OFF,
+				    .reason = REASON_DISABLED,
+				    .priority = LOG_NOTICE,
+				    .layer = layer_name(l) };
 
 		status_count_set(&s, COUNT_DETACHED, n);
 		log_emit(&s, "layer disabled by reload: %u probes detached", n);
@@ -199,8 +203,7 @@ int reload_config(struct agent *a)
 		r = config_carry_cli(&next, a->cfg);
 	if (r < 0) {
 		log_status(STATUS_RELOAD_REFUSED, REASON_CONFIG_INVALID, LOG_ERR,
-			   "reload: %s; keeping the running configuration",
-			   error ? error : strerror(-r));
+			   "reload: %s; keeping the running configuration", error ? error : strerror(-r));
 		free(error);
 		config_free(&next);
 		return r;

@@ -12,8 +12,8 @@
 #include "sinks/flame.h"
 #include "sinks/writer.h"
 
-#define STACKS_TOP 20               /* counted stacks per FUNCTION and interval in the journal */
-#define STACKS_TERM 10              /* ... in the terminal's tables */
+#define STACKS_TOP 20  /* counted stacks per FUNCTION and interval in the journal */
+#define STACKS_TERM 10 /* ... in the terminal's tables */
 
 /* ---- summaries and loss reports ---- */
 
@@ -26,7 +26,7 @@ static void collect_writer(struct agent *a)
 		return;
 	wl = calloc(SMBLAT_MAX_FUNCS, sizeof(*wl));
 	if (!wl)
-		return;         /* stays in the writer until the next collect */
+		return; /* stays in the writer until the next collect */
 	writer_take(a->writer, wl, SMBLAT_MAX_FUNCS);
 	for (uint32_t i = 0; i < a->funcs.n; i++) {
 		a->loss[i].write_failed += wl[i].write_failed + wl[i].carried.write_failed;
@@ -112,10 +112,11 @@ static void loss_give_back(struct agent *a, const struct loss *v, unsigned int n
 
 static void loss_print(FILE *f, const struct loss *l)
 {
-	fprintf(f, "smblat: lost %s: %llu ring buffer, %llu rate limited, %llu not written, "
-		"%llu not timed\n", l->func->name, (unsigned long long)l->ringbuf,
-		(unsigned long long)l->suppressed, (unsigned long long)l->write_failed,
-		(unsigned long long)l->untimed);
+	fprintf(f,
+		"smblat: lost %s: %llu ring buffer, %llu rate limited, %llu not written, "
+		"%llu not timed\n",
+		l->func->name, (unsigned long long)l->ringbuf, (unsigned long long)l->suppressed,
+		(unsigned long long)l->write_failed, (unsigned long long)l->untimed);
 }
 
 static void emit_losses(struct agent *a, double interval_s)
@@ -135,23 +136,28 @@ static void emit_losses(struct agent *a, double interval_s)
 		*l = (struct loss) {};
 	}
 	if (n && a->journal && journal_write_loss(a->journal, v, n, interval_s) < 0)
-		loss_give_back(a, v, n);        /* reported again next time */
+		loss_give_back(a, v, n); /* reported again next time */
 	else if (n && !a->journal)
 		for (unsigned int i = 0; i < n; i++)
 			loss_print(stderr, &v[i]);
 	free(v);
 }
 
-static void stack_journal(struct agent *a, const struct func *f, const struct folded *set,
-			  size_t rank, uint64_t lost, double interval_s)
+static void stack_journal(struct agent *a, const struct func *f, const struct folded *set, size_t rank,
+			  uint64_t lost, double interval_s)
 {
 	const struct folded_line *l = &set->v[rank];
 	const char *inner = strrchr(l->stack, ';');
 	char count[24], total[24], rk[16], n[16], lo[24], iv[32], *msg = NULL;
 	/* the journal sink cuts STACK_FOLDED as it cuts a slow call's */
 	const struct record_field fields[] = {
-		{ "STACK_FOLDED", (char *)l->stack }, { "COUNT", count }, { "TOTAL_US", total },
-		{ "STACK_RANK", rk }, { "STACKS", n }, { "STACKS_LOST", lo }, { "INTERVAL_S", iv },
+		{ "STACK_FOLDED", (char *)l->stack },
+		{ "COUNT", count },
+		{ "TOTAL_US", total },
+		{ "STACK_RANK", rk },
+		{ "STACKS", n },
+		{ "STACKS_LOST", lo },
+		{ "INTERVAL_S", iv },
 	};
 
 	snprintf(count, sizeof(count), "%" PRIu64, l->count);
@@ -160,15 +166,15 @@ static void stack_journal(struct agent *a, const struct func *f, const struct fo
 	snprintf(n, sizeof(n), "%zu", set->n);
 	snprintf(lo, sizeof(lo), "%" PRIu64, lost);
 	snprintf(iv, sizeof(iv), "%.3f", interval_s);
-	if (asprintf(&msg, "%s stack %zu of %zu: %" PRIu64 " calls, %.3f ms, innermost %s", f->name,
-		     rank + 1, set->n, l->count, l->total_ns / 1e6, inner ? inner + 1 : l->stack) >= 0)
+	if (asprintf(&msg, "%s stack %zu of %zu: %" PRIu64 " calls, %.3f ms, innermost %s", f->name, rank + 1,
+		     set->n, l->count, l->total_ns / 1e6, inner ? inner + 1 : l->stack) >= 0)
 		journal_write_view(a->journal, f->name, f->layer, SMBLAT_MID_STACKS, msg, fields,
 				   sizeof(fields) / sizeof(*fields));
 	free(msg);
 }
 
-static void stacks_term(struct agent *a, FILE *table, const struct func *f,
-			const struct folded *set, uint64_t lost)
+static void stacks_term(struct agent *a, FILE *table, const struct func *f, const struct folded *set,
+			uint64_t lost)
 {
 	bool time = a->opt->stacks_by_time;
 
@@ -180,8 +186,8 @@ static void stacks_term(struct agent *a, FILE *table, const struct func *f,
 		fflush(stdout);
 		return;
 	}
-	fprintf(table, "stacks of %s: %zu distinct, %" PRIu64 " calls not counted (no room)\n",
-		f->name, set->n, lost);
+	fprintf(table, "stacks of %s: %zu distinct, %" PRIu64 " calls not counted (no room)\n", f->name,
+		set->n, lost);
 	for (size_t i = 0; i < set->n && i < STACKS_TERM; i++)
 		fprintf(table, "%10" PRIu64 " %12.3f ms  %s\n", set->v[i].count, set->v[i].total_ns / 1e6,
 			set->v[i].stack);
@@ -214,8 +220,10 @@ static void emit_stacks(struct agent *a, double interval_s)
 
 void report_flame(struct agent *a)
 {
-	struct flame_opts o = { .title = "smblat: counted stacks", .by_time = a->opt->stacks_by_time,
-				.subtitle = a->opt->stacks_by_time ? "widths: latency (us)" : "widths: calls" };
+	struct flame_opts o = { .title = "smblat: counted stacks",
+				.by_time = a->opt->stacks_by_time,
+				.subtitle = a->opt->stacks_by_time ? "widths: latency (us)" :
+								     "widths: calls" };
 	FILE *f;
 	int r;
 
@@ -230,9 +238,9 @@ void report_flame(struct agent *a)
 	if (fclose(f) < 0 && r == 0)
 		r = -errno;
 	if (r < 0)
-		log_status(STATUS_AGENT_DEGRADED, REASON_SYSTEM, LOG_ERR, "--svg %s: %s",
-			   a->opt->svg_path, strerror(-r));
-	else    /* asked for on the command line: said there */
+		log_status(STATUS_AGENT_DEGRADED, REASON_SYSTEM, LOG_ERR, "--svg %s: %s", a->opt->svg_path,
+			   strerror(-r));
+	else /* asked for on the command line: said there */
 		fprintf(stderr, "smblat: flame graph of %zu stacks written to %s\n", a->run_stacks.n,
 			a->opt->svg_path);
 }
@@ -249,7 +257,7 @@ static void emit_views(struct agent *a, double interval_s, bool final)
 	};
 
 	if (a->opt->breakdown && !a->journal)
-		return;         /* the terminal shows the breakdown alone */
+		return; /* the terminal shows the breakdown alone */
 	for (int l = 0; l < _LAYER_MAX; l++)
 		if (a->layer[l] && a->cfg->layer[l].enabled && layer_table[l]->summarize)
 			layer_table[l]->summarize(a->layer[l], &out);
@@ -286,7 +294,7 @@ void report_counts(struct agent *a, uint64_t *written, uint64_t *failed)
 		uint64_t w, f;
 
 		writer_counts(a->writer, &w, &f, &err);
-		*written = w;       /* the writer counts refused pushes too */
+		*written = w; /* the writer counts refused pushes too */
 		*failed = f;
 	}
 }

@@ -52,19 +52,22 @@ static const struct ksym *probed_function(const struct decoder *d, const struct 
 	if (strncmp(fn->symbol, "syscall:", 8) == 0)
 		return syscall_handler(d->ks, fn->symbol + 8);
 	if (fn->layer == LAYER_FUNC && strchr(fn->symbol, '/'))
-		return NULL;    /* a user function or USDT probe */
+		return NULL; /* a user function or USDT probe */
 	return ksyms_lookup(d->ks, fn->symbol, fn->module);
 }
 
-static int stacks(const struct decoder *d, const struct event *e, const struct func *fn,
-		  struct record *r)
+static int stacks(const struct decoder *d, const struct event *e, const struct func *fn, struct record *r)
 {
 	char first[STACK_FRAME_MAX];
 	const struct ksym *k;
 	struct stack_src s = {
-		.ks = d->ks, .us = d->us, .pid = e->pid,
-		.k = e->kstack, .nk = stack_frames(e->kstack_sz),
-		.u = e->ustack, .nu = stack_frames(e->ustack_sz),
+		.ks = d->ks,
+		.us = d->us,
+		.pid = e->pid,
+		.k = e->kstack,
+		.nk = stack_frames(e->kstack_sz),
+		.u = e->ustack,
+		.nu = stack_frames(e->ustack_sz),
 	};
 
 	/* Named first, when there is a recorded stack to complete. */

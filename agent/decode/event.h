@@ -12,9 +12,9 @@
 
 struct decoder {
 	const struct func_table *funcs;
-	const struct ksyms *ks;     /* may be NULL: raw addresses */
-	struct usyms *us;           /* may be NULL */
-	struct mounts *mounts;      /* may be NULL */
+	const struct ksyms *ks; /* may be NULL: raw addresses */
+	struct usyms *us;       /* may be NULL */
+	struct mounts *mounts;  /* may be NULL */
 	int64_t boot_to_realtime_ns;
 };
 

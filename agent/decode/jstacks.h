@@ -13,15 +13,15 @@
 #include "base/folded.h"
 
 struct jstacks_query {
-	const char *const *functions;   /* FUNCTION values, NULL-terminated; NULL or empty: all */
-	uint64_t since_us;              /* CLOCK_REALTIME, 0: from the start */
-	uint64_t until_us;              /* 0: to the end */
+	const char *const *functions; /* FUNCTION values, NULL-terminated; NULL or empty: all */
+	uint64_t since_us;            /* CLOCK_REALTIME, 0: from the start */
+	uint64_t until_us;            /* 0: to the end */
 };
 
 struct jstacks_result {
-	unsigned int entries;           /* entries read */
-	bool slow_calls;                /* from slow-call entries, no counted stacks were there */
-	uint64_t first_us, last_us;     /* their times */
+	unsigned int entries;       /* entries read */
+	bool slow_calls;            /* from slow-call entries, no counted stacks were there */
+	uint64_t first_us, last_us; /* their times */
 };
 
 /* Adds what the journal has to out. -errno from sd-journal. */

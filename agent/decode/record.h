@@ -11,28 +11,28 @@
 
 /* One field of a layer's own: NAME=value in the journal. */
 struct record_field {
-	const char *name;           /* static: DISK, SMB_MID, ... */
+	const char *name; /* static: DISK, SMB_MID, ... */
 	char *value;
 };
 
 struct record {
 	const struct func *func;
-	uint64_t end_realtime_us;   /* end of the call, CLOCK_REALTIME */
+	uint64_t end_realtime_us; /* end of the call, CLOCK_REALTIME */
 	uint64_t latency_ns;
 	uint64_t threshold_ns;
-	uint32_t pid;               /* process (tgid) */
+	uint32_t pid; /* process (tgid) */
 	uint32_t tid;
 	uint32_t uid;
 	char comm[SMBLAT_COMM_LEN + 1];
-	const char *share;          /* \\server\share, or NULL */
-	const char *file;           /* dentry name, or NULL */
+	const char *share; /* \\server\share, or NULL */
+	const char *file;  /* dentry name, or NULL */
 	bool has_ret;
-	int64_t ret;                /* raw return value */
-	int err;                    /* positive errno when the call failed, else 0 */
+	int64_t ret; /* raw return value */
+	int err;     /* positive errno when the call failed, else 0 */
 	unsigned int nargs;
 	uint64_t args[SMBLAT_MAX_ARGS];
-	char *stack;                /* symbolized frames, innermost first, '\n' separated; or NULL */
-	char *stack_folded;         /* outer;...;inner, or NULL */
+	char *stack;        /* symbolized frames, innermost first, '\n' separated; or NULL */
+	char *stack_folded; /* outer;...;inner, or NULL */
 	/*
 	 * What a layer adds (layer_ops.decode): its words for what the call
 	 * worked on, for MESSAGE and the terminal line ("loop0, 65536 bytes at
@@ -46,15 +46,14 @@ struct record {
 	 * own MESSAGE_ID and MESSAGE, set by its layer; LATENCY_US only when
 	 * latency_ns is not 0, no THRESHOLD_US.
 	 */
-	const char *message_id;     /* static; NULL: a slow call */
+	const char *message_id; /* static; NULL: a slow call */
 	char *message;
 };
 
 /* Adds NAME=value (name static); -ENOMEM, -E2BIG past RECORD_FIELDS_MAX. */
 int record_add(struct record *r, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-int record_set_place(struct record *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+int record_set_place(struct record *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* An event of its own kind (message_id static), with its MESSAGE. */
 int record_set_message(struct record *r, const char *message_id, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -24,8 +24,12 @@ static bool frame_is_noise(const char *s)
  * which run only because the tracepoint is on.
  */
 static const char *const hook_frames[] = {
-	"bpf_trace_run", "__bpf_trace_", "__traceiter_",
-	"syscall_trace_enter", "syscall_trace_exit", "syscall_exit_work",
+	"bpf_trace_run",
+	"__bpf_trace_",
+	"__traceiter_",
+	"syscall_trace_enter",
+	"syscall_trace_exit",
+	"syscall_exit_work",
 	"syscall_exit_to_user_mode_prepare",
 };
 
@@ -75,8 +79,7 @@ static unsigned int depth(const struct stack_src *s)
 }
 
 /* A slot past the depth was filled: there was more than was kept. */
-static void push_cut_marker(const struct stack_src *s, struct frames *out, unsigned int n,
-			    const char *which)
+static void push_cut_marker(const struct stack_src *s, struct frames *out, unsigned int n, const char *which)
 {
 	char buf[64];
 
@@ -121,8 +124,7 @@ static void user_frames(const struct stack_src *s, struct frames *out)
 	uint32_t pid = s->pid;
 
 	/* gone, or a zombie whose maps are empty already */
-	if (s->us && s->nu && s->fallback_pid &&
-	    usyms_format(s->us, pid, s->u[0], buf, sizeof(buf)) < 0 &&
+	if (s->us && s->nu && s->fallback_pid && usyms_format(s->us, pid, s->u[0], buf, sizeof(buf)) < 0 &&
 	    usyms_format(s->us, s->fallback_pid, s->u[0], buf, sizeof(buf)) == 0)
 		pid = s->fallback_pid;
 	for (unsigned int i = 0; i < s->nu && i < depth(s); i++) {

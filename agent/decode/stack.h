@@ -15,11 +15,11 @@
 #define STACK_FRAME_MAX 256
 
 struct stack_src {
-	const struct ksyms *ks;     /* NULL: raw addresses */
-	struct usyms *us;           /* NULL: raw addresses */
-	uint32_t pid;               /* whose user addresses */
-	uint32_t fallback_pid;      /* whose maps to read when pid is gone (its parent), 0: none */
-	const char *first;          /* an innermost kernel frame to name first, or NULL */
+	const struct ksyms *ks; /* NULL: raw addresses */
+	struct usyms *us;       /* NULL: raw addresses */
+	uint32_t pid;           /* whose user addresses */
+	uint32_t fallback_pid;  /* whose maps to read when pid is gone (its parent), 0: none */
+	const char *first;      /* an innermost kernel frame to name first, or NULL */
 	/* frames kept of each stack; more captured (nk, nu) means it was cut
 	 * there, which the frames say; 0: SMBLAT_STACK_DEPTH, events' stacks */
 	unsigned int depth;

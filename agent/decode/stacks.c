@@ -11,7 +11,7 @@
 
 struct per_func {
 	struct folded set;
-	uint64_t lost_seen;         /* cumulative, from the kernel */
+	uint64_t lost_seen; /* cumulative, from the kernel */
 	uint64_t lost_taken;
 };
 
@@ -69,13 +69,14 @@ static void comm_of(const struct stack_key *k, char *buf, size_t n)
 			*c = '_';
 }
 
-static void add_one(struct stacks *s, const struct stack_key *k, const struct stack_count *c,
-		    int ids_fd, const struct decoder *d, uint64_t *kv, uint64_t *uv)
+static void add_one(struct stacks *s, const struct stack_key *k, const struct stack_count *c, int ids_fd,
+		    const struct decoder *d, uint64_t *kv, uint64_t *uv)
 {
 	const struct func *fn;
 	char comm[32], *text = NULL, *folded = NULL, *line = NULL;
-	struct stack_src src = { .ks = d->ks, .us = d->us, .pid = k->tgid, .k = kv, .u = uv,
-				 .depth = SMBLAT_STACK_FRAMES };
+	struct stack_src src = {
+		.ks = d->ks, .us = d->us, .pid = k->tgid, .k = kv, .u = uv, .depth = SMBLAT_STACK_FRAMES
+	};
 
 	if (k->func_id >= d->funcs->n || k->func_id >= SMBLAT_MAX_FUNCS)
 		return;

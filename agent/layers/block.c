@@ -93,8 +93,7 @@ int block_cfg_build(const struct config *c, const struct btf *vmlinux, const cha
 		r = disk_dev(sysfs ? sysfs : "/sys", c->block_disks[i], &bc.devs[bc.n_devs]);
 		if (r < 0) {
 			log_layer("block", STATUS_LAYER_UNAVAILABLE, REASON_NOT_FOUND, LOG_ERR,
-				  "disks = %s: no such block device (%s)",
-				  c->block_disks[i], strerror(-r));
+				  "disks = %s: no such block device (%s)", c->block_disks[i], strerror(-r));
 			return -ENODEV;
 		}
 		bc.n_devs++;
@@ -126,7 +125,10 @@ static bool block_wanted_auto(const struct config *c)
  * map; block_rq_insert last, attached only for queue_time.
  */
 static const char *const tracepoints[] = {
-	"block_rq_complete", "block_rq_requeue", "block_rq_issue", "block_rq_insert",
+	"block_rq_complete",
+	"block_rq_requeue",
+	"block_rq_issue",
+	"block_rq_insert",
 };
 /* Where writes that only flush begin (6.5 on); without it they go unseen. */
 #define TP_IO_START "block_io_start"
@@ -141,9 +143,9 @@ static const char *const tracepoints[] = {
 struct layer {
 	const struct layer_env *env;
 	struct func *ops[_BLOCK_OP_MAX];
-	enum backend backend;       /* of the tracepoints, BACKEND_NONE: not attached */
-	bool io_start;              /* TP_IO_START attached */
-	bool off;                   /* enabled = auto on a machine that serves no SMB */
+	enum backend backend; /* of the tracepoints, BACKEND_NONE: not attached */
+	bool io_start;        /* TP_IO_START attached */
+	bool off;             /* enabled = auto on a machine that serves no SMB */
 	char why[256];
 };
 
@@ -169,7 +171,8 @@ static int ops_add(struct layer *l)
 		/* the target column of --list-probes: what times the request */
 		id = func_table_add(l->env->funcs, LAYER_BLOCK, GROUP_NONE, name,
 				    l->env->cfg->block_queue_time ? "block_rq_insert..block_rq_complete" :
-				    "block_rq_issue..block_rq_complete", NULL);
+								    "block_rq_issue..block_rq_complete",
+				    NULL);
 		if (id < 0)
 			return id;
 		l->ops[op] = &l->env->funcs->v[id];
@@ -193,8 +196,7 @@ static void ops_mark(struct layer *l)
 static void block_attach(struct layer *l)
 {
 	struct status s = { .kind = STATUS_LAYER_ATTACHED, .priority = LOG_INFO, .layer = NAME };
-	unsigned int n_tps = sizeof(tracepoints) / sizeof(*tracepoints) -
-			     !l->env->cfg->block_queue_time;
+	unsigned int n_tps = sizeof(tracepoints) / sizeof(*tracepoints) - !l->env->cfg->block_queue_time;
 	int r;
 
 	l->off = false;
@@ -208,8 +210,8 @@ static void block_attach(struct layer *l)
 	r = ops_add(l);
 	if (r < 0) {
 		snprintf(l->why, sizeof(l->why), "cannot add functions: %s", strerror(-r));
-		log_layer(NAME, STATUS_LAYER_UNAVAILABLE, REASON_SYSTEM, LOG_WARNING,
-			  "layer unavailable: %s", l->why);
+		log_layer(NAME, STATUS_LAYER_UNAVAILABLE, REASON_SYSTEM, LOG_WARNING, "layer unavailable: %s",
+			  l->why);
 		return;
 	}
 	if (!probes_unit_loaded(l->env->probes, UNIT_BLOCK)) {
@@ -229,8 +231,9 @@ static void block_attach(struct layer *l)
 				probes_detach_tracepoint(l->env->probes, UNIT_BLOCK, tracepoints[j]);
 			for (uint32_t op = 0; op < _BLOCK_OP_MAX; op++)
 				func_set_state(l->ops[op], FUNC_FAILED, "%s", l->why);
-			log_layer(NAME, STATUS_LAYER_UNAVAILABLE, r == -ENOENT ? REASON_NOT_FOUND :
-				  REASON_ATTACH_FAILED, LOG_WARNING, "layer unavailable: %s", l->why);
+			log_layer(NAME, STATUS_LAYER_UNAVAILABLE,
+				  r == -ENOENT ? REASON_NOT_FOUND : REASON_ATTACH_FAILED, LOG_WARNING,
+				  "layer unavailable: %s", l->why);
 			return;
 		}
 		/* raw_tp after a refused tp_btf: the earlier ones stay as they are, both work */
@@ -246,8 +249,9 @@ static void block_attach(struct layer *l)
 		 func_table_attached(l->env->funcs, LAYER_BLOCK),
 		 l->env->cfg->block_queue_time ? "insert" : "issue", backend_name(l->backend),
 		 l->env->cfg->block_disks ? ", disks filtered" : "",
-		 l->io_start ? "" : "; no " TP_IO_START " (before Linux 6.5): writes that only "
-		 "flush are not seen");
+		 l->io_start ? "" :
+			       "; no " TP_IO_START " (before Linux 6.5): writes that only "
+			       "flush are not seen");
 }
 
 static void block_apply(struct layer *l, const struct config *old, struct reload_counts *n)
@@ -304,8 +308,7 @@ int block_decode_event(const struct event *e, struct record *r)
 			 (unsigned long long)e->blk_queue_ns / 1000000,
 			 (unsigned long long)e->blk_queue_ns / 1000 % 1000);
 	}
-	return record_set_place(r, "%s, %u bytes%s%s", record_field(r, "DISK"), e->blk_bytes,
-				sector, queue);
+	return record_set_place(r, "%s, %u bytes%s%s", record_field(r, "DISK"), e->blk_bytes, sector, queue);
 }
 
 /* Mirrors struct blk_start of bpf/block.bpf.c, as far as the sweep reads it. */
@@ -375,8 +378,7 @@ static int block_prepare(const struct config *c, const struct layer_env *env, st
 	int r;
 
 	/* disks= lives in read-only data: enabling the layer takes a restart */
-	if (!c->layer[LAYER_BLOCK].enabled ||
-	    (c->layer[LAYER_BLOCK].automatic && !block_wanted_auto(c)))
+	if (!c->layer[LAYER_BLOCK].enabled || (c->layer[LAYER_BLOCK].automatic && !block_wanted_auto(c)))
 		return 0;
 	r = block_cfg_build(c, btfs_get(env->btfs, NULL), NULL, &po->block_cfg);
 	if (r < 0)

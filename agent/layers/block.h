@@ -25,4 +25,3 @@ int block_decode_event(const struct event *e, struct record *r);
 
 int block_cfg_build(const struct config *c, const struct btf *vmlinux, const char *sysfs,
 		    struct block_cfg *ret);
-

@@ -12,7 +12,7 @@
 
 static const struct {
 	const char *symbol;
-	const char *type;       /* vmlinux struct describing it */
+	const char *type; /* vmlinux struct describing it */
 	enum op_group group;
 	bool dir;
 } tables[] = {
@@ -33,21 +33,58 @@ static const struct {
 };
 
 const char *const cifsops_known[] = {
-	"INODE_OP_CREATE", "INODE_OP_LOOKUP", "INODE_OP_LINK", "INODE_OP_UNLINK",
-	"INODE_OP_SYMLINK", "INODE_OP_MKDIR", "INODE_OP_RMDIR", "INODE_OP_MKNOD",
-	"INODE_OP_RENAME2", "INODE_OP_PERMISSION", "INODE_OP_SETATTR", "INODE_OP_GETATTR",
-	"INODE_OP_LISTXATTR", "INODE_OP_ATOMIC_OPEN", "INODE_OP_GET_LINK",
-	"FILE_OPEN", "FILE_CLOSE", "FILE_FLUSH", "FILE_READ_ITER", "FILE_WRITE_ITER",
-	"FILE_FSYNC", "FILE_LLSEEK", "FILE_MMAP", "FILE_LOCK", "FILE_FLOCK",
-	"FILE_READDIR", "FILE_CLOSEDIR", "FILE_SPLICE_READ", "FILE_SPLICE_WRITE",
-	"FILE_UNLOCKED_IOCTL", "FILE_COPY_FILE_RANGE", "FILE_FALLOCATE", "FILE_SETLEASE",
-	"ADSPACE_OP_READ_FOLIO", "ADSPACE_OP_READAHEAD", "ADSPACE_OP_WRITEPAGES",
-	"ADSPACE_OP_WRITE_BEGIN", "ADSPACE_OP_WRITE_END", "ADSPACE_OP_DIRTY_FOLIO",
-	"ADSPACE_OP_RELEASE_FOLIO", "ADSPACE_OP_INVALIDATE_FOLIO", "ADSPACE_OP_LAUNDER_FOLIO",
+	"INODE_OP_CREATE",
+	"INODE_OP_LOOKUP",
+	"INODE_OP_LINK",
+	"INODE_OP_UNLINK",
+	"INODE_OP_SYMLINK",
+	"INODE_OP_MKDIR",
+	"INODE_OP_RMDIR",
+	"INODE_OP_MKNOD",
+	"INODE_OP_RENAME2",
+	"INODE_OP_PERMISSION",
+	"INODE_OP_SETATTR",
+	"INODE_OP_GETATTR",
+	"INODE_OP_LISTXATTR",
+	"INODE_OP_ATOMIC_OPEN",
+	"INODE_OP_GET_LINK",
+	"FILE_OPEN",
+	"FILE_CLOSE",
+	"FILE_FLUSH",
+	"FILE_READ_ITER",
+	"FILE_WRITE_ITER",
+	"FILE_FSYNC",
+	"FILE_LLSEEK",
+	"FILE_MMAP",
+	"FILE_LOCK",
+	"FILE_FLOCK",
+	"FILE_READDIR",
+	"FILE_CLOSEDIR",
+	"FILE_SPLICE_READ",
+	"FILE_SPLICE_WRITE",
+	"FILE_UNLOCKED_IOCTL",
+	"FILE_COPY_FILE_RANGE",
+	"FILE_FALLOCATE",
+	"FILE_SETLEASE",
+	"ADSPACE_OP_READ_FOLIO",
+	"ADSPACE_OP_READAHEAD",
+	"ADSPACE_OP_WRITEPAGES",
+	"ADSPACE_OP_WRITE_BEGIN",
+	"ADSPACE_OP_WRITE_END",
+	"ADSPACE_OP_DIRTY_FOLIO",
+	"ADSPACE_OP_RELEASE_FOLIO",
+	"ADSPACE_OP_INVALIDATE_FOLIO",
+	"ADSPACE_OP_LAUNDER_FOLIO",
 	"ADSPACE_OP_DIRECT_IO",
-	"SUPER_OP_ALLOC_INODE", "SUPER_OP_FREE_INODE", "SUPER_OP_WRITE_INODE",
-	"SUPER_OP_DROP_INODE", "SUPER_OP_EVICT_INODE", "SUPER_OP_STATFS",
-	"SUPER_OP_UMOUNT_BEGIN", "SUPER_OP_SHOW_OPTIONS", "SUPER_OP_SHOW_DEVNAME",
+	"SUPER_OP_ALLOC_INODE",
+	"SUPER_OP_FREE_INODE",
+	"SUPER_OP_WRITE_INODE",
+	"SUPER_OP_DROP_INODE",
+	"SUPER_OP_EVICT_INODE",
+	"SUPER_OP_STATFS",
+	"SUPER_OP_UMOUNT_BEGIN",
+	"SUPER_OP_SHOW_OPTIONS",
+	"SUPER_OP_SHOW_DEVNAME",
 	NULL,
 };
 
@@ -107,14 +144,14 @@ int cifsops_op_name(enum op_group g, const char *member, bool dir, char *buf, si
 	return 0;
 }
 
-static int ops_add(struct cifs_op **ops, size_t *n, const char *name, const struct ksym *ks,
-		   enum op_group g, uint32_t proto)
+static int ops_add(struct cifs_op **ops, size_t *n, const char *name, const struct ksym *ks, enum op_group g,
+		   uint32_t proto)
 {
 	struct cifs_op *v;
 
 	for (size_t i = 0; i < *n; i++)
 		if (strcmp((*ops)[i].symbol, ks->name) == 0)
-			return 0;   /* one function, one FUNCTION: the first table wins */
+			return 0; /* one function, one FUNCTION: the first table wins */
 	v = realloc(*ops, (*n + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
@@ -145,8 +182,8 @@ static uint32_t member_proto(const struct btf *btf, const struct btf_member *m)
 	return btf_is_func_proto(btf__type_by_id(btf, t->type)) ? t->type : 0;
 }
 
-static int table_read(const struct ksyms *ks, const struct btf *btf, kread_fn rd, void *rdctx,
-		      size_t ti, struct cifs_op **ops, size_t *n)
+static int table_read(const struct ksyms *ks, const struct btf *btf, kread_fn rd, void *rdctx, size_t ti,
+		      struct cifs_op **ops, size_t *n)
 {
 	const struct ksym *sym = ksyms_lookup(ks, tables[ti].symbol, CIFS_MODULE);
 	const struct btf_type *t;
@@ -181,8 +218,8 @@ static int table_read(const struct ksyms *ks, const struct btf *btf, kread_fn rd
 		fn = ksyms_find(ks, ptr, &delta);
 		if (!fn || delta != 0)
 			continue;
-		if (cifsops_op_name(tables[ti].group, btf__name_by_offset(btf, m->name_off),
-				    tables[ti].dir, name, sizeof(name)) < 0)
+		if (cifsops_op_name(tables[ti].group, btf__name_by_offset(btf, m->name_off), tables[ti].dir,
+				    name, sizeof(name)) < 0)
 			continue;
 		r = ops_add(ops, n, name, fn, tables[ti].group, proto);
 		if (r < 0)
@@ -191,8 +228,8 @@ static int table_read(const struct ksyms *ks, const struct btf *btf, kread_fn rd
 	return 0;
 }
 
-int cifsops_resolve(const struct ksyms *ks, const struct btf *vmlinux, kread_fn rd,
-		    void *rdctx, struct cifs_op **ops, size_t *n)
+int cifsops_resolve(const struct ksyms *ks, const struct btf *vmlinux, kread_fn rd, void *rdctx,
+		    struct cifs_op **ops, size_t *n)
 {
 	size_t found = 0;
 	int r;

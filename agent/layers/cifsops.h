@@ -14,11 +14,11 @@
 #include "symbols/ksyms.h"
 
 struct cifs_op {
-	char *name;             /* INODE_OP_UNLINK */
-	char *symbol;           /* cifs_unlink */
-	char *module;           /* "cifs", "netfs", NULL for vmlinux */
+	char *name;   /* INODE_OP_UNLINK */
+	char *symbol; /* cifs_unlink */
+	char *module; /* "cifs", "netfs", NULL for vmlinux */
 	enum op_group group;
-	bool generic;           /* shared with other file systems: check the superblock */
+	bool generic; /* shared with other file systems: check the superblock */
 	/*
 	 * vmlinux BTF id of the ops member's prototype: the function's
 	 * arguments where its module has no BTF of its own.
@@ -42,6 +42,6 @@ extern const char *const cifsops_known[];
  * Reads every cifs ops table found in ks through rd, using the member layout
  * of vmlinux BTF. -ENOENT when the cifs module is not loaded.
  */
-int cifsops_resolve(const struct ksyms *ks, const struct btf *vmlinux, kread_fn rd,
-		    void *rdctx, struct cifs_op **ops, size_t *n);
+int cifsops_resolve(const struct ksyms *ks, const struct btf *vmlinux, kread_fn rd, void *rdctx,
+		    struct cifs_op **ops, size_t *n);
 void cifsops_free(struct cifs_op *ops, size_t n);

@@ -27,28 +27,32 @@
 #define NAME "func"
 
 /* A status about one probe: FUNCTION is its label. */
-#define probe_log(label, kind_, why, prio, ...) \
-	log_emit(&(struct status) { .kind = (kind_), .reason = (why), .priority = (prio), \
-				    .layer = NAME, .function = (label) }, __VA_ARGS__)
+#define probe_log(label, kind_, why, prio, ...)            \
+	log_emit(&(struct status) { .kind = (kind_),       \
+				    .reason = (why),       \
+				    .priority = (prio),    \
+				    .layer = NAME,         \
+				    .function = (label) }, \
+		 __VA_ARGS__)
 
 /* A module function's probe, and the module instance it is attached to. */
 struct module_probe {
 	uint32_t id;
-	uint64_t instance;          /* 0: waiting for the module */
+	uint64_t instance; /* 0: waiting for the module */
 };
 
 struct layer {
 	const struct layer_env *env;
-	enum backend sys_backend;   /* sys_enter/sys_exit, shared by every syscall probe */
+	enum backend sys_backend; /* sys_enter/sys_exit, shared by every syscall probe */
 	struct module_probe *mods;
 	uint32_t n_mods;
 };
 
 /* Where a probe's target runs, which decides what it can record. */
 enum side {
-	SIDE_KERNEL,                /* kernel and module functions, syscalls */
-	SIDE_USER,                  /* user functions */
-	SIDE_USDT,                  /* USDT pairs: no return value */
+	SIDE_KERNEL, /* kernel and module functions, syscalls */
+	SIDE_USER,   /* user functions */
+	SIDE_USDT,   /* USDT pairs: no return value */
 };
 
 /* The table keeps module:symbol split, user and USDT targets whole. */
@@ -115,7 +119,7 @@ static void attach_kernel(struct layer *l, struct func *f)
 	uint8_t nargs = f->cfg.nargs;
 
 	if (btfs_fill(l->env->btfs, f->module, f->symbol, &f->cfg) < 0)
-		f->cfg.ret_kind = RK_INT;       /* no BTF: C's int, the common case */
+		f->cfg.ret_kind = RK_INT; /* no BTF: C's int, the common case */
 	f->cfg.nargs = nargs;
 	probes_update(l->env->probes, f);
 	probes_attach_kernel(l->env->probes, &f, 1, KPROGS_CALL);
@@ -149,8 +153,10 @@ static void attach_user(struct layer *l, struct func *f, const struct target *t)
 		func_set_state(f, FUNC_NOT_FOUND, "%s: no kernel module or library of that name here",
 			       t->object);
 	else if (r < 0)
-		func_set_state(f, FUNC_NOT_FOUND, "%s: %s", t->object, r == -ENOENT && !strchr(t->object, '/') ?
-			       "no such library in the default directories" : strerror(-r));
+		func_set_state(f, FUNC_NOT_FOUND, "%s: %s", t->object,
+			       r == -ENOENT && !strchr(t->object, '/') ?
+				       "no such library in the default directories" :
+				       strerror(-r));
 	if (r < 0)
 		return;
 	/* the file that is probed, as --list-probes and TARGET= show it (c:open: libc's) */
@@ -161,8 +167,8 @@ static void attach_user(struct layer *l, struct func *f, const struct target *t)
 	if (r == -ENOENT)
 		func_set_state(f, FUNC_NOT_FOUND, "%s has no function %s", path, t->symbol);
 	else if (r == -ENOTUNIQ)
-		func_set_state(f, FUNC_NOT_FOUND, "%s has several functions %s at different addresses",
-			       path, t->symbol);
+		func_set_state(f, FUNC_NOT_FOUND, "%s has several functions %s at different addresses", path,
+			       t->symbol);
 	else if (r < 0)
 		func_set_state(f, FUNC_NOT_FOUND, "%s: %s", path, strerror(-r));
 	else
@@ -251,8 +257,8 @@ static bool probe_add(struct layer *l, const struct probe_config *pc)
 			    t.kind == TARGET_KERNEL || module ? t.symbol : pc->target,
 			    module ? t.object : NULL);
 	if (id < 0) {
-		probe_log(pc->label, STATUS_PROBE_FAILED, REASON_SYSTEM, LOG_WARNING,
-			  "probe %s: %s", pc->label, strerror(-id));
+		probe_log(pc->label, STATUS_PROBE_FAILED, REASON_SYSTEM, LOG_WARNING, "probe %s: %s",
+			  pc->label, strerror(-id));
 		target_done(&t);
 		return false;
 	}
@@ -273,8 +279,7 @@ static bool probe_add(struct layer *l, const struct probe_config *pc)
 	target_done(&t);
 	if (f->state != FUNC_ATTACHED && f->state != FUNC_PENDING)
 		probe_log(pc->label, STATUS_PROBE_FAILED, layer_func_reason(f), LOG_WARNING,
-			  "probe %s: not attached: %s", pc->label,
-			  func_state_text(f, buf, sizeof(buf)));
+			  "probe %s: not attached: %s", pc->label, func_state_text(f, buf, sizeof(buf)));
 	return f->state == FUNC_ATTACHED || f->state == FUNC_PENDING;
 }
 
@@ -292,8 +297,7 @@ static void func_report(struct layer *l)
 		}
 	if (!n)
 		return;
-	s.kind = attached ? STATUS_LAYER_ATTACHED : pending ? STATUS_LAYER_WAITING :
-		 STATUS_LAYER_UNAVAILABLE;
+	s.kind = attached ? STATUS_LAYER_ATTACHED : pending ? STATUS_LAYER_WAITING : STATUS_LAYER_UNAVAILABLE;
 	if (!attached) {
 		s.reason = pending ? REASON_MODULE_NOT_LOADED : REASON_ATTACH_FAILED;
 		s.priority = pending ? LOG_NOTICE : LOG_WARNING;
@@ -359,7 +363,8 @@ static void func_apply(struct layer *l, const struct config *old, struct reload_
 			/* Ids are never reused; the histogram map was sized at start. */
 			probe_log(pc->label, STATUS_PROBE_FAILED, REASON_RESTART_NEEDED, LOG_WARNING,
 				  "probe %s: no function id left for it (ids are not "
-				  "reused): takes effect at the next start", pc->label);
+				  "reused): takes effect at the next start",
+				  pc->label);
 			n->failed++;
 		} else if (probe_add(l, pc)) {
 			n->added++;
@@ -375,7 +380,8 @@ static unsigned int func_detach(struct layer *l, enum func_state why)
 	unsigned int n = 0;
 
 	for (uint32_t i = 0; i < t->n; i++)
-		if (t->v[i].layer == LAYER_FUNC && (func_attached(&t->v[i]) || t->v[i].state == FUNC_PENDING)) {
+		if (t->v[i].layer == LAYER_FUNC &&
+		    (func_attached(&t->v[i]) || t->v[i].state == FUNC_PENDING)) {
 			n += func_attached(&t->v[i]);
 			probes_detach(l->env->probes, &t->v[i], why, NULL);
 		}
@@ -393,14 +399,15 @@ static void func_watch(struct layer *l)
 		uint64_t inst;
 
 		if (!func_attached(f) && f->state != FUNC_PENDING && f->state != FUNC_UNLOADED)
-			continue;       /* removed by a reload, or failed for good */
+			continue; /* removed by a reload, or failed for good */
 		inst = kmodule_instance(f->module);
 		if (m->instance && inst != m->instance) {
 			probes_detach(l->env->probes, f, FUNC_UNLOADED, "module unloaded");
 			probes_forget_module(l->env->probes, f->module);
 			probe_log(f->name, STATUS_PROBE_WAITING, REASON_MODULE_UNLOADED, LOG_NOTICE,
 				  "probe %s: module %s unloaded; attaching again when it "
-				  "is loaded", f->name, f->module);
+				  "is loaded",
+				  f->name, f->module);
 			m->instance = 0;
 		}
 		if (!m->instance && inst && ksyms_refresh(l->env->ks, f->module) == 0) {
@@ -411,8 +418,8 @@ static void func_watch(struct layer *l)
 				  layer_func_reason(f), func_attached(f) ? LOG_INFO : LOG_WARNING,
 				  "probe %s: module %s loaded: %s%s%s", f->name, f->module,
 				  func_attached(f) ? "attached" : "not attached",
-				  func_attached(f) ? "" : ": ", func_attached(f) ? "" :
-				  func_state_text(f, buf, sizeof(buf)));
+				  func_attached(f) ? "" : ": ",
+				  func_attached(f) ? "" : func_state_text(f, buf, sizeof(buf)));
 		}
 	}
 }

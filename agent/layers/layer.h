@@ -40,49 +40,49 @@ struct journal;
  * (journal_write_view_summary), or a table on the terminal.
  */
 struct summary_out {
-	struct journal *journal;    /* NULL: the terminal */
-	FILE *table;                /* the terminal's table stream */
+	struct journal *journal; /* NULL: the terminal */
+	FILE *table;             /* the terminal's table stream */
 	double interval_s;
-	bool final;                 /* the last one, at exit */
+	bool final; /* the last one, at exit */
 	/* per function id, what the interval counted: a layer with own_summaries writes its functions' */
 	const struct summary *acc;
 };
 
 /* The services a layer works with; the core owns them. */
 struct layer_env {
-	const struct config *cfg;   /* the configuration in force; a reload changes it in place */
+	const struct config *cfg; /* the configuration in force; a reload changes it in place */
 	struct func_table *funcs;
 	struct probes *probes;
-	const struct features *features;  /* what the kernel offers (probes/features.h) */
+	const struct features *features; /* what the kernel offers (probes/features.h) */
 	struct ksyms *ks;
 	struct btfs *btfs;
 	struct usyms *us;
-	struct mounts *mounts;      /* SMB shares by device */
+	struct mounts *mounts; /* SMB shares by device */
 };
 
 enum layer_state {
-	LAYER_OFF,                  /* not enabled */
-	LAYER_ACTIVE,               /* attached, at least in part */
-	LAYER_WAITING,              /* nothing attached yet, but it can still come (a module loads) */
-	LAYER_UNAVAILABLE,          /* nothing attached, and nothing will be: why says it */
+	LAYER_OFF,         /* not enabled */
+	LAYER_ACTIVE,      /* attached, at least in part */
+	LAYER_WAITING,     /* nothing attached yet, but it can still come (a module loads) */
+	LAYER_UNAVAILABLE, /* nothing attached, and nothing will be: why says it */
 };
 
 /* What one reload did, summed over the layers for its status line. */
 struct reload_counts {
-	unsigned int added;         /* [probe] sections attached anew */
-	unsigned int removed;       /* [probe] sections gone */
-	unsigned int kept;          /* [probe] sections updated in place */
-	unsigned int failed;        /* added but not attached */
-	unsigned int attached;      /* layer functions attached again */
-	unsigned int detached;      /* layer functions detached */
+	unsigned int added;    /* [probe] sections attached anew */
+	unsigned int removed;  /* [probe] sections gone */
+	unsigned int kept;     /* [probe] sections updated in place */
+	unsigned int failed;   /* added but not attached */
+	unsigned int attached; /* layer functions attached again */
+	unsigned int detached; /* layer functions detached */
 };
 
 struct layer;
 
 struct layer_ops {
 	enum layer_id id;
-	const char *traces;         /* what it traces, for a reader who does not know the layers */
-	size_t size;                /* sizeof(struct layer) of the layer */
+	const char *traces; /* what it traces, for a reader who does not know the layers */
+	size_t size;        /* sizeof(struct layer) of the layer */
 	/* The core writes no summaries of its functions: its summarize hook does, from out->acc. */
 	bool own_summaries;
 	/* Function ids a configuration may need at most (the BPF maps are sized once). */
@@ -129,13 +129,11 @@ void layer_free(enum layer_id id, struct layer *l);
  * buf. layer_unavailable(): it cannot run here (a warning); layer_off():
  * enabled = auto and the machine lacks what the layer traces (a notice).
  */
-const char *layer_say(const char *layer, enum status_kind kind, enum status_reason why,
-		      char *buf, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 6, 7)));
+const char *layer_say(const char *layer, enum status_kind kind, enum status_reason why, char *buf,
+		      size_t size, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 #define layer_unavailable(layer, why, buf, size, ...) \
 	layer_say(layer, STATUS_LAYER_UNAVAILABLE, why, buf, size, __VA_ARGS__)
-#define layer_off(layer, why, buf, size, ...) \
-	layer_say(layer, STATUS_LAYER_OFF, why, buf, size, __VA_ARGS__)
+#define layer_off(layer, why, buf, size, ...) layer_say(layer, STATUS_LAYER_OFF, why, buf, size, __VA_ARGS__)
 /*
  * For the layers of the cifs module with enabled = auto: NULL where this
  * kernel has cifs (loaded or in /lib/modules), else the layer is off and
@@ -157,5 +155,5 @@ int layer_sweep(const struct layer_env *env, const char *layer, enum inflight_ta
 		void (*describe)(void *userdata, char *buf, size_t size));
 
 /* --list-probes: one row, in the columns of the function table. */
-void layer_list_row(FILE *out, const char *function, enum layer_id l, const char *target,
-		    const char *backend, const char *status);
+void layer_list_row(FILE *out, const char *function, enum layer_id l, const char *target, const char *backend,
+		    const char *status);

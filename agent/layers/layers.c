@@ -10,21 +10,16 @@
 #include "probes/inflight.h"
 #include "symbols/kmodules.h"
 
-extern const struct layer_ops smb_layer, smb2_layer, block_layer, func_layer, smbd_layer,
-	syscalls_layer;
+extern const struct layer_ops smb_layer, smb2_layer, block_layer, func_layer, smbd_layer, syscalls_layer;
 
 const struct layer_ops *const layer_table[_LAYER_MAX] = {
-	[LAYER_SMB] = &smb_layer,
-	[LAYER_SMB2] = &smb2_layer,
-	[LAYER_BLOCK] = &block_layer,
-	[LAYER_FUNC] = &func_layer,
-	[LAYER_SMBD] = &smbd_layer,
-	[LAYER_SYSCALLS] = &syscalls_layer,
+	[LAYER_SMB] = &smb_layer,   [LAYER_SMB2] = &smb2_layer, [LAYER_BLOCK] = &block_layer,
+	[LAYER_FUNC] = &func_layer, [LAYER_SMBD] = &smbd_layer, [LAYER_SYSCALLS] = &syscalls_layer,
 };
 
 /* A warning when enabled, a notice when auto: the machine lacks what it traces. */
-const char *layer_say(const char *layer, enum status_kind kind, enum status_reason why,
-		      char *buf, size_t size, const char *fmt, ...)
+const char *layer_say(const char *layer, enum status_kind kind, enum status_reason why, char *buf,
+		      size_t size, const char *fmt, ...)
 {
 	bool off = kind == STATUS_LAYER_OFF;
 	va_list ap;
@@ -77,8 +72,8 @@ enum status_reason layer_func_reason(const struct func *f)
 	}
 }
 
-void layer_list_row(FILE *out, const char *function, enum layer_id l, const char *target,
-		    const char *backend, const char *status)
+void layer_list_row(FILE *out, const char *function, enum layer_id l, const char *target, const char *backend,
+		    const char *status)
 {
 	fprintf(out, "%-28s %-6s %-36s %-14s %s\n", function, layer_name(l), target, backend, status);
 }
@@ -118,7 +113,8 @@ int layer_sweep(const struct layer_env *env, const char *layer, enum inflight_ta
 	s->now_ns = inflight_now();
 	n = probes_sweep(env->probes, t, s);
 	if (n < 0) {
-		log_layer(layer, STATUS_AGENT_DEGRADED, REASON_SYSTEM, LOG_WARNING, "cannot sweep the requests in flight: %s", strerror(-n));
+		log_layer(layer, STATUS_AGENT_DEGRADED, REASON_SYSTEM, LOG_WARNING,
+			  "cannot sweep the requests in flight: %s", strerror(-n));
 		return n;
 	}
 	if (n == 0)
@@ -126,7 +122,7 @@ int layer_sweep(const struct layer_env *env, const char *layer, enum inflight_ta
 	if (describe)
 		describe(s->userdata, detail, sizeof(detail));
 	log_layer(layer, STATUS_AGENT_DEGRADED, REASON_SYSTEM, LOG_WARNING,
-		  "%d request%s dropped from the in-flight table, %s%s%s", n,
-		  n == 1 ? "" : "s", why, detail[0] ? ": " : "", detail);
+		  "%d request%s dropped from the in-flight table, %s%s%s", n, n == 1 ? "" : "s", why,
+		  detail[0] ? ": " : "", detail);
 	return n;
 }

@@ -10,7 +10,9 @@
 #include "layers/procs.h"
 
 static const char *const follow_tps[] = {
-	"sched_process_exit", "sched_process_fork", "sched_process_exec",
+	"sched_process_exit",
+	"sched_process_fork",
+	"sched_process_exec",
 };
 
 /* What each syscall means to smbd's views; the numbers are the architecture's. */
@@ -18,16 +20,15 @@ static const struct {
 	const char *name;
 	enum sys_class cls;
 } classes[] = {
-	{ "epoll_wait", SC_WAIT }, { "epoll_pwait", SC_WAIT }, { "epoll_pwait2", SC_WAIT },
-	{ "poll", SC_WAIT }, { "ppoll", SC_WAIT }, { "select", SC_WAIT }, { "pselect6", SC_WAIT },
-	{ "recvmsg", SC_RECV }, { "recvfrom", SC_RECV }, { "recvmmsg", SC_RECV }, { "readv", SC_RECV },
-	{ "sendmsg", SC_SEND }, { "sendto", SC_SEND }, { "sendmmsg", SC_SEND }, { "writev", SC_SEND },
-	{ "sendfile", SC_SEND },
-	{ "pread64", SC_READ }, { "preadv", SC_READ }, { "preadv2", SC_READ },
-	{ "pwrite64", SC_WRITE }, { "pwritev", SC_WRITE }, { "pwritev2", SC_WRITE },
-	{ "fsync", SC_WRITE }, { "fdatasync", SC_WRITE },
-	{ "getpeername", SC_PEER },
-	{ "futex", SC_IDLE }, { "futex_waitv", SC_IDLE },
+	{ "epoll_wait", SC_WAIT },  { "epoll_pwait", SC_WAIT }, { "epoll_pwait2", SC_WAIT },
+	{ "poll", SC_WAIT },        { "ppoll", SC_WAIT },       { "select", SC_WAIT },
+	{ "pselect6", SC_WAIT },    { "recvmsg", SC_RECV },     { "recvfrom", SC_RECV },
+	{ "recvmmsg", SC_RECV },    { "readv", SC_RECV },       { "sendmsg", SC_SEND },
+	{ "sendto", SC_SEND },      { "sendmmsg", SC_SEND },    { "writev", SC_SEND },
+	{ "sendfile", SC_SEND },    { "pread64", SC_READ },     { "preadv", SC_READ },
+	{ "preadv2", SC_READ },     { "pwrite64", SC_WRITE },   { "pwritev", SC_WRITE },
+	{ "pwritev2", SC_WRITE },   { "fsync", SC_WRITE },      { "fdatasync", SC_WRITE },
+	{ "getpeername", SC_PEER }, { "futex", SC_IDLE },       { "futex_waitv", SC_IDLE },
 };
 
 static int sys_info_update(struct probes *p, int nr, const int *id, const enum sys_class *cls)
@@ -113,7 +114,7 @@ void procs_list(struct probes *p, FILE *out, const char *function, enum layer_id
 		enum prog_unit unit;
 		const char *tp;
 	} tps[] = {
-		{ UNIT_SYSACCT, "sys_enter" }, { UNIT_SYSACCT, "sys_exit" },
+		{ UNIT_SYSACCT, "sys_enter" },        { UNIT_SYSACCT, "sys_exit" },
 		{ UNIT_TASKS, "sched_process_exec" }, { UNIT_TASKS, "sched_process_fork" },
 		{ UNIT_TASKS, "sched_process_exit" },
 	};

@@ -16,7 +16,7 @@
 
 /* Who already runs and is to be followed: set in procs_ctl, plus a pid. */
 struct procs_seed {
-	uint32_t acct_pid;          /* accounted, and its later children: 0 none */
+	uint32_t acct_pid; /* accounted, and its later children: 0 none */
 };
 
 /*
@@ -27,8 +27,8 @@ struct procs_seed {
 /* Which syscall tracepoints procs_attach() adds to the process ones: each costs every syscall on the machine. */
 enum procs_sys {
 	PROCS_SYS_NONE,
-	PROCS_SYS_EXIT,             /* a followed process's failed syscalls, its client's address */
-	PROCS_SYS_BOTH,             /* and their time: the time split, syscall accounting */
+	PROCS_SYS_EXIT, /* a followed process's failed syscalls, its client's address */
+	PROCS_SYS_BOTH, /* and their time: the time split, syscall accounting */
 };
 
 int procs_attach(struct probes *p, enum procs_sys sys, char *why, size_t n);

@@ -40,7 +40,7 @@ struct shareview {
 	struct func_stats *pcpu;
 	struct seen *seen;
 	size_t n_seen, cap_seen;
-	uint64_t *overflow_seen;    /* per func id */
+	uint64_t *overflow_seen; /* per func id */
 	uint64_t *pcpu_u64;
 };
 
@@ -190,9 +190,9 @@ static void rows_write(const struct row *rows, size_t n, enum layer_id layer, bo
 			f[nf++] = (struct record_field) { "SMB_SERVER", (char *)r->label };
 		}
 		if (out->journal) {
-			journal_write_view_summary(out->journal, r->function, layer, &r->s, out->interval_s,
-						   f, nf, shares ? SMBLAT_MID_SHARE_SUMMARY :
-						   SMBLAT_MID_SERVER_SUMMARY);
+			journal_write_view_summary(
+				out->journal, r->function, layer, &r->s, out->interval_s, f, nf,
+				shares ? SMBLAT_MID_SHARE_SUMMARY : SMBLAT_MID_SERVER_SUMMARY);
 			continue;
 		}
 		snprintf(label, sizeof(label), "%s %s", r->function, r->label);
@@ -216,8 +216,8 @@ static void overflow_report(struct shareview *v, const struct layer_env *env, en
 			log_layer(layer_name(layer), STATUS_AGENT_DEGRADED, REASON_NONE, LOG_NOTICE,
 				  "per-share view full (per_share_max = %u "
 				  "FUNCTION and share pairs): %llu calls of %s counted without their share",
-				  env->cfg->hist_per_share_max, (unsigned long long)(sum - v->overflow_seen[id]),
-				  env->funcs->v[id].name);
+				  env->cfg->hist_per_share_max,
+				  (unsigned long long)(sum - v->overflow_seen[id]), env->funcs->v[id].name);
 		v->overflow_seen[id] = sum;
 	}
 }
@@ -246,7 +246,7 @@ void shareview_summarize(struct shareview *v, const struct layer_env *env, enum 
 			continue;
 		share = mounts_share(env->mounts, k.dev);
 		if (!share)
-			continue;   /* unmounted since */
+			continue; /* unmounted since */
 		r = row_of(&shares, &n_shares, f->name, share);
 		if (r)
 			hist_merge(&r->s, &s);

@@ -25,10 +25,10 @@
 
 struct layer {
 	const struct layer_env *env;
-	uint64_t module;            /* cifs instance resolved, 0: none */
+	uint64_t module; /* cifs instance resolved, 0: none */
 	struct shareview *shares;
-	const char *why;            /* unavailable or off: why (static or the probes') */
-	bool off;                   /* enabled = auto found no way to trace here */
+	const char *why; /* unavailable or off: why (static or the probes') */
+	bool off;        /* enabled = auto found no way to trace here */
 	char why_buf[320];
 };
 
@@ -140,7 +140,7 @@ static bool wanted(const struct layer *l, const struct func *f)
 /* "fentry", or "fentry 50, kprobe 18" when the kernel refused the first backend part way. */
 static const char *backends_used(struct func **fv, uint32_t n, char *buf, size_t size)
 {
-	unsigned int count[_BACKEND_MAX] = {0}, kinds = 0;
+	unsigned int count[_BACKEND_MAX] = { 0 }, kinds = 0;
 	size_t len = 0;
 
 	for (uint32_t i = 0; i < n; i++)
@@ -152,8 +152,7 @@ static const char *backends_used(struct func **fv, uint32_t n, char *buf, size_t
 			continue;
 		if (kinds == 1)
 			return backend_name(b);
-		len += snprintf(buf + len, size - len, "%s%s %u", len ? ", " : "", backend_name(b),
-				count[b]);
+		len += snprintf(buf + len, size - len, "%s%s %u", len ? ", " : "", backend_name(b), count[b]);
 	}
 	return buf;
 }
@@ -207,13 +206,12 @@ static void layer_sync(struct layer *l, unsigned int *attached, unsigned int *de
 		s.reason = r > 0 ? REASON_NONE : layer_func_reason(todo[0]);
 		status_count_set(&s, COUNT_ATTACHED, r > 0 ? r : 0);
 		status_count_set(&s, COUNT_NOT_ATTACHED, n - (r > 0 ? r : 0));
-		log_emit(&s, "%d of %u cifs operations attached (%s)",
-			 r > 0 ? r : 0, n, r > 0 ? backends_used(todo, n, mix, sizeof(mix)) :
-			 func_state_text(todo[0], mix, sizeof(mix)));
+		log_emit(&s, "%d of %u cifs operations attached (%s)", r > 0 ? r : 0, n,
+			 r > 0 ? backends_used(todo, n, mix, sizeof(mix)) :
+				 func_state_text(todo[0], mix, sizeof(mix)));
 		if (r <= 0 && !func_table_attached(t, LAYER_SMB))
 			l->why = layer_unavailable(NAME, layer_func_reason(todo[0]), l->why_buf,
-						   sizeof(l->why_buf),
-						   "the kernel attached no probe: %s",
+						   sizeof(l->why_buf), "the kernel attached no probe: %s",
 						   func_state_text(todo[0], mix, sizeof(mix)));
 	}
 	free(todo);
@@ -228,7 +226,7 @@ static void report_not_served(struct layer *l)
 		bool found = false;
 
 		if (!config_wants(l->env->cfg, LAYER_SMB, *k, cifsops_name_group(*k)))
-			continue;       /* the user asked not to see it */
+			continue; /* the user asked not to see it */
 		for (uint32_t i = 0; i < l->env->funcs->n && !found; i++)
 			found = l->env->funcs->v[i].layer == LAYER_SMB &&
 				strcmp(l->env->funcs->v[i].name, *k) == 0;
@@ -250,7 +248,7 @@ static void attach_instance(struct layer *l, unsigned int *attached, unsigned in
 		return;
 	r = resolve(l);
 	if (r == -ENOENT)
-		return;         /* gone again, or no ops table yet: the watch looks again */
+		return; /* gone again, or no ops table yet: the watch looks again */
 	if (r < 0) {
 		l->why = layer_unavailable(NAME, REASON_SYSTEM, l->why_buf, sizeof(l->why_buf),
 					   "cannot resolve the cifs operations: %s", strerror(-r));
@@ -344,8 +342,10 @@ static void smb_watch(struct layer *l)
 	inst = kmodule_instance(CIFS_MODULE);
 	if (l->module && inst != l->module) {
 		unsigned int n = smb_detach(l, FUNC_UNLOADED);
-		struct status s = { .kind = STATUS_LAYER_WAITING, .reason = REASON_MODULE_UNLOADED,
-				    .priority = LOG_NOTICE, .layer = NAME };
+		struct status s = { .kind = STATUS_LAYER_WAITING,
+				    .reason = REASON_MODULE_UNLOADED,
+				    .priority = LOG_NOTICE,
+				    .layer = NAME };
 
 		status_count_set(&s, COUNT_DETACHED, n);
 		log_emit(&s, "cifs module %s: %u probes detached; attaching again when it is loaded",
@@ -364,8 +364,9 @@ static void smb_list(struct layer *l, FILE *out)
 			found = strcmp(l->env->funcs->v[i].name, *k) == 0;
 		if (!found)
 			layer_list_row(out, *k, LAYER_SMB, "-", "-",
-				       l->why ? l->why : l->module ? "not served by cifs on this kernel" :
-				       "cifs module not loaded");
+				       l->why    ? l->why :
+				       l->module ? "not served by cifs on this kernel" :
+						   "cifs module not loaded");
 	}
 }
 

@@ -56,12 +56,9 @@ static const char *const hook_by_name[_SMB2_HOOK_MAX][4] = {
 
 /* FUNCTION of the hooks in --list-probes; they never make events of their own. */
 static const char *const hook_names[_SMB2_HOOK_MAX] = {
-	[SMB2_HOOK_ALLOC] = "MID_ALLOC",
-	[SMB2_HOOK_RESPONSE] = "MID_RESPONSE",
-	[SMB2_HOOK_DONE] = "MID_DELETE",
-	[SMB2_HOOK_FREE] = "MID_FREE",
-	[SMB2_HOOK_SUBMIT] = "MID_SUBMIT",
-	[SMB2_HOOK_SUBMIT_ASYNC] = "MID_SUBMIT_ASYNC",
+	[SMB2_HOOK_ALLOC] = "MID_ALLOC",   [SMB2_HOOK_RESPONSE] = "MID_RESPONSE",
+	[SMB2_HOOK_DONE] = "MID_DELETE",   [SMB2_HOOK_FREE] = "MID_FREE",
+	[SMB2_HOOK_SUBMIT] = "MID_SUBMIT", [SMB2_HOOK_SUBMIT_ASYNC] = "MID_SUBMIT_ASYNC",
 	[SMB2_HOOK_SENT] = "MID_SENT",
 };
 
@@ -89,8 +86,7 @@ static const struct btf_type *func_proto(const struct btf *btf, const char *symb
 	return proto && btf_is_func_proto(proto) ? proto : NULL;
 }
 
-int smb2_hook_arg(const struct btf *btf, enum smb2_hook h, const char *symbol, uint8_t *arg,
-		    uint8_t *kref)
+int smb2_hook_arg(const struct btf *btf, enum smb2_hook h, const char *symbol, uint8_t *arg, uint8_t *kref)
 {
 	const struct btf_type *proto;
 	const struct btf_param *p;
@@ -127,14 +123,14 @@ int smb2_hook_arg(const struct btf *btf, enum smb2_hook h, const char *symbol, u
 
 struct layer {
 	const struct layer_env *env;
-	uint64_t module;            /* cifs instance the hooks are on, 0: none */
+	uint64_t module; /* cifs instance the hooks are on, 0: none */
 	struct smb2_ctl ctl;
 	struct func *hooks[_SMB2_HOOK_MAX];
 	struct func *cmds[SMB2_NCMD];
 	struct smbevents events;
 	struct shareview *shares;
-	const char *why;            /* unavailable or off: why */
-	bool off;                   /* enabled = auto found no way to trace here */
+	const char *why; /* unavailable or off: why */
+	bool off;        /* enabled = auto found no way to trace here */
 	char why_buf[320];
 };
 
@@ -317,7 +313,7 @@ static int hooks_add(struct layer *l)
 		if (!s) {
 			if (h == SMB2_HOOK_ALLOC || h == SMB2_HOOK_FREE)
 				return -ENOENT;
-			continue;       /* fewer statuses, or every request ends at its free */
+			continue; /* fewer statuses, or every request ends at its free */
 		}
 		l->hooks[h] = smb2_func_of(l->env->funcs, hook_names[h], s);
 		if (!l->hooks[h])
@@ -353,7 +349,8 @@ static void submissions_check(struct layer *l)
 	}
 	log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_NOT_FOUND, LOG_NOTICE,
 		  "%s not attached: requests timed from their mid allocation, "
-		  "without their wait for credits", missing);
+		  "without their wait for credits",
+		  missing);
 }
 
 /* mid->when_* are jiffies: one jiffy is the resolution of the coarse clocks. */
@@ -385,15 +382,16 @@ static void attach_instance(struct layer *l)
 	if (r == 0 && !btfs_get(l->env->btfs, CIFS_MODULE)) {
 		char what[96];
 
-		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_NONE, LOG_NOTICE, "cifs has no BTF (%s): mid hooks known by name, a request "
+		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_NONE, LOG_NOTICE,
+			  "cifs has no BTF (%s): mid hooks known by name, a request "
 			  "ends at its first release",
 			  features_missing(KF_MODULE_BTF, what, sizeof(what)));
 	}
 	if (r < 0) {
 		hooks_off(l, FUNC_NOT_FOUND, "cifs has no mid allocation and release here");
 		l->why = layer_unavailable(NAME, REASON_NOT_FOUND, l->why_buf, sizeof(l->why_buf),
-					   "cifs has no %s or %s here",
-					   hook_candidates[SMB2_HOOK_ALLOC][0], hook_candidates[SMB2_HOOK_FREE][0]);
+					   "cifs has no %s or %s here", hook_candidates[SMB2_HOOK_ALLOC][0],
+					   hook_candidates[SMB2_HOOK_FREE][0]);
 		return;
 	}
 	for (int h = 0; h < _SMB2_HOOK_MAX; h++)
@@ -420,9 +418,13 @@ static void attach_instance(struct layer *l)
 						   "%s: %s", f->symbol, buf);
 			return;
 		}
-		log_emit(&(struct status) { .kind = STATUS_PROBE_FAILED, .reason = layer_func_reason(f),
-					    .priority = LOG_NOTICE, .layer = NAME, .function = f->name },
-			 "%s not attached (%s): %s", f->symbol, f->name, func_state_text(f, buf, sizeof(buf)));
+		log_emit(&(struct status) { .kind = STATUS_PROBE_FAILED,
+					    .reason = layer_func_reason(f),
+					    .priority = LOG_NOTICE,
+					    .layer = NAME,
+					    .function = f->name },
+			 "%s not attached (%s): %s", f->symbol, f->name,
+			 func_state_text(f, buf, sizeof(buf)));
 		missing++;
 	}
 	submissions_check(l);
@@ -495,8 +497,10 @@ static void smb2_apply(struct layer *l, const struct config *old, struct reload_
 
 	/* auto follows smb: a reload that turns smb off lets cifs go (rmmod) */
 	if (c->layer[LAYER_SMB2].automatic && !c->layer[LAYER_SMB].enabled) {
-		struct status s = { .kind = STATUS_LAYER_OFF, .reason = REASON_DISABLED,
-				    .priority = LOG_NOTICE, .layer = NAME };
+		struct status s = { .kind = STATUS_LAYER_OFF,
+				    .reason = REASON_DISABLED,
+				    .priority = LOG_NOTICE,
+				    .layer = NAME };
 		unsigned int k = smb2_detach(l, FUNC_DISABLED);
 
 		n->detached += k;
@@ -513,7 +517,7 @@ static void smb2_apply(struct layer *l, const struct config *old, struct reload_
 		events_sync(l);
 		probes_smb2_set(l->env->probes, &l->ctl);
 	} else if (!l->module && kmodule_instance(CIFS_MODULE) &&
-		   probes_kernel_backend(l->env->probes, &(const char *){ NULL }) != BACKEND_NONE) {
+		   probes_kernel_backend(l->env->probes, &(const char *) { NULL }) != BACKEND_NONE) {
 		attach_instance(l);
 		n->attached += func_table_attached(l->env->funcs, LAYER_SMB2);
 	}
@@ -532,13 +536,15 @@ static void smb2_watch(struct layer *l)
 	uint64_t inst;
 
 	if (l->why && !l->module)
-		return;         /* no backend: nothing will change that */
+		return; /* no backend: nothing will change that */
 	layer_sweep(l->env, NAME, INFLIGHT_SMB2, &s, "not ended in 60 min", NULL);
 	inst = kmodule_instance(CIFS_MODULE);
 	if (l->module && inst != l->module) {
 		unsigned int n = smb2_detach(l, FUNC_UNLOADED);
-		struct status s = { .kind = STATUS_LAYER_WAITING, .reason = REASON_MODULE_UNLOADED,
-				    .priority = LOG_NOTICE, .layer = NAME };
+		struct status s = { .kind = STATUS_LAYER_WAITING,
+				    .reason = REASON_MODULE_UNLOADED,
+				    .priority = LOG_NOTICE,
+				    .layer = NAME };
 
 		l->why = NULL;
 		status_count_set(&s, COUNT_DETACHED, n);

@@ -12,8 +12,7 @@
  * allocation, else the mid or (*kref set) its refcount. -ENOENT: no such
  * function in btf; -EINVAL: a prototype without such an argument.
  */
-int smb2_hook_arg(const struct btf *btf, enum smb2_hook h, const char *symbol, uint8_t *arg,
-		  uint8_t *kref);
+int smb2_hook_arg(const struct btf *btf, enum smb2_hook h, const char *symbol, uint8_t *arg, uint8_t *kref);
 
 struct event;
 struct record;

@@ -20,9 +20,8 @@ static void wire_list(const struct event *e, char *buf, size_t size)
 	for (unsigned int i = 0; i < n && len < size; i++) {
 		const char *name = smb2_command_name(e->wire[i].cmd);
 
-		len += snprintf(buf + len, size - len, "%s%s:%u.%01ums", i ? "," : "",
-				name ? name : "SMB2_?", e->wire[i].lat_us / 1000,
-				e->wire[i].lat_us % 1000 / 100);
+		len += snprintf(buf + len, size - len, "%s%s:%u.%01ums", i ? "," : "", name ? name : "SMB2_?",
+				e->wire[i].lat_us / 1000, e->wire[i].lat_us % 1000 / 100);
 	}
 	if (e->wire_n > n && len < size)
 		snprintf(buf + len, size - len, ",...");

@@ -35,11 +35,13 @@ struct hook {
 	size_t n;
 	const uint64_t *cookies;
 	bool ret;
-	bool required;              /* the view means nothing without it */
+	bool required; /* the view means nothing without it */
 };
 
-#define HOOK(prog, syms, cookies, ret, required) \
-	{ prog, syms, sizeof(syms) / sizeof(*syms), cookies, ret, required }
+#define HOOK(prog, syms, cookies, ret, required)                                 \
+	{                                                                        \
+		prog, syms, sizeof(syms) / sizeof(*syms), cookies, ret, required \
+	}
 
 static const char *const add_conn[] = { "smbd_add_connection" };
 static const char *const disconnect[] = { "smbXsrv_connection_disconnect_transport" };
@@ -81,8 +83,8 @@ struct func *smbd_view_func(const struct layer_env *env, const char *name, const
 }
 
 int smbd_hook(const struct layer_env *env, struct func *f, const char *prog, const char *file,
-	      const char *const *syms, const uint64_t *cookies, size_t n, bool ret,
-	      char *missing, size_t msize)
+	      const char *const *syms, const uint64_t *cookies, size_t n, bool ret, char *missing,
+	      size_t msize)
 {
 	uint64_t offsets[8], cks[8];
 	size_t k = 0, m = strlen(missing);
@@ -103,15 +105,15 @@ int smbd_hook(const struct layer_env *env, struct func *f, const char *prog, con
 }
 
 /* f on its hooks in file; false (f detached, why said) when a required one is missing. */
-static bool view_attach(const struct layer_env *env, struct func *f, const char *file,
-			const struct hook *h, size_t nh)
+static bool view_attach(const struct layer_env *env, struct func *f, const char *file, const struct hook *h,
+			size_t nh)
 {
 	char missing[256] = "", buf[256];
 	int r = 0;
 
 	for (size_t i = 0; i < nh; i++) {
-		r = smbd_hook(env, f, h[i].prog, file, h[i].syms, h[i].cookies, h[i].n, h[i].ret,
-			      missing, sizeof(missing));
+		r = smbd_hook(env, f, h[i].prog, file, h[i].syms, h[i].cookies, h[i].n, h[i].ret, missing,
+			      sizeof(missing));
 		if (r < 0 && h[i].required)
 			break;
 		r = 0;
@@ -121,8 +123,7 @@ static bool view_attach(const struct layer_env *env, struct func *f, const char 
 		func_set_state(f, r == -ENOENT ? FUNC_NOT_FOUND : FUNC_FAILED, "%s: %s", file,
 			       r == -ENOENT ? "does not export what it needs" : strerror(-r));
 		log_layer(NAME, STATUS_PROBE_FAILED, r == -ENOENT ? REASON_NOT_FOUND : REASON_ATTACH_FAILED,
-			  LOG_WARNING, "%s not attached: %s", f->name,
-			  func_state_text(f, buf, sizeof(buf)));
+			  LOG_WARNING, "%s not attached: %s", f->name, func_state_text(f, buf, sizeof(buf)));
 		return false;
 	}
 	if (*missing)
@@ -164,10 +165,10 @@ void smbd_exits_sync(const struct layer_env *env, const struct smbd_places *pl)
 
 	view_sync(env, pl, "SMBD_EXIT", "smbd_exit_server", c->smbd_exits, exit_hooks,
 		  sizeof(exit_hooks) / sizeof(*exit_hooks), &ctl->exit_id);
-	view_sync(env, pl, "SMBD_OPLOCK_BREAK", "smbd_smb2_send_oplock_break", c->smbd_breaks,
-		  oplock_hooks, sizeof(oplock_hooks) / sizeof(*oplock_hooks), &ctl->oplock_id);
-	view_sync(env, pl, "SMBD_LEASE_BREAK", "smbd_smb2_send_lease_break", c->smbd_breaks,
-		  lease_hooks, sizeof(lease_hooks) / sizeof(*lease_hooks), &ctl->lease_id);
+	view_sync(env, pl, "SMBD_OPLOCK_BREAK", "smbd_smb2_send_oplock_break", c->smbd_breaks, oplock_hooks,
+		  sizeof(oplock_hooks) / sizeof(*oplock_hooks), &ctl->oplock_id);
+	view_sync(env, pl, "SMBD_LEASE_BREAK", "smbd_smb2_send_lease_break", c->smbd_breaks, lease_hooks,
+		  sizeof(lease_hooks) / sizeof(*lease_hooks), &ctl->lease_id);
 }
 
 unsigned int smbd_exits_detach(const struct layer_env *env, enum func_state why)
@@ -222,10 +223,12 @@ static void text_copy(char *dst, const char *src, size_t n)
 }
 
 /* A process gone before its stack was read: its parent has the same mappings (fork). */
-static void exit_stack(const struct layer_env *env, const struct event *e, uint32_t ppid,
-		       struct record *r)
+static void exit_stack(const struct layer_env *env, const struct event *e, uint32_t ppid, struct record *r)
 {
-	struct stack_src s = { .us = env->us, .pid = e->pid, .fallback_pid = ppid, .u = e->ustack,
+	struct stack_src s = { .us = env->us,
+			       .pid = e->pid,
+			       .fallback_pid = ppid,
+			       .u = e->ustack,
 			       .nu = stack_frames(e->ustack_sz) };
 
 	free(r->stack);
@@ -282,9 +285,13 @@ static void exit_decode(const struct layer_env *env, const struct event *e, stru
 	if (ppid)
 		record_add(r, "PPID", "%u", ppid);
 	exit_stack(env, e, ppid, r);
-	if (asprintf(&outcome, "%s%s%s%s%s%s%s", *reason ? reason : sig ? "killed" : "exited",
+	if (asprintf(&outcome, "%s%s%s%s%s%s%s",
+		     *reason ? reason :
+		     sig     ? "killed" :
+			       "exited",
 		     st ? ", " : "", st ? st : "", *peer ? ", client " : "", peer,
-		     sig && sigabbrev_np(sig) ? ", signal SIG" : "", sig && sigabbrev_np(sig) ? sigabbrev_np(sig) : "") < 0)
+		     sig && sigabbrev_np(sig) ? ", signal SIG" : "",
+		     sig && sigabbrev_np(sig) ? sigabbrev_np(sig) : "") < 0)
 		outcome = NULL;
 	record_set_place(r, "%s%s", outcome ? outcome : "?", last);
 	if (asprintf(&r->message, "smbd %s[%u] exited after %.3f s: %s%s", r->comm, r->pid,

@@ -26,19 +26,28 @@
 #define NAME "smbd"
 
 static const char *const phase_names[_SPLIT_MAX] = {
-	[SPLIT_OTHER] = "other", [SPLIT_WAIT] = "waiting for events", [SPLIT_RECV] = "receiving",
-	[SPLIT_PARSE] = "parsing", [SPLIT_RUN] = "running SMB2 requests", [SPLIT_SEND] = "sending",
-	[SPLIT_CTDB] = "waiting for ctdb", [SPLIT_RUN_IO] = "  of which their disk I/O",
+	[SPLIT_OTHER] = "other",
+	[SPLIT_WAIT] = "waiting for events",
+	[SPLIT_RECV] = "receiving",
+	[SPLIT_PARSE] = "parsing",
+	[SPLIT_RUN] = "running SMB2 requests",
+	[SPLIT_SEND] = "sending",
+	[SPLIT_CTDB] = "waiting for ctdb",
+	[SPLIT_RUN_IO] = "  of which their disk I/O",
 };
 static const char *const phase_fields[_SPLIT_MAX] = {
-	[SPLIT_OTHER] = "OTHER_US", [SPLIT_WAIT] = "WAIT_US", [SPLIT_RECV] = "RECV_US",
-	[SPLIT_PARSE] = "PARSE_US", [SPLIT_RUN] = "RUN_US", [SPLIT_SEND] = "SEND_US",
-	[SPLIT_CTDB] = "CTDB_US", [SPLIT_RUN_IO] = "RUN_IO_US",
+	[SPLIT_OTHER] = "OTHER_US", [SPLIT_WAIT] = "WAIT_US",     [SPLIT_RECV] = "RECV_US",
+	[SPLIT_PARSE] = "PARSE_US", [SPLIT_RUN] = "RUN_US",       [SPLIT_SEND] = "SEND_US",
+	[SPLIT_CTDB] = "CTDB_US",   [SPLIT_RUN_IO] = "RUN_IO_US",
 };
 static const char *const count_fields[_SPLIT_N_MAX] = {
-	[SPLIT_N_FD] = "EVENTS_FD", [SPLIT_N_TIMER] = "EVENTS_TIMER",
-	[SPLIT_N_IMMEDIATE] = "EVENTS_IMMEDIATE", [SPLIT_N_SIGNAL] = "EVENTS_SIGNAL",
-	[SPLIT_N_REQUESTS] = "REQUESTS", [SPLIT_N_CTDB] = "CTDB_CALLS", [SPLIT_N_RECV] = "RECVS",
+	[SPLIT_N_FD] = "EVENTS_FD",
+	[SPLIT_N_TIMER] = "EVENTS_TIMER",
+	[SPLIT_N_IMMEDIATE] = "EVENTS_IMMEDIATE",
+	[SPLIT_N_SIGNAL] = "EVENTS_SIGNAL",
+	[SPLIT_N_REQUESTS] = "REQUESTS",
+	[SPLIT_N_CTDB] = "CTDB_CALLS",
+	[SPLIT_N_RECV] = "RECVS",
 	[SPLIT_N_SEND] = "SENDS",
 };
 
@@ -90,23 +99,29 @@ void smbd_split_free(struct smbd_split *s)
 
 static const char *const dispatch[] = { "smbd_smb2_request_dispatch" };
 static const char *const handlers[] = {
-	"tevent_common_invoke_fd_handler", "tevent_common_invoke_timer_handler",
-	"tevent_common_invoke_immediate_handler", "tevent_common_invoke_signal_handler",
+	"tevent_common_invoke_fd_handler",
+	"tevent_common_invoke_timer_handler",
+	"tevent_common_invoke_immediate_handler",
+	"tevent_common_invoke_signal_handler",
 };
 static const uint64_t handler_kinds[] = { SPLIT_N_FD, SPLIT_N_TIMER, SPLIT_N_IMMEDIATE, SPLIT_N_SIGNAL };
 /* the synchronous ones: smbd waits in them for ctdbd's answer */
 static const char *const ctdbd[] = {
-	"ctdbd_migrate", "ctdbd_parse", "ctdbd_traverse", "ctdbd_control_local",
+	"ctdbd_migrate",   "ctdbd_parse",  "ctdbd_traverse",       "ctdbd_control_local",
 	"ctdbd_db_attach", "ctdbd_dbpath", "ctdbd_process_exists", "ctdbd_probe",
 };
 
 /* asynchronous disk I/O: sent to a worker thread, its result taken later */
 static const char *const io_send[] = {
-	"smb_vfs_call_pread_send", "smb_vfs_call_pwrite_send", "smb_vfs_call_fsync_send",
+	"smb_vfs_call_pread_send",
+	"smb_vfs_call_pwrite_send",
+	"smb_vfs_call_fsync_send",
 	"smb_vfs_call_getxattrat_send",
 };
 static const char *const io_recv[] = {
-	"SMB_VFS_PREAD_RECV", "SMB_VFS_PWRITE_RECV", "SMB_VFS_FSYNC_RECV",
+	"SMB_VFS_PREAD_RECV",
+	"SMB_VFS_PWRITE_RECV",
+	"SMB_VFS_FSYNC_RECV",
 	"smb_vfs_call_getxattrat_recv",
 };
 
@@ -134,10 +149,8 @@ static void io_attach(const struct layer_env *env, const struct smbd_places *pl,
 		send[k] = io_send[i];
 		recv[k++] = io_recv[i];
 	}
-	if (k && smbd_hook(env, f, "smbd_split_io_recv", pl->lib, recv, NULL, k, false, missing,
-			   msize) > 0)
-		(void)smbd_hook(env, f, "smbd_split_io_send", pl->lib, send, NULL, k, false, missing,
-				msize);
+	if (k && smbd_hook(env, f, "smbd_split_io_recv", pl->lib, recv, NULL, k, false, missing, msize) > 0)
+		(void)smbd_hook(env, f, "smbd_split_io_send", pl->lib, send, NULL, k, false, missing, msize);
 }
 
 static int split_attach(const struct layer_env *env, const struct smbd_places *pl, struct func *f,
@@ -148,18 +161,18 @@ static int split_attach(const struct layer_env *env, const struct smbd_places *p
 	/* returns first: an entry without its return would leave a phase open */
 	r = smbd_hook(env, f, "smbd_split_dispatch_ret", pl->lib, dispatch, NULL, 1, true, missing, msize);
 	if (r >= 0)
-		r = smbd_hook(env, f, "smbd_split_dispatch", pl->lib, dispatch, NULL, 1, false, missing, msize);
+		r = smbd_hook(env, f, "smbd_split_dispatch", pl->lib, dispatch, NULL, 1, false, missing,
+			      msize);
 	if (r < 0)
 		return r;
 	io_attach(env, pl, f, missing, msize);
 	if (pl->tevent)
-		(void)smbd_hook(env, f, "smbd_split_event", pl->tevent, handlers, handler_kinds,
-				N(handlers), false, missing, msize);
-	if (pl->cluster &&
-	    smbd_hook(env, f, "smbd_split_ctdb_ret", pl->cluster, ctdbd, NULL, N(ctdbd), true,
-		      missing, msize) > 0)
-		(void)smbd_hook(env, f, "smbd_split_ctdb", pl->cluster, ctdbd, NULL, N(ctdbd), false,
-				missing, msize);
+		(void)smbd_hook(env, f, "smbd_split_event", pl->tevent, handlers, handler_kinds, N(handlers),
+				false, missing, msize);
+	if (pl->cluster && smbd_hook(env, f, "smbd_split_ctdb_ret", pl->cluster, ctdbd, NULL, N(ctdbd), true,
+				     missing, msize) > 0)
+		(void)smbd_hook(env, f, "smbd_split_ctdb", pl->cluster, ctdbd, NULL, N(ctdbd), false, missing,
+				msize);
 	return 0;
 }
 
@@ -254,8 +267,7 @@ static struct proc_split *proc_split(struct smbd_split *s, uint32_t tgid)
  * One loop thread's share of the interval: its phases now (the one in
  * force counted up to now), less what the last summary took.
  */
-static void thread_read(struct smbd_split *s, uint32_t tid, const struct split_thread *st,
-			uint64_t now)
+static void thread_read(struct smbd_split *s, uint32_t tid, const struct split_thread *st, uint64_t now)
 {
 	struct thread_prev *t = thread_prev(s, tid);
 	struct proc_split *p = proc_split(s, st->tgid);
@@ -294,9 +306,10 @@ static void peer_text(const struct smbd_proc *sp, char *buf, size_t n)
 	if (family == 2)
 		snprintf(buf, n, "%u.%u.%u.%u:%u", a[4], a[5], a[6], a[7], a[2] << 8 | a[3]);
 	else if (family == 10)
-		snprintf(buf, n, "[%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x]:%u",
-			 a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16], a[17], a[18],
-			 a[19], a[20], a[21], a[22], a[23], a[2] << 8 | a[3]);
+		snprintf(buf, n,
+			 "[%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x]:%u", a[8],
+			 a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16], a[17], a[18], a[19], a[20],
+			 a[21], a[22], a[23], a[2] << 8 | a[3]);
 }
 
 static void procs_read(struct smbd_split *s, const struct layer_env *env)
@@ -409,13 +422,16 @@ static uint64_t phase_total(const uint64_t *phase, int i)
 #define ENTRY_FIELDS 40
 
 /* The fields (values in v[]) and MESSAGE of an entry; returns how many, or -ENOMEM. */
-static int entry_build(const struct smbd_split_entry *e, struct record_field *f,
-		       char v[][32], char **msg)
+static int entry_build(const struct smbd_split_entry *e, struct record_field *f, char v[][32], char **msg)
 {
 	int n = 0;
 
-#define ADD(name, fmt, ...) do { snprintf(v[n], 32, fmt, __VA_ARGS__); \
-		f[n] = (struct record_field) { name, v[n] }; n++; } while (0)
+#define ADD(name, fmt, ...)                                  \
+	do {                                                 \
+		snprintf(v[n], 32, fmt, __VA_ARGS__);        \
+		f[n] = (struct record_field) { name, v[n] }; \
+		n++;                                         \
+	} while (0)
 	ADD("PID", "%" PRIu32, e->pid);
 	ADD("INTERVAL_S", "%.3f", e->interval_s);
 	ADD("WALL_US", "%" PRIu64, e->wall_ns / 1000);
@@ -434,10 +450,11 @@ static int entry_build(const struct smbd_split_entry *e, struct record_field *f,
 #undef ADD
 	if (e->client && *e->client)
 		f[n++] = (struct record_field) { "SMB_CLIENT", (char *)e->client };
-	if (asprintf(msg, "smbd[%u] over %.1f s: waiting %.1f %%, receiving %.1f %%, parsing %.1f %%, "
+	if (asprintf(msg,
+		     "smbd[%u] over %.1f s: waiting %.1f %%, receiving %.1f %%, parsing %.1f %%, "
 		     "running requests %.1f %% (their disk I/O %.1f %%), sending %.1f %%, ctdb %.1f %%, "
-		     "other %.1f %%; %" PRIu64
-		     " requests, %" PRIu64 " events, %.3f s in syscalls, disk read %.3f s, write %.3f s",
+		     "other %.1f %%; %" PRIu64 " requests, %" PRIu64
+		     " events, %.3f s in syscalls, disk read %.3f s, write %.3f s",
 		     e->pid, e->wall_ns / 1e9, pct(e->phase_ns[SPLIT_WAIT], e->wall_ns),
 		     pct(e->phase_ns[SPLIT_RECV], e->wall_ns), pct(e->phase_ns[SPLIT_PARSE], e->wall_ns),
 		     pct(phase_total(e->phase_ns, SPLIT_RUN), e->wall_ns),
@@ -478,9 +495,16 @@ int smbd_split_fields(const struct smbd_split_entry *e, char ***fields)
 static struct smbd_split_entry entry_of(const struct proc_split *p, double interval_s)
 {
 	struct smbd_split_entry e = {
-		.pid = p->tgid, .interval_s = interval_s, .threads = p->threads, .wall_ns = p->wall_ns,
-		.syscall_ns = sys_delta(p, 0), .syscalls = sys_delta(p, 1), .read_ns = sys_delta(p, 2),
-		.reads = sys_delta(p, 3), .write_ns = sys_delta(p, 4), .writes = sys_delta(p, 5),
+		.pid = p->tgid,
+		.interval_s = interval_s,
+		.threads = p->threads,
+		.wall_ns = p->wall_ns,
+		.syscall_ns = sys_delta(p, 0),
+		.syscalls = sys_delta(p, 1),
+		.read_ns = sys_delta(p, 2),
+		.reads = sys_delta(p, 3),
+		.write_ns = sys_delta(p, 4),
+		.writes = sys_delta(p, 5),
 		.client = p->client,
 	};
 
@@ -516,14 +540,14 @@ static void split_print(FILE *out, const struct proc_split *p)
 		sys_delta(p, 3));
 	fprintf(out, "  %-24s %12.6f s  %" PRIu64 " calls\n", "disk write", sys_delta(p, 4) / 1e9,
 		sys_delta(p, 5));
-	fprintf(out, "  tevent events %" PRIu64 " (fd %" PRIu64 ", timer %" PRIu64 ", immediate %" PRIu64
+	fprintf(out,
+		"  tevent events %" PRIu64 " (fd %" PRIu64 ", timer %" PRIu64 ", immediate %" PRIu64
 		", signal %" PRIu64 "), SMB2 requests %" PRIu64 ", ctdb requests %" PRIu64 "\n",
 		events(p), p->n[SPLIT_N_FD], p->n[SPLIT_N_TIMER], p->n[SPLIT_N_IMMEDIATE],
 		p->n[SPLIT_N_SIGNAL], p->n[SPLIT_N_REQUESTS], p->n[SPLIT_N_CTDB]);
 }
 
-void smbd_split_summarize(struct smbd_split *s, const struct layer_env *env,
-			  const struct summary_out *out)
+void smbd_split_summarize(struct smbd_split *s, const struct layer_env *env, const struct summary_out *out)
 {
 	const struct config *c = env->cfg;
 	struct func *f = smbd_view_func(env, "SMBD_TIME_SPLIT", NULL);

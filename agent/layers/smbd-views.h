@@ -16,9 +16,9 @@
 /* Where the views hook: files of smbd, found by what they export. */
 struct smbd_places {
 	const char *binary;
-	const char *lib;            /* defines smb_vfs_call_*, the SMB2 dispatch and exit paths */
-	const char *tevent;         /* libtevent: handler invocations; NULL when not found */
-	const char *cluster;        /* libsamba-cluster-support: ctdbd calls; NULL when not found */
+	const char *lib;     /* defines smb_vfs_call_*, the SMB2 dispatch and exit paths */
+	const char *tevent;  /* libtevent: handler invocations; NULL when not found */
+	const char *cluster; /* libsamba-cluster-support: ctdbd calls; NULL when not found */
 };
 
 /* The view's function (SMBD_EXIT, ...): found, or with target added; NULL when neither. */
@@ -30,8 +30,8 @@ struct func *smbd_view_func(const struct layer_env *env, const char *name, const
  * msize). Returns how many are hooked, or negative errno.
  */
 int smbd_hook(const struct layer_env *env, struct func *f, const char *prog, const char *file,
-	      const char *const *syms, const uint64_t *cookies, size_t n, bool ret,
-	      char *missing, size_t msize);
+	      const char *const *syms, const uint64_t *cookies, size_t n, bool ret, char *missing,
+	      size_t msize);
 
 /* SMBD_EXIT, SMBD_OPLOCK_BREAK, SMBD_LEASE_BREAK attached or detached as exits= and breaks= say. */
 void smbd_exits_sync(const struct layer_env *env, const struct smbd_places *pl);
@@ -44,13 +44,13 @@ void smbd_exits_decode(const struct layer_env *env, const struct event *e, struc
 struct smbd_split_entry {
 	uint32_t pid;
 	double interval_s;
-	unsigned int threads;       /* loop threads */
+	unsigned int threads; /* loop threads */
 	uint64_t wall_ns;
-	uint64_t phase_ns[_SPLIT_MAX];      /* enum split_phase */
-	uint64_t n[_SPLIT_N_MAX];           /* enum split_count */
-	uint64_t syscall_ns, syscalls;      /* all threads, waits and idle workers left out */
+	uint64_t phase_ns[_SPLIT_MAX]; /* enum split_phase */
+	uint64_t n[_SPLIT_N_MAX];      /* enum split_count */
+	uint64_t syscall_ns, syscalls; /* all threads, waits and idle workers left out */
 	uint64_t read_ns, reads, write_ns, writes;
-	const char *client;         /* "ip:port", or "" */
+	const char *client; /* "ip:port", or "" */
 };
 
 /* The entry's MESSAGE and fields: to journald, or as journal_view_fields() gives them. */
@@ -64,5 +64,4 @@ void smbd_split_free(struct smbd_split *s);
 void smbd_split_sync(struct smbd_split *s, const struct layer_env *env, const struct smbd_places *pl);
 unsigned int smbd_split_detach(struct smbd_split *s, const struct layer_env *env, enum func_state why);
 /* Per smbd process, what the interval's time went to (journal entries or tsmbd's report). */
-void smbd_split_summarize(struct smbd_split *s, const struct layer_env *env,
-			  const struct summary_out *out);
+void smbd_split_summarize(struct smbd_split *s, const struct layer_env *env, const struct summary_out *out);

@@ -29,26 +29,27 @@
 
 #define VFS_PREFIX "smb_vfs_call_"
 #define SMB2_PREFIX "smbd_smb2_request_process_"
-#define ANCHOR VFS_PREFIX "openat"      /* in every Samba since 4.14 */
+#define ANCHOR VFS_PREFIX "openat" /* in every Samba since 4.14 */
 #define NAME "smbd"
 
 /* Where both completions of an SMB2 request go through. */
 static const char *const smb2_ends[] = {
-	"smbd_smb2_request_done_ex", "smbd_smb2_request_error_ex",
+	"smbd_smb2_request_done_ex",
+	"smbd_smb2_request_error_ex",
 };
 
 struct layer {
 	const struct layer_env *env;
-	char *binary;               /* smbd */
-	char *lib;                  /* the file defining its VFS and SMB2 entry points */
-	char *tevent;               /* libtevent, for the time split; NULL when not found */
-	char *cluster;              /* libsamba-cluster-support (ctdbd calls); NULL when not found */
+	char *binary;  /* smbd */
+	char *lib;     /* the file defining its VFS and SMB2 entry points */
+	char *tevent;  /* libtevent, for the time split; NULL when not found */
+	char *cluster; /* libsamba-cluster-support (ctdbd calls); NULL when not found */
 	struct smbd_split *split;
-	bool followed;              /* the process tracepoints are attached */
-	uint64_t ends[2];           /* offsets of smb2_ends[] in lib */
-	bool requests;              /* both ends exist: SMB2 requests can be timed */
-	const char *why;            /* unavailable or off: why */
-	bool off;                   /* enabled = auto found no smbd */
+	bool followed;    /* the process tracepoints are attached */
+	uint64_t ends[2]; /* offsets of smb2_ends[] in lib */
+	bool requests;    /* both ends exist: SMB2 requests can be timed */
+	const char *why;  /* unavailable or off: why */
+	bool off;         /* enabled = auto found no smbd */
 	char why_buf[PATH_MAX + 128];
 };
 
@@ -56,10 +57,10 @@ struct layer {
 struct batch {
 	struct layer *l;
 	bool smb2;
-	const char *prefix;         /* FUNCTION prefix: SMBD_VFS_, SMBD_SMB2_ */
+	const char *prefix; /* FUNCTION prefix: SMBD_VFS_, SMBD_SMB2_ */
 	struct func *fv[SMBLAT_MAX_FUNCS];
 	uint64_t offsets[SMBLAT_MAX_FUNCS];
-	uint32_t n;                 /* to attach */
+	uint32_t n; /* to attach */
 	uint32_t detached;
 	int error;
 };
@@ -158,22 +159,24 @@ static int batch_run(struct batch *b)
 	if (r < 0 || !b->n)
 		return r < 0 ? r : 0;
 	if (b->smb2)
-		return probes_attach_smbd_requests(l->env->probes, b->fv, b->offsets, b->n, l->ends,
-						   2, l->lib);
+		return probes_attach_smbd_requests(l->env->probes, b->fv, b->offsets, b->n, l->ends, 2,
+						   l->lib);
 	return probes_attach_uprobes(l->env->probes, b->fv, b->offsets, b->n, l->lib);
 }
 
 static void report(struct batch *b, const char *what, int attached)
 {
-	struct status s = { .kind = STATUS_PROBE_FAILED, .reason = REASON_ATTACH_FAILED,
-			    .priority = LOG_WARNING, .layer = NAME };
+	struct status s = { .kind = STATUS_PROBE_FAILED,
+			    .reason = REASON_ATTACH_FAILED,
+			    .priority = LOG_WARNING,
+			    .layer = NAME };
 
 	status_count_set(&s, COUNT_NOT_ATTACHED, attached < 0 ? b->n : b->n - attached);
 	if (attached < 0)
 		log_emit(&s, "%s of %s not attached: %s", what, b->l->lib, strerror(-attached));
 	else if ((uint32_t)attached < b->n)
-		log_emit(&s, "%u of %u %s of %s not attached (see --list-probes)",
-			 b->n - attached, b->n, what, b->l->lib);
+		log_emit(&s, "%u of %u %s of %s not attached (see --list-probes)", b->n - attached, b->n,
+			 what, b->l->lib);
 }
 
 /* VFS calls, then SMB2 requests (when both completions exist); counts what it attached. */
@@ -207,15 +210,16 @@ static void layer_sync(struct layer *l, unsigned int *attached, unsigned int *de
 	status_count_set(&s, COUNT_ATTACHED, vfs + smb2);
 	status_count_set(&s, COUNT_NOT_ATTACHED, n_vfs + n_smb2 - vfs - smb2);
 	if (n_vfs || b->n)
-		log_emit(&s, "%d VFS operations and %d SMB2 commands of %s (%s) attached (%s)",
-			 vfs, smb2, l->lib, l->binary, backend_name(n_vfs ? be : b->fv[0]->backend));
+		log_emit(&s, "%d VFS operations and %d SMB2 commands of %s (%s) attached (%s)", vfs, smb2,
+			 l->lib, l->binary, backend_name(n_vfs ? be : b->fv[0]->backend));
 	free(b);
 }
 
 static struct smbd_places places(const struct layer *l)
 {
-	return (struct smbd_places) { .binary = l->binary, .lib = l->lib, .tevent = l->tevent,
-				      .cluster = l->cluster };
+	return (struct smbd_places) {
+		.binary = l->binary, .lib = l->lib, .tevent = l->tevent, .cluster = l->cluster
+	};
 }
 
 /*
@@ -233,8 +237,10 @@ static int follow(struct layer *l)
 
 	if (!c->smbd_exits && !c->smbd_breaks && !c->smbd_split)
 		return -ENOENT;
-	r = procs_attach(l->env->probes, c->smbd_split ? PROCS_SYS_BOTH :
-			 c->smbd_exits && c->smbd_exit_errors ? PROCS_SYS_EXIT : PROCS_SYS_NONE,
+	r = procs_attach(l->env->probes,
+			 c->smbd_split                        ? PROCS_SYS_BOTH :
+			 c->smbd_exits && c->smbd_exit_errors ? PROCS_SYS_EXIT :
+								PROCS_SYS_NONE,
 			 why, sizeof(why));
 	if (r < 0) {
 		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_ATTACH_FAILED, LOG_WARNING,
@@ -246,7 +252,8 @@ static int follow(struct layer *l)
 	if (r < 0)
 		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_ATTACH_FAILED, LOG_WARNING,
 			  "smbd processes running before the agent are not followed (task iterator: %s); "
-			  "those started later are", strerror(-r));
+			  "those started later are",
+			  strerror(-r));
 	l->followed = true;
 	return r < 0 ? 0 : r;
 }
@@ -259,8 +266,10 @@ static void views_say(struct layer *l, int running)
 		const char *name;
 		bool want;
 	} views[] = {
-		{ "SMBD_EXIT", c->smbd_exits }, { "SMBD_OPLOCK_BREAK", c->smbd_breaks },
-		{ "SMBD_LEASE_BREAK", c->smbd_breaks }, { "SMBD_TIME_SPLIT", c->smbd_split },
+		{ "SMBD_EXIT", c->smbd_exits },
+		{ "SMBD_OPLOCK_BREAK", c->smbd_breaks },
+		{ "SMBD_LEASE_BREAK", c->smbd_breaks },
+		{ "SMBD_TIME_SPLIT", c->smbd_split },
 	};
 	struct status s = { .kind = STATUS_LAYER_ATTACHED, .priority = LOG_INFO, .layer = NAME };
 	unsigned int wanted = 0, attached = 0;
@@ -273,8 +282,8 @@ static void views_say(struct layer *l, int running)
 	}
 	status_count_set(&s, COUNT_ATTACHED, attached);
 	status_count_set(&s, COUNT_NOT_ATTACHED, wanted - attached);
-	log_emit(&s, "following smbd processes (%d running): %u of %u views attached", running,
-		 attached, wanted);
+	log_emit(&s, "following smbd processes (%d running): %u of %u views attached", running, attached,
+		 wanted);
 	if (attached && !features_has(l->env->features, KF_COOKIE)) {
 		char what[64];
 
@@ -308,8 +317,7 @@ static void ids_locate(struct layer *l)
 	if (r < 0) {
 		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_NOT_FOUND, LOG_NOTICE,
 			  "%s: %s %s: SMB2 requests without their header ids", l->lib,
-			  r == -EPROTO ? "cannot read the request layout from" : "no",
-			  SMBDREQ_FUNCTION);
+			  r == -EPROTO ? "cannot read the request layout from" : "no", SMBDREQ_FUNCTION);
 		return;
 	}
 	probes_smbd_layout_set(l->env->probes, &hl);
@@ -370,7 +378,7 @@ static void smbd_attach(struct layer *l)
 	}
 	if (!probes_unit_loaded(l->env->probes, UNIT_SMBD) && l->env->cfg->layer[LAYER_SMBD].automatic &&
 	    locate(l) < 0)
-		return;         /* off: no smbd, which is why the programs were not loaded */
+		return; /* off: no smbd, which is why the programs were not loaded */
 	if (!probes_unit_loaded(l->env->probes, UNIT_SMBD)) {
 		l->why = layer_unavailable(NAME, REASON_RESTART_NEEDED, l->why_buf, sizeof(l->why_buf),
 					   "enabled by reload: takes effect at the next start");
@@ -430,8 +438,8 @@ static void smbd_watch(struct layer *l)
 	struct inflight_sweep s = { .max_age_ns = STALE_NS, .stale = process_gone };
 
 	if (l->requests)
-		layer_sweep(l->env, NAME, INFLIGHT_SMBD, &s,
-			    "their smbd process gone or not ended in 60 min", NULL);
+		layer_sweep(l->env, NAME, INFLIGHT_SMBD, &s, "their smbd process gone or not ended in 60 min",
+			    NULL);
 }
 
 static void smbd_decode(struct layer *l, const struct event *e, struct record *r)

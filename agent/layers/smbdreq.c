@@ -18,13 +18,12 @@ static size_t rdi_disp(const uint8_t *c, size_t n, uint8_t opcode, uint32_t *dis
 {
 	if (n < 3 || c[0] != opcode)
 		return 0;
-	if (c[1] == 0x47) {                 /* mod 01: disp8 */
+	if (c[1] == 0x47) { /* mod 01: disp8 */
 		*disp = c[2];
 		return 3;
 	}
-	if (c[1] == 0x87 && n >= 6) {       /* mod 10: disp32 */
-		*disp = (uint32_t)c[2] | (uint32_t)c[3] << 8 | (uint32_t)c[4] << 16 |
-			(uint32_t)c[5] << 24;
+	if (c[1] == 0x87 && n >= 6) { /* mod 10: disp32 */
+		*disp = (uint32_t)c[2] | (uint32_t)c[3] << 8 | (uint32_t)c[4] << 16 | (uint32_t)c[5] << 24;
 		return 6;
 	}
 	return 0;
@@ -51,7 +50,7 @@ int smbdreq_decode(const uint8_t *c, size_t n, struct smbd_hdr_layout *ret)
 	*ret = (struct smbd_hdr_layout) {
 		.on = 1,
 		.current_idx = idx,
-		.in_vector = count - 8,     /* struct { struct iovec *vector; int vector_count; } in */
+		.in_vector = count - 8, /* struct { struct iovec *vector; int vector_count; } in */
 	};
 	return 0;
 }

@@ -38,7 +38,9 @@ static const struct {
 	[SMB_EV_LOGOFF] = { "SMB_LOGOFF" },
 	[SMB_EV_SESSION_EXPIRED] = { "SMB_SESSION_EXPIRED", { "smb3_ses_expired" }, 4 },
 	[SMB_EV_TREE_CONNECT] = { "SMB_TREE_CONNECT", { "smb3_tcon" }, 5 },
-	[SMB_EV_CREDIT_STALL] = { "SMB_CREDIT_STALL", { "smb3_credit_timeout", "smb3_insufficient_credits" }, 6 },
+	[SMB_EV_CREDIT_STALL] = { "SMB_CREDIT_STALL",
+				  { "smb3_credit_timeout", "smb3_insufficient_credits" },
+				  6 },
 	[SMB_EV_SLOW_RESPONSE] = { "SMB_SLOW_RESPONSE", { "smb3_slow_rsp" }, 5 },
 };
 
@@ -135,19 +137,22 @@ static void server_event(const struct event *e, struct record *r, struct mounts 
 	about(who, sizeof(who), e, share);
 	switch (e->smb_event) {
 	case SMB_EV_RECONNECT:
-		record_set_message(r, message_ids[e->smb_event], "SMB_RECONNECT: connection to %s "
-				   "lost, reconnecting%s", *server ? server : "?", who);
+		record_set_message(r, message_ids[e->smb_event],
+				   "SMB_RECONNECT: connection to %s "
+				   "lost, reconnecting%s",
+				   *server ? server : "?", who);
 		break;
 	case SMB_EV_CREDIT_STALL:
 		record_add(r, "SMB_CREDITS", "%d", e->smb_event_val[0]);
 		record_add(r, "SMB_CREDITS_NEEDED", "%d", e->smb_event_val[1]);
 		record_add(r, "SMB_IN_FLIGHT", "%d", e->smb_event_val[2]);
 		record_add(r, "SMB_STALL", "%s", e->smb_event_val[3] ? "insufficient" : "timeout");
-		record_set_message(r, message_ids[e->smb_event], "SMB_CREDIT_STALL: %s: %d credits "
-				   "for %d needed, %d in flight%s%s", *server ? server : "?",
-				   e->smb_event_val[0], e->smb_event_val[1], e->smb_event_val[2],
-				   e->smb_event_val[3] ? ", none to wait for" : ", timed out waiting",
-				   who);
+		record_set_message(r, message_ids[e->smb_event],
+				   "SMB_CREDIT_STALL: %s: %d credits "
+				   "for %d needed, %d in flight%s%s",
+				   *server ? server : "?", e->smb_event_val[0], e->smb_event_val[1],
+				   e->smb_event_val[2],
+				   e->smb_event_val[3] ? ", none to wait for" : ", timed out waiting", who);
 		break;
 	}
 }
@@ -164,20 +169,21 @@ static void session_event(const struct event *e, struct record *r, struct mounts
 	about(who, sizeof(who), e, share);
 	switch (e->smb_event) {
 	case SMB_EV_SESSION_SETUP:
-		record_set_message(r, message_ids[e->smb_event], "SMB_SESSION_SETUP: session "
-				   SMB2_SESSION_FMT " set up with %s in %llu.%03llu ms",
+		record_set_message(r, message_ids[e->smb_event],
+				   "SMB_SESSION_SETUP: session " SMB2_SESSION_FMT
+				   " set up with %s in %llu.%03llu ms",
 				   (unsigned long long)e->smb_session, *server ? server : "?",
 				   (unsigned long long)us / 1000, (unsigned long long)us % 1000);
 		break;
 	case SMB_EV_LOGOFF:
-		record_set_message(r, message_ids[e->smb_event], "SMB_LOGOFF: session "
-				   SMB2_SESSION_FMT " logged off from %s%s",
+		record_set_message(r, message_ids[e->smb_event],
+				   "SMB_LOGOFF: session " SMB2_SESSION_FMT " logged off from %s%s",
 				   (unsigned long long)e->smb_session, *server ? server : "?", who);
 		break;
 	case SMB_EV_SESSION_EXPIRED:
 		record_add(r, "SMB_COMMAND", "%s", command(e));
-		record_set_message(r, message_ids[e->smb_event], "SMB_SESSION_EXPIRED: session "
-				   SMB2_SESSION_FMT " expired (%s mid %llu)",
+		record_set_message(r, message_ids[e->smb_event],
+				   "SMB_SESSION_EXPIRED: session " SMB2_SESSION_FMT " expired (%s mid %llu)",
 				   (unsigned long long)e->smb_session, command(e),
 				   (unsigned long long)e->smb_mid);
 		break;
@@ -196,14 +202,17 @@ static void tree_event(const struct event *e, struct record *r)
 	record_add(r, "SMB_SESSION_ID", SMB2_SESSION_FMT, (unsigned long long)e->smb_session);
 	if (rc == 0) {
 		record_add(r, "SMB_TREE_ID", SMB2_TREE_FMT, e->smb_tree);
-		record_set_message(r, message_ids[e->smb_event], "SMB_TREE_CONNECT: %s connected, "
-				   "tree " SMB2_TREE_FMT " of session " SMB2_SESSION_FMT, unc, e->smb_tree,
-				   (unsigned long long)e->smb_session);
+		record_set_message(r, message_ids[e->smb_event],
+				   "SMB_TREE_CONNECT: %s connected, "
+				   "tree " SMB2_TREE_FMT " of session " SMB2_SESSION_FMT,
+				   unc, e->smb_tree, (unsigned long long)e->smb_session);
 		return;
 	}
 	r->err = rc < 0 && rc >= -4095 ? -rc : 0;
-	record_set_message(r, message_ids[e->smb_event], "SMB_TREE_CONNECT: %s failed (%d) in "
-			   "session " SMB2_SESSION_FMT, unc, rc, (unsigned long long)e->smb_session);
+	record_set_message(r, message_ids[e->smb_event],
+			   "SMB_TREE_CONNECT: %s failed (%d) in "
+			   "session " SMB2_SESSION_FMT,
+			   unc, rc, (unsigned long long)e->smb_session);
 }
 
 static void slow_response_event(const struct event *e, struct record *r, struct mounts *m)
@@ -221,13 +230,17 @@ static void slow_response_event(const struct event *e, struct record *r, struct 
 	share = shares_add(r, e->smb_server, m);
 	about(who, sizeof(who), e, share);
 	if (us)
-		record_set_message(r, message_ids[e->smb_event], "SMB_SLOW_RESPONSE: cifs saw %s "
-				   "mid %llu of %s answered slowly, %llu.%03llu ms%s", command(e),
-				   (unsigned long long)e->smb_mid, *e->smb_server ? e->smb_server : "?",
-				   (unsigned long long)us / 1000, (unsigned long long)us % 1000, who);
+		record_set_message(r, message_ids[e->smb_event],
+				   "SMB_SLOW_RESPONSE: cifs saw %s "
+				   "mid %llu of %s answered slowly, %llu.%03llu ms%s",
+				   command(e), (unsigned long long)e->smb_mid,
+				   *e->smb_server ? e->smb_server : "?", (unsigned long long)us / 1000,
+				   (unsigned long long)us % 1000, who);
 	else
-		record_set_message(r, message_ids[e->smb_event], "SMB_SLOW_RESPONSE: cifs saw %s "
-				   "mid %llu answered slowly", command(e), (unsigned long long)e->smb_mid);
+		record_set_message(r, message_ids[e->smb_event],
+				   "SMB_SLOW_RESPONSE: cifs saw %s "
+				   "mid %llu answered slowly",
+				   command(e), (unsigned long long)e->smb_mid);
 }
 
 int smbevent_decode(const struct event *e, struct record *r, struct mounts *m)
@@ -362,8 +375,8 @@ unsigned int smbevent_sync(struct smbevents *ev, const struct layer_env *env, en
 	return n;
 }
 
-void smbevent_off(struct smbevents *ev, const struct layer_env *env, enum func_state why,
-		  const char *detail, uint32_t event_id[_SMB_EV_MAX])
+void smbevent_off(struct smbevents *ev, const struct layer_env *env, enum func_state why, const char *detail,
+		  uint32_t event_id[_SMB_EV_MAX])
 {
 	for (int k = 0; k < _SMB_EV_MAX; k++) {
 		event_detach(ev, env, k, why, detail);

@@ -27,8 +27,8 @@ struct smbevents {
 unsigned int smbevent_sync(struct smbevents *ev, const struct layer_env *env, enum backend req_backend,
 			   uint32_t event_id[_SMB_EV_MAX]);
 /* Every event off, its tracepoints detached, its func in state why. */
-void smbevent_off(struct smbevents *ev, const struct layer_env *env, enum func_state why,
-		  const char *detail, uint32_t event_id[_SMB_EV_MAX]);
+void smbevent_off(struct smbevents *ev, const struct layer_env *env, enum func_state why, const char *detail,
+		  uint32_t event_id[_SMB_EV_MAX]);
 
 /*
  * The fields, MESSAGE and MESSAGE_ID of a connection event; the shares of

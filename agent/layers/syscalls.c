@@ -32,21 +32,21 @@
 struct err_count {
 	uint32_t id;
 	uint32_t err;
-	uint64_t seen;              /* cumulative, from the kernel */
+	uint64_t seen; /* cumulative, from the kernel */
 	uint64_t reported;
 };
 
 struct layer {
 	const struct layer_env *env;
-	enum backend backend;       /* of sys_enter/sys_exit; BACKEND_NONE: not attached */
-	int *ids;                   /* per syscalls_at() index: function id, or -1 */
+	enum backend backend; /* of sys_enter/sys_exit; BACKEND_NONE: not attached */
+	int *ids;             /* per syscalls_at() index: function id, or -1 */
 	unsigned int n_ids;
 	struct err_count *errs;
 	size_t n_errs;
 	int cgroup_fd;
-	char what[512];             /* the selection, as said */
+	char what[512]; /* the selection, as said */
 	const char *why;
-	bool off;                   /* why says it is off, not unavailable */
+	bool off; /* why says it is off, not unavailable */
 	char why_buf[512];
 };
 
@@ -108,8 +108,8 @@ static int select_apply(struct layer *l, const struct sys_select *s)
 		r = cgroup_select(l, s->cgroup);
 		if (r < 0) {
 			l->why = layer_unavailable(NAME, r == -ENOENT ? REASON_NOT_FOUND : REASON_SYSTEM,
-						   l->why_buf, sizeof(l->why_buf), "cgroup %s: %s",
-						   s->cgroup, strerror(-r));
+						   l->why_buf, sizeof(l->why_buf), "cgroup %s: %s", s->cgroup,
+						   strerror(-r));
 			return r;
 		}
 	}
@@ -204,8 +204,8 @@ static void syscalls_attach(struct layer *l)
 
 	r = procs_attach(l->env->probes, PROCS_SYS_BOTH, why, sizeof(why));
 	if (r < 0) {
-		l->why = layer_unavailable(NAME, REASON_ATTACH_FAILED, l->why_buf, sizeof(l->why_buf),
-					    "%s", why);
+		l->why = layer_unavailable(NAME, REASON_ATTACH_FAILED, l->why_buf, sizeof(l->why_buf), "%s",
+					   why);
 		return;
 	}
 	l->backend = r;
@@ -216,11 +216,12 @@ static void syscalls_attach(struct layer *l)
 	if (seeded < 0)
 		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_ATTACH_FAILED, LOG_WARNING,
 			  "processes running before the agent are not accounted (task iterator: %s); "
-			  "those started later are", strerror(-seeded));
+			  "those started later are",
+			  strerror(-seeded));
 	status_count_set(&st, COUNT_ATTACHED, r < 0 ? 0 : (uint64_t)r);
 	status_count_set(&st, COUNT_NOT_ATTACHED, missed);
-	log_emit(&st, "%d syscalls of %s accounted (%s), %d running processes chosen", r,
-		 l->what, backend_name(l->backend), seeded < 0 ? 0 : seeded);
+	log_emit(&st, "%d syscalls of %s accounted (%s), %d running processes chosen", r, l->what,
+		 backend_name(l->backend), seeded < 0 ? 0 : seeded);
 }
 
 static void syscalls_apply(struct layer *l, const struct config *old, struct reload_counts *n)
@@ -308,7 +309,7 @@ struct row {
 	uint64_t errors;
 	uint32_t top_err;
 	uint64_t top_count;
-	char errnos[256];           /* "ENOENT:12 EAGAIN:3" */
+	char errnos[256]; /* "ENOENT:12 EAGAIN:3" */
 };
 
 static void row_errors(struct layer *l, struct row *r)
@@ -367,8 +368,8 @@ static void row_journal(struct layer *l, const struct summary_out *out, const st
 		extra[n++] = (struct record_field) { "ERRNO_COUNT", topn };
 		extra[n++] = (struct record_field) { "ERRNOS", (char *)r->errnos };
 	}
-	journal_write_view_summary(out->journal, r->f->name, LAYER_SYSCALLS, r->s, out->interval_s,
-				   extra, n, SMBLAT_MID_SYSCALLS);
+	journal_write_view_summary(out->journal, r->f->name, LAYER_SYSCALLS, r->s, out->interval_s, extra, n,
+				   SMBLAT_MID_SYSCALLS);
 }
 
 static int row_by_time(const void *a, const void *b)
@@ -399,8 +400,9 @@ static void table_print(FILE *out, const struct layer *l, struct row *v, size_t 
 		const struct summary *s = v[i].s;
 		const char *en = v[i].top_err ? strerrorname_np((int)v[i].top_err) : NULL;
 
-		fprintf(out, "%6.2f %11.6f %11" PRIu64 " %9" PRIu64 " ", total_ns ? 100.0 * s->total_ns / total_ns : 0,
-			s->total_ns / 1e9, s->total_ns / s->count / 1000, s->count);
+		fprintf(out, "%6.2f %11.6f %11" PRIu64 " %9" PRIu64 " ",
+			total_ns ? 100.0 * s->total_ns / total_ns : 0, s->total_ns / 1e9,
+			s->total_ns / s->count / 1000, s->count);
 		if (v[i].errors)
 			fprintf(out, "%9" PRIu64 " %-16s %s\n", v[i].errors, v[i].syscall, en ? en : "");
 		else
@@ -423,7 +425,8 @@ static void syscalls_summarize(struct layer *l, const struct summary_out *out)
 	for (unsigned int i = 0; (sys = syscalls_at(i, &nr)); i++) {
 		if (l->ids[i] < 0 || !out->acc[l->ids[i]].count)
 			continue;
-		v[n] = (struct row) { .f = &l->env->funcs->v[l->ids[i]], .syscall = sys,
+		v[n] = (struct row) { .f = &l->env->funcs->v[l->ids[i]],
+				      .syscall = sys,
 				      .s = &out->acc[l->ids[i]] };
 		row_errors(l, &v[n]);
 		if (out->journal)
@@ -452,8 +455,7 @@ static enum layer_state syscalls_state(struct layer *l, const char **why)
 	return LAYER_UNAVAILABLE;
 }
 
-static int syscalls_prepare(const struct config *c, const struct layer_env *env,
-			    struct probes_opts *po)
+static int syscalls_prepare(const struct config *c, const struct layer_env *env, struct probes_opts *po)
 {
 	/* a probe on every syscall of the machine: never switched on by auto */
 	if (!c->layer[LAYER_SYSCALLS].enabled || c->layer[LAYER_SYSCALLS].automatic)

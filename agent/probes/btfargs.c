@@ -19,7 +19,7 @@
  * emulation. Built on the first look-up, one pass.
  */
 struct func_index {
-	uint32_t *slot;         /* type ids, 0: empty */
+	uint32_t *slot; /* type ids, 0: empty */
 	size_t mask;
 	bool built;
 };
@@ -31,7 +31,7 @@ struct btfs {
 	struct {
 		char *module;
 		struct btf *btf;
-		struct func_index funcs;    /* the module's own types only */
+		struct func_index funcs; /* the module's own types only */
 	} mod[BTFS_MAX];
 	unsigned int n;
 };
@@ -58,7 +58,7 @@ static void index_build(struct func_index *x, const struct btf *btf, uint32_t fr
 		size *= 2;
 	x->slot = calloc(size, sizeof(*x->slot));
 	if (!x->slot)
-		return;         /* look-ups fall back to libbpf's walk */
+		return; /* look-ups fall back to libbpf's walk */
 	x->mask = size - 1;
 	for (uint32_t id = from; id < n; id++) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
@@ -74,8 +74,7 @@ static void index_build(struct func_index *x, const struct btf *btf, uint32_t fr
 }
 
 /* The id of FUNC name in btf, or -ENOENT; the first one as libbpf's walk would find. */
-static int index_find(struct func_index *x, const struct btf *btf, uint32_t from,
-		      const char *name)
+static int index_find(struct func_index *x, const struct btf *btf, uint32_t from, const char *name)
 {
 	int best = -ENOENT;
 
@@ -242,17 +241,10 @@ static const struct {
 	const char *name;
 	enum arg_kind kind;
 } struct_kinds[] = {
-	{ "inode", AK_INODE },
-	{ "dentry", AK_DENTRY },
-	{ "file", AK_FILE },
-	{ "super_block", AK_SB },
-	{ "folio", AK_FOLIO },
-	{ "page", AK_PAGE },
-	{ "address_space", AK_MAPPING },
-	{ "kiocb", AK_KIOCB },
-	{ "path", AK_PATH },
-	{ "readahead_control", AK_RAC },
-	{ "vm_area_struct", AK_VMA },
+	{ "inode", AK_INODE },           { "dentry", AK_DENTRY },      { "file", AK_FILE },
+	{ "super_block", AK_SB },        { "folio", AK_FOLIO },        { "page", AK_PAGE },
+	{ "address_space", AK_MAPPING }, { "kiocb", AK_KIOCB },        { "path", AK_PATH },
+	{ "readahead_control", AK_RAC }, { "vm_area_struct", AK_VMA },
 };
 
 enum arg_kind btfargs_kind(const struct btf *btf, uint32_t type_id)
@@ -294,11 +286,10 @@ static bool has_name(enum arg_kind k)
 	return k == AK_DENTRY || k == AK_FILE || k == AK_PATH || k == AK_KIOCB || k == AK_VMA;
 }
 
-int btfargs_fill(const struct btf *btf, const char *func, struct func_cfg *cfg,
-		 unsigned int *nparams)
+int btfargs_fill(const struct btf *btf, const char *func, struct func_cfg *cfg, unsigned int *nparams)
 {
 	if (!btf)
-		return -ENOENT;         /* a kernel, or a module, without BTF */
+		return -ENOENT; /* a kernel, or a module, without BTF */
 	return btfargs_fill_id(btf, btf__find_by_name_kind(btf, func, BTF_KIND_FUNC), cfg, nparams);
 }
 
@@ -322,8 +313,7 @@ int btfargs_fill_id(const struct btf *btf, int id, struct func_cfg *cfg, unsigne
 	return btfargs_fill_proto(btf, fn->type, cfg, nparams);
 }
 
-int btfargs_fill_proto(const struct btf *btf, uint32_t proto_id, struct func_cfg *cfg,
-		       unsigned int *nparams)
+int btfargs_fill_proto(const struct btf *btf, uint32_t proto_id, struct func_cfg *cfg, unsigned int *nparams)
 {
 	const struct btf_type *proto = btf ? btf__type_by_id(btf, proto_id) : NULL;
 	const struct btf_param *p;

@@ -38,8 +38,7 @@ enum arg_kind btfargs_kind(const struct btf *btf, uint32_t type_id);
  * count of cfg from the BTF prototype of func. -ENOENT: not in this BTF,
  * or btf NULL (no BTF for that module).
  */
-int btfargs_fill(const struct btf *btf, const char *func, struct func_cfg *cfg,
-		 unsigned int *nparams);
+int btfargs_fill(const struct btf *btf, const char *func, struct func_cfg *cfg, unsigned int *nparams);
 /* The same for the function of BTF id id (btfs_func()). */
 int btfargs_fill_id(const struct btf *btf, int id, struct func_cfg *cfg, unsigned int *nparams);
 /* btfargs_fill() of function func of module (NULL: vmlinux), looked up in b's index. */
@@ -48,5 +47,4 @@ int btfs_fill(struct btfs *b, const char *module, const char *func, struct func_
  * The same from a prototype (BTF_KIND_FUNC_PROTO id): a function pointer
  * member's, for a function whose module has no BTF. -EINVAL: not one.
  */
-int btfargs_fill_proto(const struct btf *btf, uint32_t proto_id, struct func_cfg *cfg,
-		       unsigned int *nparams);
+int btfargs_fill_proto(const struct btf *btf, uint32_t proto_id, struct func_cfg *cfg, unsigned int *nparams);

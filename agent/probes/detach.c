@@ -50,7 +50,7 @@ int detach_add_fd(struct detach_set *s, int *fd)
 
 struct worker {
 	struct detach_set *s;
-	size_t next;                /* the next item to take, shared by the workers */
+	size_t next; /* the next item to take, shared by the workers */
 };
 
 static void *work(void *arg)

@@ -12,8 +12,8 @@
 #include <bpf/libbpf.h>
 
 struct detach_item {
-	struct bpf_link *link;      /* or */
-	int fd;                     /* a link of our own: its fd */
+	struct bpf_link *link; /* or */
+	int fd;                /* a link of our own: its fd */
 };
 
 struct detach_set {

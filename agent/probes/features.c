@@ -112,11 +112,10 @@ static void set_probe(struct features *f, enum kfeature k, int r)
 }
 
 /* Loads one program of the probe object as type/attach; its fd or negative errno. */
-static int prog_load(const struct bpf_program *prog, enum bpf_prog_type type,
-		     enum bpf_attach_type attach, int btf_id)
+static int prog_load(const struct bpf_program *prog, enum bpf_prog_type type, enum bpf_attach_type attach,
+		     int btf_id)
 {
-	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = attach,
-		    .attach_btf_id = btf_id);
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = attach, .attach_btf_id = btf_id);
 	int fd = bpf_prog_load(type, "smblat_feature", "GPL", bpf_program__insns(prog),
 			       bpf_program__insn_cnt(prog), &o);
 
@@ -127,8 +126,7 @@ static int prog_load(const struct bpf_program *prog, enum bpf_prog_type type,
  * A trampoline program on PROBE_FUNC: loaded, and linked when link is
  * set (some kernels load them and refuse the attach). 0 or negative errno.
  */
-static int try_tracing(const struct bpf_program *prog, enum bpf_attach_type type, int btf_id,
-		       bool link)
+static int try_tracing(const struct bpf_program *prog, enum bpf_attach_type type, int btf_id, bool link)
 {
 	int fd = prog_load(prog, BPF_PROG_TYPE_TRACING, type, btf_id), lfd;
 
@@ -202,9 +200,9 @@ static void probe_fentry(struct features *f, const struct features_bpf *skel, co
 	 */
 	set(f, KF_FENTRY_ARGS, btf_enum_has(vm, "bpf_func_id", "BPF_FUNC_get_func_arg"), 0,
 	    "no BPF_FUNC_get_func_arg in vmlinux BTF");
-	set(f, KF_FENTRY_COOKIE, btf_member_has(vm, "bpf_tramp_link", "cookie") ||
-				 btf_member_has(vm, "bpf_tramp_node", "cookie"), 0,
-	    "no trampoline link cookie in vmlinux BTF");
+	set(f, KF_FENTRY_COOKIE,
+	    btf_member_has(vm, "bpf_tramp_link", "cookie") || btf_member_has(vm, "bpf_tramp_node", "cookie"),
+	    0, "no trampoline link cookie in vmlinux BTF");
 }
 
 static void probe_tp_btf(struct features *f, const struct features_bpf *skel, const struct btf *vm)
@@ -220,13 +218,11 @@ static void probe_tp_btf(struct features *f, const struct features_bpf *skel, co
 	set(f, KF_TP_BTF, r == 0, r, NULL);
 }
 
-static void probe_kprobe_multi(struct features *f, const struct features_bpf *skel,
-			       const struct btf *vm)
+static void probe_kprobe_multi(struct features *f, const struct features_bpf *skel, const struct btf *vm)
 {
 	const char *syms[] = { PROBE_FUNC };
 	LIBBPF_OPTS(bpf_link_create_opts, o, .kprobe_multi.syms = syms, .kprobe_multi.cnt = 1);
-	int fd = prog_load(skel->progs.feat_kprobe_multi, BPF_PROG_TYPE_KPROBE,
-			   BPF_TRACE_KPROBE_MULTI, 0);
+	int fd = prog_load(skel->progs.feat_kprobe_multi, BPF_PROG_TYPE_KPROBE, BPF_TRACE_KPROBE_MULTI, 0);
 	int lfd = fd;
 
 	if (fd >= 0) {
@@ -241,9 +237,8 @@ static void probe_kprobe_multi(struct features *f, const struct features_bpf *sk
 	if (!f->has[KF_KPROBE_MULTI])
 		set(f, KF_KPROBE_SESSION, false, 0, "no kprobe.multi");
 	else
-		set(f, KF_KPROBE_SESSION,
-		    vm && btf__find_by_name_kind(vm, SESSION_KFUNC, BTF_KIND_FUNC) >= 0, 0,
-		    "no " SESSION_KFUNC " in vmlinux BTF");
+		set(f, KF_KPROBE_SESSION, vm && btf__find_by_name_kind(vm, SESSION_KFUNC, BTF_KIND_FUNC) >= 0,
+		    0, "no " SESSION_KFUNC " in vmlinux BTF");
 }
 
 /*
@@ -317,12 +312,11 @@ static void probe_maps_helpers(struct features *f)
 {
 	set_probe(f, KF_RINGBUF, libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL));
 	set_probe(f, KF_TASK_STORAGE, libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL));
-	set_probe(f, KF_COOKIE, libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
-							BPF_FUNC_get_attach_cookie, NULL));
-	set_probe(f, KF_FUNC_IP, libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
-							 BPF_FUNC_get_func_ip, NULL));
-	set_probe(f, KF_TASK_PT_REGS, libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
-							      BPF_FUNC_task_pt_regs, NULL));
+	set_probe(f, KF_COOKIE,
+		  libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie, NULL));
+	set_probe(f, KF_FUNC_IP, libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_func_ip, NULL));
+	set_probe(f, KF_TASK_PT_REGS,
+		  libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_task_pt_regs, NULL));
 }
 
 int features_probe(struct btfs *btfs, struct features **ret)

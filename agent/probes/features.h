@@ -14,23 +14,23 @@
 struct btfs;
 
 enum kfeature {
-	KF_BTF,                 /* vmlinux BTF, for CO-RE */
-	KF_MODULE_BTF,          /* modules' BTF in /sys/kernel/btf */
-	KF_RINGBUF,             /* BPF ring buffer */
-	KF_TASK_STORAGE,        /* task local storage maps: per-thread state */
-	KF_COOKIE,              /* bpf_get_attach_cookie() in kprobes and uprobes */
-	KF_FUNC_IP,             /* bpf_get_func_ip() in kprobes */
-	KF_TASK_PT_REGS,        /* bpf_task_pt_regs(): a task's user registers */
-	KF_KPROBE,              /* the kprobe event source */
-	KF_KPROBE_MULTI,        /* kprobe.multi links */
-	KF_KPROBE_SESSION,      /* kprobe.session programs */
-	KF_FENTRY,              /* fentry/fexit programs load (attached when first wanted) */
-	KF_FENTRY_ARGS,         /* bpf_get_func_arg() in trampolines */
-	KF_FENTRY_COOKIE,       /* bpf_get_attach_cookie() in trampolines */
-	KF_FENTRY_MODULE,       /* trampolines on module functions */
-	KF_TP_BTF,              /* BTF-typed raw tracepoints, attached */
-	KF_UPROBE_MULTI,        /* uprobe.multi links */
-	KF_KRETPROBE_STACK,     /* a kretprobe's stack unwinds past its trampoline */
+	KF_BTF,             /* vmlinux BTF, for CO-RE */
+	KF_MODULE_BTF,      /* modules' BTF in /sys/kernel/btf */
+	KF_RINGBUF,         /* BPF ring buffer */
+	KF_TASK_STORAGE,    /* task local storage maps: per-thread state */
+	KF_COOKIE,          /* bpf_get_attach_cookie() in kprobes and uprobes */
+	KF_FUNC_IP,         /* bpf_get_func_ip() in kprobes */
+	KF_TASK_PT_REGS,    /* bpf_task_pt_regs(): a task's user registers */
+	KF_KPROBE,          /* the kprobe event source */
+	KF_KPROBE_MULTI,    /* kprobe.multi links */
+	KF_KPROBE_SESSION,  /* kprobe.session programs */
+	KF_FENTRY,          /* fentry/fexit programs load (attached when first wanted) */
+	KF_FENTRY_ARGS,     /* bpf_get_func_arg() in trampolines */
+	KF_FENTRY_COOKIE,   /* bpf_get_attach_cookie() in trampolines */
+	KF_FENTRY_MODULE,   /* trampolines on module functions */
+	KF_TP_BTF,          /* BTF-typed raw tracepoints, attached */
+	KF_UPROBE_MULTI,    /* uprobe.multi links */
+	KF_KRETPROBE_STACK, /* a kretprobe's stack unwinds past its trampoline */
 	_KF_MAX,
 };
 

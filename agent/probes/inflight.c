@@ -73,13 +73,12 @@ static int walk(int fd, uint32_t key_size, uint32_t value_size, const struct inf
 		r = -ENOMEM;
 		goto out;
 	}
-	for (r = bpf_map_get_next_key(fd, NULL, next); r == 0;
-	     r = bpf_map_get_next_key(fd, key, next)) {
+	for (r = bpf_map_get_next_key(fd, NULL, next); r == 0; r = bpf_map_get_next_key(fd, key, next)) {
 		t = key, key = next, next = t;
 		if (++steps > (uint64_t)info.max_entries * WALK_FACTOR)
 			break;
 		if (bpf_map_lookup_elem(fd, key, value) < 0)
-			continue;       /* ended meanwhile */
+			continue; /* ended meanwhile */
 		if (is_stale(s, key, value)) {
 			r = found_add(f, key, key_size, value, value_size);
 			if (r < 0)
@@ -107,7 +106,7 @@ int inflight_sweep(int fd, uint32_t key_size, uint32_t value_size, const struct 
 		const uint8_t *k = f.v + i * f.size;
 
 		if (bpf_map_delete_elem(fd, k) < 0)
-			continue;       /* ended meanwhile, or seen twice by a restarted walk */
+			continue; /* ended meanwhile, or seen twice by a restarted walk */
 		n++;
 		if (s->swept)
 			s->swept(k, k + key_size, s->userdata);

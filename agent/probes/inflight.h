@@ -15,8 +15,8 @@
 #include <stdint.h>
 
 struct inflight_sweep {
-	uint64_t now_ns;            /* CLOCK_MONOTONIC */
-	uint64_t max_age_ns;        /* entries started longer ago go */
+	uint64_t now_ns;     /* CLOCK_MONOTONIC */
+	uint64_t max_age_ns; /* entries started longer ago go */
 	/* Optional: entries it calls stale go whatever their age. */
 	bool (*stale)(const void *key, const void *value, void *userdata);
 	/* Optional: each entry that went, as it was. */

@@ -19,11 +19,11 @@ const void *probes_event_complete(struct probes *p, const void *data, size_t siz
 	if (size < sizeof(*e) || !(e->flags & EF_KSTACK_ID))
 		return data;
 	if (!p->ev_copy && !(p->ev_copy = malloc(sizeof(*e))))
-		return data;            /* the event goes on without its stack */
+		return data; /* the event goes on without its stack */
 	memcpy(p->ev_copy, e, sizeof(*e));
 	p->ev_copy->flags &= ~EF_KSTACK_ID;
 	if (e->kstack_sz < 0)
-		return p->ev_copy;      /* the entry's bpf_get_stackid() failed: its errno */
+		return p->ev_copy; /* the entry's bpf_get_stackid() failed: its errno */
 	id = (uint32_t)e->kstack_sz;
 	memset(p->ev_copy->kstack, 0, sizeof(p->ev_copy->kstack));
 	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.kstacks), &id, p->ev_copy->kstack) < 0) {

@@ -43,8 +43,8 @@ enum prog_unit prog_unit(const struct bpf_program *prog)
 		const char *prefix;
 		enum prog_unit unit;
 	} units[] = {
-		{ "vfs_", UNIT_VFS }, { "smb2_", UNIT_SMB2 }, { "blk_", UNIT_BLOCK },
-		{ "sys_", UNIT_SYSCALL }, { "smbd_", UNIT_SMBD }, { "umulti_smbd_", UNIT_SMBD },
+		{ "vfs_", UNIT_VFS },     { "smb2_", UNIT_SMB2 },       { "blk_", UNIT_BLOCK },
+		{ "sys_", UNIT_SYSCALL }, { "smbd_", UNIT_SMBD },       { "umulti_smbd_", UNIT_SMBD },
 		{ "tasks_", UNIT_TASKS }, { "sysacct_", UNIT_SYSACCT },
 	};
 	const char *name = bpf_program__name(prog);
@@ -56,12 +56,12 @@ enum prog_unit prog_unit(const struct bpf_program *prog)
 }
 
 /* The units of tracepoint programs: those that may fail to load without the others. */
-#define TRACEPOINT_UNITS (UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL) | UNIT_BIT(UNIT_TASKS) | \
-			  UNIT_BIT(UNIT_SYSACCT))
+#define TRACEPOINT_UNITS \
+	(UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL) | UNIT_BIT(UNIT_TASKS) | UNIT_BIT(UNIT_SYSACCT))
 
 /* The optional kinds of program: each one the kernel may refuse. */
 enum feature {
-	FEAT_NONE,                  /* every kernel with BPF takes it */
+	FEAT_NONE, /* every kernel with BPF takes it */
 	FEAT_FENTRY,
 	FEAT_KMULTI,
 	FEAT_UMULTI,
@@ -73,9 +73,9 @@ enum feature {
 /* The program kinds the kernel is believed to take, and what the programs do instead of the others. */
 struct kinds {
 	bool on[_FEAT_MAX];
-	uint32_t compat;            /* enum smblat_compat */
-	bool session_ctx;           /* open smblat_ctx's bytes (session_takes_ctx()) */
-	const struct btf *vmlinux;  /* NULL: not known, every tracepoint assumed there */
+	uint32_t compat;           /* enum smblat_compat */
+	bool session_ctx;          /* open smblat_ctx's bytes (session_takes_ctx()) */
+	const struct btf *vmlinux; /* NULL: not known, every tracepoint assumed there */
 };
 
 static enum feature prog_feature(const struct bpf_program *prog)
@@ -116,12 +116,12 @@ static bool tracepoint_known(const struct btf *vmlinux, const char *tp)
  * the kernel is still believed to take: each refused kind is dropped in
  * turn by probes_open().
  */
-static void programs_setup(struct smblat_bpf *skel, const struct probes_opts *o,
-			   const struct kinds *ft, bool fentry_only)
+static void programs_setup(struct smblat_bpf *skel, const struct probes_opts *o, const struct kinds *ft,
+			   bool fentry_only)
 {
 	struct bpf_program *prog;
 
-	bpf_object__for_each_program(prog, skel->obj) {
+	bpf_object__for_each_program (prog, skel->obj) {
 		enum feature f = prog_feature(prog);
 		bool want = (o->units & UNIT_BIT(prog_unit(prog))) && (f == FEAT_NONE || ft->on[f]);
 
@@ -179,8 +179,7 @@ static bool late_alloc_safe(const struct btf *vmlinux)
 
 static void maps_prealloc(struct smblat_bpf *skel)
 {
-	struct bpf_map *m[] = { skel->maps.smbd_procs, skel->maps.split_threads,
-				skel->maps.share_view };
+	struct bpf_map *m[] = { skel->maps.smbd_procs, skel->maps.split_threads, skel->maps.share_view };
 
 	for (size_t i = 0; i < sizeof(m) / sizeof(*m); i++) {
 		uint32_t max = m[i] == skel->maps.share_view ? PREALLOC_SHARES : PREALLOC_PROCS;
@@ -198,8 +197,8 @@ static void maps_prealloc(struct smblat_bpf *skel)
  */
 static void maps_size(struct smblat_bpf *skel, const struct probes_opts *o)
 {
-	struct bpf_map *m[] = { skel->maps.stack_ids0, skel->maps.stack_ids1,
-				skel->maps.stack_counts0, skel->maps.stack_counts1 };
+	struct bpf_map *m[] = { skel->maps.stack_ids0, skel->maps.stack_ids1, skel->maps.stack_counts0,
+				skel->maps.stack_counts1 };
 
 	for (size_t i = 0; !o->stacks && i < sizeof(m) / sizeof(*m); i++)
 		bpf_map__set_max_entries(m[i], 1);
@@ -211,8 +210,8 @@ static void maps_size(struct smblat_bpf *skel, const struct probes_opts *o)
  * Opens and loads the object; with share, only its fentry templates, on the
  * maps of share (the same counters, frames and ring buffer).
  */
-static int skel_load(const struct probes_opts *o, const struct kinds *ft,
-		     const struct smblat_bpf *share, struct smblat_bpf **ret)
+static int skel_load(const struct probes_opts *o, const struct kinds *ft, const struct smblat_bpf *share,
+		     struct smblat_bpf **ret)
 {
 	uint64_t t0 = prof_now_ns();
 	struct smblat_bpf *skel = object_open(ft->session_ctx);
@@ -221,9 +220,10 @@ static int skel_load(const struct probes_opts *o, const struct kinds *ft,
 
 	if (!skel)
 		return -errno;
-	bpf_object__for_each_map(m, skel->obj) {
-		const struct bpf_map *theirs = share ?
-			bpf_object__find_map_by_name(share->obj, bpf_map__name(m)) : NULL;
+	bpf_object__for_each_map (m, skel->obj) {
+		const struct bpf_map *theirs = share ? bpf_object__find_map_by_name(share->obj,
+										    bpf_map__name(m)) :
+						       NULL;
 
 		if (theirs && bpf_map__fd(theirs) < 0) {
 			/* not made there: nothing of the templates uses it */
@@ -269,7 +269,6 @@ static int skel_load(const struct probes_opts *o, const struct kinds *ft,
 	return 0;
 }
 
-
 /*
  * Some kernels load trampolines but refuse to attach them: try once for
  * real, when fentry is first wanted (a trampoline costs a grace period to
@@ -277,7 +276,8 @@ static int skel_load(const struct probes_opts *o, const struct kinds *ft,
  */
 bool object_fentry_usable(struct probes *p)
 {
-	struct kinds ft = { .on = { [FEAT_FENTRY] = true }, .compat = p->compat,
+	struct kinds ft = { .on = { [FEAT_FENTRY] = true },
+			    .compat = p->compat,
 			    .session_ctx = p->session_ctx };
 	struct bpf_link *l;
 	int r;
@@ -385,10 +385,8 @@ static enum feature feature_of(const char *name)
 }
 
 static const char *const feature_refused[_FEAT_MAX] = {
-	[FEAT_FENTRY] = "fentry programs refused",
-	[FEAT_KMULTI] = "kprobe.multi programs refused",
-	[FEAT_UMULTI] = "uprobe.multi programs refused",
-	[FEAT_USESSION] = "uprobe.session programs refused",
+	[FEAT_FENTRY] = "fentry programs refused",       [FEAT_KMULTI] = "kprobe.multi programs refused",
+	[FEAT_UMULTI] = "uprobe.multi programs refused", [FEAT_USESSION] = "uprobe.session programs refused",
 	[FEAT_TP_BTF] = "tp_btf programs refused",
 };
 
@@ -446,8 +444,7 @@ static char *missing_dup(const struct features *f, enum kfeature k)
 	const char *why = features_why(f, k);
 	char *s;
 
-	if (asprintf(&s, "%s: %s (%s)", features_name(k), why ? why : "missing",
-		     features_since(k)) < 0)
+	if (asprintf(&s, "%s: %s (%s)", features_name(k), why ? why : "missing", features_since(k)) < 0)
 		return NULL;
 	return s;
 }
@@ -466,8 +463,7 @@ static enum kfeature first_missing(const struct features *f, const enum kfeature
  * configuration chose; the fentry templates load later, on their own
  * (object_fentry_usable()), when fentry is first wanted.
  */
-static void kinds_choose(struct probes *p, const struct probes_opts *o, struct btfs *btfs,
-			 struct kinds *ft)
+static void kinds_choose(struct probes *p, const struct probes_opts *o, struct btfs *btfs, struct kinds *ft)
 {
 	static const enum kfeature fentry_needs[] = { KF_FENTRY, KF_FENTRY_ARGS, KF_FENTRY_COOKIE };
 	const struct features *f = o->features;
@@ -480,8 +476,7 @@ static void kinds_choose(struct probes *p, const struct probes_opts *o, struct b
 			      features_has(f, KF_KPROBE_MULTI);
 	if (!features_has(f, KF_KPROBE_MULTI))
 		p->kmulti_why = missing_dup(f, KF_KPROBE_MULTI);
-	ft->on[FEAT_TP_BTF] = (o->units & TRACEPOINT_UNITS) &&
-			      features_has(f, KF_TP_BTF);
+	ft->on[FEAT_TP_BTF] = (o->units & TRACEPOINT_UNITS) && features_has(f, KF_TP_BTF);
 	if (!features_has(f, KF_TP_BTF))
 		p->tp_btf_why = missing_dup(f, KF_TP_BTF);
 	ft->on[FEAT_UMULTI] = features_has(f, KF_UPROBE_MULTI);
@@ -502,8 +497,7 @@ static int thread_state_choose(struct probes *p, const struct probes_opts *o, st
 			features_missing(KF_TASK_STORAGE, buf, sizeof(buf)));
 		return -EOPNOTSUPP;
 	}
-	p->frames_hash = o->thread_state == TSTATE_HASH ||
-			 !features_has(o->features, KF_TASK_STORAGE);
+	p->frames_hash = o->thread_state == TSTATE_HASH || !features_has(o->features, KF_TASK_STORAGE);
 	p->max_threads = o->max_threads;
 	if (p->frames_hash)
 		ft->compat |= COMPAT_FRAMES_HASH;
@@ -542,7 +536,7 @@ int object_load(struct probes *p, const struct probes_opts *o)
 	if (r == 0)
 		r = thread_state_choose(p, o, &ft);
 	if (r < 0)
-		return r;               /* said why */
+		return r; /* said why */
 	r = load_what_loads(p, o, &ft);
 	if (r < 0 && (o->units & TRACEPOINT_UNITS)) {
 		/* The other layers need not go down with the tracepoint ones. */
@@ -550,8 +544,8 @@ int object_load(struct probes *p, const struct probes_opts *o)
 
 		bare.units &= ~TRACEPOINT_UNITS;
 		free(p->tp_btf_why);
-		if (asprintf(&p->tp_btf_why, "tracepoint programs refused: %s%s%s",
-			     strerror(-r), libbpf_said[0] ? ": " : "", libbpf_said) < 0)
+		if (asprintf(&p->tp_btf_why, "tracepoint programs refused: %s%s%s", strerror(-r),
+			     libbpf_said[0] ? ": " : "", libbpf_said) < 0)
 			p->tp_btf_why = NULL;
 		r = skel_load(&bare, &ft, NULL, &p->skel);
 	}
@@ -586,7 +580,8 @@ static bool thread_gone(const void *key, const void *value, void *userdata)
 
 int probes_frames_sweep(struct probes *p)
 {
-	struct inflight_sweep s = { .now_ns = inflight_now(), .max_age_ns = UINT64_MAX,
+	struct inflight_sweep s = { .now_ns = inflight_now(),
+				    .max_age_ns = UINT64_MAX,
 				    .stale = thread_gone };
 	struct bpf_map *m = p->skel->maps.frames;
 
@@ -599,8 +594,7 @@ int place_set(struct probes *p, uint64_t addr, uint64_t offset, uint32_t id)
 {
 	struct probe_place pl = { .addr = addr, .offset = offset };
 
-	if (bpf_map__update_elem(p->skel->maps.probe_ids, &pl, sizeof(pl), &id, sizeof(id),
-				 BPF_ANY) < 0)
+	if (bpf_map__update_elem(p->skel->maps.probe_ids, &pl, sizeof(pl), &id, sizeof(id), BPF_ANY) < 0)
 		return -errno;
 	return 0;
 }
@@ -614,7 +608,8 @@ uint32_t probes_func_capacity(const struct probes *p)
 int probes_sweep(struct probes *p, enum inflight_table t, const struct inflight_sweep *s)
 {
 	struct bpf_map *m = t == INFLIGHT_BLOCK ? p->skel->maps.blk_inflight :
-			    t == INFLIGHT_SMB2 ? p->skel->maps.smb2_reqs : p->skel->maps.smbd_reqs;
+			    t == INFLIGHT_SMB2  ? p->skel->maps.smb2_reqs :
+						  p->skel->maps.smbd_reqs;
 	int fd = bpf_map__fd(m);
 
 	if (fd < 0)

@@ -17,9 +17,9 @@
 
 struct attachment {
 	uint32_t id;
-	int prog_fd[2];             /* fentry clones, -1 otherwise */
+	int prog_fd[2]; /* fentry clones, -1 otherwise */
 	int link_fd[2];
-	struct bpf_link *link[2];   /* kprobe/uprobe links */
+	struct bpf_link *link[2]; /* kprobe/uprobe links */
 };
 
 /*
@@ -29,42 +29,42 @@ struct attachment {
  * once no id of theirs is live.
  */
 struct multi {
-	struct attachment att;      /* the kprobe.multi or uprobe.multi links */
+	struct attachment att; /* the kprobe.multi or uprobe.multi links */
 	uint32_t *ids;
 	bool *live;
 	uint32_t n_ids;
 	uint32_t n_live;
-	enum backend backend;       /* what its ids are attached with */
+	enum backend backend; /* what its ids are attached with */
 };
 
 struct probes {
 	struct smblat_bpf *skel;
-	struct smblat_bpf *fskel;   /* the fentry templates, loaded when fentry is first wanted */
-	struct probes_opts opts;    /* as opened, for fskel */
+	struct smblat_bpf *fskel; /* the fentry templates, loaded when fentry is first wanted */
+	struct probes_opts opts;  /* as opened, for fskel */
 	const struct ksyms *ks;
 	struct btfs *btfs;
 	const struct features *features;
 	enum backend_choice choice;
-	bool place_ids;             /* no BPF cookies: ids by probed place (probe_ids) */
-	bool frames_hash;           /* per-thread frames in a hash of max_threads */
+	bool place_ids;   /* no BPF cookies: ids by probed place (probe_ids) */
+	bool frames_hash; /* per-thread frames in a hash of max_threads */
 	uint32_t max_threads;
-	uint32_t compat;            /* enum smblat_compat, for every object loaded */
-	bool fentry;                /* template loaded: clones may work */
-	bool fentry_tried;          /* fentry_usable() attached the template once */
+	uint32_t compat;   /* enum smblat_compat, for every object loaded */
+	bool fentry;       /* template loaded: clones may work */
+	bool fentry_tried; /* fentry_usable() attached the template once */
 	bool kmulti;
-	bool umulti;                /* uprobe.multi programs loaded; cleared when links are refused */
-	bool usession;              /* the uprobe.session program loaded; cleared when refused */
-	bool session_ctx;           /* the object built for session kfuncs that take the context */
-	struct event *ev_copy;      /* an event completed with its entry stack (kstacks.c) */
-	bool smbd_ends;             /* smbd's request completions hooked (once for all begins) */
-	bool kprobe;                /* the kernel has a kprobe PMU */
+	bool umulti;           /* uprobe.multi programs loaded; cleared when links are refused */
+	bool usession;         /* the uprobe.session program loaded; cleared when refused */
+	bool session_ctx;      /* the object built for session kfuncs that take the context */
+	struct event *ev_copy; /* an event completed with its entry stack (kstacks.c) */
+	bool smbd_ends;        /* smbd's request completions hooked (once for all begins) */
+	bool kprobe;           /* the kernel has a kprobe PMU */
 	char *kprobe_why;
-	char *why;                  /* combined reason, owned */
+	char *why; /* combined reason, owned */
 	char *fentry_why;
 	char *kmulti_why;
 	struct attachment *att;
 	uint32_t n_att;
-	struct multi *multi;        /* kprobe.multi batches */
+	struct multi *multi; /* kprobe.multi batches */
 	uint32_t n_multi;
 	struct {
 		char *module;
@@ -72,14 +72,14 @@ struct probes {
 	} btf_fds[8];
 	uint32_t n_btf_fds;
 	/* block and syscall layers */
-	bool tp_btf;                /* tp_btf programs loaded and not refused yet */
+	bool tp_btf; /* tp_btf programs loaded and not refused yet */
 	char *tp_btf_why;
 	struct {
 		char *name;
 		enum prog_unit unit;
 		enum backend backend;
 		struct bpf_link *link;
-	} *tp;
+	} * tp;
 	uint32_t n_tp;
 };
 
@@ -102,8 +102,8 @@ char *errdup(const char *what, int err);
 struct attachment *attachment_new(struct probes *p, uint32_t id);
 void attachment_release(struct attachment *a);
 /* Keeps a batch's links as serving the ids in cookies; on -ENOMEM the caller releases att. */
-int multi_keep(struct probes *p, const struct attachment *att, const uint64_t *cookies,
-	       uint32_t n, enum backend be);
+int multi_keep(struct probes *p, const struct attachment *att, const uint64_t *cookies, uint32_t n,
+	       enum backend be);
 /* The backend of the batch that holds id dormant, now revived; BACKEND_NONE: none does. */
 enum backend multi_revive(struct probes *p, uint32_t id);
 
@@ -112,8 +112,8 @@ enum backend multi_revive(struct probes *p, uint32_t id);
  * BPF_LINK_CREATE layout: libbpf before 1.3 cannot pass it). Returns the
  * link's fd or negative errno.
  */
-int umulti_link_create(int prog_fd, const char *binary, const uint64_t *offsets,
-		       const uint64_t *cookies, uint32_t n, bool ret);
+int umulti_link_create(int prog_fd, const char *binary, const uint64_t *offsets, const uint64_t *cookies,
+		       uint32_t n, bool ret);
 
 /*
  * Without cookies: the probes at place run for id (probe_ids). A kprobe's

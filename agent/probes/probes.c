@@ -21,19 +21,17 @@ char *errdup(const char *what, int err)
 	return s;
 }
 
-
 bool probes_unit_loaded(const struct probes *p, enum prog_unit u)
 {
 	struct bpf_program *prog;
 
-	bpf_object__for_each_program(prog, p->skel->obj)
+	bpf_object__for_each_program (prog, p->skel->obj)
 		if (prog_unit(prog) == u && bpf_program__autoload(prog))
 			return true;
 	return false;
 }
 
-int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs *btfs,
-		struct probes **ret)
+int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs *btfs, struct probes **ret)
 {
 	struct probes *p = calloc(1, sizeof(*p));
 	int r;
@@ -45,7 +43,7 @@ int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs
 	p->features = o->features;
 	p->choice = o->choice;
 	p->opts = *o;
-	r = object_load(p, o);          /* says why it fails */
+	r = object_load(p, o); /* says why it fails */
 	if (r < 0) {
 		probes_close(p);
 		return r;
@@ -157,8 +155,7 @@ int probes_update(struct probes *p, const struct func *f)
 		c.frame_args = c.sb_arg + 1;
 	if (c.name_kind != AK_NONE && c.name_arg + 1 > c.frame_args)
 		c.frame_args = c.name_arg + 1;
-	if (bpf_map__update_elem(p->skel->maps.funcs, &f->id, sizeof(f->id), &c,
-				 sizeof(c), BPF_ANY) < 0)
+	if (bpf_map__update_elem(p->skel->maps.funcs, &f->id, sizeof(f->id), &c, sizeof(c), BPF_ANY) < 0)
 		return -errno;
 	return 0;
 }
@@ -196,21 +193,17 @@ static int module_btf_fd(struct probes *p, const char *module)
 }
 
 /* Loads a copy of the fentry/fexit template for one target and links it. */
-static int fentry_clone(struct probes *p, const struct bpf_program *tmpl,
-			enum bpf_attach_type type, int btf_id, int obj_fd, uint32_t cookie,
-			int *prog_fd, int *link_fd)
+static int fentry_clone(struct probes *p, const struct bpf_program *tmpl, enum bpf_attach_type type,
+			int btf_id, int obj_fd, uint32_t cookie, int *prog_fd, int *link_fd)
 {
-	LIBBPF_OPTS(bpf_prog_load_opts, lo,
-		    .expected_attach_type = type,
-		    .attach_btf_id = btf_id,
+	LIBBPF_OPTS(bpf_prog_load_opts, lo, .expected_attach_type = type, .attach_btf_id = btf_id,
 		    .attach_btf_obj_fd = obj_fd > 0 ? obj_fd : 0);
 	LIBBPF_OPTS(bpf_link_create_opts, co, .tracing.cookie = cookie);
 	uint64_t t0 = prof_now_ns();
 	int fd, lfd;
 
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING,
-			   type == BPF_TRACE_FENTRY ? "smblat_entry" : "smblat_exit", "GPL",
-			   bpf_program__insns(tmpl), bpf_program__insn_cnt(tmpl), &lo);
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, type == BPF_TRACE_FENTRY ? "smblat_entry" : "smblat_exit",
+			   "GPL", bpf_program__insns(tmpl), bpf_program__insn_cnt(tmpl), &lo);
 	prof_add(PROF_CLONE, t0);
 	if (fd < 0)
 		return -errno;
@@ -241,20 +234,26 @@ static struct kprogs kprogs_of(struct probes *p, enum kprog_family fam)
 	switch (fam) {
 	case KPROGS_VFS:
 		return (struct kprogs) {
-			f ? f->progs.vfs_fentry : NULL, f ? f->progs.vfs_fexit : NULL,
-			k->progs.vfs_kprobe, k->progs.vfs_kretprobe,
-			k->progs.vfs_kmulti, k->progs.vfs_kretmulti,
+			f ? f->progs.vfs_fentry : NULL, f ? f->progs.vfs_fexit : NULL, k->progs.vfs_kprobe,
+			k->progs.vfs_kretprobe,         k->progs.vfs_kmulti,           k->progs.vfs_kretmulti,
 		};
 	case KPROGS_SMB2_ALLOC:
 		return (struct kprogs) {
-			NULL, f ? f->progs.smb2_alloc_fexit : NULL,
-			k->progs.smb2_alloc_kprobe, k->progs.smb2_alloc_kretprobe,
-			k->progs.smb2_alloc_kmulti, k->progs.smb2_alloc_kretmulti,
+			NULL,
+			f ? f->progs.smb2_alloc_fexit : NULL,
+			k->progs.smb2_alloc_kprobe,
+			k->progs.smb2_alloc_kretprobe,
+			k->progs.smb2_alloc_kmulti,
+			k->progs.smb2_alloc_kretmulti,
 		};
 	case KPROGS_SMB2_MID:
 		return (struct kprogs) {
-			f ? f->progs.smb2_mid_fentry : NULL, NULL, k->progs.smb2_mid_kprobe, NULL,
-			k->progs.smb2_mid_kmulti, NULL,
+			f ? f->progs.smb2_mid_fentry : NULL,
+			NULL,
+			k->progs.smb2_mid_kprobe,
+			NULL,
+			k->progs.smb2_mid_kmulti,
+			NULL,
 		};
 	case KPROGS_SMB2_SENT:
 		return (struct kprogs) {
@@ -263,9 +262,12 @@ static struct kprogs kprogs_of(struct probes *p, enum kprog_family fam)
 		};
 	default:
 		return (struct kprogs) {
-			f ? f->progs.call_fentry : NULL, f ? f->progs.call_fexit : NULL,
-			k->progs.call_kprobe, k->progs.call_kretprobe,
-			k->progs.call_kmulti, k->progs.call_kretmulti,
+			f ? f->progs.call_fentry : NULL,
+			f ? f->progs.call_fexit : NULL,
+			k->progs.call_kprobe,
+			k->progs.call_kretprobe,
+			k->progs.call_kmulti,
+			k->progs.call_kretmulti,
 		};
 	}
 }
@@ -289,11 +291,11 @@ static int attach_fentry(struct probes *p, struct func *f, const struct kprogs *
 		return -ENOMEM;
 	r = 0;
 	if (kp->fentry)
-		r = fentry_clone(p, kp->fentry, BPF_TRACE_FENTRY, btf_id, obj_fd, f->id,
-				 &a->prog_fd[0], &a->link_fd[0]);
+		r = fentry_clone(p, kp->fentry, BPF_TRACE_FENTRY, btf_id, obj_fd, f->id, &a->prog_fd[0],
+				 &a->link_fd[0]);
 	if (r == 0 && kp->fexit)
-		r = fentry_clone(p, kp->fexit, BPF_TRACE_FEXIT, btf_id, obj_fd, f->id,
-				 &a->prog_fd[1], &a->link_fd[1]);
+		r = fentry_clone(p, kp->fexit, BPF_TRACE_FEXIT, btf_id, obj_fd, f->id, &a->prog_fd[1],
+				 &a->link_fd[1]);
 	if (r < 0) {
 		attachment_release(a);
 		p->n_att--;
@@ -357,8 +359,12 @@ int multi_keep(struct probes *p, const struct attachment *att, const uint64_t *c
 		return -ENOMEM;
 	p->multi = v;
 	m = &v[p->n_multi];
-	*m = (struct multi) { .att = *att, .ids = calloc(n, sizeof(uint32_t)),
-			      .live = calloc(n, sizeof(bool)), .n_ids = n, .n_live = n, .backend = be };
+	*m = (struct multi) { .att = *att,
+			      .ids = calloc(n, sizeof(uint32_t)),
+			      .live = calloc(n, sizeof(bool)),
+			      .n_ids = n,
+			      .n_live = n,
+			      .backend = be };
 	if (!m->ids || !m->live) {
 		free(m->ids);
 		free(m->live);
@@ -372,8 +378,7 @@ int multi_keep(struct probes *p, const struct attachment *att, const uint64_t *c
 	return 0;
 }
 
-static int attach_kmulti(struct probes *p, struct func **fv, uint32_t n, bool *done,
-			 const struct kprogs *kp)
+static int attach_kmulti(struct probes *p, struct func **fv, uint32_t n, bool *done, const struct kprogs *kp)
 {
 	unsigned long *addrs = calloc(n, sizeof(*addrs));
 	__u64 *cookies = calloc(n, sizeof(*cookies));
@@ -416,8 +421,11 @@ static int attach_kmulti(struct probes *p, struct func **fv, uint32_t n, bool *d
 		}
 	}
 	prof_add(PROF_LINK, t0);
-	r = multi_keep(p, &(struct attachment) { .id = UINT32_MAX, .prog_fd = { -1, -1 },
-						 .link_fd = { -1, -1 }, .link = { l[0], l[1] } },
+	r = multi_keep(p,
+		       &(struct attachment) { .id = UINT32_MAX,
+					      .prog_fd = { -1, -1 },
+					      .link_fd = { -1, -1 },
+					      .link = { l[0], l[1] } },
 		       (const uint64_t *)cookies, cnt, BACKEND_KPROBE_MULTI);
 	if (r < 0) {
 		bpf_link__destroy(l[0]);
@@ -488,7 +496,7 @@ int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n, enum kp
 	for (uint32_t i = 0; i < n && object_fentry_usable(p); i++) {
 		if (done[i])
 			continue;
-		kp = kprogs_of(p, fam);         /* the fentry templates loaded just now */
+		kp = kprogs_of(p, fam); /* the fentry templates loaded just now */
 		r = attach_fentry(p, fv[i], &kp);
 		if (r == 0) {
 			done[i] = true;
@@ -520,7 +528,8 @@ int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n, enum kp
 			set_failed(fv[i], "kprobe", r);
 		} else if (fv[i]->state != FUNC_FAILED) {
 			probes_kernel_backend(p, &why);
-			func_set_state(fv[i], FUNC_NO_BACKEND, "%s", why ? why : "no backend for kernel functions");
+			func_set_state(fv[i], FUNC_NO_BACKEND, "%s",
+				       why ? why : "no backend for kernel functions");
 		}
 	}
 	for (uint32_t i = 0; i < n; i++)
@@ -564,12 +573,11 @@ void probes_forget_module(struct probes *p, const char *module)
 	btfs_forget(p->btfs, module);
 }
 
-static struct bpf_program *tracepoint_prog(struct probes *p, enum prog_unit u, const char *tp,
-					   bool btf)
+static struct bpf_program *tracepoint_prog(struct probes *p, enum prog_unit u, const char *tp, bool btf)
 {
 	struct bpf_program *prog;
 
-	bpf_object__for_each_program(prog, p->skel->obj) {
+	bpf_object__for_each_program (prog, p->skel->obj) {
 		const char *name;
 		bool b;
 
@@ -581,8 +589,8 @@ static struct bpf_program *tracepoint_prog(struct probes *p, enum prog_unit u, c
 	return NULL;
 }
 
-static int tracepoint_link_keep(struct probes *p, enum prog_unit u, const char *tp,
-				struct bpf_link *l, enum backend be)
+static int tracepoint_link_keep(struct probes *p, enum prog_unit u, const char *tp, struct bpf_link *l,
+				enum backend be)
 {
 	typeof(p->tp) v = realloc(p->tp, (p->n_tp + 1) * sizeof(*v));
 
@@ -600,8 +608,7 @@ static int tracepoint_link_keep(struct probes *p, enum prog_unit u, const char *
 
 static bool tracepoint_is(const struct probes *p, uint32_t i, enum prog_unit u, const char *tp)
 {
-	return p->tp[i].link && p->tp[i].unit == u && p->tp[i].name &&
-	       strcmp(p->tp[i].name, tp) == 0;
+	return p->tp[i].link && p->tp[i].unit == u && p->tp[i].name && strcmp(p->tp[i].name, tp) == 0;
 }
 
 void probes_detach_tracepoint(struct probes *p, enum prog_unit u, const char *tp)

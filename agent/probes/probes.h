@@ -16,32 +16,32 @@ struct probes;
 
 /* The units of bpf/ (one per layer that has programs of its own), loaded as the layers ask. */
 enum prog_unit {
-	UNIT_FUNC,                  /* plain calls: [probe] targets, uprobes, USDT (always) */
-	UNIT_VFS,                   /* the smb layer's calls */
-	UNIT_SMB2,                  /* cifs mid hooks */
+	UNIT_FUNC, /* plain calls: [probe] targets, uprobes, USDT (always) */
+	UNIT_VFS,  /* the smb layer's calls */
+	UNIT_SMB2, /* cifs mid hooks */
 	UNIT_BLOCK,
 	UNIT_SYSCALL,
-	UNIT_SMBD,                  /* smbd's SMB2 requests and views */
-	UNIT_TASKS,                 /* following processes: exec, fork, exit */
-	UNIT_SYSACCT,               /* syscall accounting, smbd's syscall parts */
+	UNIT_SMBD,    /* smbd's SMB2 requests and views */
+	UNIT_TASKS,   /* following processes: exec, fork, exit */
+	UNIT_SYSACCT, /* syscall accounting, smbd's syscall parts */
 	_UNIT_MAX,
 };
 #define UNIT_BIT(u) (1u << (u))
 
 /* Which programs time kernel functions of a layer. */
 enum kprog_family {
-	KPROGS_CALL,                /* plain calls (func layer) */
-	KPROGS_VFS,                 /* smb layer */
-	KPROGS_SMB2_ALLOC,          /* cifs mid allocation: header at entry, mid at return */
-	KPROGS_SMB2_MID,            /* a mid seen, a request submitted: entry only */
-	KPROGS_SMB2_SENT,           /* a submission sent: return only */
+	KPROGS_CALL,       /* plain calls (func layer) */
+	KPROGS_VFS,        /* smb layer */
+	KPROGS_SMB2_ALLOC, /* cifs mid allocation: header at entry, mid at return */
+	KPROGS_SMB2_MID,   /* a mid seen, a request submitted: entry only */
+	KPROGS_SMB2_SENT,  /* a submission sent: return only */
 };
 
 struct probes_opts {
-	const struct features *features;  /* what the kernel offers (features.h) */
+	const struct features *features; /* what the kernel offers (features.h) */
 	enum backend_choice choice;
 	enum thread_state_choice thread_state;
-	uint32_t max_threads;       /* threads the frames hash holds, without task storage */
+	uint32_t max_threads; /* threads the frames hash holds, without task storage */
 	uint32_t tgid;
 	const char *comm;
 	uint64_t cgroup_id;
@@ -60,8 +60,7 @@ struct probes_opts {
  * what does instead (a hash for per-thread state, ids by probed place).
  * Says why and returns negative errno when it cannot.
  */
-int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs *btfs,
-		struct probes **ret);
+int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs *btfs, struct probes **ret);
 /* How per-thread state is kept: "task storage", or "hash of N threads". */
 const char *probes_thread_state(const struct probes *p, char *buf, size_t size);
 /* Sweeps the frames of threads gone from the hash; how many went, or negative errno. */
@@ -83,8 +82,7 @@ int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n, enum kp
 bool probes_unit_loaded(const struct probes *p, enum prog_unit u);
 
 /* uprobe/uretprobe on binary:symbol for every process (pid -1) or one. */
-int probes_attach_uprobe(struct probes *p, struct func *f, const char *binary,
-			 const char *symbol, int pid);
+int probes_attach_uprobe(struct probes *p, struct func *f, const char *binary, const char *symbol, int pid);
 
 /*
  * Detaches f (disabled first, so that nothing counts for it meanwhile),
@@ -142,19 +140,17 @@ int probes_share_overflow_fd(const struct probes *p);
 uint32_t probes_attached(const struct probes *p);
 
 /* uprobe/uretprobe at a file offset already resolved (no ELF parse per call). */
-int probes_attach_uprobe_at(struct probes *p, struct func *f, const char *binary,
-			    uint64_t offset, int pid);
+int probes_attach_uprobe_at(struct probes *p, struct func *f, const char *binary, uint64_t offset, int pid);
 
 /* USDT probes START (entry) and END (exit) of PROVIDER in binary, for every process or one. */
-int probes_attach_usdt(struct probes *p, struct func *f, const char *binary,
-		       const char *provider, const char *start, const char *end, int pid);
+int probes_attach_usdt(struct probes *p, struct func *f, const char *binary, const char *provider,
+		       const char *start, const char *end, int pid);
 
 /*
  * smbd's SMB2 requests: begin at smbd_smb2_request_process_<cmd>(req) for
  * f, end at whichever completion function offset is (done_ex, error_ex).
  */
-int probes_attach_smbd_begin(struct probes *p, struct func *f, const char *binary,
-			     uint64_t offset);
+int probes_attach_smbd_begin(struct probes *p, struct func *f, const char *binary, uint64_t offset);
 int probes_attach_smbd_end(struct probes *p, const char *binary, uint64_t offset);
 
 /*
@@ -163,12 +159,12 @@ int probes_attach_smbd_end(struct probes *p, const char *binary, uint64_t offset
  * pair per function; ids a batch still holds dormant come back in place
  * (fv and offsets are reordered for it). Returns the count attached.
  */
-int probes_attach_uprobes(struct probes *p, struct func **fv, uint64_t *offsets,
-			  uint32_t n, const char *binary);
+int probes_attach_uprobes(struct probes *p, struct func **fv, uint64_t *offsets, uint32_t n,
+			  const char *binary);
 
 /* The same for smbd's SMB2 requests: fv[i] begins at begins[i], all end at ends[]. */
-int probes_attach_smbd_requests(struct probes *p, struct func **fv, uint64_t *begins,
-				uint32_t n, const uint64_t *ends, uint32_t n_ends, const char *binary);
+int probes_attach_smbd_requests(struct probes *p, struct func **fv, uint64_t *begins, uint32_t n,
+				const uint64_t *ends, uint32_t n_ends, const char *binary);
 /*
  * Program prog (entry, or ret: return probes) on n offsets of binary, each
  * with its cookie, for every process, as function f's links (probes_detach
@@ -176,9 +172,8 @@ int probes_attach_smbd_requests(struct probes *p, struct func **fv, uint64_t *be
  * kernel has them, else one uprobe per offset. Sets f attached (or why not);
  * returns 0 or negative errno, nothing left attached on failure.
  */
-int probes_attach_uprobe_set(struct probes *p, struct func *f, const char *prog,
-			     const char *binary, const uint64_t *offsets, const uint64_t *cookies,
-			     uint32_t n, bool ret);
+int probes_attach_uprobe_set(struct probes *p, struct func *f, const char *prog, const char *binary,
+			     const uint64_t *offsets, const uint64_t *cookies, uint32_t n, bool ret);
 /* A map of the object by name (fd), or negative errno. */
 int probes_map_fd(const struct probes *p, const char *name);
 /* The processes followed and what is asked of them (bpf/smbd.h), live in the object's data. */
@@ -191,9 +186,9 @@ uint32_t probes_func_capacity(const struct probes *p);
 
 /* The in-flight tables of BPF (probes/inflight.h). */
 enum inflight_table {
-	INFLIGHT_BLOCK,             /* block requests, by struct request */
-	INFLIGHT_SMB2,              /* cifs mids */
-	INFLIGHT_SMBD,              /* smbd's SMB2 requests, by process and request */
+	INFLIGHT_BLOCK, /* block requests, by struct request */
+	INFLIGHT_SMB2,  /* cifs mids */
+	INFLIGHT_SMBD,  /* smbd's SMB2 requests, by process and request */
 };
 struct inflight_sweep;
 /* Drops what s calls stale from table t; how many entries went, or negative errno. */

@@ -66,8 +66,7 @@ static int grow(struct stats *s, uint32_t n)
 }
 
 /* The counters of every CPU added up; min/max of the CPUs that saw a call in epoch `ended`. */
-static void sum_cpus(const struct stats *s, uint64_t ended, struct cumulative *cur,
-		     struct summary *out)
+static void sum_cpus(const struct stats *s, uint64_t ended, struct cumulative *cur, struct summary *out)
 {
 	uint32_t slot = ended & 1;
 
@@ -92,8 +91,7 @@ static void sum_cpus(const struct stats *s, uint64_t ended, struct cumulative *c
 		cur->count += cur->buckets[b];
 }
 
-static int collect_one(struct stats *s, int stats_fd, uint32_t id, uint64_t ended,
-		       struct interval *out)
+static int collect_one(struct stats *s, int stats_fd, uint32_t id, uint64_t ended, struct interval *out)
 {
 	struct cumulative cur = {}, *prev = &s->prev[id];
 
@@ -114,8 +112,7 @@ static int collect_one(struct stats *s, int stats_fd, uint32_t id, uint64_t ende
 	return 0;
 }
 
-int stats_collect(struct stats *s, int stats_fd, uint32_t n, uint64_t ended,
-		  struct interval *out)
+int stats_collect(struct stats *s, int stats_fd, uint32_t n, uint64_t ended, struct interval *out)
 {
 	int r = grow(s, n);
 

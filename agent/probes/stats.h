@@ -12,8 +12,8 @@ struct stats;
 /* Per function id, what one interval added. */
 struct interval {
 	struct summary sum;
-	uint64_t lost;              /* ring buffer full */
-	uint64_t untimed;           /* requests never timed */
+	uint64_t lost;    /* ring buffer full */
+	uint64_t untimed; /* requests never timed */
 	uint64_t unmatched;
 };
 
@@ -25,5 +25,4 @@ void stats_free(struct stats *s);
  * the last call in out[n]; min/max come from the slot of epoch `ended`.
  * Counters only grow, so nothing is lost or counted twice between reads.
  */
-int stats_collect(struct stats *s, int stats_fd, uint32_t n, uint64_t ended,
-		  struct interval *out);
+int stats_collect(struct stats *s, int stats_fd, uint32_t n, uint64_t ended, struct interval *out);

@@ -42,7 +42,7 @@ fail:
 /* A function of binary, by symbol or by file offset. */
 struct uprobe_place {
 	const char *binary;
-	const char *symbol;         /* NULL: offset */
+	const char *symbol; /* NULL: offset */
 	uint64_t offset;
 	int pid;
 };
@@ -51,8 +51,8 @@ struct uprobe_place {
  * Without cookies, the uprobe tells its function by the inode number of
  * its file and the offset (a symbol alone has no place known here).
  */
-static int uprobe_place(struct probes *p, const struct func *f, const char *binary,
-			const char *symbol, uint64_t offset)
+static int uprobe_place(struct probes *p, const struct func *f, const char *binary, const char *symbol,
+			uint64_t offset)
 {
 	struct stat st;
 
@@ -79,8 +79,7 @@ static struct bpf_link *uprobe_at(struct probes *p, struct func *f, bool exit, c
 		return NULL;
 	}
 
-	l = bpf_program__attach_uprobe_opts(exit ? p->skel->progs.call_uretprobe :
-					    p->skel->progs.call_uprobe,
+	l = bpf_program__attach_uprobe_opts(exit ? p->skel->progs.call_uretprobe : p->skel->progs.call_uprobe,
 					    w->pid, w->binary, w->offset, &o);
 	prof_add(PROF_LINK, t0);
 	return l;
@@ -89,8 +88,7 @@ static struct bpf_link *uprobe_at(struct probes *p, struct func *f, bool exit, c
 static int usession_link(struct probes *p, const char *binary, const uint64_t *offsets,
 			 const uint64_t *cookies, uint32_t n, int pid);
 
-int probes_attach_uprobe_at(struct probes *p, struct func *f, const char *binary,
-			    uint64_t offset, int pid)
+int probes_attach_uprobe_at(struct probes *p, struct func *f, const char *binary, uint64_t offset, int pid)
 {
 	struct uprobe_place w = { binary, NULL, offset, pid };
 	uint64_t cookie = f->id;
@@ -111,8 +109,7 @@ int probes_attach_uprobe_at(struct probes *p, struct func *f, const char *binary
 	return attach_pair(p, f, BACKEND_UPROBE, uprobe_at, &w);
 }
 
-int probes_attach_uprobe(struct probes *p, struct func *f, const char *binary,
-			 const char *symbol, int pid)
+int probes_attach_uprobe(struct probes *p, struct func *f, const char *binary, const char *symbol, int pid)
 {
 	struct uprobe_place w = { binary, symbol, 0, pid };
 
@@ -129,20 +126,19 @@ static struct bpf_link *usdt_at(struct probes *p, struct func *f, bool exit, con
 	const struct usdt_place *w = where;
 	LIBBPF_OPTS(bpf_usdt_opts, o, .usdt_cookie = f->id);
 
-	return bpf_program__attach_usdt(exit ? p->skel->progs.usdt_exit : p->skel->progs.usdt_entry,
-					w->pid, w->binary, w->provider, exit ? w->end : w->start, &o);
+	return bpf_program__attach_usdt(exit ? p->skel->progs.usdt_exit : p->skel->progs.usdt_entry, w->pid,
+					w->binary, w->provider, exit ? w->end : w->start, &o);
 }
 
-int probes_attach_usdt(struct probes *p, struct func *f, const char *binary,
-		       const char *provider, const char *start, const char *end, int pid)
+int probes_attach_usdt(struct probes *p, struct func *f, const char *binary, const char *provider,
+		       const char *start, const char *end, int pid)
 {
 	struct usdt_place w = { binary, provider, start, end, pid };
 
 	return attach_pair(p, f, BACKEND_USDT, usdt_at, &w);
 }
 
-int probes_attach_smbd_begin(struct probes *p, struct func *f, const char *binary,
-			     uint64_t offset)
+int probes_attach_smbd_begin(struct probes *p, struct func *f, const char *binary, uint64_t offset)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = p->place_ids ? 0 : f->id);
 	struct attachment *a;
@@ -155,8 +151,7 @@ int probes_attach_smbd_begin(struct probes *p, struct func *f, const char *binar
 	a = attachment_new(p, f->id);
 	if (!a)
 		return -ENOMEM;
-	a->link[0] = bpf_program__attach_uprobe_opts(p->skel->progs.smbd_req_begin, -1, binary,
-						     offset, &o);
+	a->link[0] = bpf_program__attach_uprobe_opts(p->skel->progs.smbd_req_begin, -1, binary, offset, &o);
 	if (!a->link[0]) {
 		r = -errno;
 		p->n_att--;
@@ -173,8 +168,7 @@ int probes_attach_smbd_end(struct probes *p, const char *binary, uint64_t offset
 
 	if (!a)
 		return -ENOMEM;
-	a->link[0] = bpf_program__attach_uprobe_opts(p->skel->progs.smbd_req_end, -1, binary,
-						     offset, NULL);
+	a->link[0] = bpf_program__attach_uprobe_opts(p->skel->progs.smbd_req_end, -1, binary, offset, NULL);
 	if (!a->link[0]) {
 		p->n_att--;
 		return -errno;
@@ -196,8 +190,8 @@ struct umulti_link_attr {
 	uint32_t cnt, multi_flags, pid;
 } __attribute__((aligned(8)));
 
-int umulti_link_create(int prog_fd, const char *binary, const uint64_t *offsets,
-		       const uint64_t *cookies, uint32_t n, bool ret)
+int umulti_link_create(int prog_fd, const char *binary, const uint64_t *offsets, const uint64_t *cookies,
+		       uint32_t n, bool ret)
 {
 	struct umulti_link_attr attr = {
 		.prog_fd = prog_fd,
@@ -213,9 +207,8 @@ int umulti_link_create(int prog_fd, const char *binary, const uint64_t *offsets,
 	return fd < 0 ? -errno : fd;
 }
 
-static int umulti_attach(struct attachment *a, int slot, const struct bpf_program *prog,
-			 const char *binary, const uint64_t *offsets, const uint64_t *cookies,
-			 uint32_t n, bool ret)
+static int umulti_attach(struct attachment *a, int slot, const struct bpf_program *prog, const char *binary,
+			 const uint64_t *offsets, const uint64_t *cookies, uint32_t n, bool ret)
 {
 #if LIBBPF_MAJOR_VERSION > 1 || LIBBPF_MINOR_VERSION >= 3
 	LIBBPF_OPTS(bpf_uprobe_multi_opts, o, .offsets = (const unsigned long *)offsets,
@@ -293,7 +286,7 @@ static int umulti_pair(struct probes *p, struct bpf_program *const prog[2], cons
 	if (r < 0) {
 		attachment_release(&a);
 		if (r == -EINVAL || r == -EOPNOTSUPP || r == -524 /* ENOTSUPP */)
-			p->umulti = false;      /* the kernel has no uprobe.multi */
+			p->umulti = false; /* the kernel has no uprobe.multi */
 	}
 	return r;
 }
@@ -350,8 +343,8 @@ static uint32_t revive_front(struct probes *p, struct func **fv, uint64_t *offse
 	return k;
 }
 
-int probes_attach_uprobes(struct probes *p, struct func **fv, uint64_t *offsets,
-			  uint32_t n, const char *binary)
+int probes_attach_uprobes(struct probes *p, struct func **fv, uint64_t *offsets, uint32_t n,
+			  const char *binary)
 {
 	struct bpf_program *prog[2] = { p->skel->progs.umulti_entry, p->skel->progs.umulti_exit };
 	uint32_t k = revive_front(p, fv, offsets, n);
@@ -374,8 +367,8 @@ int probes_attach_uprobes(struct probes *p, struct func **fv, uint64_t *offsets,
 	return attached;
 }
 
-int probes_attach_smbd_requests(struct probes *p, struct func **fv, uint64_t *begins,
-				uint32_t n, const uint64_t *ends, uint32_t n_ends, const char *binary)
+int probes_attach_smbd_requests(struct probes *p, struct func **fv, uint64_t *begins, uint32_t n,
+				const uint64_t *ends, uint32_t n_ends, const char *binary)
 {
 	struct bpf_program *bprog[2] = { p->skel->progs.umulti_smbd_begin, NULL };
 	struct bpf_program *eprog[2] = { p->skel->progs.umulti_smbd_end, NULL };
@@ -418,9 +411,8 @@ out:
 	return attached;
 }
 
-int probes_attach_uprobe_set(struct probes *p, struct func *f, const char *prog,
-			     const char *binary, const uint64_t *offsets, const uint64_t *cookies,
-			     uint32_t n, bool ret)
+int probes_attach_uprobe_set(struct probes *p, struct func *f, const char *prog, const char *binary,
+			     const uint64_t *offsets, const uint64_t *cookies, uint32_t n, bool ret)
 {
 	struct bpf_program *single = bpf_object__find_program_by_name(p->skel->obj, prog), *multi;
 	struct attachment *a;
@@ -450,7 +442,7 @@ int probes_attach_uprobe_set(struct probes *p, struct func *f, const char *prog,
 			set_failed(f, "uprobe.multi", r);
 			return r;
 		}
-		p->umulti = false;      /* the kernel has no uprobe.multi */
+		p->umulti = false; /* the kernel has no uprobe.multi */
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = cookies ? cookies[i] : 0, .retprobe = ret);

@@ -62,7 +62,7 @@ static int fields_close(struct fields *f)
 	if (f->n == f->allocated) {
 		size_t m = f->allocated * 2;
 		uint32_t *v = f->end == f->inline_end ? malloc(m * sizeof(*v)) :
-			      realloc(f->end, m * sizeof(*v));
+							realloc(f->end, m * sizeof(*v));
 
 		if (!v)
 			return fields_fail(f, -ENOMEM);
@@ -333,7 +333,7 @@ static char *stack_cap(const char *s, char sep, bool keep_tail, size_t max)
 				cut = i;
 		total = frames_count(s, len, sep);
 		kept = frames_count(s, cut, sep);
-		k = asprintf(&out, "%.*s%s[... %zu more frames]", (int) cut, s,
+		k = asprintf(&out, "%.*s%s[... %zu more frames]", (int)cut, s,
 			     cut ? (char[]) { sep, '\0' } : "", total - kept);
 	} else {
 		/* cut: start of the outermost frame that still fits */
@@ -344,13 +344,13 @@ static char *stack_cap(const char *s, char sep, bool keep_tail, size_t max)
 		total = frames_count(s, len, sep);
 		kept = frames_count(s + cut, len - cut, sep);
 		k = asprintf(&out, "[... %zu more frames]%s%.*s", total - kept,
-			     cut < len ? (char[]) { sep, '\0' } : "", (int) (len - cut), s + cut);
+			     cut < len ? (char[]) { sep, '\0' } : "", (int)(len - cut), s + cut);
 	}
 	return k < 0 ? NULL : out;
 }
 
-void fields_add_stack(struct fields *f, const char *name, const char *stack,
-		      char sep, bool keep_tail, size_t max)
+void fields_add_stack(struct fields *f, const char *name, const char *stack, char sep, bool keep_tail,
+		      size_t max)
 {
 	char *v;
 

@@ -21,9 +21,9 @@
 struct fields {
 	char *buf;
 	size_t len, cap;
-	uint32_t *end;          /* end offset of each field in buf */
+	uint32_t *end; /* end offset of each field in buf */
 	size_t n, allocated;
-	int error;              /* first failure; later adds are no-ops */
+	int error; /* first failure; later adds are no-ops */
 	char inline_buf[FIELDS_INLINE_TEXT];
 	uint32_t inline_end[FIELDS_INLINE_N];
 };
@@ -40,8 +40,8 @@ int fields_addn(struct fields *f, const char *name, const char *value, size_t vl
 int fields_adds(struct fields *f, const char *name, const char *value);
 /* v written in decimal, with a '-' before it when negative */
 int fields_addu(struct fields *f, const char *name, uint64_t v, bool negative);
-__attribute__((format(printf, 3, 4)))
-int fields_addf(struct fields *f, const char *name, const char *fmt, ...);
+__attribute__((format(printf, 3, 4))) int fields_addf(struct fields *f, const char *name, const char *fmt,
+						      ...);
 
 /*
  * A field made in pieces, for the texts entries make on every event
@@ -62,8 +62,8 @@ int fields_end(struct fields *f);
  * with a marker that says how many were left out: the innermost frames are
  * kept, at the head (keep_tail false) or the tail (a folded stack).
  */
-void fields_add_stack(struct fields *f, const char *name, const char *stack,
-		      char sep, bool keep_tail, size_t max);
+void fields_add_stack(struct fields *f, const char *name, const char *stack, char sep, bool keep_tail,
+		      size_t max);
 
 /* Field i as an iovec into base (f->buf, or its copy). */
 struct iovec fields_iov(const struct fields *f, const char *base, size_t i);

@@ -9,7 +9,7 @@
 #define XPAD 10
 #define FONT 12
 #define FRAME_H 16
-#define MIN_WIDTH 0.1               /* narrower frames are not drawn */
+#define MIN_WIDTH 0.1 /* narrower frames are not drawn */
 #define TITLE_H (FONT * 3)
 #define FOOT_H (FONT * 2 + 10)
 
@@ -99,10 +99,18 @@ static void xml_put(FILE *out, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '&': fputs("&amp;", out); break;
-		case '"': fputs("&quot;", out); break;
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
 		default:
 			if ((unsigned char)*s >= 0x20)
 				fputc(*s, out);
@@ -124,7 +132,7 @@ static void colour(const char *name, int rgb[3])
 
 struct layout {
 	FILE *out;
-	double px;                  /* pixels per unit of value */
+	double px; /* pixels per unit of value */
 	unsigned int height;
 	uint64_t total;
 	bool by_time;
@@ -144,9 +152,10 @@ static void frame(const struct layout *l, const struct node *n, uint64_t start, 
 	xml_put(l->out, n->name);
 	fprintf(l->out, " (%" PRIu64 " %s, %.2f%%)</title>", n->value, l->by_time ? "us" : "calls",
 		l->total ? 100.0 * n->value / l->total : 0);
-	fprintf(l->out, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%u\" fill=\"rgb(%d,%d,%d)\" "
-		"rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\"></text></g>\n", x, y, w, FRAME_H - 1,
-		rgb[0], rgb[1], rgb[2], x + 3, y + FRAME_H - 5.5);
+	fprintf(l->out,
+		"<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%u\" fill=\"rgb(%d,%d,%d)\" "
+		"rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\"></text></g>\n",
+		x, y, w, FRAME_H - 1, rgb[0], rgb[1], rgb[2], x + 3, y + FRAME_H - 5.5);
 }
 
 static void frames(const struct layout *l, const struct node *n, uint64_t start, unsigned int depth)
@@ -168,112 +177,130 @@ static void frames(const struct layout *l, const struct node *n, uint64_t start,
  * share without counting nested matches twice.
  */
 static const char script[] =
-"var details, matched, searchbtn, unzoombtn, svgw;\n"
-"var frames = function() { return document.querySelectorAll('g.f'); };\n"
-"function init() {\n"
-"  details = document.getElementById('details').firstChild;\n"
-"  matched = document.getElementById('matched');\n"
-"  searchbtn = document.getElementById('search');\n"
-"  unzoombtn = document.getElementById('unzoom');\n"
-"  svgw = +document.documentElement.getAttribute('width');\n"
-"  frames().forEach(function(g) { fit(g); });\n"
-"  var s = new URLSearchParams(document.location.search).get('s');\n"
-"  if (s) search(s);\n"
-"}\n"
-"function group(n) {\n"
-"  for (; n && n.classList; n = n.parentNode) if (n.classList.contains('f')) return n;\n"
-"  return null;\n"
-"}\n"
-"function fit(g) {\n"
-"  var r = g.querySelector('rect'), t = g.querySelector('text'), name = g.getAttribute('data-name');\n"
-"  var w = +r.getAttribute('width'), chars = Math.floor((w - 6) / (" "12" " * 0.59));\n"
-"  t.setAttribute('x', +r.getAttribute('x') + 3);\n"
-"  t.textContent = chars < 3 ? '' : name.length <= chars ? name : name.substring(0, chars - 2) + '..';\n"
-"}\n"
-"function place(g, x, w) {\n"
-"  var r = g.querySelector('rect');\n"
-"  r.setAttribute('x', x); r.setAttribute('width', w); fit(g);\n"
-"}\n"
-"function zoom(z) {\n"
-"  var zx = +z.getAttribute('data-x'), zw = +z.getAttribute('data-w');\n"
-"  var zy = +z.querySelector('rect').getAttribute('y'), k = (svgw - 2 * " "10" ") / zw;\n"
-"  unzoombtn.style.opacity = 1;\n"
-"  frames().forEach(function(g) {\n"
-"    var x = +g.getAttribute('data-x'), w = +g.getAttribute('data-w');\n"
-"    var y = +g.querySelector('rect').getAttribute('y');\n"
-"    if (y > zy && x <= zx + 0.01 && x + w >= zx + zw - 0.01) {\n"
-"      g.style.display = ''; g.style.opacity = 0.5; place(g, " "10" ", svgw - 2 * " "10" ");\n"
-"    } else if (y <= zy && x >= zx - 0.01 && x + w <= zx + zw + 0.01) {\n"
-"      g.style.display = ''; g.style.opacity = ''; place(g, " "10" " + (x - zx) * k, w * k);\n"
-"    } else {\n"
-"      g.style.display = 'none';\n"
-"    }\n"
-"  });\n"
-"}\n"
-"function unzoom() {\n"
-"  unzoombtn.style.opacity = 0;\n"
-"  frames().forEach(function(g) {\n"
-"    g.style.display = ''; g.style.opacity = '';\n"
-"    place(g, +g.getAttribute('data-x'), +g.getAttribute('data-w'));\n"
-"  });\n"
-"}\n"
-"function search(term) {\n"
-"  var re, spans = [], total = 0, sum = 0, end = -1;\n"
-"  try { re = new RegExp(term); } catch (e) { matched.textContent = 'bad regex'; return; }\n"
-"  frames().forEach(function(g) {\n"
-"    var r = g.querySelector('rect'), x = +g.getAttribute('data-x'), w = +g.getAttribute('data-w');\n"
-"    if (w > total) total = w;\n"
-"    if (re.test(g.getAttribute('data-name'))) {\n"
-"      r.setAttribute('fill', 'rgb(230,0,230)'); spans.push([x, w]);\n"
-"    } else {\n"
-"      r.setAttribute('fill', g.getAttribute('data-fill'));\n"
-"    }\n"
-"  });\n"
-"  spans.sort(function(a, b) { return a[0] - b[0] || b[1] - a[1]; });\n"
-"  spans.forEach(function(s) { if (s[0] >= end - 0.001) { sum += s[1]; end = s[0] + s[1]; } });\n"
-"  matched.textContent = 'Matched: ' + (total ? 100 * sum / total : 0).toFixed(1) + '%';\n"
-"  searchbtn.textContent = 'Reset Search';\n"
-"  searchbtn.setAttribute('data-on', '1');\n"
-"}\n"
-"function reset_search() {\n"
-"  frames().forEach(function(g) {\n"
-"    g.querySelector('rect').setAttribute('fill', g.getAttribute('data-fill'));\n"
-"  });\n"
-"  matched.textContent = ''; searchbtn.textContent = 'Search'; searchbtn.removeAttribute('data-on');\n"
-"}\n"
-"function search_prompt() {\n"
-"  if (searchbtn.getAttribute('data-on')) { reset_search(); return; }\n"
-"  var t = prompt('Search for (regular expression):', '');\n"
-"  if (t) search(t);\n"
-"}\n"
-"window.addEventListener('click', function(e) {\n"
-"  var g = group(e.target);\n"
-"  if (g) zoom(g);\n"
-"  else if (e.target.id === 'unzoom') unzoom();\n"
-"  else if (e.target.id === 'search') search_prompt();\n"
-"});\n"
-"window.addEventListener('mouseover', function(e) {\n"
-"  var g = group(e.target);\n"
-"  if (g) details.nodeValue = g.querySelector('title').textContent;\n"
-"});\n"
-"window.addEventListener('mouseout', function(e) { if (group(e.target)) details.nodeValue = ' '; });\n"
-"window.addEventListener('keydown', function(e) {\n"
-"  if (e.keyCode === 114 || (e.ctrlKey && e.keyCode === 70)) { e.preventDefault(); search_prompt(); }\n"
-"});\n";
+	"var details, matched, searchbtn, unzoombtn, svgw;\n"
+	"var frames = function() { return document.querySelectorAll('g.f'); };\n"
+	"function init() {\n"
+	"  details = document.getElementById('details').firstChild;\n"
+	"  matched = document.getElementById('matched');\n"
+	"  searchbtn = document.getElementById('search');\n"
+	"  unzoombtn = document.getElementById('unzoom');\n"
+	"  svgw = +document.documentElement.getAttribute('width');\n"
+	"  frames().forEach(function(g) { fit(g); });\n"
+	"  var s = new URLSearchParams(document.location.search).get('s');\n"
+	"  if (s) search(s);\n"
+	"}\n"
+	"function group(n) {\n"
+	"  for (; n && n.classList; n = n.parentNode) if (n.classList.contains('f')) return n;\n"
+	"  return null;\n"
+	"}\n"
+	"function fit(g) {\n"
+	"  var r = g.querySelector('rect'), t = g.querySelector('text'), name = "
+	"g.getAttribute('data-name');\n"
+	"  var w = +r.getAttribute('width'), chars = Math.floor((w - 6) / ("
+	"12"
+	" * 0.59));\n"
+	"  t.setAttribute('x', +r.getAttribute('x') + 3);\n"
+	"  t.textContent = chars < 3 ? '' : name.length <= chars ? name : name.substring(0, chars - 2) + "
+	"'..';\n"
+	"}\n"
+	"function place(g, x, w) {\n"
+	"  var r = g.querySelector('rect');\n"
+	"  r.setAttribute('x', x); r.setAttribute('width', w); fit(g);\n"
+	"}\n"
+	"function zoom(z) {\n"
+	"  var zx = +z.getAttribute('data-x'), zw = +z.getAttribute('data-w');\n"
+	"  var zy = +z.querySelector('rect').getAttribute('y'), k = (svgw - 2 * "
+	"10"
+	") / zw;\n"
+	"  unzoombtn.style.opacity = 1;\n"
+	"  frames().forEach(function(g) {\n"
+	"    var x = +g.getAttribute('data-x'), w = +g.getAttribute('data-w');\n"
+	"    var y = +g.querySelector('rect').getAttribute('y');\n"
+	"    if (y > zy && x <= zx + 0.01 && x + w >= zx + zw - 0.01) {\n"
+	"      g.style.display = ''; g.style.opacity = 0.5; place(g, "
+	"10"
+	", svgw - 2 * "
+	"10"
+	");\n"
+	"    } else if (y <= zy && x >= zx - 0.01 && x + w <= zx + zw + 0.01) {\n"
+	"      g.style.display = ''; g.style.opacity = ''; place(g, "
+	"10"
+	" + (x - zx) * k, w * k);\n"
+	"    } else {\n"
+	"      g.style.display = 'none';\n"
+	"    }\n"
+	"  });\n"
+	"}\n"
+	"function unzoom() {\n"
+	"  unzoombtn.style.opacity = 0;\n"
+	"  frames().forEach(function(g) {\n"
+	"    g.style.display = ''; g.style.opacity = '';\n"
+	"    place(g, +g.getAttribute('data-x'), +g.getAttribute('data-w'));\n"
+	"  });\n"
+	"}\n"
+	"function search(term) {\n"
+	"  var re, spans = [], total = 0, sum = 0, end = -1;\n"
+	"  try { re = new RegExp(term); } catch (e) { matched.textContent = 'bad regex'; return; }\n"
+	"  frames().forEach(function(g) {\n"
+	"    var r = g.querySelector('rect'), x = +g.getAttribute('data-x'), w = +g.getAttribute('data-w');\n"
+	"    if (w > total) total = w;\n"
+	"    if (re.test(g.getAttribute('data-name'))) {\n"
+	"      r.setAttribute('fill', 'rgb(230,0,230)'); spans.push([x, w]);\n"
+	"    } else {\n"
+	"      r.setAttribute('fill', g.getAttribute('data-fill'));\n"
+	"    }\n"
+	"  });\n"
+	"  spans.sort(function(a, b) { return a[0] - b[0] || b[1] - a[1]; });\n"
+	"  spans.forEach(function(s) { if (s[0] >= end - 0.001) { sum += s[1]; end = s[0] + s[1]; } });\n"
+	"  matched.textContent = 'Matched: ' + (total ? 100 * sum / total : 0).toFixed(1) + '%';\n"
+	"  searchbtn.textContent = 'Reset Search';\n"
+	"  searchbtn.setAttribute('data-on', '1');\n"
+	"}\n"
+	"function reset_search() {\n"
+	"  frames().forEach(function(g) {\n"
+	"    g.querySelector('rect').setAttribute('fill', g.getAttribute('data-fill'));\n"
+	"  });\n"
+	"  matched.textContent = ''; searchbtn.textContent = 'Search'; "
+	"searchbtn.removeAttribute('data-on');\n"
+	"}\n"
+	"function search_prompt() {\n"
+	"  if (searchbtn.getAttribute('data-on')) { reset_search(); return; }\n"
+	"  var t = prompt('Search for (regular expression):', '');\n"
+	"  if (t) search(t);\n"
+	"}\n"
+	"window.addEventListener('click', function(e) {\n"
+	"  var g = group(e.target);\n"
+	"  if (g) zoom(g);\n"
+	"  else if (e.target.id === 'unzoom') unzoom();\n"
+	"  else if (e.target.id === 'search') search_prompt();\n"
+	"});\n"
+	"window.addEventListener('mouseover', function(e) {\n"
+	"  var g = group(e.target);\n"
+	"  if (g) details.nodeValue = g.querySelector('title').textContent;\n"
+	"});\n"
+	"window.addEventListener('mouseout', function(e) { if (group(e.target)) details.nodeValue = ' '; "
+	"});\n"
+	"window.addEventListener('keydown', function(e) {\n"
+	"  if (e.keyCode === 114 || (e.ctrlKey && e.keyCode === 70)) { e.preventDefault(); search_prompt(); "
+	"}\n"
+	"});\n";
 
 static void header(FILE *out, const struct flame_opts *o, unsigned int w, unsigned int h)
 {
-	fprintf(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+	fprintf(out,
+		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" onload=\"init()\" "
 		"xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n",
 		w, h, w, h);
-	fprintf(out, "<defs><linearGradient id=\"bg\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"1\">"
+	fprintf(out,
+		"<defs><linearGradient id=\"bg\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"1\">"
 		"<stop stop-color=\"#eeeeee\" offset=\"5%%\"/><stop stop-color=\"#eeeeb0\" offset=\"95%%\"/>"
 		"</linearGradient></defs>\n"
 		"<style>text { font-family: Verdana, sans-serif; font-size: %dpx; fill: rgb(0,0,0); }\n"
 		"#title { text-anchor: middle; font-size: %dpx; } #unzoom, #search { cursor: pointer; }\n"
 		"g.f:hover rect { stroke: rgb(0,0,0); stroke-width: 0.5; cursor: pointer; }</style>\n"
-		"<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n", FONT, FONT + 5, script);
+		"<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n",
+		FONT, FONT + 5, script);
 	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%u\" fill=\"url(#bg)\"/>\n", w, h);
 	fprintf(out, "<text id=\"title\" x=\"%u\" y=\"%d\">", w / 2, FONT * 2);
 	xml_put(out, o->title ? o->title : "Flame Graph");
@@ -284,7 +311,8 @@ static void header(FILE *out, const struct flame_opts *o, unsigned int w, unsign
 		xml_put(out, o->subtitle);
 		fputs("</text>\n", out);
 	}
-	fprintf(out, "<text id=\"unzoom\" x=\"%d\" y=\"%d\" style=\"opacity: 0\">Reset Zoom</text>\n"
+	fprintf(out,
+		"<text id=\"unzoom\" x=\"%d\" y=\"%d\" style=\"opacity: 0\">Reset Zoom</text>\n"
 		"<text id=\"search\" x=\"%u\" y=\"%d\" style=\"text-anchor: end\">Search</text>\n"
 		"<text id=\"matched\" x=\"%u\" y=\"%u\" style=\"text-anchor: end\"></text>\n"
 		"<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n",

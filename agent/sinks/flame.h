@@ -15,9 +15,9 @@
 
 struct flame_opts {
 	const char *title;
-	const char *subtitle;       /* NULL: none */
-	bool by_time;               /* widths by latency (microseconds), else by calls */
-	unsigned int width;         /* pixels, 0: 1200 */
+	const char *subtitle; /* NULL: none */
+	bool by_time;         /* widths by latency (microseconds), else by calls */
+	unsigned int width;   /* pixels, 0: 1200 */
 };
 
 /* Writes f as an SVG document to out; -ENOMEM, -EIO. An empty f gives a picture saying so. */

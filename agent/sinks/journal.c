@@ -26,12 +26,12 @@
 struct journal {
 	struct journal_opts opts;
 	uint64_t failed;
-	struct writer *writer;      /* reliability: entries go through its thread once set */
+	struct writer *writer; /* reliability: entries go through its thread once set */
 };
 
 static void freep(void *p)
 {
-	free(*(void **) p);
+	free(*(void **)p);
 }
 #define _cleanup_free_ __attribute__((cleanup(freep)))
 
@@ -41,8 +41,8 @@ static void closep(int *fd)
 		close(*fd);
 }
 
-static int fields_queue(struct journal *j, struct fields *f, int32_t id,
-			const struct loss *carry, unsigned int n_carry);
+static int fields_queue(struct journal *j, struct fields *f, int32_t id, const struct loss *carry,
+			unsigned int n_carry);
 
 static int fields_send(struct journal *j, struct fields *f)
 {
@@ -62,15 +62,15 @@ static int fields_send(struct journal *j, struct fields *f)
 	}
 	for (size_t i = 0; i < f->n; i++)
 		iov[i] = fields_iov(f, f->buf, i);
-	r = sd_journal_sendv(iov, (int) f->n);
+	r = sd_journal_sendv(iov, (int)f->n);
 	if (r < 0)
 		j->failed++;
 	return r;
 }
 
 /* Through the writer thread when there is one, as one entry. */
-static int fields_queue(struct journal *j, struct fields *f, int32_t id,
-			const struct loss *carry, unsigned int n_carry)
+static int fields_queue(struct journal *j, struct fields *f, int32_t id, const struct loss *carry,
+			unsigned int n_carry)
 {
 	struct writer *w = j->writer;
 
@@ -118,7 +118,7 @@ int journal_probe(void)
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (const struct sockaddr *) &sa, sizeof(sa)) < 0)
+	if (connect(fd, (const struct sockaddr *)&sa, sizeof(sa)) < 0)
 		return -errno;
 	return 0;
 }
@@ -188,12 +188,11 @@ static bool func_is_kernel(const struct func *f)
 	case LAYER_BLOCK:
 		return true;
 	case LAYER_SMB2:
-		return !tracepoint;         /* cifs events */
+		return !tracepoint; /* cifs events */
 	case LAYER_FUNC:
 		if (tracepoint)
-			return false;       /* syscall:NAME */
-		return f->backend != BACKEND_UPROBE && f->backend != BACKEND_USDT &&
-		       !strchr(f->symbol, '/');
+			return false; /* syscall:NAME */
+		return f->backend != BACKEND_UPROBE && f->backend != BACKEND_USDT && !strchr(f->symbol, '/');
 	default:
 		return false;
 	}
@@ -208,11 +207,11 @@ static void fields_add_ret(struct fields *f, const struct record *r)
 	case RK_USER:
 		fields_open(f, "RETVAL");
 		fields_cat(f, "0x");
-		fields_catx(f, (uint64_t) r->ret);
+		fields_catx(f, (uint64_t)r->ret);
 		fields_end(f);
 		break;
 	case RK_UINT:
-		fields_addf(f, "RETVAL", "%" PRIu64, (uint64_t) r->ret);
+		fields_addf(f, "RETVAL", "%" PRIu64, (uint64_t)r->ret);
 		break;
 	default:
 		fields_addf(f, "RETVAL", "%" PRId64, r->ret);
@@ -367,20 +366,20 @@ int journal_write_event(struct journal *j, const struct record *r)
 		j->failed++;
 		return k;
 	}
-	return fields_queue(j, &f, (int32_t) r->func->id, NULL, 0);
+	return fields_queue(j, &f, (int32_t)r->func->id, NULL, 0);
 }
 
 /* Intervals are whole seconds in practice; keep them readable then. */
 static void format_interval(char *buf, size_t n, double interval_s)
 {
-	if (interval_s == (double) (uint64_t) interval_s)
-		snprintf(buf, n, "%" PRIu64, (uint64_t) interval_s);
+	if (interval_s == (double)(uint64_t)interval_s)
+		snprintf(buf, n, "%" PRIu64, (uint64_t)interval_s);
 	else
 		snprintf(buf, n, "%.3f", interval_s);
 }
 
-static int summary_fields(const struct func *fn, const struct summary *s, double interval_s,
-			  int priority, const char *message_id, struct fields *f)
+static int summary_fields(const struct func *fn, const struct summary *s, double interval_s, int priority,
+			  const char *message_id, struct fields *f)
 {
 	_cleanup_free_ char *hist = NULL, *report = NULL;
 	char interval[32];
@@ -415,8 +414,7 @@ static int summary_fields(const struct func *fn, const struct summary *s, double
 	return f->error;
 }
 
-int journal_summary_fields(const struct func *fn, const struct summary *s, double interval_s,
-			   char ***fields)
+int journal_summary_fields(const struct func *fn, const struct summary *s, double interval_s, char ***fields)
 {
 	_cleanup_fields_ struct fields f = {};
 	int k;
@@ -428,8 +426,8 @@ int journal_summary_fields(const struct func *fn, const struct summary *s, doubl
 }
 
 int journal_write_view_summary(struct journal *j, const char *function, enum layer_id layer,
-			       const struct summary *s, double interval_s,
-			       const struct record_field *extra, unsigned int n, const char *message_id)
+			       const struct summary *s, double interval_s, const struct record_field *extra,
+			       unsigned int n, const char *message_id)
 {
 	_cleanup_fields_ struct fields f = {};
 	struct func fn = { .name = (char *)function, .layer = layer };
@@ -447,9 +445,8 @@ int journal_write_view_summary(struct journal *j, const char *function, enum lay
 	return fields_send(j, &f);
 }
 
-static int view_fields(const char *function, enum layer_id layer, const char *message_id,
-		       const char *message, int priority, const struct record_field *extra,
-		       unsigned int n, struct fields *f)
+static int view_fields(const char *function, enum layer_id layer, const char *message_id, const char *message,
+		       int priority, const struct record_field *extra, unsigned int n, struct fields *f)
 {
 	if (!function || !message_id || !message)
 		return -EINVAL;
@@ -468,13 +465,11 @@ static int view_fields(const char *function, enum layer_id layer, const char *me
 	return f->error;
 }
 
-int journal_write_view(struct journal *j, const char *function, enum layer_id layer,
-		       const char *message_id, const char *message,
-		       const struct record_field *extra, unsigned int n)
+int journal_write_view(struct journal *j, const char *function, enum layer_id layer, const char *message_id,
+		       const char *message, const struct record_field *extra, unsigned int n)
 {
 	_cleanup_fields_ struct fields f = {};
-	int k = view_fields(function, layer, message_id, message, j->opts.priority_summary, extra, n,
-			    &f);
+	int k = view_fields(function, layer, message_id, message, j->opts.priority_summary, extra, n, &f);
 
 	if (k < 0) {
 		j->failed++;
@@ -484,8 +479,7 @@ int journal_write_view(struct journal *j, const char *function, enum layer_id la
 }
 
 int journal_view_fields(const char *function, enum layer_id layer, const char *message_id,
-			const char *message, const struct record_field *extra, unsigned int n,
-			char ***fields)
+			const char *message, const struct record_field *extra, unsigned int n, char ***fields)
 {
 	_cleanup_fields_ struct fields f = {};
 	int k = view_fields(function, layer, message_id, message, LOG_INFO, extra, n, &f);
@@ -493,8 +487,8 @@ int journal_view_fields(const char *function, enum layer_id layer, const char *m
 	return k < 0 ? k : fields_steal(&f, fields);
 }
 
-int journal_write_summary(struct journal *j, const struct func *fn,
-			  const struct summary *s, double interval_s)
+int journal_write_summary(struct journal *j, const struct func *fn, const struct summary *s,
+			  double interval_s)
 {
 	_cleanup_fields_ struct fields f = {};
 	int k;
@@ -516,7 +510,10 @@ static uint64_t loss_total(const struct loss *l)
 static void loss_describe(FILE *m, const struct loss *l)
 {
 	static const char *const why[] = {
-		"ring buffer full", "rate limited", "journal write failed", "not timed",
+		"ring buffer full",
+		"rate limited",
+		"journal write failed",
+		"not timed",
 	};
 	const uint64_t c[] = { l->ringbuf, l->suppressed, l->write_failed, l->untimed };
 	unsigned int reasons = 0;
@@ -566,8 +563,8 @@ static int loss_fields(const struct loss *l, unsigned int n, double interval_s, 
 			continue;
 		fputs(first ? ": " : ", ", m);
 		loss_describe(m, &l[i]);
-		fprintf(ls, "%s%s:%" PRIu64 "/%" PRIu64 "/%" PRIu64, first ? "" : " ",
-			l[i].func->name, l[i].ringbuf, l[i].suppressed, l[i].write_failed);
+		fprintf(ls, "%s%s:%" PRIu64 "/%" PRIu64 "/%" PRIu64, first ? "" : " ", l[i].func->name,
+			l[i].ringbuf, l[i].suppressed, l[i].write_failed);
 		/* a fourth count only where there is one: the three are what readers expect */
 		if (l[i].untimed)
 			fprintf(ls, "/%" PRIu64, l[i].untimed);
@@ -600,8 +597,7 @@ int journal_loss_fields(const struct loss *l, unsigned int n, double interval_s,
 	return fields_steal(&f, fields);
 }
 
-int journal_write_loss(struct journal *j, const struct loss *l, unsigned int n,
-		       double interval_s)
+int journal_write_loss(struct journal *j, const struct loss *l, unsigned int n, double interval_s)
 {
 	_cleanup_fields_ struct fields f = {};
 	int k;

@@ -10,7 +10,7 @@
 
 /* Every comm byte may need "\xNN". */
 #define TASK_MAX (SMBLAT_COMM_LEN * 4 + 1)
-#define RVAL_WIDTH 18           /* "0x" and 16 hex digits */
+#define RVAL_WIDTH 18 /* "0x" and 16 hex digits */
 
 /*
  * comm is whatever the task set with prctl(): escape control bytes so a
@@ -25,14 +25,14 @@ static const char *task_escape(const char *comm, bool folded, char out[static TA
 	while (n > 0 && comm[n - 1] == ' ')
 		n--;
 	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char) comm[i];
+		unsigned char c = (unsigned char)comm[i];
 
 		if (c < 0x20 || c == 0x7f)
 			p += sprintf(p, "\\x%02x", c);
 		else if (folded && c == ';')
 			*p++ = '_';
 		else
-			*p++ = (char) c;
+			*p++ = (char)c;
 	}
 	*p = '\0';
 	return out;
@@ -59,9 +59,9 @@ static void ret_format(const struct record *r, char *buf, size_t n)
 	if (!r->has_ret)
 		snprintf(buf, n, "-");
 	else if (r->func->cfg.ret_kind == RK_PTR || r->func->cfg.ret_kind == RK_USER)
-		snprintf(buf, n, "0x%" PRIx64, (uint64_t) r->ret);
+		snprintf(buf, n, "0x%" PRIx64, (uint64_t)r->ret);
 	else if (r->func->cfg.ret_kind == RK_UINT)
-		snprintf(buf, n, "%" PRIu64, (uint64_t) r->ret);
+		snprintf(buf, n, "%" PRIu64, (uint64_t)r->ret);
 	else
 		snprintf(buf, n, "%" PRId64, r->ret);
 }
@@ -79,8 +79,8 @@ static void args_print(FILE *out, const struct record *r)
 
 static void header_funcslower(FILE *out, const struct term_opts *o)
 {
-	fprintf(out, "%-8s %-16s %-7s %10s %*s %s", "TIME", "COMM", "PID",
-		o->micro ? "LAT(us)" : "LAT(ms)", FS_RVAL_WIDTH, "RVAL", "FUNC");
+	fprintf(out, "%-8s %-16s %-7s %10s %*s %s", "TIME", "COMM", "PID", o->micro ? "LAT(us)" : "LAT(ms)",
+		FS_RVAL_WIDTH, "RVAL", "FUNC");
 	if (o->show_args)
 		fputs(" ARGS", out);
 	fputc('\n', out);
@@ -88,7 +88,7 @@ static void header_funcslower(FILE *out, const struct term_opts *o)
 
 static void end_time(const struct record *r, char buf[static 16])
 {
-	time_t t = (time_t) (r->end_realtime_us / 1000000);
+	time_t t = (time_t)(r->end_realtime_us / 1000000);
 	struct tm tm;
 
 	strcpy(buf, "??:??:??");
@@ -110,8 +110,8 @@ static void print_funcslower(FILE *out, const struct term_opts *o, const struct 
 			task_escape(r->comm, false, task), r->pid, us, FS_RVAL_WIDTH, ret, r->func->name);
 	else
 		fprintf(out, "%-8s %-16s %-7" PRIu32 " %6" PRIu64 ".%03" PRIu64 " %*s %s", endtime,
-			task_escape(r->comm, false, task), r->pid, us / 1000, us % 1000, FS_RVAL_WIDTH,
-			ret, r->func->name);
+			task_escape(r->comm, false, task), r->pid, us / 1000, us % 1000, FS_RVAL_WIDTH, ret,
+			r->func->name);
 	if (o->show_args && r->nargs > 0) {
 		fputc(' ', out);
 		args_print(out, r);
@@ -124,7 +124,7 @@ static void print_funcslower(FILE *out, const struct term_opts *o, const struct 
 void term_print_header(FILE *out, const struct term_opts *o)
 {
 	if (o->folded)
-		return;         /* flame graph input has no header */
+		return; /* flame graph input has no header */
 	if (o->format == TERM_FUNCSLOWER) {
 		header_funcslower(out, o);
 		return;
@@ -138,8 +138,7 @@ void term_print_header(FILE *out, const struct term_opts *o)
 		fputc('\n', out);
 		return;
 	}
-	fprintf(out, "%-8s %-16s %-7s %-24s %11s", "ENDTIME", "TASK", "PID", "FUNCTION",
-		"LATENCY(ms)");
+	fprintf(out, "%-8s %-16s %-7s %-24s %11s", "ENDTIME", "TASK", "PID", "FUNCTION", "LATENCY(ms)");
 	if (o->show_ret)
 		fprintf(out, " %-*s", o->show_args ? RVAL_WIDTH : 0, "RVAL");
 	if (o->show_args)
@@ -186,7 +185,7 @@ static void print_stack(FILE *out, const char *stack)
 		nl = strchr(p, '\n');
 		if (nl == p)
 			continue;
-		fprintf(out, "    %.*s\n", (int) (nl ? nl - p : (ptrdiff_t) strlen(p)), p);
+		fprintf(out, "    %.*s\n", (int)(nl ? nl - p : (ptrdiff_t)strlen(p)), p);
 	}
 }
 
@@ -195,14 +194,14 @@ static void print_text(FILE *out, const struct term_opts *o, const struct record
 	char task[TASK_MAX], endtime[16] = "??:??:??", ret[32];
 	uint64_t us = r->latency_ns / 1000;
 	char latency[32];
-	time_t t = (time_t) (r->end_realtime_us / 1000000);
+	time_t t = (time_t)(r->end_realtime_us / 1000000);
 	struct tm tm;
 
 	if (localtime_r(&t, &tm))
 		strftime(endtime, sizeof(endtime), "%H:%M:%S", &tm);
 	snprintf(latency, sizeof(latency), "%" PRIu64 ".%03" PRIu64, us / 1000, us % 1000);
-	fprintf(out, "%-8s %-16s %-7" PRIu32 " %-24s %11s", endtime,
-		task_escape(r->comm, false, task), r->pid, r->func->name, latency);
+	fprintf(out, "%-8s %-16s %-7" PRIu32 " %-24s %11s", endtime, task_escape(r->comm, false, task),
+		r->pid, r->func->name, latency);
 	if (o->show_ret) {
 		ret_format(r, ret, sizeof(ret));
 		fprintf(out, " %-*s", o->show_args ? RVAL_WIDTH : 0, ret);

@@ -8,18 +8,18 @@
 #include "decode/record.h"
 
 enum term_format {
-	TERM_TEXT,      /* ENDTIME  TASK  PID  FUNCTION  LATENCY(ms) */
-	TERM_CSV,       /* ENDTIME_us,TASK,PID,FUNCTION,LATENCY_us */
+	TERM_TEXT,       /* ENDTIME  TASK  PID  FUNCTION  LATENCY(ms) */
+	TERM_CSV,        /* ENDTIME_us,TASK,PID,FUNCTION,LATENCY_us */
 	TERM_FUNCSLOWER, /* TIME COMM PID LAT(ms) RVAL FUNC [ARGS], as funcslower (-f) */
 };
 
 struct term_opts {
 	enum term_format format;
-	bool show_stack;            /* print STACK lines under each event */
-	bool show_args;             /* ARGS column */
-	bool show_ret;              /* RVAL column */
-	bool folded;                /* print stack_folded lines (flame graph input) instead */
-	bool micro;                 /* funcslower -u: LAT(us) in microseconds */
+	bool show_stack; /* print STACK lines under each event */
+	bool show_args;  /* ARGS column */
+	bool show_ret;   /* RVAL column */
+	bool folded;     /* print stack_folded lines (flame graph input) instead */
+	bool micro;      /* funcslower -u: LAT(us) in microseconds */
 };
 
 void term_print_header(FILE *out, const struct term_opts *o);

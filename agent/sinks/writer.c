@@ -37,22 +37,22 @@
 
 struct writer {
 	pthread_mutex_t lock;
-	pthread_cond_t wake;        /* an entry arrived, or stop */
-	pthread_cond_t idle;        /* the queue drained */
+	pthread_cond_t wake; /* an entry arrived, or stop */
+	pthread_cond_t idle; /* the queue drained */
 	pthread_t thread;
 	bool started, stopping;
-	bool busy;                  /* a batch is being sent, outside the lock */
-	unsigned int in_batch;      /* its size, still counted against the queue's bound */
+	bool busy;             /* a batch is being sent, outside the lock */
+	unsigned int in_batch; /* its size, still counted against the queue's bound */
 	/* the batch's state, the thread's alone until it takes the lock or ends */
-	struct entry *inflight;     /* what is unsent */
-	struct entry *sent_failed;  /* what journald refused */
+	struct entry *inflight;    /* what is unsent */
+	struct entry *sent_failed; /* what journald refused */
 	uint64_t sent;
 	struct entry *head, *tail;
 	unsigned int queued;
 	uint64_t written, failed;
 	int last_error;
 	struct writer_losses lost[SMBLAT_MAX_FUNCS];
-	uint64_t other_failed;      /* summaries, status entries */
+	uint64_t other_failed; /* summaries, status entries */
 };
 
 struct entry *entry_new(size_t n, size_t text)
@@ -203,7 +203,7 @@ static void *writer_main(void *arg)
 		w->busy = true;
 		pthread_mutex_unlock(&w->lock);
 
-		r = batch_send(w, batch);      /* may block while journald stalls */
+		r = batch_send(w, batch); /* may block while journald stalls */
 
 		pthread_mutex_lock(&w->lock);
 		w->busy = false;
@@ -240,8 +240,7 @@ int writer_start(struct writer *w)
 	return 0;
 }
 
-int writer_push(struct writer *w, struct entry *e, int32_t id,
-		const struct loss *carry, unsigned int n_carry)
+int writer_push(struct writer *w, struct entry *e, int32_t id, const struct loss *carry, unsigned int n_carry)
 {
 	unsigned int max = WRITER_QUEUE_MAX + (id < 0 ? WRITER_QUEUE_RESERVE : 0);
 	int r = 0;

@@ -8,8 +8,8 @@
 
 #include "sinks/journal.h"
 
-#define WRITER_QUEUE_MAX 4096       /* event entries waiting; a few MiB at most */
-#define WRITER_QUEUE_RESERVE 64     /* extra room for loss and status entries */
+#define WRITER_QUEUE_MAX 4096   /* event entries waiting; a few MiB at most */
+#define WRITER_QUEUE_RESERVE 64 /* extra room for loss and status entries */
 
 struct writer;
 
@@ -19,10 +19,10 @@ struct writer;
  * over and freeing it are one pointer and one free().
  */
 struct entry {
-	struct entry *next;         /* the writer's queue */
-	int32_t id;                 /* the function of an event entry, or -1 */
+	struct entry *next; /* the writer's queue */
+	int32_t id;         /* the function of an event entry, or -1 */
 	unsigned int n_carry;
-	struct loss *carry;         /* a loss entry's counts (writer_push) */
+	struct loss *carry; /* a loss entry's counts (writer_push) */
 	size_t n;
 	struct iovec iov[];
 };
@@ -36,8 +36,8 @@ void entry_free(struct entry *e);
 
 /* Per function id, what the writer could not deliver since the last take. */
 struct writer_losses {
-	uint64_t write_failed;      /* event entries refused by journald or left unsent */
-	struct loss carried;        /* counts of loss entries that did not get through */
+	uint64_t write_failed; /* event entries refused by journald or left unsent */
+	struct loss carried;   /* counts of loss entries that did not get through */
 };
 
 int writer_new(struct writer **ret);
@@ -50,8 +50,8 @@ int writer_start(struct writer *w);
  * when the queue is full: the entry is dropped and, unlike failures after
  * the push, left to the caller to count per function.
  */
-int writer_push(struct writer *w, struct entry *e, int32_t id,
-		const struct loss *carry, unsigned int n_carry);
+int writer_push(struct writer *w, struct entry *e, int32_t id, const struct loss *carry,
+		unsigned int n_carry);
 /* Adds what was lost since the last call to out[0..n) (indexed by function id). */
 void writer_take(struct writer *w, struct writer_losses *out, uint32_t n);
 /* Entries written and failed since start; the errno of the last failure, 0 after a success. */

@@ -17,14 +17,14 @@
 #define DEBUG_DIR "/usr/lib/debug/.build-id"
 
 struct elf_sym {
-	uint64_t addr;          /* st_value: a virtual address of the file's own layout */
+	uint64_t addr; /* st_value: a virtual address of the file's own layout */
 	uint32_t size;
-	uint32_t name;          /* offset in the pool */
-	uint8_t rank;           /* which name wins among aliases: lower; RANK_* and underscores */
+	uint32_t name; /* offset in the pool */
+	uint8_t rank;  /* which name wins among aliases: lower; RANK_* and underscores */
 };
 
 #define RANK_LOCAL 4
-#define RANK_HIDDEN 8           /* an older version of a versioned symbol (memcpy@GLIBC_2.2.5) */
+#define RANK_HIDDEN 8 /* an older version of a versioned symbol (memcpy@GLIBC_2.2.5) */
 #define VERSYM_HIDDEN 0x8000
 
 struct elf_load {
@@ -33,7 +33,7 @@ struct elf_load {
 };
 
 struct elf_file {
-	struct elf_sym *syms;   /* by address, best alias first */
+	struct elf_sym *syms; /* by address, best alias first */
 	size_t n_syms, cap_syms;
 	char *pool;
 	size_t pool_len, pool_cap;
@@ -41,7 +41,8 @@ struct elf_file {
 	size_t n_loads;
 };
 
-void elf_file_free(struct elf_file *f) {
+void elf_file_free(struct elf_file *f)
+{
 	if (!f)
 		return;
 	free(f->syms);
@@ -50,7 +51,8 @@ void elf_file_free(struct elf_file *f) {
 	free(f);
 }
 
-static int elf_file_add(struct elf_file *f, const GElf_Sym *sym, const char *name, bool hidden) {
+static int elf_file_add(struct elf_file *f, const GElf_Sym *sym, const char *name, bool hidden)
+{
 	size_t len = strlen(name), underscores = strspn(name, "_");
 	const char *at = strchr(name, '@');
 	struct elf_sym *s;
@@ -74,8 +76,7 @@ static int elf_file_add(struct elf_file *f, const GElf_Sym *sym, const char *nam
 	s->size = sym->st_size > UINT32_MAX ? UINT32_MAX : sym->st_size;
 	s->name = f->pool_len;
 	/* getpid over __getpid, exported over local, current over compat versions. */
-	s->rank = (hidden ? RANK_HIDDEN : 0) +
-		  (GELF_ST_BIND(sym->st_info) == STB_LOCAL ? RANK_LOCAL : 0) +
+	s->rank = (hidden ? RANK_HIDDEN : 0) + (GELF_ST_BIND(sym->st_info) == STB_LOCAL ? RANK_LOCAL : 0) +
 		  (underscores > 3 ? 3 : underscores);
 	memcpy(f->pool + f->pool_len, name, len);
 	f->pool[f->pool_len + len] = 0;
@@ -84,7 +85,8 @@ static int elf_file_add(struct elf_file *f, const GElf_Sym *sym, const char *nam
 }
 
 /* .gnu.version: one entry per .dynsym symbol, telling compat versions apart. */
-static Elf_Data *elf_versym(Elf *e) {
+static Elf_Data *elf_versym(Elf *e)
+{
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 
@@ -94,7 +96,8 @@ static Elf_Data *elf_versym(Elf *e) {
 	return NULL;
 }
 
-static int elf_file_read_syms(struct elf_file *f, Elf *e, bool *has_symtab) {
+static int elf_file_read_syms(struct elf_file *f, Elf *e, bool *has_symtab)
+{
 	Elf_Data *versym = elf_versym(e);
 	Elf_Scn *scn = NULL;
 	int r;
@@ -120,8 +123,8 @@ static int elf_file_read_syms(struct elf_file *f, Elf *e, bool *has_symtab) {
 			if (!gelf_getsym(data, i, &sym))
 				break;
 			type = GELF_ST_TYPE(sym.st_info);
-			if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
-			    sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
+			if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+			    sym.st_value == 0)
 				continue;
 			name = elf_strptr(e, sh.sh_link, sym.st_name);
 			if (!name || !*name)
@@ -136,7 +139,8 @@ static int elf_file_read_syms(struct elf_file *f, Elf *e, bool *has_symtab) {
 	return 0;
 }
 
-static int elf_file_read_loads(struct elf_file *f, Elf *e) {
+static int elf_file_read_loads(struct elf_file *f, Elf *e)
+{
 	size_t n;
 
 	if (elf_getphdrnum(e, &n) < 0)
@@ -162,7 +166,8 @@ static int elf_file_read_loads(struct elf_file *f, Elf *e) {
 }
 
 /* "ab/cdef...": the GNU build ID as the debug directory lays it out. */
-static int elf_build_id_path(Elf *e, char *buf, size_t len) {
+static int elf_build_id_path(Elf *e, char *buf, size_t len)
+{
 	Elf_Scn *scn = NULL;
 
 	while ((scn = elf_nextscn(e, scn))) {
@@ -192,7 +197,8 @@ static int elf_build_id_path(Elf *e, char *buf, size_t len) {
 }
 
 /* Stripped files: the symbol table may sit in a separate debug file (-dbgsym packages). */
-static void elf_file_read_debug(struct elf_file *f, Elf *e, const char *root) {
+static void elf_file_read_debug(struct elf_file *f, Elf *e, const char *root)
+{
 	char id[160], path[PATH_MAX];
 	int fd;
 	Elf *d;
@@ -211,7 +217,8 @@ static void elf_file_read_debug(struct elf_file *f, Elf *e, const char *root) {
 	close(fd);
 }
 
-static int elf_sym_cmp(const void *a, const void *b, void *pool) {
+static int elf_sym_cmp(const void *a, const void *b, void *pool)
+{
 	const struct elf_sym *x = a, *y = b;
 
 	if (x->addr != y->addr)
@@ -222,7 +229,8 @@ static int elf_sym_cmp(const void *a, const void *b, void *pool) {
 }
 
 /* Sorts and drops the copies .symtab, .dynsym and the debug file have in common. */
-static void elf_file_sort(struct elf_file *f) {
+static void elf_file_sort(struct elf_file *f)
+{
 	size_t o = 0;
 
 	qsort_r(f->syms, f->n_syms, sizeof(*f->syms), elf_sym_cmp, f->pool);
@@ -232,7 +240,8 @@ static void elf_file_sort(struct elf_file *f) {
 	f->n_syms = o;
 }
 
-static int elf_file_parse(struct elf_file *f, int fd, const char *root) {
+static int elf_file_parse(struct elf_file *f, int fd, const char *root)
+{
 	bool has_symtab = false;
 	Elf *e;
 	int r;
@@ -256,7 +265,8 @@ static int elf_file_parse(struct elf_file *f, int fd, const char *root) {
 	return 0;
 }
 
-int elf_file_new(int fd, const char *root, struct elf_file **ret) {
+int elf_file_new(int fd, const char *root, struct elf_file **ret)
+{
 	struct elf_file *f;
 	int r;
 
@@ -273,7 +283,8 @@ int elf_file_new(int fd, const char *root, struct elf_file **ret) {
 }
 
 /* The virtual address that a file offset is loaded at, by the segment holding it. */
-int elf_file_vaddr(const struct elf_file *f, uint64_t offset, uint64_t *ret) {
+int elf_file_vaddr(const struct elf_file *f, uint64_t offset, uint64_t *ret)
+{
 	for (size_t i = 0; i < f->n_loads; i++) {
 		const struct elf_load *l = &f->loads[i];
 
@@ -285,7 +296,8 @@ int elf_file_vaddr(const struct elf_file *f, uint64_t offset, uint64_t *ret) {
 	return -ENOENT;
 }
 
-static int elf_file_offset(const struct elf_file *f, uint64_t vaddr, uint64_t *ret) {
+static int elf_file_offset(const struct elf_file *f, uint64_t vaddr, uint64_t *ret)
+{
 	const struct elf_load *best = NULL;
 
 	for (size_t i = 0; i < f->n_loads; i++) {
@@ -300,7 +312,8 @@ static int elf_file_offset(const struct elf_file *f, uint64_t vaddr, uint64_t *r
 	return 0;
 }
 
-int elf_file_find(const struct elf_file *f, uint64_t vaddr, const char **ret_name, uint64_t *ret_offset) {
+int elf_file_find(const struct elf_file *f, uint64_t vaddr, const char **ret_name, uint64_t *ret_offset)
+{
 	size_t lo = 0, hi = f->n_syms, first;
 	const struct elf_sym *s;
 	bool covered = false;
@@ -334,7 +347,8 @@ int elf_file_find(const struct elf_file *f, uint64_t vaddr, const char **ret_nam
 	return 0;
 }
 
-int elf_file_resolve(const struct elf_file *f, const char *symbol, uint64_t *ret) {
+int elf_file_resolve(const struct elf_file *f, const char *symbol, uint64_t *ret)
+{
 	const struct elf_sym *global = NULL, *local = NULL, *s;
 	bool global_dup = false, local_dup = false;
 
@@ -362,7 +376,8 @@ int elf_file_resolve(const struct elf_file *f, const char *symbol, uint64_t *ret
 }
 
 int elf_file_functions(const struct elf_file *f, const char *prefix,
-		       int (*cb)(const char *name, uint64_t offset, void *userdata), void *userdata) {
+		       int (*cb)(const char *name, uint64_t offset, void *userdata), void *userdata)
+{
 	size_t plen = strlen(prefix);
 	int n = 0, r;
 
@@ -384,13 +399,15 @@ int elf_file_functions(const struct elf_file *f, const char *prefix,
 	return n;
 }
 
-static void strv_free(char **v) {
+static void strv_free(char **v)
+{
 	for (size_t i = 0; v && v[i]; i++)
 		free(v[i]);
 	free(v);
 }
 
-static int strv_push(char ***v, size_t *n, const char *s) {
+static int strv_push(char ***v, size_t *n, const char *s)
+{
 	char **nv = realloc(*v, (*n + 2) * sizeof(*nv));
 
 	if (!nv)
@@ -403,7 +420,8 @@ static int strv_push(char ***v, size_t *n, const char *s) {
 	return 0;
 }
 
-int elf_file_needed(int fd, char ***ret_needed, char **ret_runpath) {
+int elf_file_needed(int fd, char ***ret_needed, char **ret_runpath)
+{
 	char **needed = NULL, *runpath = NULL, *rpath = NULL;
 	Elf_Scn *scn = NULL;
 	size_t n = 0;

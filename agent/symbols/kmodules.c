@@ -8,16 +8,18 @@
 
 #include "symbols/kmodules.h"
 
-uint64_t kmodule_instance(const char *module) {
+uint64_t kmodule_instance(const char *module)
+{
 	char path[256];
 	struct stat st;
 
 	snprintf(path, sizeof(path), "/sys/module/%s", module);
-	return stat(path, &st) == 0 ? (uint64_t) st.st_ino : 0;
+	return stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
 }
 
 /* Module names spell '-' as '_' in /sys/module and modules.dep may have either. */
-static bool module_name_eq(const char *a, size_t n, const char *b) {
+static bool module_name_eq(const char *a, size_t n, const char *b)
+{
 	for (size_t i = 0; i < n; i++, b++) {
 		char x = a[i] == '-' ? '_' : a[i], y = *b == '-' ? '_' : *b;
 
@@ -27,7 +29,8 @@ static bool module_name_eq(const char *a, size_t n, const char *b) {
 	return !*b;
 }
 
-bool kmodule_known(const char *module) {
+bool kmodule_known(const char *module)
+{
 	char path[PATH_MAX], *line = NULL;
 	size_t size = 0;
 	struct utsname u;
@@ -59,7 +62,8 @@ bool kmodule_known(const char *module) {
 	return found;
 }
 
-struct kmodule *kmodules_loaded(size_t *n) {
+struct kmodule *kmodules_loaded(size_t *n)
+{
 	struct kmodule *v = NULL;
 	char *line = NULL;
 	size_t size = 0, cap = 0;

@@ -18,21 +18,21 @@
 #define KALLSYMS_PATH "/proc/kallsyms"
 #define READ_CHUNK (256 * 1024)
 #define NO_MODULE ((uintptr_t)-1)
-#define GROW_MIN 4096           /* kallsyms has 100k+ lines: skip the small steps */
-#define KSYMS_TAIL_MAX 4096     /* extent of the last symbol of vmlinux or of a module */
+#define GROW_MIN 4096       /* kallsyms has 100k+ lines: skip the small steps */
+#define KSYMS_TAIL_MAX 4096 /* extent of the last symbol of vmlinux or of a module */
 
 struct ksyms {
 	char *path;
-	struct ksym *text;      /* sorted by address, best name first among equals */
+	struct ksym *text; /* sorted by address, best name first among equals */
 	size_t n_text;
-	struct ksym *data;      /* file order; only reached by name */
+	struct ksym *data; /* file order; only reached by name */
 	size_t n_data;
-	char *pool;             /* every name and module name, NUL separated */
-	uint32_t *index;        /* open addressing by name: 1 + position in text, then data */
+	char *pool;      /* every name and module name, NUL separated */
+	uint32_t *index; /* open addressing by name: 1 + position in text, then data */
 	size_t index_mask;
-	struct kmodule *loaded;  /* the modules whose symbols the last read holds */
+	struct kmodule *loaded; /* the modules whose symbols the last read holds */
 	size_t n_loaded;
-	bool trimmed;           /* ksyms_trim() since the last read */
+	bool trimmed; /* ksyms_trim() since the last read */
 };
 
 /* Parse state. Names are pool offsets until the pool stops moving. */
@@ -43,28 +43,32 @@ struct builder {
 	size_t n_data, cap_data;
 	char *pool;
 	size_t pool_len, pool_cap;
-	uintptr_t *modules;     /* pool offsets of the module names seen so far */
+	uintptr_t *modules; /* pool offsets of the module names seen so far */
 	size_t n_modules, cap_modules;
 	uintptr_t last_module;
 	size_t n_lines, n_nonzero;
 };
 
-static void builder_done(struct builder *b) {
+static void builder_done(struct builder *b)
+{
 	free(b->text);
 	free(b->data);
 	free(b->pool);
 	free(b->modules);
 }
 
-static void freep(void *p) {
+static void freep(void *p)
+{
 	free(*(void **)p);
 }
 
-static void ksyms_freep(struct ksyms **k) {
+static void ksyms_freep(struct ksyms **k)
+{
 	ksyms_free(*k);
 }
 
-static int pool_add(struct builder *b, const char *s, size_t len, uintptr_t *ret) {
+static int pool_add(struct builder *b, const char *s, size_t len, uintptr_t *ret)
+{
 	int r;
 
 	r = array_grow((void **)&b->pool, &b->pool_cap, b->pool_len + len + 1, 1, GROW_MIN);
@@ -77,12 +81,14 @@ static int pool_add(struct builder *b, const char *s, size_t len, uintptr_t *ret
 	return 0;
 }
 
-static bool pool_eq(const struct builder *b, uintptr_t off, const char *s, size_t len) {
+static bool pool_eq(const struct builder *b, uintptr_t off, const char *s, size_t len)
+{
 	return strncmp(b->pool + off, s, len) == 0 && b->pool[off + len] == 0;
 }
 
 /* Module symbols come in runs, so the last module almost always matches. */
-static int builder_module(struct builder *b, const char *s, size_t len, uintptr_t *ret) {
+static int builder_module(struct builder *b, const char *s, size_t len, uintptr_t *ret)
+{
 	int r;
 
 	if (b->last_module != NO_MODULE && pool_eq(b, b->last_module, s, len)) {
@@ -105,28 +111,31 @@ static int builder_module(struct builder *b, const char *s, size_t len, uintptr_
 	return 0;
 }
 
-static bool type_is_text(char t) {
+static bool type_is_text(char t)
+{
 	return t == 't' || t == 'T' || t == 'w' || t == 'W';
 }
 
-static bool type_is_data(char t) {
+static bool type_is_data(char t)
+{
 	return t == 'd' || t == 'D' || t == 'r' || t == 'R' || t == 'b' || t == 'B';
 }
 
 /* Every address digit of 300k lines goes through here: a table, not branches. Value + 1. */
 static const uint8_t hex_value[256] = {
-	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
-	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
-	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
+	['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
 	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
 };
 
-static int hex_digit(char c) {
+static int hex_digit(char c)
+{
 	return hex_value[(uint8_t)c] - 1;
 }
 
 /* "ffffffff81000000 T _stext" or "ffffffffc0a01000 t cifs_unlink\t[cifs]"; s..e excludes '\n' */
-static int builder_line(struct builder *b, const char *s, const char *e) {
+static int builder_line(struct builder *b, const char *s, const char *e)
+{
 	const char *name, *name_end, *mod = NULL, *mod_end = NULL;
 	struct ksym sym = {};
 	uintptr_t off, mod_off = NO_MODULE;
@@ -135,7 +144,7 @@ static int builder_line(struct builder *b, const char *s, const char *e) {
 	for (; s < e && (d = hex_digit(*s)) >= 0; s++)
 		sym.addr = sym.addr << 4 | (uint64_t)d;
 	if (e - s < 4 || s[0] != ' ' || s[2] != ' ')
-		return 0;       /* not a symbol line; tolerate rather than fail the load */
+		return 0; /* not a symbol line; tolerate rather than fail the load */
 	sym.type = s[1];
 	name = s + 3;
 	name_end = memchr(name, '\t', e - name);
@@ -184,7 +193,8 @@ static int builder_line(struct builder *b, const char *s, const char *e) {
 	return 0;
 }
 
-static int builder_read(struct builder *b, int fd) {
+static int builder_read(struct builder *b, int fd)
+{
 	__attribute__((cleanup(freep))) char *buf = NULL;
 	size_t have = 0;
 	int r = 0;
@@ -217,7 +227,7 @@ static int builder_read(struct builder *b, int fd) {
 		}
 		have = buf + have - s;
 		if (have == READ_CHUNK) {
-			r = -EBADMSG;   /* a 256 KiB line is no kallsyms */
+			r = -EBADMSG; /* a 256 KiB line is no kallsyms */
 			break;
 		}
 		memmove(buf, s, have);
@@ -225,16 +235,22 @@ static int builder_read(struct builder *b, int fd) {
 	return r;
 }
 
-static int type_rank(char t) {
+static int type_rank(char t)
+{
 	switch (t) {
-	case 'T': return 0;
-	case 'W': return 1;
-	case 't': return 2;
-	default:  return 3;
+	case 'T':
+		return 0;
+	case 'W':
+		return 1;
+	case 't':
+		return 2;
+	default:
+		return 3;
 	}
 }
 
-static int text_cmp(const void *a, const void *b) {
+static int text_cmp(const void *a, const void *b)
+{
 	const struct ksym *x = a, *y = b;
 
 	if (x->addr != y->addr)
@@ -244,7 +260,8 @@ static int text_cmp(const void *a, const void *b) {
 	return strcmp(x->name, y->name);
 }
 
-static void fixup(struct ksym *s, size_t n, const char *pool) {
+static void fixup(struct ksym *s, size_t n, const char *pool)
+{
 	for (size_t i = 0; i < n; i++) {
 		s[i].name = pool + (uintptr_t)s[i].name;
 		s[i].module = (uintptr_t)s[i].module == NO_MODULE ? NULL : pool + (uintptr_t)s[i].module;
@@ -252,7 +269,8 @@ static void fixup(struct ksym *s, size_t n, const char *pool) {
 }
 
 /* Sorts a run of symbols at one address best name first (runs are a few long). */
-static void tie_sort(struct ksym *s, size_t n) {
+static void tie_sort(struct ksym *s, size_t n)
+{
 	for (size_t i = 1; i < n; i++)
 		for (size_t j = i; j > 0 && text_cmp(&s[j - 1], &s[j]) > 0; j--) {
 			struct ksym t = s[j];
@@ -268,7 +286,8 @@ static void tie_sort(struct ksym *s, size_t n) {
  * addresses put in order on their own), then merge the two. A head that
  * ended at the first tie sent all of vmlinux through qsort: 60 % of a read.
  */
-static int text_sort(struct ksym *s, size_t n) {
+static int text_sort(struct ksym *s, size_t n)
+{
 	__attribute__((cleanup(freep))) struct ksym *tail = NULL;
 	size_t head = 1, t, i, j, o;
 
@@ -301,7 +320,8 @@ static int text_sort(struct ksym *s, size_t n) {
 	return 0;
 }
 
-static uint32_t name_hash(const char *s) {
+static uint32_t name_hash(const char *s)
+{
 	uint32_t h = 2166136261u;
 
 	for (; *s; s++)
@@ -309,13 +329,15 @@ static uint32_t name_hash(const char *s) {
 	return h;
 }
 
-static const struct ksym *ksyms_at(const struct ksyms *k, uint32_t slot) {
+static const struct ksym *ksyms_at(const struct ksyms *k, uint32_t slot)
+{
 	size_t i = slot - 1;
 
 	return i < k->n_text ? &k->text[i] : &k->data[i - k->n_text];
 }
 
-static int ksyms_index(struct ksyms *k) {
+static int ksyms_index(struct ksyms *k)
+{
 	size_t n = k->n_text + k->n_data, size = 1024;
 
 	if (n >= UINT32_MAX / 2)
@@ -338,7 +360,8 @@ static int ksyms_index(struct ksyms *k) {
 }
 
 /* Moves the builder's arrays into k, shrunk to size, names turned into pointers. */
-static int builder_finish(struct builder *b, struct ksyms *k) {
+static int builder_finish(struct builder *b, struct ksyms *k)
+{
 	char *pool;
 	int r;
 
@@ -372,7 +395,8 @@ static int builder_finish(struct builder *b, struct ksyms *k) {
  * Also notes which module instances the read holds: those loaded before it
  * began and still the same after it ended (ksyms_refresh()).
  */
-static int ksyms_parse(const char *path, struct ksyms *k) {
+static int ksyms_parse(const char *path, struct ksyms *k)
+{
 	struct builder b = { .last_module = NO_MODULE };
 	uint64_t t0 = prof_now_ns();
 	struct kmodule *before;
@@ -399,7 +423,8 @@ static int ksyms_parse(const char *path, struct ksyms *k) {
 	return r;
 }
 
-static void ksyms_clear(struct ksyms *k) {
+static void ksyms_clear(struct ksyms *k)
+{
 	k->trimmed = false;
 	free(k->loaded);
 	k->loaded = NULL;
@@ -415,7 +440,8 @@ static void ksyms_clear(struct ksyms *k) {
 }
 
 /* A copy of the pool with only the names text symbols use; NULL when out of memory. */
-static char *pool_of_text(struct ksyms *k) {
+static char *pool_of_text(struct ksyms *k)
+{
 	size_t len = 0, o = 0;
 	const char *module = NULL;
 	char *pool, *copy = NULL;
@@ -451,7 +477,8 @@ static char *pool_of_text(struct ksyms *k) {
 	return pool;
 }
 
-bool ksyms_trim(struct ksyms *k) {
+bool ksyms_trim(struct ksyms *k)
+{
 	char *pool;
 
 	if (k->trimmed)
@@ -474,7 +501,8 @@ bool ksyms_trim(struct ksyms *k) {
 	return true;
 }
 
-void ksyms_free(struct ksyms *k) {
+void ksyms_free(struct ksyms *k)
+{
 	if (!k)
 		return;
 	ksyms_clear(k);
@@ -482,7 +510,8 @@ void ksyms_free(struct ksyms *k) {
 	free(k);
 }
 
-int ksyms_load_file(const char *path, struct ksyms **ret) {
+int ksyms_load_file(const char *path, struct ksyms **ret)
+{
 	__attribute__((cleanup(ksyms_freep))) struct ksyms *k = NULL;
 	int r;
 
@@ -500,11 +529,13 @@ int ksyms_load_file(const char *path, struct ksyms **ret) {
 	return 0;
 }
 
-int ksyms_load(struct ksyms **ret) {
+int ksyms_load(struct ksyms **ret)
+{
 	return ksyms_load_file(KALLSYMS_PATH, ret);
 }
 
-int ksyms_reload(struct ksyms *k) {
+int ksyms_reload(struct ksyms *k)
+{
 	struct ksyms fresh = {};
 	int r;
 
@@ -519,7 +550,8 @@ int ksyms_reload(struct ksyms *k) {
 	return 0;
 }
 
-int ksyms_refresh(struct ksyms *k, const char *module) {
+int ksyms_refresh(struct ksyms *k, const char *module)
+{
 	uint64_t inst = kmodule_instance(module);
 
 	for (size_t i = 0; inst && i < k->n_loaded; i++)
@@ -528,7 +560,8 @@ int ksyms_refresh(struct ksyms *k, const char *module) {
 	return ksyms_reload(k);
 }
 
-const char *ksyms_explain(int r) {
+const char *ksyms_explain(int r)
+{
 	switch (r) {
 	case -EPERM:
 		return "/proc/kallsyms shows every address as zero: "
@@ -542,15 +575,18 @@ const char *ksyms_explain(int r) {
 	}
 }
 
-size_t ksyms_count_text(const struct ksyms *k) {
+size_t ksyms_count_text(const struct ksyms *k)
+{
 	return k->n_text;
 }
 
-size_t ksyms_count_data(const struct ksyms *k) {
+size_t ksyms_count_data(const struct ksyms *k)
+{
 	return k->n_data;
 }
 
-const struct ksym *ksyms_find(const struct ksyms *k, uint64_t addr, uint64_t *offset) {
+const struct ksym *ksyms_find(const struct ksyms *k, uint64_t addr, uint64_t *offset)
+{
 	size_t lo = 0, hi = k->n_text;
 
 	if (addr == 0 || hi == 0 || addr < k->text[0].addr)
@@ -583,7 +619,8 @@ const struct ksym *ksyms_find(const struct ksyms *k, uint64_t addr, uint64_t *of
 	return &k->text[lo];
 }
 
-static bool module_matches(const struct ksym *s, const char *module) {
+static bool module_matches(const struct ksym *s, const char *module)
+{
 	if (!module)
 		return true;
 	if (strcmp(module, "vmlinux") == 0)
@@ -592,7 +629,8 @@ static bool module_matches(const struct ksym *s, const char *module) {
 }
 
 /* Lower is better: vmlinux before modules, global before local, then address. */
-static bool lookup_better(const struct ksym *a, const struct ksym *b) {
+static bool lookup_better(const struct ksym *a, const struct ksym *b)
+{
 	bool ga = a->type >= 'A' && a->type <= 'Z', gb = b->type >= 'A' && b->type <= 'Z';
 
 	if (!a->module != !b->module)
@@ -602,14 +640,16 @@ static bool lookup_better(const struct ksym *a, const struct ksym *b) {
 	return a->addr < b->addr;
 }
 
-static const struct ksym *lookup_pick(const struct ksym *best, const struct ksym *s,
-				      const char *name, const char *module) {
+static const struct ksym *lookup_pick(const struct ksym *best, const struct ksym *s, const char *name,
+				      const char *module)
+{
 	if (strcmp(s->name, name) != 0 || !module_matches(s, module))
 		return best;
 	return !best || lookup_better(s, best) ? s : best;
 }
 
-const struct ksym *ksyms_lookup(const struct ksyms *k, const char *name, const char *module) {
+const struct ksym *ksyms_lookup(const struct ksyms *k, const char *name, const char *module)
+{
 	const struct ksym *best = NULL;
 
 	/* Built on first use, not at load: reloads for stack frames never need it. */
@@ -626,7 +666,8 @@ const struct ksym *ksyms_lookup(const struct ksyms *k, const char *name, const c
 	return best;
 }
 
-int ksyms_format(const struct ksyms *k, uint64_t addr, char *buf, size_t len) {
+int ksyms_format(const struct ksyms *k, uint64_t addr, char *buf, size_t len)
+{
 	const struct ksym *s;
 	uint64_t off;
 

@@ -17,8 +17,8 @@ struct ksyms;
 struct ksym {
 	uint64_t addr;
 	const char *name;
-	const char *module;     /* "cifs", NULL for vmlinux */
-	char type;              /* kallsyms type letter: t T w W d D r R b B */
+	const char *module; /* "cifs", NULL for vmlinux */
+	char type;          /* kallsyms type letter: t T w W d D r R b B */
 };
 
 /*
@@ -45,7 +45,7 @@ int ksyms_refresh(struct ksyms *k, const char *module);
  * which read the file again. Pointers to text symbols stay valid; their
  * names move.
  */
-bool ksyms_trim(struct ksyms *k);         /* true: it let go of something */
+bool ksyms_trim(struct ksyms *k); /* true: it let go of something */
 
 /* Why ksyms_load() failed, in words for the user; NULL when errno says it all. */
 const char *ksyms_explain(int r);
@@ -69,7 +69,6 @@ const struct ksym *ksyms_lookup(const struct ksyms *k, const char *name, const c
  * -ENOENT when no symbol covers addr. Truncates silently to len.
  */
 int ksyms_format(const struct ksyms *k, uint64_t addr, char *buf, size_t len);
-
 
 /* Counts, for start-up logging and tests. */
 size_t ksyms_count_text(const struct ksyms *k);

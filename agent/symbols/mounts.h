@@ -6,7 +6,7 @@
 
 struct mounts;
 
-int mounts_new(const char *mountinfo, struct mounts **ret);   /* NULL: /proc/self/mountinfo */
+int mounts_new(const char *mountinfo, struct mounts **ret); /* NULL: /proc/self/mountinfo */
 void mounts_free(struct mounts *m);
 /*
  * "\\server\share" of the cifs/smb3 mount with kernel device number kdev
@@ -19,5 +19,4 @@ const char *mounts_share(struct mounts *m, uint32_t kdev);
  * at most max of them into out; their count. The table as last read: the
  * pointers stay valid until the next mounts_share() that re-reads it.
  */
-size_t mounts_server_shares(const struct mounts *m, const char *server, const char **out,
-			    size_t max);
+size_t mounts_server_shares(const struct mounts *m, const char *server, const char **out, size_t max);

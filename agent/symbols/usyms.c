@@ -22,26 +22,26 @@
 #define ELFS_MAX 128
 #define GROW_MIN 256
 #define NSEC_PER_MSEC 1000000ull
-#define RECHECK_NS (1000 * NSEC_PER_MSEC)     /* how stale a pid may get before checking reuse */
-#define RELOAD_NS (250 * NSEC_PER_MSEC)       /* stacks carry junk: bound maps re-reads on misses */
-#define RETRY_NS (10000 * NSEC_PER_MSEC)      /* an unreadable file may become readable */
+#define RECHECK_NS (1000 * NSEC_PER_MSEC) /* how stale a pid may get before checking reuse */
+#define RELOAD_NS (250 * NSEC_PER_MSEC)   /* stacks carry junk: bound maps re-reads on misses */
+#define RETRY_NS (10000 * NSEC_PER_MSEC)  /* an unreadable file may become readable */
 #define DELETED_SUFFIX " (deleted)"
 
 /* The ELF file at a device and inode, shared by every process mapping it. */
 struct elf_entry {
 	dev_t dev;
 	ino_t ino;
-	int error;              /* negative errno when unreadable, retried after RETRY_NS */
+	int error; /* negative errno when unreadable, retried after RETRY_NS */
 	uint64_t loaded_ns;
 	uint64_t used;
-	struct elf_file *file;  /* NULL with error */
+	struct elf_file *file; /* NULL with error */
 };
 
 struct map {
 	uint64_t start, end, pgoff;
 	dev_t dev;
 	ino_t ino;
-	char *path;             /* as /proc/PID/maps shows it */
+	char *path; /* as /proc/PID/maps shows it */
 };
 
 /* What tells a reused pid apart, and an exec() of another program. */
@@ -56,7 +56,7 @@ struct proc {
 	struct proc_id id;
 	uint64_t checked_ns, loaded_ns;
 	uint64_t used;
-	struct map *maps;       /* executable mappings, by address */
+	struct map *maps; /* executable mappings, by address */
 	size_t n_maps;
 };
 
@@ -68,21 +68,25 @@ struct usyms {
 	uint64_t tick;
 };
 
-static void freep(void *p) {
+static void freep(void *p)
+{
 	free(*(void **)p);
 }
 
-static void fclosep(FILE **f) {
+static void fclosep(FILE **f)
+{
 	if (*f)
 		fclose(*f);
 }
 
-static void closep(int *fd) {
+static void closep(int *fd)
+{
 	if (*fd >= 0)
 		close(*fd);
 }
 
-static uint64_t now_ns(void) {
+static uint64_t now_ns(void)
+{
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -91,7 +95,8 @@ static uint64_t now_ns(void) {
 
 /* ---- ELF files ---- */
 
-static void elf_entry_free(struct elf_entry *e) {
+static void elf_entry_free(struct elf_entry *e)
+{
 	if (!e)
 		return;
 	elf_file_free(e->file);
@@ -99,7 +104,8 @@ static void elf_entry_free(struct elf_entry *e) {
 }
 
 /* Always returns an entry; one that could not be read carries the error. */
-static struct elf_entry *elf_entry_new(dev_t dev, ino_t ino, int fd, const char *root) {
+static struct elf_entry *elf_entry_new(dev_t dev, ino_t ino, int fd, const char *root)
+{
 	struct elf_entry *e;
 
 	e = calloc(1, sizeof(*e));
@@ -112,7 +118,8 @@ static struct elf_entry *elf_entry_new(dev_t dev, ino_t ino, int fd, const char 
 	return e;
 }
 
-static struct elf_entry *elfs_lookup(struct usyms *u, dev_t dev, ino_t ino) {
+static struct elf_entry *elfs_lookup(struct usyms *u, dev_t dev, ino_t ino)
+{
 	for (size_t i = 0; i < u->n_elfs; i++) {
 		struct elf_entry *e = u->elfs[i];
 
@@ -129,7 +136,8 @@ static struct elf_entry *elfs_lookup(struct usyms *u, dev_t dev, ino_t ino) {
 	return NULL;
 }
 
-static void elfs_insert(struct usyms *u, struct elf_entry *e) {
+static void elfs_insert(struct usyms *u, struct elf_entry *e)
+{
 	if (u->n_elfs == ELFS_MAX) {
 		size_t lru = 0;
 
@@ -145,13 +153,15 @@ static void elfs_insert(struct usyms *u, struct elf_entry *e) {
 
 /* ---- processes ---- */
 
-static void proc_free_maps(struct map *maps, size_t n) {
+static void proc_free_maps(struct map *maps, size_t n)
+{
 	for (size_t i = 0; i < n; i++)
 		free(maps[i].path);
 	free(maps);
 }
 
-static void proc_free(struct proc *p) {
+static void proc_free(struct proc *p)
+{
 	if (!p)
 		return;
 	proc_free_maps(p->maps, p->n_maps);
@@ -159,7 +169,8 @@ static void proc_free(struct proc *p) {
 }
 
 /* Field 22 of /proc/PID/stat, counted after the command name that may hold spaces. */
-static int proc_start_time(uint32_t pid, uint64_t *ret) {
+static int proc_start_time(uint32_t pid, uint64_t *ret)
+{
 	char path[64], buf[2048], *s;
 	ssize_t n;
 	int fd;
@@ -186,7 +197,8 @@ static int proc_start_time(uint32_t pid, uint64_t *ret) {
 	return 0;
 }
 
-static int proc_identity(uint32_t pid, struct proc_id *ret) {
+static int proc_identity(uint32_t pid, struct proc_id *ret)
+{
 	char path[64];
 	struct stat st;
 	int r;
@@ -204,36 +216,43 @@ static int proc_identity(uint32_t pid, struct proc_id *ret) {
 	return 0;
 }
 
-static bool proc_id_equal(const struct proc_id *a, const struct proc_id *b) {
+static bool proc_id_equal(const struct proc_id *a, const struct proc_id *b)
+{
 	return a->start_time == b->start_time && a->exe_dev == b->exe_dev && a->exe_ino == b->exe_ino;
 }
 
-static int map_parse(const char *line, struct map *m) {
+static int map_parse(const char *line, struct map *m)
+{
 	unsigned long long start, end, pgoff, ino;
 	unsigned int major, minor;
 	char perms[5];
 	size_t len;
 	int n = 0;
 
-	if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu %n",
-		   &start, &end, perms, &pgoff, &major, &minor, &ino, &n) < 7 || n == 0)
+	if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu %n", &start, &end, perms, &pgoff, &major, &minor,
+		   &ino, &n) < 7 ||
+	    n == 0)
 		return -EBADMSG;
 	if (!strchr(perms, 'x'))
 		return -ENOENT;
 	line += n;
 	len = strcspn(line, "\n");
 	if (len == 0)
-		return -ENOENT;         /* anonymous, JIT code has nothing to read */
+		return -ENOENT; /* anonymous, JIT code has nothing to read */
 
 	*m = (struct map) {
-		.start = start, .end = end, .pgoff = pgoff,
-		.dev = makedev(major, minor), .ino = ino,
+		.start = start,
+		.end = end,
+		.pgoff = pgoff,
+		.dev = makedev(major, minor),
+		.ino = ino,
 		.path = strndup(line, len),
 	};
 	return m->path ? 0 : -ENOMEM;
 }
 
-static int proc_read_maps(uint32_t pid, struct map **ret, size_t *ret_n) {
+static int proc_read_maps(uint32_t pid, struct map **ret, size_t *ret_n)
+{
 	__attribute__((cleanup(fclosep))) FILE *f = NULL;
 	__attribute__((cleanup(freep))) char *line = NULL;
 	struct map *maps = NULL;
@@ -273,7 +292,8 @@ fail:
 	return r;
 }
 
-static int proc_load(struct proc *p) {
+static int proc_load(struct proc *p)
+{
 	struct map *maps = NULL;
 	struct proc_id id;
 	size_t n = 0;
@@ -293,7 +313,8 @@ static int proc_load(struct proc *p) {
 	return 0;
 }
 
-static const struct map *proc_find_map(const struct proc *p, uint64_t addr) {
+static const struct map *proc_find_map(const struct proc *p, uint64_t addr)
+{
 	size_t lo = 0, hi = p->n_maps;
 
 	while (lo < hi) {
@@ -310,7 +331,8 @@ static const struct map *proc_find_map(const struct proc *p, uint64_t addr) {
 	return NULL;
 }
 
-static struct proc *procs_lookup(struct usyms *u, uint32_t pid, size_t *index) {
+static struct proc *procs_lookup(struct usyms *u, uint32_t pid, size_t *index)
+{
 	for (size_t i = 0; i < u->n_procs; i++)
 		if (u->procs[i]->pid == pid) {
 			if (index)
@@ -320,12 +342,14 @@ static struct proc *procs_lookup(struct usyms *u, uint32_t pid, size_t *index) {
 	return NULL;
 }
 
-static void procs_drop(struct usyms *u, size_t i) {
+static void procs_drop(struct usyms *u, size_t i)
+{
 	proc_free(u->procs[i]);
 	u->procs[i] = u->procs[--u->n_procs];
 }
 
-static int procs_insert(struct usyms *u, uint32_t pid, struct proc **ret) {
+static int procs_insert(struct usyms *u, uint32_t pid, struct proc **ret)
+{
 	struct proc *p;
 	int r;
 
@@ -352,7 +376,8 @@ static int procs_insert(struct usyms *u, uint32_t pid, struct proc **ret) {
 }
 
 /* The cached process, re-read when the pid now names another process or program. */
-static int procs_get(struct usyms *u, uint32_t pid, struct proc **ret) {
+static int procs_get(struct usyms *u, uint32_t pid, struct proc **ret)
+{
 	struct proc *p;
 	uint64_t now = now_ns();
 	struct proc_id id;
@@ -365,8 +390,7 @@ static int procs_get(struct usyms *u, uint32_t pid, struct proc **ret) {
 			return r;
 	} else if (now - p->checked_ns > RECHECK_NS) {
 		/* A process that has exited keeps its maps: its last events still need them. */
-		if (proc_identity(pid, &id) >= 0 && !proc_id_equal(&id, &p->id) &&
-		    proc_load(p) < 0) {
+		if (proc_identity(pid, &id) >= 0 && !proc_id_equal(&id, &p->id) && proc_load(p) < 0) {
 			proc_free_maps(p->maps, p->n_maps);
 			p->maps = NULL;
 			p->n_maps = 0;
@@ -384,7 +408,8 @@ static int procs_get(struct usyms *u, uint32_t pid, struct proc **ret) {
  * disk (package upgrade) or deleted is no longer at its path: map_files
  * still reaches the mapped inode.
  */
-static int proc_open_map(const struct proc *p, const struct map *m) {
+static int proc_open_map(const struct proc *p, const struct map *m)
+{
 	size_t len = strlen(m->path), sl = strlen(DELETED_SUFFIX);
 	bool deleted = len > sl && strcmp(m->path + len - sl, DELETED_SUFFIX) == 0;
 	char path[PATH_MAX + 64];
@@ -400,8 +425,8 @@ static int proc_open_map(const struct proc *p, const struct map *m) {
 			return fd;
 	}
 
-	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", p->pid,
-		 (unsigned long long)m->start, (unsigned long long)m->end);
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", p->pid, (unsigned long long)m->start,
+		 (unsigned long long)m->end);
 	alt = open(path, O_RDONLY | O_CLOEXEC);
 	if (alt >= 0) {
 		if (fd >= 0)
@@ -423,7 +448,8 @@ static int proc_open_map(const struct proc *p, const struct map *m) {
 }
 
 /* The parsed file mapped at m; NULL when it could not be read. */
-static const struct elf_file *proc_elf(struct usyms *u, const struct proc *p, const struct map *m) {
+static const struct elf_file *proc_elf(struct usyms *u, const struct proc *p, const struct map *m)
+{
 	struct elf_entry *e;
 	char root[64];
 	int fd;
@@ -445,7 +471,8 @@ static const struct elf_file *proc_elf(struct usyms *u, const struct proc *p, co
 
 /* ---- public ---- */
 
-int usyms_new(struct usyms **ret) {
+int usyms_new(struct usyms **ret)
+{
 	struct usyms *u;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
@@ -457,7 +484,8 @@ int usyms_new(struct usyms **ret) {
 	return 0;
 }
 
-void usyms_free(struct usyms *u) {
+void usyms_free(struct usyms *u)
+{
 	if (!u)
 		return;
 	for (size_t i = 0; i < u->n_procs; i++)
@@ -467,14 +495,16 @@ void usyms_free(struct usyms *u) {
 	free(u);
 }
 
-void usyms_forget(struct usyms *u, uint32_t pid) {
+void usyms_forget(struct usyms *u, uint32_t pid)
+{
 	size_t i;
 
 	if (procs_lookup(u, pid, &i))
 		procs_drop(u, i);
 }
 
-int usyms_find(struct usyms *u, uint32_t pid, uint64_t addr, struct usym *ret) {
+int usyms_find(struct usyms *u, uint32_t pid, uint64_t addr, struct usym *ret)
+{
 	const struct elf_file *f;
 	const struct map *m;
 	struct proc *p;
@@ -497,7 +527,7 @@ int usyms_find(struct usyms *u, uint32_t pid, uint64_t addr, struct usym *ret) {
 		return -ENOENT;
 	ret->path = m->path;
 	if (m->path[0] != '/')
-		return -ENOENT;         /* [vdso] and friends */
+		return -ENOENT; /* [vdso] and friends */
 
 	f = proc_elf(u, p, m);
 	if (!f)
@@ -507,7 +537,8 @@ int usyms_find(struct usyms *u, uint32_t pid, uint64_t addr, struct usym *ret) {
 	return elf_file_find(f, vaddr, &ret->name, &ret->offset);
 }
 
-int usyms_format(struct usyms *u, uint32_t pid, uint64_t addr, char *buf, size_t len) {
+int usyms_format(struct usyms *u, uint32_t pid, uint64_t addr, char *buf, size_t len)
+{
 	struct usym s;
 	int r;
 
@@ -523,8 +554,8 @@ int usyms_format(struct usyms *u, uint32_t pid, uint64_t addr, char *buf, size_t
 	return r;
 }
 
-
-static int usyms_file(struct usyms *u, const char *binary, const struct elf_file **ret) {
+static int usyms_file(struct usyms *u, const char *binary, const struct elf_file **ret)
+{
 	__attribute__((cleanup(closep))) int fd = -1;
 	struct elf_entry *e;
 	struct stat st;
@@ -548,19 +579,22 @@ static int usyms_file(struct usyms *u, const char *binary, const struct elf_file
 }
 
 int usyms_functions(struct usyms *u, const char *binary, const char *prefix,
-		    int (*cb)(const char *name, uint64_t offset, void *userdata), void *userdata) {
+		    int (*cb)(const char *name, uint64_t offset, void *userdata), void *userdata)
+{
 	const struct elf_file *f = NULL;
 	int r = usyms_file(u, binary, &f);
 
 	return r < 0 ? r : elf_file_functions(f, prefix, cb, userdata);
 }
 
-static int found_it(const char *name, uint64_t offset, void *userdata) {
+static int found_it(const char *name, uint64_t offset, void *userdata)
+{
 	return strcmp(name, userdata) == 0 ? -EEXIST : 0;
 }
 
 /* Exported, not merely present: a local copy is not what the program calls. */
-static bool defines(struct usyms *u, const char *path, const char *symbol) {
+static bool defines(struct usyms *u, const char *path, const char *symbol)
+{
 	return usyms_functions(u, path, symbol, found_it, (void *)symbol) == -EEXIST;
 }
 
@@ -577,13 +611,14 @@ static bool defines(struct usyms *u, const char *path, const char *symbol) {
 
 /* Where the dynamic linker looks after the file's own search path. */
 static const char *const default_dirs[] = {
-	"/lib/" MULTIARCH, "/usr/lib/" MULTIARCH, "/lib64", "/usr/lib64", "/lib", "/usr/lib",
-	"/usr/local/lib",
+	"/lib/" MULTIARCH, "/usr/lib/" MULTIARCH, "/lib64", "/usr/lib64", "/lib",
+	"/usr/lib",        "/usr/local/lib",
 };
 
 /* One directory of a search path, "$ORIGIN" being the binary's own directory. */
-static bool provider_in(struct usyms *u, const char *dir, size_t dlen, const char *origin,
-			const char *lib, const char *symbol, char **ret) {
+static bool provider_in(struct usyms *u, const char *dir, size_t dlen, const char *origin, const char *lib,
+			const char *symbol, char **ret)
+{
 	char path[PATH_MAX];
 
 	if (dlen >= 7 && strncmp(dir, "$ORIGIN", 7) == 0)
@@ -596,7 +631,8 @@ static bool provider_in(struct usyms *u, const char *dir, size_t dlen, const cha
 	return true;
 }
 
-int usyms_provider(struct usyms *u, const char *binary, const char *symbol, char **ret) {
+int usyms_provider(struct usyms *u, const char *binary, const char *symbol, char **ret)
+{
 	__attribute__((cleanup(closep))) int fd = -1;
 	char **needed = NULL, *runpath = NULL, origin[PATH_MAX];
 	const char *slash = strrchr(binary, '/');
@@ -613,8 +649,7 @@ int usyms_provider(struct usyms *u, const char *binary, const char *symbol, char
 	r = elf_file_needed(fd, &needed, &runpath);
 	if (r < 0)
 		return r;
-	snprintf(origin, sizeof(origin), "%.*s", slash ? (int)(slash - binary) : 1,
-		 slash ? binary : ".");
+	snprintf(origin, sizeof(origin), "%.*s", slash ? (int)(slash - binary) : 1, slash ? binary : ".");
 	*ret = NULL;
 	for (size_t i = 0; !found && needed && needed[i]; i++) {
 		const char *lib = needed[i];
@@ -622,8 +657,8 @@ int usyms_provider(struct usyms *u, const char *binary, const char *symbol, char
 		for (const char *p = runpath; !found && p && *p; p += strcspn(p, ":"), p += *p == ':')
 			found = provider_in(u, p, strcspn(p, ":"), origin, lib, symbol, ret);
 		for (size_t d = 0; !found && d < sizeof(default_dirs) / sizeof(*default_dirs); d++)
-			found = provider_in(u, default_dirs[d], strlen(default_dirs[d]), origin, lib,
-					    symbol, ret);
+			found = provider_in(u, default_dirs[d], strlen(default_dirs[d]), origin, lib, symbol,
+					    ret);
 	}
 	for (size_t i = 0; needed && needed[i]; i++)
 		free(needed[i]);
@@ -634,7 +669,8 @@ int usyms_provider(struct usyms *u, const char *binary, const char *symbol, char
 	return *ret ? 0 : -ENOMEM;
 }
 
-int usyms_resolve(struct usyms *u, const char *binary, const char *symbol, uint64_t *offset) {
+int usyms_resolve(struct usyms *u, const char *binary, const char *symbol, uint64_t *offset)
+{
 	const struct elf_file *f = NULL;
 	int r = usyms_file(u, binary, &f);
 
@@ -645,7 +681,8 @@ int usyms_resolve(struct usyms *u, const char *binary, const char *symbol, uint6
  * In one directory: NAME itself when it is a file name (libc.so.6), else
  * bcc's shorthand, libNAME.so.N (the runtime soname) before libNAME.so.
  */
-static char *library_in(const char *dir, const char *name) {
+static char *library_in(const char *dir, const char *name)
+{
 	char path[PATH_MAX], best[NAME_MAX + 1] = "", prefix[NAME_MAX + 1];
 	struct dirent *de;
 	size_t plen;
@@ -675,7 +712,8 @@ static char *library_in(const char *dir, const char *name) {
 	return strdup(path);
 }
 
-int usyms_library(const char *name, char **ret) {
+int usyms_library(const char *name, char **ret)
+{
 	*ret = NULL;
 	if (strchr(name, '/')) {
 		if (access(name, R_OK) < 0)

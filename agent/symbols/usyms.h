@@ -18,9 +18,9 @@
 struct usyms;
 
 struct usym {
-	const char *name;       /* NULL when no symbol covers the address */
-	uint64_t offset;        /* from name */
-	const char *path;       /* mapped file as the process names it, NULL if none */
+	const char *name; /* NULL when no symbol covers the address */
+	uint64_t offset;  /* from name */
+	const char *path; /* mapped file as the process names it, NULL if none */
 };
 
 int usyms_new(struct usyms **ret);

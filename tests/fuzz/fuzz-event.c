@@ -17,21 +17,18 @@
 #include "sinks/term.h"
 #include "fuzz.h"
 
+static const char kallsyms[] = "ffffffff81000000 T _stext\n"
+			       "ffffffff81100000 T vfs_unlink\n"
+			       "ffffffff81100800 T do_unlinkat\n"
+			       "ffffffff81102000 T do_syscall_64\n"
+			       "ffffffff81105000 T arch_rethook_trampoline\n"
+			       "ffffffff81200000 D some_data\n"
+			       "ffffffffc0a00000 t cifs_lookup\t[cifs]\n"
+			       "ffffffffc0a01000 t cifs_unlink\t[cifs]\n"
+			       "ffffffffc0c00000 t bpf_prog_6deef7357e7b4530_kretprobe_exit\t[bpf]\n";
 
-static const char kallsyms[] =
-	"ffffffff81000000 T _stext\n"
-	"ffffffff81100000 T vfs_unlink\n"
-	"ffffffff81100800 T do_unlinkat\n"
-	"ffffffff81102000 T do_syscall_64\n"
-	"ffffffff81105000 T arch_rethook_trampoline\n"
-	"ffffffff81200000 D some_data\n"
-	"ffffffffc0a00000 t cifs_lookup\t[cifs]\n"
-	"ffffffffc0a01000 t cifs_unlink\t[cifs]\n"
-	"ffffffffc0c00000 t bpf_prog_6deef7357e7b4530_kretprobe_exit\t[bpf]\n";
-
-static const char mountinfo[] =
-	"22 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw\n"
-	"100 22 0:55 / /mnt/smb rw,relatime - cifs //srv/share rw,vers=3.1.1\n";
+static const char mountinfo[] = "22 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw\n"
+				"100 22 0:55 / /mnt/smb rw,relatime - cifs //srv/share rw,vers=3.1.1\n";
 
 static struct func_table funcs;
 static struct decoder full, bare;
@@ -47,8 +44,8 @@ static char *write_tmp(const char *text)
 	return path;
 }
 
-static void add(enum layer_id l, const char *name, const char *symbol, const char *module,
-		uint8_t ret_kind, uint8_t nargs)
+static void add(enum layer_id l, const char *name, const char *symbol, const char *module, uint8_t ret_kind,
+		uint8_t nargs)
 {
 	int id = func_table_add(&funcs, l, GROUP_NONE, name, symbol, module);
 
@@ -71,7 +68,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	add(LAYER_SMB, "INODE_OP_UNLINK", "cifs_unlink", "cifs", RK_INT, 2);
 	add(LAYER_SMB, "INODE_OP_LOOKUP", "cifs_lookup", "cifs", RK_PTR, 3);
 	add(LAYER_FUNC, "READ", "vfs_unlink", NULL, RK_LONG, 6);
-	add(LAYER_FUNC, "COUNT", "do_unlinkat", NULL, RK_UINT, 7);  /* nargs beyond the array */
+	add(LAYER_FUNC, "COUNT", "do_unlinkat", NULL, RK_UINT, 7); /* nargs beyond the array */
 	add(LAYER_BLOCK, "NOTHING", NULL, NULL, RK_VOID, 0);
 	if (ksyms_load_file(ks_path, &ks) < 0 || mounts_new(mi_path, &m) < 0)
 		fail("cannot load the fake kallsyms or mountinfo");
@@ -79,8 +76,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	unlink(mi_path);
 	free(ks_path);
 	free(mi_path);
-	full = (struct decoder) { .funcs = &funcs, .ks = ks, .mounts = m,
-				  .boot_to_realtime_ns = 1700000000000000000ll };
+	full = (struct decoder) {
+		.funcs = &funcs, .ks = ks, .mounts = m, .boot_to_realtime_ns = 1700000000000000000ll
+	};
 	bare = (struct decoder) { .funcs = &funcs };
 	devnull = fopen("/dev/null", "w");
 	if (!devnull)

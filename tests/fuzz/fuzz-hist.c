@@ -13,7 +13,6 @@
 #include "sinks/journal.h"
 #include "fuzz.h"
 
-
 static struct func fn = { .name = (char *)"INODE_OP_UNLINK", .layer = LAYER_SMB };
 static FILE *devnull;
 
@@ -62,8 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (s.count && bucket_total(&s) && s.min_ns <= s.max_ns && s.min_ns != UINT64_MAX &&
 	    (p50 < s.min_ns || p99 > s.max_ns))
 		fail("percentiles %llu %llu outside [%llu, %llu]", (unsigned long long)p50,
-		     (unsigned long long)p99, (unsigned long long)s.min_ns,
-		     (unsigned long long)s.max_ns);
+		     (unsigned long long)p99, (unsigned long long)s.min_ns, (unsigned long long)s.max_ns);
 	free(hist_format_compact(&s));
 	interval = size >= 1 ? data[0] / 4.0 : 60;
 	free(hist_format_report(&fn, &s, interval));

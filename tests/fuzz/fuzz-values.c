@@ -13,7 +13,6 @@
 #include "config/values.h"
 #include "fuzz.h"
 
-
 static void duration(const char *s)
 {
 	uint64_t ns, again;

@@ -21,9 +21,10 @@ static inline void fuzz_report_init(void)
 		fuzz_report = stderr;
 }
 
-#define fail(...) do {                                                  \
-		fprintf(fuzz_report ? fuzz_report : stderr, __VA_ARGS__);      \
-		fputc('\n', fuzz_report ? fuzz_report : stderr);                \
-		fflush(fuzz_report);                                            \
-		abort();                                                        \
+#define fail(...)                                                         \
+	do {                                                              \
+		fprintf(fuzz_report ? fuzz_report : stderr, __VA_ARGS__); \
+		fputc('\n', fuzz_report ? fuzz_report : stderr);          \
+		fflush(fuzz_report);                                      \
+		abort();                                                  \
 	} while (0)
