@@ -14,6 +14,7 @@
 #include "decode/jstacks.h"
 #include "sinks/flame.h"
 #include "smblat-config.h"
+#include "base/macro.h"
 
 #define EX_USAGE_ 2
 
@@ -551,7 +552,7 @@ static int parse_when(const char *s, uint64_t *us)
 		*us = now.tv_sec * 1000000ULL + now.tv_nsec / 1000 - ago / 1000;
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(formats) / sizeof(*formats); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(formats); i++) {
 		const char *end;
 
 		memset(&tm, 0, sizeof(tm));

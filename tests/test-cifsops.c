@@ -16,6 +16,7 @@
 #include "symbols/ksyms.h"
 
 #include "check.h"
+#include "base/macro.h"
 
 /* ---- cifsops_op_name ---- */
 
@@ -142,7 +143,7 @@ static void test_known_names(const struct btf *btf)
 	for (const char *const *k = cifsops_known; *k; k++, n_known++) {
 		bool found = false;
 
-		for (size_t ti = 0; !found && ti < sizeof(types) / sizeof(types[0]); ti++) {
+		for (size_t ti = 0; !found && ti < ELEMENTSOF(types); ti++) {
 			const struct btf_type *t = struct_type(btf, types[ti].type);
 			const struct btf_member *m = btf_members(t);
 

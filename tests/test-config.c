@@ -15,6 +15,7 @@
 #include "base/syscalls.h"
 
 #include "check.h"
+#include "base/macro.h"
 
 /* This file's own CHECK names only the condition. */
 #undef CHECK
@@ -190,7 +191,7 @@ static void test_durations(void)
 		0, 1, 999, 1000, 1500, 10000000, 1500000000, 60000000000ULL, UINT64_MAX,
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
 		uint64_t ns = 12345;
 		int r = parse_duration_ns(cases[i].s, &ns);
 
@@ -202,7 +203,7 @@ static void test_durations(void)
 	}
 	CHECK(parse_duration_ns(NULL, &(uint64_t) { 0 }) == -EINVAL);
 
-	for (size_t i = 0; i < sizeof(round) / sizeof(round[0]); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(round); i++) {
 		char buf[32];
 		uint64_t ns = 0;
 
@@ -246,7 +247,7 @@ static void test_sizes(void)
 		{ "1.5M", -EINVAL, 0 },
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
 		uint64_t b = 12345;
 		int r = parse_size(cases[i].s, &b);
 
@@ -265,13 +266,13 @@ static void test_bools(void)
 	static const char *const bad[] = { "", "y", "2", "yess", "enabled", " yes" };
 	bool b;
 
-	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(yes); i++) {
 		b = false;
 		CHECK(parse_bool(yes[i], &b) == 0 && b);
 		b = true;
 		CHECK(parse_bool(no[i], &b) == 0 && !b);
 	}
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++)
 		CHECK(parse_bool(bad[i], &b) == -EINVAL);
 }
 
@@ -1139,7 +1140,7 @@ static void test_garbage(void)
 	unsigned seed = 1;
 
 	capture_begin();
-	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(texts); i++) {
 		struct config c;
 
 		config_init(&c);
@@ -1156,7 +1157,7 @@ static void test_garbage(void)
 			const char *word;
 
 			seed = seed * 1103515245 + 12345;
-			word = words[(seed >> 16) % (sizeof(words) / sizeof(words[0]))];
+			word = words[(seed >> 16) % (ELEMENTSOF(words))];
 			if (n + strlen(word) >= sizeof(text))
 				break;
 			strcpy(text + n, word);

@@ -9,6 +9,7 @@
 #include "base/hist.h"
 
 #include "check.h"
+#include "base/macro.h"
 
 #define MS 1000000ull
 
@@ -129,14 +130,14 @@ static void test_percentile_exact(void)
 
 	hist_init(&s);
 	hist_add(&s, 12345678);
-	for (unsigned int i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++)
+	for (unsigned int i = 0; i < ELEMENTSOF(pcts); i++)
 		check(hist_percentile(&s, pcts[i]) == 12345678, "single value: p%g = %llu", pcts[i],
 		      (unsigned long long)hist_percentile(&s, pcts[i]));
 
 	hist_init(&s);
 	for (int i = 0; i < 1000; i++)
 		hist_add(&s, 7300 * 1000);
-	for (unsigned int i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++)
+	for (unsigned int i = 0; i < ELEMENTSOF(pcts); i++)
 		check(hist_percentile(&s, pcts[i]) == 7300 * 1000, "all equal: p%g = %llu", pcts[i],
 		      (unsigned long long)hist_percentile(&s, pcts[i]));
 
@@ -285,7 +286,7 @@ static void test_report_example(void)
 	char *t;
 
 	hist_init(&s);
-	for (size_t i = 0; i < sizeof(us) / sizeof(us[0]); i++)
+	for (size_t i = 0; i < ELEMENTSOF(us); i++)
 		hist_add(&s, us[i] * 1000);
 	s.slow = 3;
 	t = report(&s, 60);
@@ -482,14 +483,14 @@ static void test_report_true_bounds(void)
 
 	/* Any spread of values, from nanoseconds to minutes. */
 	hist_init(&s);
-	for (size_t i = 0; i < sizeof(many) / sizeof(many[0]); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(many); i++) {
 		many[i] = (uint64_t)rand_r(&seed) >> (rand_r(&seed) % 31);
 		many[i] *= 1 + i % 97;
 		hist_add(&s, many[i]);
 	}
 	t = report(&s, 60);
 	if (t)
-		check_rows_true(t, many, sizeof(many) / sizeof(many[0]), "random values");
+		check_rows_true(t, many, ELEMENTSOF(many), "random values");
 	free(t);
 }
 
@@ -588,7 +589,7 @@ static void test_table(void)
 	hist_print_table_header(f);
 	fclose(f);
 	p = buf;
-	for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(columns); i++) {
 		const char *q = strstr(p, columns[i]);
 
 		check(q, "column %s missing or out of order: %s", columns[i], buf);

@@ -9,6 +9,7 @@
 #include "probes/inflight.h"
 
 #include "check.h"
+#include "base/clock.h"
 
 #define EXIT_SKIP 77
 #define HOUR (3600ULL * 1000000000ULL)
@@ -120,7 +121,7 @@ int main(void)
 	int fd = bpf_map_create(BPF_MAP_TYPE_HASH, "test_inflight", sizeof(uint64_t), sizeof(struct value),
 				2 * N_MANY, NULL);
 	/* The entries are made up, so is the time they are judged at. */
-	uint64_t now = 100 * HOUR, t0 = inflight_now();
+	uint64_t now = 100 * HOUR, t0 = now_ns();
 
 	if (fd < 0 && (errno == EPERM || errno == EACCES)) {
 		printf("skip: creating a BPF map needs CAP_BPF\n");
@@ -129,8 +130,8 @@ int main(void)
 	check(fd >= 0, "bpf_map_create: %m");
 	if (fd < 0)
 		return check_done("inflight");
-	check(t0 > 0 && inflight_now() >= t0, "inflight_now() %llu, then %llu", (unsigned long long)t0,
-	      (unsigned long long)inflight_now());
+	check(t0 > 0 && now_ns() >= t0, "now_ns() %llu, then %llu", (unsigned long long)t0,
+	      (unsigned long long)now_ns());
 	test_sweep(fd, now);
 	test_many(fd, now);
 	return check_done("inflight");

@@ -22,6 +22,7 @@
 #include "symbols/mounts.h"
 
 #include "check.h"
+#include "base/macro.h"
 
 static const char *field(char **v, int n, const char *name)
 {
@@ -269,7 +270,7 @@ static void test_config(void)
 		"[smb2]\nservers = a b c d e\n",    "[smb]\nservers = a\n",
 		"[histogram]\nper_share_max = 0\n",
 	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
 		char *err = NULL;
 
 		config_init(&c);

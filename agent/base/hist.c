@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/hist.h"
+#include "base/macro.h"
 
 #define HIST_BAR_WIDTH 40
 
@@ -265,7 +266,7 @@ static void report_headline(FILE *f, const struct func *fn, const struct summary
 	if (minmax_known(s))
 		fprintf(f, ", min %.3f ms, max %.3f ms", ns_to_ms(s->min_ns), ns_to_ms(s->max_ns));
 	if (buckets_sum(s) > 0)
-		for (unsigned int i = 0; i < sizeof(pct) / sizeof(pct[0]); i++) {
+		for (unsigned int i = 0; i < ELEMENTSOF(pct); i++) {
 			fprintf(f, ", p%.0f ", pct[i]);
 			print_ms_approx(f, hist_percentile(s, pct[i]));
 			fputs(" ms", f);

@@ -12,6 +12,7 @@
 #include <cap-ng.h>
 
 #include "base/privs.h"
+#include "base/macro.h"
 
 static const unsigned int attach_caps[] = { CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN, CAP_SYSLOG };
 
@@ -80,7 +81,7 @@ int privs_drop(const char *user, bool keep_attach_caps)
 	/* Start from nothing: whatever is not asked for below is lost. */
 	capng_clear(CAPNG_SELECT_ALL);
 	if (keep_attach_caps)
-		for (size_t i = 0; i < sizeof(attach_caps) / sizeof(attach_caps[0]); i++) {
+		for (size_t i = 0; i < ELEMENTSOF(attach_caps); i++) {
 			if (capng_update(CAPNG_ADD, CAPNG_PERMITTED, attach_caps[i]) < 0) {
 				fprintf(stderr,
 					"smblat: this kernel does not know %s (Linux 5.8 or later is "
@@ -142,7 +143,7 @@ static int effective_set(bool on)
 	/* libcap-ng's state is per thread; refresh it from this thread's kernel state. */
 	if (capng_get_caps_process() < 0)
 		return -EPERM;
-	for (size_t i = 0; i < sizeof(attach_caps) / sizeof(attach_caps[0]); i++)
+	for (size_t i = 0; i < ELEMENTSOF(attach_caps); i++)
 		if (capng_update(on ? CAPNG_ADD : CAPNG_DROP, CAPNG_EFFECTIVE, attach_caps[i]) < 0)
 			return -EINVAL;
 	if (capng_apply(CAPNG_SELECT_CAPS) < 0)

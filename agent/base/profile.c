@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include "base/profile.h"
+#include "base/clock.h"
 
 static uint64_t spent[_PROF_MAX];
 
@@ -14,15 +15,12 @@ static const char *const names[_PROF_MAX] = {
 
 uint64_t prof_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return now_ns();
 }
 
 void prof_add(enum prof_phase p, uint64_t since)
 {
-	spent[p] += prof_now_ns() - since;
+	spent[p] += now_ns() - since;
 }
 
 void prof_format(char *buf, size_t n)

@@ -18,8 +18,7 @@ enum prof_phase {
 	_PROF_MAX,
 };
 
-uint64_t prof_now_ns(void);
-/* Adds the time since `since` (prof_now_ns()) to phase p. */
+/* Adds the time since `since` (now_ns(), base/clock.h) to phase p. */
 void prof_add(enum prof_phase p, uint64_t since);
 /* "symbols 0.31 s, BTF 0.52 s, ...": the phases that took time, in buf. */
 void prof_format(char *buf, size_t n);

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 
 #include "base/syscalls.h"
+#include "base/macro.h"
 #include "config/values.h"
 
 static const struct {
@@ -31,7 +32,7 @@ static const char *const names[] = {
 
 int syscalls_nr(const char *name)
 {
-	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+	for (size_t i = 0; i < ELEMENTSOF(table); i++)
 		if (strcmp(table[i].name, name) == 0)
 			return table[i].nr;
 	return -ENOENT;
@@ -39,12 +40,12 @@ int syscalls_nr(const char *name)
 
 const char *syscalls_suggest(const char *name)
 {
-	return values_suggest(name, names, sizeof(names) / sizeof(names[0]));
+	return values_suggest(name, names, ELEMENTSOF(names));
 }
 
 const char *syscalls_name(int nr)
 {
-	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+	for (size_t i = 0; i < ELEMENTSOF(table); i++)
 		if (table[i].nr == nr)
 			return table[i].name;
 	return NULL;
@@ -52,7 +53,7 @@ const char *syscalls_name(int nr)
 
 unsigned int syscalls_count(void)
 {
-	return sizeof(table) / sizeof(table[0]);
+	return ELEMENTSOF(table);
 }
 
 const char *syscalls_at(unsigned int i, int *nr)

@@ -6,9 +6,7 @@
 
 #include "config/config.h"
 
-#define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
-#define NSEC_PER_MSEC 1000000ULL
-#define NSEC_PER_SEC 1000000000ULL
+#include "base/macro.h"
 
 enum section_kind {
 	SECTION_NONE, /* before the first header */

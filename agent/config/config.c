@@ -28,6 +28,7 @@
 
 #include "config/config-int.h"
 #include "bpf/view.h"
+#include "base/macro.h"
 
 #define FILE_MAX (1U << 20) /* a config file is a few KiB; refuse surprises */
 
@@ -35,19 +36,6 @@
 
 /* Not strdup()ed so that config_init() cannot fail; config_free() knows it. */
 static char default_user[] = "smblat";
-
-static void freep(void *p)
-{
-	free(*(void **)p);
-}
-#define _cleanup_free_ __attribute__((cleanup(freep)))
-
-static void fclosep(FILE **f)
-{
-	if (*f)
-		fclose(*f);
-}
-#define _cleanup_fclose_ __attribute__((cleanup(fclosep)))
 
 /* ---- the configuration ----------------------------------------------------- */
 

@@ -14,16 +14,9 @@
 #include <syslog.h>
 
 #include "config/values.h"
-
-#define NSEC_PER_USEC 1000ULL
-#define NSEC_PER_MSEC 1000000ULL
-#define NSEC_PER_SEC 1000000000ULL
-#define NSEC_PER_MIN (60 * NSEC_PER_SEC)
-#define NSEC_PER_HOUR (60 * NSEC_PER_MIN)
+#include "base/macro.h"
 
 #define WHITESPACE " \t\n\r\v\f"
-
-#define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
 
 const char *const values_priority_names[8] = {
 	"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug",

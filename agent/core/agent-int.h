@@ -18,6 +18,7 @@
 #include "probes/stats.h"
 #include "sinks/journal.h"
 #include "symbols/mounts.h"
+#include "base/clock.h"
 
 struct agent {
 	struct config *cfg;
@@ -59,14 +60,6 @@ struct agent {
 	struct stacks *stacks;
 	struct folded run_stacks;
 };
-
-static inline uint64_t agent_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /* Takes at most max events from the ring buffer; returns how many. */
 unsigned int agent_drain(struct agent *a, unsigned int max);

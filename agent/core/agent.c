@@ -25,6 +25,7 @@
 #include "core/agent-int.h"
 #include "sinks/writer.h"
 #include "smblat-config.h"
+#include "base/clock.h"
 
 #define WATCH_USEC (2 * 1000000ULL)
 #define FUNC_SLACK 128 /* ids beyond what the layers asked for: a reload may enable one */
@@ -40,7 +41,7 @@ static void event_sink(struct agent *a, struct record *r)
 {
 	int err;
 
-	if (!ratelimit_allows(a->rate, r->func->id, agent_now_ns())) {
+	if (!ratelimit_allows(a->rate, r->func->id, now_ns())) {
 		a->loss[r->func->id].suppressed++;
 	} else if (a->journal) {
 		err = journal_write_event(a->journal, r);
@@ -541,14 +542,14 @@ static int writer_setup(struct agent *a)
 
 static void teardown(struct agent *a)
 {
-	uint64_t t0 = prof_now_ns();
+	uint64_t t0 = now_ns();
 
 	sd_event_unref(a->loop);
 	ring_buffer__free(a->rb);
 	probes_close(a->probes);
 	/* after the last status line: a terminal's stderr only, for whoever times a stop */
-	if (!a->opt->list_probes && !journal_is_stderr() && prof_now_ns() - t0 >= 1000000)
-		fprintf(stderr, "smblat: detached in %.2f s\n", (prof_now_ns() - t0) / 1e9);
+	if (!a->opt->list_probes && !journal_is_stderr() && now_ns() - t0 >= 1000000)
+		fprintf(stderr, "smblat: detached in %.2f s\n", (now_ns() - t0) / 1e9);
 	for (int l = _LAYER_MAX - 1; l >= 0; l--)
 		layer_free(l, a->layer[l]);
 	features_free(a->features);
@@ -581,7 +582,7 @@ static void ready(struct agent *a)
 	log_emit(&s, "ready: %u functions attached%s%s%s, threshold %.3f ms, output %s (start-up %.2f s%s%s)",
 		 func_table_attached(&a->funcs, -1), a->waiting[0] ? " (waiting: " : "", a->waiting,
 		 a->waiting[0] ? ")" : "", a->cfg->threshold_ns / 1e6, a->journal ? "journal" : "terminal",
-		 (prof_now_ns() - a->started_ns) / 1e9, spent[0] ? ": " : "", spent);
+		 (now_ns() - a->started_ns) / 1e9, spent[0] ? ": " : "", spent);
 	sd_notifyf(false, "READY=1\nSTATUS=%u functions attached", func_table_attached(&a->funcs, -1));
 	if (a->opt->to_stdout && !a->opt->hist_only)
 		term_print_header(stdout, &a->opt->term);
@@ -632,7 +633,7 @@ static int start(struct agent *a)
 
 int agent_run(struct config *c, const struct run_opts *o)
 {
-	struct agent a = { .cfg = c, .opt = o, .started_ns = prof_now_ns() };
+	struct agent a = { .cfg = c, .opt = o, .started_ns = now_ns() };
 	int r;
 
 	libbpf_set_print(o->verbose ? libbpf_verbose : libbpf_quiet);
@@ -660,7 +661,7 @@ int agent_run(struct config *c, const struct run_opts *o)
 		r = setup_loop(&a);
 	if (r < 0)
 		goto out;
-	a.last_summary_ns = a.last_loss_ns = agent_now_ns();
+	a.last_summary_ns = a.last_loss_ns = now_ns();
 	ratelimit_set(a.rate, c->rate_limit, config_rate_burst(c), a.last_summary_ns);
 	r = writer_setup(&a);
 	if (r == 0)

@@ -13,6 +13,7 @@
 
 #include "base/syscalls.h"
 #include "core/agent-int.h"
+#include "base/macro.h"
 
 /* The layers of the stack, top down: the columns. */
 enum column {
@@ -53,7 +54,7 @@ static const char *const vfs_functions[] = {
 
 static bool is_vfs_function(const char *symbol)
 {
-	for (size_t i = 0; i < sizeof(vfs_functions) / sizeof(*vfs_functions); i++)
+	for (size_t i = 0; i < ELEMENTSOF(vfs_functions); i++)
 		if (strcmp(symbol, vfs_functions[i]) == 0)
 			return true;
 	return false;
@@ -108,13 +109,13 @@ int breakdown_configure(struct config *c, bool layers_given)
 	char target[64];
 	int r = 0;
 
-	for (size_t i = 0; r == 0 && i < sizeof(io_syscalls) / sizeof(*io_syscalls); i++) {
+	for (size_t i = 0; r == 0 && i < ELEMENTSOF(io_syscalls); i++) {
 		if (syscalls_nr(io_syscalls[i]) < 0)
 			continue;
 		snprintf(target, sizeof(target), "syscall:%s", io_syscalls[i]);
 		r = probe_add(c, target);
 	}
-	for (size_t i = 0; r == 0 && i < sizeof(vfs_functions) / sizeof(*vfs_functions); i++)
+	for (size_t i = 0; r == 0 && i < ELEMENTSOF(vfs_functions); i++)
 		r = probe_add(c, vfs_functions[i]);
 	if (r < 0 || layers_given)
 		return r;

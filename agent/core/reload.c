@@ -21,6 +21,7 @@
 #include "base/log.h"
 #include "base/ratelimit.h"
 #include "core/agent-int.h"
+#include "base/clock.h"
 
 /* What the agent started with, to tell the file's changes from the command line's. */
 struct reload {
@@ -212,7 +213,7 @@ int reload_config(struct agent *a)
 	old = *a->cfg;
 	*a->cfg = next;
 	restart_keys_keep(a->cfg, &old);
-	ratelimit_set(a->rate, a->cfg->rate_limit, config_rate_burst(a->cfg), agent_now_ns());
+	ratelimit_set(a->rate, a->cfg->rate_limit, config_rate_burst(a->cfg), now_ns());
 	ap.old = &old;
 	agent_layers_privileged(a, layer_reload, &ap);
 	config_free(&old);

@@ -11,6 +11,8 @@
 #include "core/agent-int.h"
 #include "sinks/flame.h"
 #include "sinks/writer.h"
+#include "base/macro.h"
+#include "base/clock.h"
 
 #define STACKS_TOP 20  /* counted stacks per FUNCTION and interval in the journal */
 #define STACKS_TERM 10 /* ... in the terminal's tables */
@@ -169,7 +171,7 @@ static void stack_journal(struct agent *a, const struct func *f, const struct fo
 	if (asprintf(&msg, "%s stack %zu of %zu: %" PRIu64 " calls, %.3f ms, innermost %s", f->name, rank + 1,
 		     set->n, l->count, l->total_ns / 1e6, inner ? inner + 1 : l->stack) >= 0)
 		journal_write_view(a->journal, f->name, f->layer, SMBLAT_MID_STACKS, msg, fields,
-				   sizeof(fields) / sizeof(*fields));
+				   ELEMENTSOF(fields));
 	free(msg);
 }
 
@@ -266,7 +268,7 @@ static void emit_views(struct agent *a, double interval_s, bool final)
 
 void report_now(struct agent *a, bool summary, bool losses)
 {
-	uint64_t now = agent_now_ns();
+	uint64_t now = now_ns();
 
 	if (collect(a) < 0)
 		return;

@@ -7,6 +7,7 @@
 
 #include "decode/event.h"
 #include "decode/stack.h"
+#include "base/macro.h"
 
 int64_t event_clock_offset(void)
 {
@@ -35,7 +36,7 @@ static const struct ksym *syscall_handler(const struct ksyms *ks, const char *na
 	const struct ksym *k;
 	char sym[STACK_FRAME_MAX];
 
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(prefixes); i++) {
 		snprintf(sym, sizeof(sym), "%s%s", prefixes[i], name);
 		k = ksyms_lookup(ks, sym, "vmlinux");
 		if (k)

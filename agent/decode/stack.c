@@ -7,6 +7,7 @@
 
 #include "decode/stack.h"
 #include "bpf/smblat.h"
+#include "base/macro.h"
 
 #define FRAME_MAX STACK_FRAME_MAX
 
@@ -35,7 +36,7 @@ static const char *const hook_frames[] = {
 
 static bool frame_is_hook(const char *s)
 {
-	for (size_t i = 0; i < sizeof(hook_frames) / sizeof(*hook_frames); i++)
+	for (size_t i = 0; i < ELEMENTSOF(hook_frames); i++)
 		if (strncmp(s, hook_frames[i], strlen(hook_frames[i])) == 0)
 			return true;
 	return false;

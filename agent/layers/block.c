@@ -15,6 +15,7 @@
 #include "layers/block.h"
 #include "layers/layer.h"
 #include "probes/inflight.h"
+#include "base/macro.h"
 
 static const char *const op_names[_BLOCK_OP_MAX] = {
 	[BLOCK_OP_READ] = "READ",
@@ -137,7 +138,7 @@ static const char *const tracepoints[] = {
  * A request in flight this long never completes (its queue went away, or
  * a driver ended it its own way): drivers time out and retry in minutes.
  */
-#define STALE_NS (10 * 60 * 1000000000ULL)
+#define STALE_NS (10 * 60 * NSEC_PER_SEC)
 #define STALE_WORDS "10 min"
 
 struct layer {
@@ -196,7 +197,7 @@ static void ops_mark(struct layer *l)
 static void block_attach(struct layer *l)
 {
 	struct status s = { .kind = STATUS_LAYER_ATTACHED, .priority = LOG_INFO, .layer = NAME };
-	unsigned int n_tps = sizeof(tracepoints) / sizeof(*tracepoints) - !l->env->cfg->block_queue_time;
+	unsigned int n_tps = ELEMENTSOF(tracepoints) - !l->env->cfg->block_queue_time;
 	int r;
 
 	l->off = false;
@@ -272,7 +273,7 @@ static unsigned int block_detach(struct layer *l, enum func_state why)
 {
 	unsigned int n = func_table_attached(l->env->funcs, LAYER_BLOCK);
 
-	for (unsigned int i = 0; i < sizeof(tracepoints) / sizeof(*tracepoints); i++)
+	for (unsigned int i = 0; i < ELEMENTSOF(tracepoints); i++)
 		probes_detach_tracepoint(l->env->probes, UNIT_BLOCK, tracepoints[i]);
 	probes_detach_tracepoint(l->env->probes, UNIT_BLOCK, TP_IO_START);
 	l->io_start = false;

@@ -7,6 +7,7 @@
 #include <linux/btf.h>
 
 #include "layers/cifsops.h"
+#include "base/macro.h"
 
 #define CIFS_MODULE "cifs"
 
@@ -236,7 +237,7 @@ int cifsops_resolve(const struct ksyms *ks, const struct btf *vmlinux, kread_fn 
 
 	*ops = NULL;
 	*n = 0;
-	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(tables); i++) {
 		r = table_read(ks, vmlinux, rd, rdctx, i, ops, n);
 		if (r == -ENOENT)
 			continue;

@@ -9,6 +9,7 @@
 #include "layers/layer.h"
 #include "probes/inflight.h"
 #include "symbols/kmodules.h"
+#include "base/clock.h"
 
 extern const struct layer_ops smb_layer, smb2_layer, block_layer, func_layer, smbd_layer, syscalls_layer;
 
@@ -110,7 +111,7 @@ int layer_sweep(const struct layer_env *env, const char *layer, enum inflight_ta
 	char detail[512] = "";
 	int n;
 
-	s->now_ns = inflight_now();
+	s->now_ns = now_ns();
 	n = probes_sweep(env->probes, t, s);
 	if (n < 0) {
 		log_layer(layer, STATUS_AGENT_DEGRADED, REASON_SYSTEM, LOG_WARNING,

@@ -8,6 +8,7 @@
 #include "base/syscalls.h"
 #include "layers/layer.h"
 #include "layers/procs.h"
+#include "base/macro.h"
 
 static const char *const follow_tps[] = {
 	"sched_process_exit",
@@ -79,7 +80,7 @@ int procs_attach(struct probes *p, enum procs_sys sys, char *why, size_t n)
 		snprintf(why, n, "the process and syscall programs were not loaded at start");
 		return -ENOENT;
 	}
-	for (size_t i = 0; i < sizeof(classes) / sizeof(*classes); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(classes); i++) {
 		int nr = syscalls_nr(classes[i].name);
 
 		if (nr >= 0 && (r = sys_info_update(p, nr, NULL, &classes[i].cls)) < 0) {
@@ -92,7 +93,7 @@ int procs_attach(struct probes *p, enum procs_sys sys, char *why, size_t n)
 		r = attach_one(p, UNIT_SYSACCT, "sys_exit", why, n);
 	if (r >= 0 && sys == PROCS_SYS_BOTH)
 		r = attach_one(p, UNIT_SYSACCT, "sys_enter", why, n);
-	for (size_t i = 0; r >= 0 && i < sizeof(follow_tps) / sizeof(*follow_tps); i++)
+	for (size_t i = 0; r >= 0 && i < ELEMENTSOF(follow_tps); i++)
 		r = attach_one(p, UNIT_TASKS, follow_tps[i], why, n);
 	return r;
 }
@@ -119,7 +120,7 @@ void procs_list(struct probes *p, FILE *out, const char *function, enum layer_id
 		{ UNIT_TASKS, "sched_process_exit" },
 	};
 
-	for (size_t i = 0; i < sizeof(tps) / sizeof(*tps); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(tps); i++) {
 		enum backend be = probes_tracepoint_backend(p, tps[i].unit, tps[i].tp);
 
 		if (be != BACKEND_NONE)

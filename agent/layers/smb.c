@@ -19,6 +19,7 @@
 #include "layers/shareview.h"
 #include "symbols/kmodules.h"
 #include "symbols/ksyms.h"
+#include "base/clock.h"
 
 #define CIFS_MODULE "cifs"
 #define NAME "smb"
@@ -107,7 +108,7 @@ static int resolve(struct layer *l)
 			  "cannot read the cifs ops tables: %s", strerror(-r));
 		return r;
 	}
-	t0 = prof_now_ns();
+	t0 = now_ns();
 	r = cifsops_resolve(l->env->ks, btfs_get(l->env->btfs, NULL), peek_read, pk, &ops, &n);
 	prof_add(PROF_OPS, t0);
 	peek_close(pk);

@@ -25,6 +25,7 @@
 #include "probes/inflight.h"
 #include "symbols/kmodules.h"
 #include "symbols/ksyms.h"
+#include "base/macro.h"
 
 #define CIFS_MODULE "cifs"
 #define NAME "smb2"
@@ -335,12 +336,12 @@ static void submissions_check(struct layer *l)
 	static const enum smb2_hook need[] = { SMB2_HOOK_SUBMIT, SMB2_HOOK_SUBMIT_ASYNC, SMB2_HOOK_SENT };
 	const char *missing = NULL;
 
-	for (size_t i = 0; i < sizeof(need) / sizeof(*need) && !missing; i++)
+	for (size_t i = 0; i < ELEMENTSOF(need) && !missing; i++)
 		if (!l->hooks[need[i]] || !func_attached(l->hooks[need[i]]))
 			missing = hook_candidates[need[i]][0];
 	if (!missing)
 		return;
-	for (size_t i = 0; i < sizeof(need) / sizeof(*need); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(need); i++) {
 		struct func *f = l->hooks[need[i]];
 
 		if (f && func_attached(f))
@@ -360,7 +361,7 @@ static uint64_t ns_per_jiffy(void)
 
 	if (clock_getres(CLOCK_MONOTONIC_COARSE, &ts) < 0)
 		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
 /* The hooks on the cifs loaded now. */
@@ -528,7 +529,7 @@ static void smb2_apply(struct layer *l, const struct config *old, struct reload_
  * in flight for an hour has lost its end: its mid was freed where no hook
  * saw it.
  */
-#define STALE_NS (60 * 60 * 1000000000ULL)
+#define STALE_NS (60 * 60 * NSEC_PER_SEC)
 
 static void smb2_watch(struct layer *l)
 {

@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "layers/smb2proto.h"
+#include "base/macro.h"
 
 static const char *const commands[] = {
 	"SMB2_NEGOTIATE",
@@ -85,12 +86,12 @@ static const struct {
 
 const char *smb2_command_name(unsigned int cmd)
 {
-	return cmd < sizeof(commands) / sizeof(commands[0]) ? commands[cmd] : NULL;
+	return cmd < ELEMENTSOF(commands) ? commands[cmd] : NULL;
 }
 
 const char *smb2_status_name(uint32_t status, char *buf, size_t len)
 {
-	for (size_t i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++)
+	for (size_t i = 0; i < ELEMENTSOF(statuses); i++)
 		if (statuses[i].code == status)
 			return statuses[i].name;
 	snprintf(buf, len, "0x%08X", status);

@@ -26,6 +26,7 @@
 #include "layers/smbd-views.h"
 #include "sinks/journal.h"
 #include "symbols/usyms.h"
+#include "base/macro.h"
 
 #define NAME "smbd"
 
@@ -38,9 +39,9 @@ struct hook {
 	bool required; /* the view means nothing without it */
 };
 
-#define HOOK(prog, syms, cookies, ret, required)                                 \
-	{                                                                        \
-		prog, syms, sizeof(syms) / sizeof(*syms), cookies, ret, required \
+#define HOOK(prog, syms, cookies, ret, required)                     \
+	{                                                            \
+		prog, syms, ELEMENTSOF(syms), cookies, ret, required \
 	}
 
 static const char *const add_conn[] = { "smbd_add_connection" };
@@ -163,12 +164,12 @@ void smbd_exits_sync(const struct layer_env *env, const struct smbd_places *pl)
 	struct procs_ctl *ctl = probes_procs_ctl(env->probes);
 	const struct config *c = env->cfg;
 
-	view_sync(env, pl, "SMBD_EXIT", "smbd_exit_server", c->smbd_exits, exit_hooks,
-		  sizeof(exit_hooks) / sizeof(*exit_hooks), &ctl->exit_id);
+	view_sync(env, pl, "SMBD_EXIT", "smbd_exit_server", c->smbd_exits, exit_hooks, ELEMENTSOF(exit_hooks),
+		  &ctl->exit_id);
 	view_sync(env, pl, "SMBD_OPLOCK_BREAK", "smbd_smb2_send_oplock_break", c->smbd_breaks, oplock_hooks,
-		  sizeof(oplock_hooks) / sizeof(*oplock_hooks), &ctl->oplock_id);
+		  ELEMENTSOF(oplock_hooks), &ctl->oplock_id);
 	view_sync(env, pl, "SMBD_LEASE_BREAK", "smbd_smb2_send_lease_break", c->smbd_breaks, lease_hooks,
-		  sizeof(lease_hooks) / sizeof(*lease_hooks), &ctl->lease_id);
+		  ELEMENTSOF(lease_hooks), &ctl->lease_id);
 }
 
 unsigned int smbd_exits_detach(const struct layer_env *env, enum func_state why)
@@ -178,7 +179,7 @@ unsigned int smbd_exits_detach(const struct layer_env *env, enum func_state why)
 	unsigned int n = 0;
 
 	ctl->exit_id = ctl->oplock_id = ctl->lease_id = 0;
-	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(names); i++) {
 		struct func *f = smbd_view_func(env, names[i], NULL);
 
 		if (f && func_attached(f)) {

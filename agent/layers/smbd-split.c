@@ -22,6 +22,8 @@
 #include "layers/smbd-views.h"
 #include "sinks/journal.h"
 #include "symbols/usyms.h"
+#include "base/macro.h"
+#include "base/clock.h"
 
 #define NAME "smbd"
 
@@ -125,8 +127,6 @@ static const char *const io_recv[] = {
 	"smb_vfs_call_getxattrat_recv",
 };
 
-#define N(a) (sizeof(a) / sizeof(*(a)))
-
 /*
  * The sends and receives of the kinds of I/O whose both ends smbd exports:
  * a send counted without its receive would leave the loop "running" for good.
@@ -134,11 +134,11 @@ static const char *const io_recv[] = {
 static void io_attach(const struct layer_env *env, const struct smbd_places *pl, struct func *f,
 		      char *missing, size_t msize)
 {
-	const char *send[N(io_send)], *recv[N(io_recv)];
+	const char *send[ELEMENTSOF(io_send)], *recv[ELEMENTSOF(io_recv)];
 	size_t k = 0;
 	uint64_t off;
 
-	for (size_t i = 0; i < N(io_send); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(io_send); i++) {
 		if (usyms_resolve(env->us, pl->lib, io_send[i], &off) < 0 ||
 		    usyms_resolve(env->us, pl->lib, io_recv[i], &off) < 0) {
 			size_t m = strlen(missing);
@@ -167,12 +167,12 @@ static int split_attach(const struct layer_env *env, const struct smbd_places *p
 		return r;
 	io_attach(env, pl, f, missing, msize);
 	if (pl->tevent)
-		(void)smbd_hook(env, f, "smbd_split_event", pl->tevent, handlers, handler_kinds, N(handlers),
-				false, missing, msize);
-	if (pl->cluster && smbd_hook(env, f, "smbd_split_ctdb_ret", pl->cluster, ctdbd, NULL, N(ctdbd), true,
-				     missing, msize) > 0)
-		(void)smbd_hook(env, f, "smbd_split_ctdb", pl->cluster, ctdbd, NULL, N(ctdbd), false, missing,
-				msize);
+		(void)smbd_hook(env, f, "smbd_split_event", pl->tevent, handlers, handler_kinds,
+				ELEMENTSOF(handlers), false, missing, msize);
+	if (pl->cluster && smbd_hook(env, f, "smbd_split_ctdb_ret", pl->cluster, ctdbd, NULL,
+				     ELEMENTSOF(ctdbd), true, missing, msize) > 0)
+		(void)smbd_hook(env, f, "smbd_split_ctdb", pl->cluster, ctdbd, NULL, ELEMENTSOF(ctdbd), false,
+				missing, msize);
 	return 0;
 }
 
@@ -224,14 +224,6 @@ unsigned int smbd_split_detach(struct smbd_split *s, const struct layer_env *env
 }
 
 /* ---- reading ---- */
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static struct thread_prev *thread_prev(struct smbd_split *s, uint32_t tid)
 {
@@ -342,7 +334,7 @@ static void split_read(struct smbd_split *s, const struct layer_env *env)
 	int fd = probes_map_fd(env->probes, "split_threads");
 	uint32_t key, next, *prev = NULL;
 	struct split_thread st;
-	uint64_t now = mono_ns();
+	uint64_t now = now_ns();
 	size_t k = 0;
 
 	for (size_t i = 0; i < s->np; i++) {
@@ -525,7 +517,7 @@ static void split_print(FILE *out, const struct proc_split *p)
 	fprintf(out, "smbd %u%s%s: %.3f s wall time, %u loop thread%s\n", p->tgid,
 		*p->client ? ", client " : "", p->client, p->wall_ns / 1e9, p->threads,
 		p->threads == 1 ? "" : "s");
-	for (size_t i = 0; i < N(print_order); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(print_order); i++) {
 		int ph = print_order[i];
 		uint64_t t = phase_total(p->phase, ph);
 

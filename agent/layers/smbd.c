@@ -26,6 +26,7 @@
 #include "layers/smbdreq.h"
 #include "probes/inflight.h"
 #include "symbols/usyms.h"
+#include "base/macro.h"
 
 #define VFS_PREFIX "smb_vfs_call_"
 #define SMB2_PREFIX "smbd_smb2_request_process_"
@@ -274,7 +275,7 @@ static void views_say(struct layer *l, int running)
 	struct status s = { .kind = STATUS_LAYER_ATTACHED, .priority = LOG_INFO, .layer = NAME };
 	unsigned int wanted = 0, attached = 0;
 
-	for (size_t i = 0; i < sizeof(views) / sizeof(*views); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(views); i++) {
 		struct func *f = views[i].want ? find(l, views[i].name) : NULL;
 
 		wanted += views[i].want;
@@ -431,7 +432,7 @@ static bool process_gone(const void *key, const void *value, void *userdata)
 }
 
 /* A request waits at most for a change notify or a lock; an hour is past that. */
-#define STALE_NS (60 * 60 * 1000000000ULL)
+#define STALE_NS (60 * 60 * NSEC_PER_SEC)
 
 static void smbd_watch(struct layer *l)
 {

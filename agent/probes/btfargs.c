@@ -9,6 +9,8 @@
 
 #include "base/profile.h"
 #include "probes/btfargs.h"
+#include "base/macro.h"
+#include "base/clock.h"
 
 #define BTFS_MAX 16
 
@@ -127,7 +129,7 @@ struct btf *btfs_get(struct btfs *b, const char *module)
 	uint64_t t0;
 
 	if (!b->vmlinux_tried) {
-		t0 = prof_now_ns();
+		t0 = now_ns();
 		b->vmlinux_tried = true;
 		b->vmlinux = btf__load_vmlinux_btf();
 		if (!b->vmlinux)
@@ -142,7 +144,7 @@ struct btf *btfs_get(struct btfs *b, const char *module)
 	if (b->n == BTFS_MAX)
 		return NULL;
 	/* Cached even when missing, so a kernel without module BTF costs one try. */
-	t0 = prof_now_ns();
+	t0 = now_ns();
 	btf = btf__load_module_btf(module, b->vmlinux);
 	prof_add(PROF_BTF, t0);
 	b->mod[b->n].module = strdup(module);
@@ -259,7 +261,7 @@ enum arg_kind btfargs_kind(const struct btf *btf, uint32_t type_id)
 	if (!t || !(btf_is_struct(t) || btf_is_fwd(t)))
 		return AK_NONE;
 	name = btf__name_by_offset(btf, t->name_off);
-	for (size_t i = 0; name && i < sizeof(struct_kinds) / sizeof(struct_kinds[0]); i++)
+	for (size_t i = 0; name && i < ELEMENTSOF(struct_kinds); i++)
 		if (strcmp(name, struct_kinds[i].name) == 0)
 			return struct_kinds[i].kind;
 	return AK_NONE;

@@ -6,20 +6,13 @@
 #include <bpf/bpf.h>
 
 #include "probes/inflight.h"
+#include "base/clock.h"
 
 /*
  * A key deleted by BPF under the walk sends bpf_map_get_next_key() back to
  * the first one: bound the walk by the table's size, twice over.
  */
 #define WALK_FACTOR 2
-
-uint64_t inflight_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static bool is_stale(const struct inflight_sweep *s, const void *key, const void *value)
 {

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 struct inflight_sweep {
-	uint64_t now_ns;     /* CLOCK_MONOTONIC */
+	uint64_t now_ns;     /* CLOCK_MONOTONIC (now_ns()), the clock of bpf_ktime_get_ns() */
 	uint64_t max_age_ns; /* entries started longer ago go */
 	/* Optional: entries it calls stale go whatever their age. */
 	bool (*stale)(const void *key, const void *value, void *userdata);
@@ -23,9 +23,6 @@ struct inflight_sweep {
 	void (*swept)(const void *key, const void *value, void *userdata);
 	void *userdata;
 };
-
-/* CLOCK_MONOTONIC in ns, the clock of bpf_ktime_get_ns(). */
-uint64_t inflight_now(void);
 
 /*
  * Deletes the entries of map fd that s says are stale. Returns how many

@@ -18,6 +18,8 @@
 #include "base/profile.h"
 #include "probes/inflight.h"
 #include "probes/probes-int.h"
+#include "base/macro.h"
+#include "base/clock.h"
 
 /* Distinct entry stacks kept where kretprobes cannot unwind (COMPAT_ENTRY_KSTACK): about 1 MiB. */
 #define ENTRY_KSTACKS 1024
@@ -49,7 +51,7 @@ enum prog_unit prog_unit(const struct bpf_program *prog)
 	};
 	const char *name = bpf_program__name(prog);
 
-	for (size_t i = 0; i < sizeof(units) / sizeof(*units); i++)
+	for (size_t i = 0; i < ELEMENTSOF(units); i++)
 		if (strncmp(name, units[i].prefix, strlen(units[i].prefix)) == 0)
 			return units[i].unit;
 	return UNIT_FUNC;
@@ -153,7 +155,7 @@ static int frames_hash_setup(struct smblat_bpf *skel, uint32_t max_threads)
 	struct bpf_map *m[] = { skel->maps.frames, skel->maps.sys_calls };
 	int r = 0;
 
-	for (size_t i = 0; r == 0 && i < sizeof(m) / sizeof(*m); i++) {
+	for (size_t i = 0; r == 0 && i < ELEMENTSOF(m); i++) {
 		r = bpf_map__set_type(m[i], BPF_MAP_TYPE_HASH);
 		if (r == 0)
 			r = bpf_map__set_map_flags(m[i], 0);
@@ -181,7 +183,7 @@ static void maps_prealloc(struct smblat_bpf *skel)
 {
 	struct bpf_map *m[] = { skel->maps.smbd_procs, skel->maps.split_threads, skel->maps.share_view };
 
-	for (size_t i = 0; i < sizeof(m) / sizeof(*m); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(m); i++) {
 		uint32_t max = m[i] == skel->maps.share_view ? PREALLOC_SHARES : PREALLOC_PROCS;
 
 		bpf_map__set_map_flags(m[i], bpf_map__map_flags(m[i]) & ~BPF_F_NO_PREALLOC);
@@ -200,7 +202,7 @@ static void maps_size(struct smblat_bpf *skel, const struct probes_opts *o)
 	struct bpf_map *m[] = { skel->maps.stack_ids0, skel->maps.stack_ids1, skel->maps.stack_counts0,
 				skel->maps.stack_counts1 };
 
-	for (size_t i = 0; !o->stacks && i < sizeof(m) / sizeof(*m); i++)
+	for (size_t i = 0; !o->stacks && i < ELEMENTSOF(m); i++)
 		bpf_map__set_max_entries(m[i], 1);
 	if (!(o->units & UNIT_BIT(UNIT_SYSACCT)))
 		bpf_map__set_autocreate(skel->maps.sys_calls, false);
@@ -213,7 +215,7 @@ static void maps_size(struct smblat_bpf *skel, const struct probes_opts *o)
 static int skel_load(const struct probes_opts *o, const struct kinds *ft, const struct smblat_bpf *share,
 		     struct smblat_bpf **ret)
 {
-	uint64_t t0 = prof_now_ns();
+	uint64_t t0 = now_ns();
 	struct smblat_bpf *skel = object_open(ft->session_ctx);
 	struct bpf_map *m;
 	int r;
@@ -400,7 +402,7 @@ static enum feature feature_to_drop(const struct kinds *ft)
 	/* unknown: tp_btf first, as raw_tp does the same; fentry would fall back to kprobes */
 	static const enum feature order[] = { FEAT_TP_BTF, FEAT_FENTRY, FEAT_USESSION, FEAT_UMULTI,
 					      FEAT_KMULTI };
-	for (size_t i = 0; i < sizeof(order) / sizeof(*order); i++)
+	for (size_t i = 0; i < ELEMENTSOF(order); i++)
 		if (ft->on[order[i]])
 			return order[i];
 	return FEAT_NONE;
@@ -580,9 +582,7 @@ static bool thread_gone(const void *key, const void *value, void *userdata)
 
 int probes_frames_sweep(struct probes *p)
 {
-	struct inflight_sweep s = { .now_ns = inflight_now(),
-				    .max_age_ns = UINT64_MAX,
-				    .stale = thread_gone };
+	struct inflight_sweep s = { .now_ns = now_ns(), .max_age_ns = UINT64_MAX, .stale = thread_gone };
 	struct bpf_map *m = p->skel->maps.frames;
 
 	if (!p->frames_hash)

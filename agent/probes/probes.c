@@ -11,6 +11,8 @@
 #include "base/profile.h"
 #include "probes/detach.h"
 #include "probes/probes-int.h"
+#include "base/macro.h"
+#include "base/clock.h"
 
 char *errdup(const char *what, int err)
 {
@@ -182,7 +184,7 @@ static int module_btf_fd(struct probes *p, const char *module)
 	for (uint32_t i = 0; i < p->n_btf_fds; i++)
 		if (strcmp(p->btf_fds[i].module, module) == 0)
 			return p->btf_fds[i].fd;
-	if (p->n_btf_fds == sizeof(p->btf_fds) / sizeof(p->btf_fds[0]))
+	if (p->n_btf_fds == ELEMENTSOF(p->btf_fds))
 		return -ENOSPC;
 	fd = btfs_module_fd(p->btfs, module);
 	if (fd < 0)
@@ -199,7 +201,7 @@ static int fentry_clone(struct probes *p, const struct bpf_program *tmpl, enum b
 	LIBBPF_OPTS(bpf_prog_load_opts, lo, .expected_attach_type = type, .attach_btf_id = btf_id,
 		    .attach_btf_obj_fd = obj_fd > 0 ? obj_fd : 0);
 	LIBBPF_OPTS(bpf_link_create_opts, co, .tracing.cookie = cookie);
-	uint64_t t0 = prof_now_ns();
+	uint64_t t0 = now_ns();
 	int fd, lfd;
 
 	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, type == BPF_TRACE_FENTRY ? "smblat_entry" : "smblat_exit",
@@ -207,7 +209,7 @@ static int fentry_clone(struct probes *p, const struct bpf_program *tmpl, enum b
 	prof_add(PROF_CLONE, t0);
 	if (fd < 0)
 		return -errno;
-	t0 = prof_now_ns();
+	t0 = now_ns();
 	lfd = bpf_link_create(fd, 0, type, &co);
 	prof_add(PROF_LINK, t0);
 	if (lfd < 0) {
@@ -319,7 +321,7 @@ static int attach_kprobe(struct probes *p, struct func *f, const struct kprogs *
 	uint64_t cookie = p->place_ids ? 0 : f->id;
 	LIBBPF_OPTS(bpf_kprobe_opts, eo, .bpf_cookie = cookie);
 	LIBBPF_OPTS(bpf_kprobe_opts, xo, .bpf_cookie = cookie, .retprobe = true);
-	uint64_t t0 = prof_now_ns();
+	uint64_t t0 = now_ns();
 	struct attachment *a;
 	int r = kprobe_place(p, f);
 
@@ -404,7 +406,7 @@ static int attach_kmulti(struct probes *p, struct func **fv, uint32_t n, bool *d
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, xo, .addrs = addrs, .cookies = cookies, .cnt = cnt,
 		    .retprobe = true);
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, eo, .addrs = addrs, .cookies = cookies, .cnt = cnt);
-	t0 = prof_now_ns();
+	t0 = now_ns();
 	if (kp->kretmulti) {
 		l[1] = bpf_program__attach_kprobe_multi_opts(kp->kretmulti, NULL, &xo);
 		if (!l[1]) {

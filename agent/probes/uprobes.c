@@ -10,6 +10,7 @@
 
 #include "base/profile.h"
 #include "probes/probes-int.h"
+#include "base/clock.h"
 
 /* Entry and exit programs on one place of binary, a cookie naming f; exit first. */
 static int attach_pair(struct probes *p, struct func *f, enum backend be,
@@ -70,7 +71,7 @@ static struct bpf_link *uprobe_at(struct probes *p, struct func *f, bool exit, c
 	const struct uprobe_place *w = where;
 	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = p->place_ids ? 0 : f->id, .retprobe = exit,
 		    .func_name = w->symbol);
-	uint64_t t0 = prof_now_ns();
+	uint64_t t0 = now_ns();
 	struct bpf_link *l;
 	int r = uprobe_place(p, f, w->binary, w->symbol, w->offset);
 
@@ -243,7 +244,7 @@ static int usession_link(struct probes *p, const char *binary, const uint64_t *o
 		.cnt = n,
 		.pid = pid > 0 ? (uint32_t)pid : 0,
 	};
-	uint64_t t0 = prof_now_ns();
+	uint64_t t0 = now_ns();
 	int fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr)), r = -errno;
 
 	prof_add(PROF_LINK, t0);
@@ -269,7 +270,7 @@ static int umulti_pair(struct probes *p, struct bpf_program *const prog[2], cons
 
 	if (!p->umulti)
 		return -EOPNOTSUPP;
-	t0 = prof_now_ns();
+	t0 = now_ns();
 	if (prog[1])
 		r = umulti_attach(&a, 1, prog[1], binary, offsets, cookies, n, true);
 	if (r == 0)

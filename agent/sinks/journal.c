@@ -19,6 +19,7 @@
 #include "sinks/fields.h"
 #include "sinks/journal.h"
 #include "sinks/writer.h"
+#include "base/macro.h"
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 #define FIELD_NAME_MAX 64
@@ -28,18 +29,6 @@ struct journal {
 	uint64_t failed;
 	struct writer *writer; /* reliability: entries go through its thread once set */
 };
-
-static void freep(void *p)
-{
-	free(*(void **)p);
-}
-#define _cleanup_free_ __attribute__((cleanup(freep)))
-
-static void closep(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-}
 
 static int fields_queue(struct journal *j, struct fields *f, int32_t id, const struct loss *carry,
 			unsigned int n_carry);
@@ -113,7 +102,7 @@ int journal_probe(void)
 		.sun_family = AF_UNIX,
 		.sun_path = JOURNAL_SOCKET,
 	};
-	__attribute__((cleanup(closep))) int fd = -EBADF;
+	_cleanup_close_ int fd = -EBADF;
 
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)

@@ -14,6 +14,7 @@
 #include "base/profile.h"
 #include "symbols/kmodules.h"
 #include "symbols/ksyms.h"
+#include "base/clock.h"
 
 #define KALLSYMS_PATH "/proc/kallsyms"
 #define READ_CHUNK (256 * 1024)
@@ -55,11 +56,6 @@ static void builder_done(struct builder *b)
 	free(b->data);
 	free(b->pool);
 	free(b->modules);
-}
-
-static void freep(void *p)
-{
-	free(*(void **)p);
 }
 
 static void ksyms_freep(struct ksyms **k)
@@ -195,7 +191,7 @@ static int builder_line(struct builder *b, const char *s, const char *e)
 
 static int builder_read(struct builder *b, int fd)
 {
-	__attribute__((cleanup(freep))) char *buf = NULL;
+	_cleanup_free_ char *buf = NULL;
 	size_t have = 0;
 	int r = 0;
 
@@ -288,7 +284,7 @@ static void tie_sort(struct ksym *s, size_t n)
  */
 static int text_sort(struct ksym *s, size_t n)
 {
-	__attribute__((cleanup(freep))) struct ksym *tail = NULL;
+	_cleanup_free_ struct ksym *tail = NULL;
 	size_t head = 1, t, i, j, o;
 
 	while (head < n && s[head - 1].addr <= s[head].addr)
@@ -398,7 +394,7 @@ static int builder_finish(struct builder *b, struct ksyms *k)
 static int ksyms_parse(const char *path, struct ksyms *k)
 {
 	struct builder b = { .last_module = NO_MODULE };
-	uint64_t t0 = prof_now_ns();
+	uint64_t t0 = now_ns();
 	struct kmodule *before;
 	size_t n_before, kept = 0;
 	int fd, r;

@@ -17,11 +17,12 @@
 #include "base/array.h"
 #include "symbols/elffile.h"
 #include "symbols/usyms.h"
+#include "base/macro.h"
+#include "base/clock.h"
 
 #define PROCS_MAX 256
 #define ELFS_MAX 128
 #define GROW_MIN 256
-#define NSEC_PER_MSEC 1000000ull
 #define RECHECK_NS (1000 * NSEC_PER_MSEC) /* how stale a pid may get before checking reuse */
 #define RELOAD_NS (250 * NSEC_PER_MSEC)   /* stacks carry junk: bound maps re-reads on misses */
 #define RETRY_NS (10000 * NSEC_PER_MSEC)  /* an unreadable file may become readable */
@@ -67,31 +68,6 @@ struct usyms {
 	size_t n_elfs;
 	uint64_t tick;
 };
-
-static void freep(void *p)
-{
-	free(*(void **)p);
-}
-
-static void fclosep(FILE **f)
-{
-	if (*f)
-		fclose(*f);
-}
-
-static void closep(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 /* ---- ELF files ---- */
 
@@ -253,8 +229,8 @@ static int map_parse(const char *line, struct map *m)
 
 static int proc_read_maps(uint32_t pid, struct map **ret, size_t *ret_n)
 {
-	__attribute__((cleanup(fclosep))) FILE *f = NULL;
-	__attribute__((cleanup(freep))) char *line = NULL;
+	_cleanup_fclose_ FILE *f = NULL;
+	_cleanup_free_ char *line = NULL;
 	struct map *maps = NULL;
 	size_t n = 0, cap = 0, line_len = 0;
 	char path[64];
@@ -556,7 +532,7 @@ int usyms_format(struct usyms *u, uint32_t pid, uint64_t addr, char *buf, size_t
 
 static int usyms_file(struct usyms *u, const char *binary, const struct elf_file **ret)
 {
-	__attribute__((cleanup(closep))) int fd = -1;
+	_cleanup_close_ int fd = -1;
 	struct elf_entry *e;
 	struct stat st;
 
@@ -633,7 +609,7 @@ static bool provider_in(struct usyms *u, const char *dir, size_t dlen, const cha
 
 int usyms_provider(struct usyms *u, const char *binary, const char *symbol, char **ret)
 {
-	__attribute__((cleanup(closep))) int fd = -1;
+	_cleanup_close_ int fd = -1;
 	char **needed = NULL, *runpath = NULL, origin[PATH_MAX];
 	const char *slash = strrchr(binary, '/');
 	bool found = false;
@@ -656,7 +632,7 @@ int usyms_provider(struct usyms *u, const char *binary, const char *symbol, char
 
 		for (const char *p = runpath; !found && p && *p; p += strcspn(p, ":"), p += *p == ':')
 			found = provider_in(u, p, strcspn(p, ":"), origin, lib, symbol, ret);
-		for (size_t d = 0; !found && d < sizeof(default_dirs) / sizeof(*default_dirs); d++)
+		for (size_t d = 0; !found && d < ELEMENTSOF(default_dirs); d++)
 			found = provider_in(u, default_dirs[d], strlen(default_dirs[d]), origin, lib, symbol,
 					    ret);
 	}
@@ -721,7 +697,7 @@ int usyms_library(const char *name, char **ret)
 		*ret = strdup(name);
 		return *ret ? 0 : -ENOMEM;
 	}
-	for (size_t d = 0; !*ret && d < sizeof(default_dirs) / sizeof(*default_dirs); d++)
+	for (size_t d = 0; !*ret && d < ELEMENTSOF(default_dirs); d++)
 		*ret = library_in(default_dirs[d], name);
 	return *ret ? 0 : -ENOENT;
 }

@@ -16,6 +16,7 @@
 #include "sinks/journal.h"
 #include "sinks/term.h"
 #include "fuzz.h"
+#include "base/macro.h"
 
 static const char kallsyms[] = "ffffffff81000000 T _stext\n"
 			       "ffffffff81100000 T vfs_unlink\n"
@@ -115,7 +116,7 @@ static void term_all(const struct record *r)
 		{ .folded = true },
 	};
 
-	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+	for (size_t i = 0; i < ELEMENTSOF(opts); i++)
 		term_print_event(devnull, &opts[i], r);
 }
 
