@@ -10,29 +10,6 @@
 
 const volatile struct block_cfg block_cfg = {};
 
-/* Where a request is, as its tracepoints said. */
-enum blk_state {
-	BLK_QUEUED,   /* inserted; may yet be merged into another and freed */
-	BLK_ISSUED,   /* given to the driver: it completes */
-	BLK_FLUSHING, /* a write that only flushes: it completes */
-	BLK_REQUEUED, /* back from the driver, to be queued again */
-};
-
-/* What the start of a request saw; read back at completion. */
-struct blk_start {
-	__u64 start_ns;  /* first seen: the agent sweeps by it (probes/inflight.h) */
-	__u64 insert_ns; /* 0: not seen queued */
-	__u64 issue_ns;  /* 0: not issued (yet, or ever: a write that only flushes) */
-	__u64 sector;
-	__u32 bytes;
-	__u32 func_id; /* of its op when first seen */
-	__u32 pid;
-	__u32 tid;
-	__u32 uid;
-	__u32 state; /* enum blk_state */
-	char comm[SMBLAT_COMM_LEN];
-};
-
 /*
  * A plain hash, not an LRU: an LRU evicts live entries before it is full
  * (its free entries sit in per-CPU lists), and a request whose start was
@@ -250,33 +227,33 @@ static __always_inline int blk_issue(struct request *rq)
 	return 0;
 }
 
-static __always_inline void blk_fill(struct event *e, struct blk_start *s, struct request *rq, __u32 id,
+static __always_inline void blk_fill(struct rec_block *b, struct blk_start *s, struct request *rq, __u32 id,
 				     __u32 op, __u64 lat)
 {
 	struct gendisk *disk = rq_disk(rq);
 
-	__builtin_memset(e, 0, offsetof(struct event, kstack));
-	e->end_ns = bpf_ktime_get_boot_ns();
-	e->latency_ns = lat;
-	e->func_id = id;
-	e->pid = s->pid;
-	e->tid = s->tid;
-	e->uid = s->uid;
-	__builtin_memcpy(e->comm, s->comm, sizeof(e->comm));
-	e->flags = EF_BLOCK;
+	/* the task that issued the request, not the one completing it (an interrupt) */
+	b->h.kind = REC_BLOCK;
+	b->h.func_id = id;
+	b->h.end_ns = bpf_ktime_get_boot_ns();
+	b->h.latency_ns = lat;
+	b->h.pid = s->pid;
+	b->h.tid = s->tid;
+	b->h.uid = s->uid;
+	b->h.flags = 0;
+	__builtin_memcpy(b->h.comm, s->comm, sizeof(b->h.comm));
+	b->queue_ns = 0;
 	if (block_cfg.queue_time && s->insert_ns && s->issue_ns) {
-		e->flags |= EF_BLOCK_QUEUE;
-		e->blk_queue_ns = s->issue_ns - s->insert_ns;
+		b->h.flags |= RF_BLOCK_QUEUE;
+		b->queue_ns = s->issue_ns - s->insert_ns;
 	}
 	/* a request without data has no sector to speak of */
-	e->blk_sector = s->bytes ? s->sector : (__u64)-1;
-	e->blk_bytes = s->bytes;
-	e->blk_op = op;
+	b->sector = s->bytes ? s->sector : (__u64)-1;
+	b->bytes = s->bytes;
+	b->op = op;
+	b->disk[0] = 0;
 	if (disk)
-		bpf_probe_read_kernel_str(e->blk_disk, sizeof(e->blk_disk), disk->disk_name);
-	/* Completion runs in interrupt context: no stack says anything about the I/O. */
-	e->kstack_sz = 0;
-	e->ustack_sz = 0;
+		bpf_probe_read_kernel_str(b->disk, sizeof(b->disk), disk->disk_name);
 }
 
 static __always_inline int blk_complete(struct request *rq)
@@ -284,7 +261,7 @@ static __always_inline int blk_complete(struct request *rq)
 	__u64 key = (__u64)rq, now = bpf_ktime_get_ns(), lat, from;
 	struct func_cfg *fc;
 	struct blk_start *s;
-	struct event *e;
+	struct rec_block *b;
 	long id;
 	bool slow;
 
@@ -304,13 +281,13 @@ static __always_inline int blk_complete(struct request *rq)
 	account(id, lat, slow, ACCT_SHARED);
 	if (!slow)
 		goto out;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
+	b = bpf_ringbuf_reserve(&events, sizeof(*b), 0);
+	if (!b) {
 		account_lost(id);
 		goto out;
 	}
-	blk_fill(e, s, rq, id, BPF_CORE_READ(rq, cmd_flags) & BLOCK_REQ_OP_MASK, lat);
-	bpf_ringbuf_submit(e, 0);
+	blk_fill(b, s, rq, id, BPF_CORE_READ(rq, cmd_flags) & BLOCK_REQ_OP_MASK, lat);
+	bpf_ringbuf_submit(b, 0);
 out:
 	bpf_map_delete_elem(&blk_inflight, &key);
 	return 0;

@@ -3,6 +3,8 @@
 #ifndef SMBLAT_BLOCK_H
 #define SMBLAT_BLOCK_H
 
+#include "smblat.h" /* the records' head, when this header comes first */
+
 #define BLOCK_MAX_DISKS 16
 #define BLOCK_DISK_LEN 32       /* struct gendisk disk_name */
 #define BLOCK_REQ_OP_MASK 0xffu /* (1 << REQ_OP_BITS) - 1, unchanged since 4.10 */
@@ -37,5 +39,47 @@ struct block_cfg {
 	uint32_t n_devs;                /* 0: every disk */
 	uint32_t devs[BLOCK_MAX_DISKS]; /* kernel dev_t: major << 20 | minor */
 };
+SMBLAT_SIZE(block_cfg, 76);
+
+/*
+ * In flight (blk_inflight, by struct request): what the start of a request
+ * saw, read back at completion, and by the agent's sweep of requests that
+ * never completed.
+ */
+enum blk_state {
+	BLK_QUEUED,   /* inserted; may yet be merged into another and freed */
+	BLK_ISSUED,   /* given to the driver: it completes */
+	BLK_FLUSHING, /* a write that only flushes: it completes */
+	BLK_REQUEUED, /* back from the driver, to be queued again */
+};
+
+/* What the start of a request saw; read back at completion. */
+struct blk_start {
+	uint64_t start_ns;  /* first seen: the agent sweeps by it (probes/inflight.h) */
+	uint64_t insert_ns; /* 0: not seen queued */
+	uint64_t issue_ns;  /* 0: not issued (yet, or ever: a write that only flushes) */
+	uint64_t sector;
+	uint32_t bytes;
+	uint32_t func_id; /* of its op when first seen */
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t uid;
+	uint32_t state; /* enum blk_state */
+	char comm[SMBLAT_COMM_LEN];
+};
+SMBLAT_SIZE(blk_start, 72);
+INFLIGHT_VALUE(blk_start);
+
+/* REC_BLOCK: a block I/O request, as issued (block layer). */
+struct rec_block {
+	struct rec_head h;
+	uint64_t sector;   /* UINT64_MAX: a request without data (a flush) */
+	uint64_t queue_ns; /* insert to issue, with RF_BLOCK_QUEUE */
+	uint32_t bytes;
+	uint32_t op; /* cmd_flags & REQ_OP_MASK, the kernel's numbering */
+	char disk[BLOCK_DISK_LEN];
+};
+
+SMBLAT_SIZE(rec_block, 56 + 24 + BLOCK_DISK_LEN);
 
 #endif

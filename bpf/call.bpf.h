@@ -154,37 +154,54 @@ static __always_inline struct frame *frame_pop(__u32 id, bool *had_frames, struc
 	return NULL;
 }
 
-/* f: the call's frame, or NULL when it kept none (no arguments logged). */
-static __always_inline void call_fill(void *ctx, struct event *e, const struct func_cfg *fc,
-				      const struct frame *f, __u32 id, __u64 lat, __u64 ret, const bool vfs)
+/*
+ * The stacks a slow call carries, as fc asks. No frames skipped here: how
+ * many the machinery above the traced code takes differs by program type
+ * and kernel (a tracepoint with one probe or several), so the agent drops
+ * them by name.
+ */
+static __always_inline void stacks_fill(void *ctx, struct rec_head *h, struct rec_stacks *st,
+					const struct func_cfg *fc, const struct frame *f)
 {
-	event_task(e, id, lat);
-	e->ret = ret;
-	e->flags = fc->ret_kind != RK_VOID ? EF_HAS_RET : 0;
-	e->dev = 0;
-	e->name[0] = 0;
-	for (int i = 0; i < SMBLAT_MAX_ARGS; i++)
-		e->args[i] = f && i < fc->nargs ? f->args[i] : 0;
-	if (vfs && f) {
-		vfs_fill(e, fc, f->args);
-		wire_fill(e, f);
-	}
-	/*
-	 * No frames skipped here: how many the machinery above the traced code
-	 * takes differs by program type and kernel (a tracepoint with one probe
-	 * or several), so the agent drops them by name. The arrays hold one
-	 * frame past what is kept, to know a stack was cut.
-	 */
 	if (f && (cfg.compat & COMPAT_ENTRY_KSTACK) && (fc->flags & FF_KSTACK)) {
-		e->kstack_sz = f->kstack_id;
-		e->flags |= EF_KSTACK_ID;
+		st->kstack_sz = f->kstack_id;
+		h->flags |= RF_KSTACK_ID;
 	} else {
-		e->kstack_sz = (fc->flags & FF_KSTACK) ? bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), 0) :
-							 0;
+		st->kstack_sz = (fc->flags & FF_KSTACK) ?
+					bpf_get_stack(ctx, st->kstack, sizeof(st->kstack), 0) :
+					0;
 	}
-	e->ustack_sz = (fc->flags & FF_USTACK) ?
-			       bpf_get_stack(ctx, e->ustack, sizeof(e->ustack), BPF_F_USER_STACK) :
-			       0;
+	st->ustack_sz = (fc->flags & FF_USTACK) ?
+				bpf_get_stack(ctx, st->ustack, sizeof(st->ustack), BPF_F_USER_STACK) :
+				0;
+}
+
+/* A call's record of kind (REC_CALL or one built on it); f: its frame, NULL when it kept none. */
+static __always_inline void call_fill(void *ctx, struct rec_call *c, enum rec_kind kind,
+				      const struct func_cfg *fc, const struct frame *f, __u32 id, __u64 lat,
+				      __u64 ret)
+{
+	rec_head_fill(&c->h, kind, id, lat);
+	c->ret = ret;
+	if (fc->ret_kind != RK_VOID)
+		c->h.flags |= RF_HAS_RET;
+	for (int i = 0; i < SMBLAT_MAX_ARGS; i++)
+		c->args[i] = f && i < fc->nargs ? f->args[i] : 0;
+	stacks_fill(ctx, &c->h, &c->st, fc, f);
+}
+
+/* The smb layer's part: the file and share of the call, the SMB2 requests it waited on. */
+static __always_inline void vfs_call_fill(struct rec_vfs_call *v, const struct func_cfg *fc,
+					  const struct frame *f)
+{
+	v->dev = 0;
+	v->name[0] = 0;
+	if (!f) {
+		wire_none(&v->wire);
+		return;
+	}
+	vfs_fill(v, fc, f->args);
+	wire_fill(&v->wire, f);
 }
 
 /* A call of id that took lat is over: account it, and send it on when slow (or failed). */
@@ -192,7 +209,7 @@ static __always_inline void call_done(void *ctx, __u32 id, const struct frame *f
 				      const bool vfs, const enum acct how)
 {
 	struct func_cfg *fc = bpf_map_lookup_elem(&funcs, &id);
-	struct event *e;
+	struct rec_call *c;
 	bool slow;
 
 	if (!fc)
@@ -205,13 +222,15 @@ static __always_inline void call_done(void *ctx, __u32 id, const struct frame *f
 		vfs_share_account(id, fc, f->args, lat, slow, how);
 	if (!slow && !((fc->flags & FF_ERRORS) && ret_failed(fc->ret_kind, ret)))
 		return;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
+	c = bpf_ringbuf_reserve(&events, vfs ? sizeof(struct rec_vfs_call) : sizeof(struct rec_call), 0);
+	if (!c) {
 		account_lost(id);
 		return;
 	}
-	call_fill(ctx, e, fc, f, id, lat, ret, vfs);
-	bpf_ringbuf_submit(e, 0);
+	call_fill(ctx, c, vfs ? REC_VFS_CALL : REC_CALL, fc, f, id, lat, ret);
+	if (vfs)
+		vfs_call_fill((struct rec_vfs_call *)c, fc, f);
+	bpf_ringbuf_submit(c, 0);
 }
 
 static __always_inline int call_exit(void *ctx, __u32 id, __u64 ret, const bool vfs, const enum acct how)

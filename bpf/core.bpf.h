@@ -365,27 +365,29 @@ static __always_inline bool ret_failed(__u8 kind, __u64 ret)
 	case RK_INT:
 		return (__s32)ret < 0;
 	case RK_LONG:
-		return (__s64)ret < 0 && (__s64)ret >= -4095;
+		return smblat_is_errno((__s64)ret);
 	case RK_PTR:
-		return ret >= (__u64)-4095;
+		return ret >= (__u64)-SMBLAT_MAX_ERRNO;
 	case RK_USER:
 		return (__s32)ret < 0;
 	}
 	return false;
 }
 
-/* The task's part of an event: who, when. */
-static __always_inline void event_task(struct event *e, __u32 id, __u64 lat)
+/* A record's head for the current task: what, who, when; no flags yet. */
+static __always_inline void rec_head_fill(struct rec_head *h, enum rec_kind kind, __u32 id, __u64 lat)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 
-	e->end_ns = bpf_ktime_get_boot_ns();
-	e->latency_ns = lat;
-	e->func_id = id;
-	e->pid = pid_tgid >> 32;
-	e->tid = (__u32)pid_tgid;
-	e->uid = (__u32)bpf_get_current_uid_gid();
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	h->kind = kind;
+	h->func_id = id;
+	h->end_ns = bpf_ktime_get_boot_ns();
+	h->latency_ns = lat;
+	h->pid = pid_tgid >> 32;
+	h->tid = (__u32)pid_tgid;
+	h->uid = (__u32)bpf_get_current_uid_gid();
+	h->flags = 0;
+	bpf_get_current_comm(h->comm, sizeof(h->comm));
 }
 
 /* The arguments of a traced function, at a trampoline (fentry/fexit). */

@@ -41,25 +41,6 @@ struct smb2_ctl smb2 = {
 		     SMB2_NO_HOOK },
 };
 
-/* A request in flight, from its mid's allocation on. */
-struct smb2_req {
-	__u64 start_ns; /* first: the agent sweeps by it; submitted, else allocated */
-	__u64 alloc_ns;
-	__u64 sent_ns; /* 0: not seen */
-	__u64 recv_ns; /* 0: not seen */
-	struct smb2_ids ids;
-	__u32 pid;
-	__u32 tid;
-	__u32 uid;
-	__u32 dev;
-	__u32 flags; /* EF_* of the event */
-	__u16 granted;
-	__u16 pad;
-	char comm[SMBLAT_COMM_LEN];
-	char name[SMBLAT_NAME_LEN];
-	__u64 server; /* struct TCP_Server_Info *: the mid's, else the allocation's argument */
-};
-
 /*
  * Keyed by mid pointer. A plain hash: an LRU would evict requests in flight
  * before it is full; mids freed where no hook sees them are swept by the
@@ -224,17 +205,17 @@ static __always_inline void smb2_read_response(struct mid_q_entry *mid, struct s
 	struct smb2_ids rsp = {};
 	void *buf = NULL;
 
-	if (r->flags & EF_SMB2_STATUS || !bpf_core_field_exists(mid->resp_buf))
+	if (r->flags & RF_SMB2_STATUS || !bpf_core_field_exists(mid->resp_buf))
 		return;
 	buf = BPF_CORE_READ(mid, resp_buf);
 	if (!buf || bpf_probe_read_kernel(hdr, sizeof(hdr), buf) < 0 || !smb2_hdr_parse(hdr, &rsp))
 		return;
 	r->ids.status = rsp.status;
 	r->granted = rsp.credits;
-	r->flags |= EF_SMB2_STATUS | EF_SMB2_GRANTED;
-	if (rsp.flags & EF_SMB2_ASYNC) {
+	r->flags |= RF_SMB2_STATUS | RF_SMB2_GRANTED;
+	if (rsp.flags & RF_SMB2_ASYNC) {
 		r->ids.async_id = rsp.async_id;
-		r->flags |= EF_SMB2_ASYNC;
+		r->flags |= RF_SMB2_ASYNC;
 	}
 	/* the server names a new session in its answer to the first setup */
 	if (!r->ids.session)
@@ -269,12 +250,12 @@ static __always_inline void smb2_req_origin(struct smb2_req *r)
 		if (!sb_is_smb(sb))
 			continue;
 		r->dev = BPF_CORE_READ(sb, s_dev);
-		r->flags |= EF_HAS_DEV;
+		r->flags |= RF_HAS_DEV;
 		de = arg_dentry(pfc->name_kind, arg_at(pf->args, pfc->name_arg));
 		if (de) {
 			name = BPF_CORE_READ(de, d_name.name);
 			if (name && bpf_probe_read_kernel_str(r->name, sizeof(r->name), name) > 0)
-				r->flags |= EF_HAS_NAME;
+				r->flags |= RF_HAS_NAME;
 		}
 		return;
 	}
@@ -349,7 +330,7 @@ static __always_inline void smb2_on_alloc(__u64 shdr, __u64 server, __u64 ret)
 	struct smb2_req r = {};
 	char host[SMBLAT_NAME_LEN];
 
-	if (!smb2.on || !mid || ret >= (__u64)-4095 || !task_wanted())
+	if (!smb2.on || !mid || ret >= (__u64)-SMBLAT_MAX_ERRNO || !task_wanted())
 		return;
 	if (!shdr || bpf_probe_read_kernel(hdr, sizeof(hdr), (void *)shdr) < 0 ||
 	    !smb2_hdr_parse(hdr, &r.ids))
@@ -364,7 +345,7 @@ static __always_inline void smb2_on_alloc(__u64 shdr, __u64 server, __u64 ret)
 	if (!smb2_session_wanted(r.ids.session) ||
 	    (smb2.n_servers && (!smb2_host(r.server, host) || !smb2_server_wanted(host))))
 		return;
-	r.flags = EF_SMB2 | r.ids.flags;
+	r.flags = r.ids.flags;
 	r.pid = pid_tgid >> 32;
 	r.tid = tid;
 	r.uid = (__u32)bpf_get_current_uid_gid();
@@ -430,63 +411,64 @@ static __always_inline void smb2_split(struct mid_q_entry *mid, const struct smb
 	s->wake_ns = end - recv;
 }
 
-/* The fields of a request's event (an SMB2_* entry or a connection event from it). */
-static __always_inline void smb2_fill(struct event *e, const struct smb2_req *r, __u32 id, __u64 lat)
+/* A request's record: an SMB2_* entry (REC_SMB2_REQ) or a connection event made from it. */
+static __always_inline void smb2_fill(struct rec_smb2 *e, enum rec_kind kind, const struct smb2_req *r,
+				      __u32 id, __u64 lat)
 {
 	struct TCP_Server_Info *srv = (struct TCP_Server_Info *)r->server;
 
-	e->end_ns = bpf_ktime_get_boot_ns();
-	e->latency_ns = lat;
-	e->ret = 0;
-	e->func_id = id;
-	e->pid = r->pid;
-	e->tid = r->tid;
-	e->uid = r->uid;
+	/* the task that made the request, not the one ending it */
+	e->h.kind = kind;
+	e->h.func_id = id;
+	e->h.end_ns = bpf_ktime_get_boot_ns();
+	e->h.latency_ns = lat;
+	e->h.pid = r->pid;
+	e->h.tid = r->tid;
+	e->h.uid = r->uid;
+	e->h.flags = r->flags;
+	__builtin_memcpy(e->h.comm, r->comm, sizeof(e->h.comm));
+	e->ids = r->ids;
 	e->dev = r->dev;
-	e->flags = 0;
-	e->kstack_sz = 0;
-	e->ustack_sz = 0;
-	for (int i = 0; i < SMBLAT_MAX_ARGS; i++)
-		e->args[i] = 0;
-	__builtin_memcpy(e->comm, r->comm, sizeof(e->comm));
+	e->credits_granted = r->granted;
+	e->event = 0;
+	for (int i = 0; i < 4; i++)
+		e->event_val[i] = 0;
+	e->split.send_ns = 0;
+	e->split.rtt_ns = 0;
+	e->split.wake_ns = 0;
 	__builtin_memcpy(e->name, r->name, sizeof(e->name));
-	e->wire_n = 0;
-	e->wire_ns = 0;
-	smb2_event_clear(e);
-	smb2_ids_fill(e, &r->ids);
-	e->flags |= r->flags;
-	e->smb_status = r->ids.status;
-	e->smb_credits_granted = r->granted;
-	smb2_host(r->server, e->smb_server);
+	e->server[0] = 0;
+	smb2_host(r->server, e->server);
+	e->conn_id = 0;
 	if (srv && bpf_core_field_exists(struct TCP_Server_Info, conn_id))
-		e->smb_conn_id = BPF_CORE_READ(srv, conn_id);
+		e->conn_id = BPF_CORE_READ(srv, conn_id);
 }
 
 static __always_inline void smb2_emit(const struct smb2_req *r, __u32 id, __u64 lat,
 				      const struct smb2_split *s)
 {
-	struct event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	struct rec_smb2 *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
 	if (!e) {
 		account_lost(id);
 		return;
 	}
-	smb2_fill(e, r, id, lat);
-	e->smb_split = *s;
-	e->flags |= EF_SMB2_SPLIT;
+	smb2_fill(e, REC_SMB2_REQ, r, id, lat);
+	e->split = *s;
 	bpf_ringbuf_submit(e, 0);
 }
 
 /* Session set up and logged off: connection events of their own, whatever their latency. */
 static __always_inline void smb2_session_event(const struct smb2_req *r, __u64 lat)
 {
+	struct rec_smb2 *e;
 	enum smb_event k;
-	struct event *e;
 	__u32 id;
 
-	if (r->ids.cmd == 1 && (r->flags & EF_SMB2_STATUS) && r->ids.status == SMB2_STATUS_SUCCESS)
+	if (r->ids.cmd == SMB2_CMD_SESSION_SETUP && (r->flags & RF_SMB2_STATUS) &&
+	    r->ids.status == SMB2_STATUS_SUCCESS)
 		k = SMB_EV_SESSION_SETUP;
-	else if (r->ids.cmd == 2)
+	else if (r->ids.cmd == SMB2_CMD_LOGOFF)
 		k = SMB_EV_LOGOFF;
 	else
 		return;
@@ -498,9 +480,8 @@ static __always_inline void smb2_session_event(const struct smb2_req *r, __u64 l
 		account_lost(id);
 		return;
 	}
-	smb2_fill(e, r, id, lat);
-	e->flags |= EF_SMB_EVENT;
-	e->smb_event = k;
+	smb2_fill(e, REC_SMB_EVENT, r, id, lat);
+	e->event = k;
 	bpf_ringbuf_submit(e, 0);
 }
 
@@ -523,9 +504,9 @@ static __always_inline void smb2_finish(struct mid_q_entry *mid, struct smb2_req
 	if (fc && (fc->flags & FF_ENABLED)) {
 		slow = lat >= fc->threshold_ns;
 		account(id, lat, slow, ACCT_SHARED);
-		if (r->flags & EF_HAS_DEV)
+		if (r->flags & RF_HAS_DEV)
 			share_account(id, r->dev, lat, slow, ACCT_SHARED);
-		if (slow || ((fc->flags & FF_ERRORS) && (r->flags & EF_SMB2_STATUS) &&
+		if (slow || ((fc->flags & FF_ERRORS) && (r->flags & RF_SMB2_STATUS) &&
 			     smb2_status_failed(r->ids.status)))
 			smb2_emit(r, id, lat, &s);
 	}

@@ -17,19 +17,6 @@
 /* Set by the agent when it found the request's layout (its SMB2 header ids). */
 struct smbd_hdr_layout smbd_hdr = {};
 
-struct smbd_req_key {
-	__u32 tgid;
-	__u32 pad;
-	__u64 req;
-};
-
-struct smbd_req_start {
-	__u64 start_ns; /* first: the agent sweeps by it */
-	__u32 func_id;
-	__u32 has_ids;
-	struct smb2_ids ids; /* of the inbound header, with has_ids */
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
@@ -83,7 +70,7 @@ static __always_inline int smbd_request_end(struct pt_regs *regs)
 	struct smb2_ids ids;
 	bool has_ids;
 	struct func_cfg *fc;
-	struct event *e;
+	struct rec_smbd_req *e;
 	bool slow;
 
 	s = bpf_map_lookup_elem(&smbd_reqs, &k);
@@ -110,12 +97,11 @@ static __always_inline int smbd_request_end(struct pt_regs *regs)
 		account_lost(f.func_id);
 		return 0;
 	}
-	call_fill(regs, e, fc, &f, f.func_id, lat, status, false);
-	if (has_ids) {
-		/* the client's SMB_SESSION_ID and SMB_MID: the two sides join on them */
-		smb2_event_clear(e);
-		smb2_ids_fill(e, &ids);
-	}
+	call_fill(regs, &e->c, REC_SMBD_REQ, fc, &f, f.func_id, lat, status);
+	e->ids = ids;
+	/* the client's SMB_SESSION_ID and SMB_MID: the two sides join on them */
+	if (has_ids)
+		e->c.h.flags |= RF_SMB2_IDS | ids.flags;
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }

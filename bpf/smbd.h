@@ -7,6 +7,8 @@
 #ifndef SMBLAT_SMBD_H
 #define SMBLAT_SMBD_H
 
+#include "smblat.h" /* the records' head, when this header comes first */
+
 #define SMBLAT_PROCS_MAX 32768 /* followed processes */
 #define SMBLAT_REASON_LEN 64
 
@@ -29,6 +31,7 @@ struct procs_ctl {
 	uint32_t seed_pid;  /* tasks_seed: account it and its later children */
 	char acct_comm[16]; /* account processes exec'ing with this comm; "" none */
 };
+SMBLAT_SIZE(procs_ctl, 48);
 
 /*
  * Phases of an smbd loop thread: at any moment it is in exactly one, so
@@ -76,6 +79,7 @@ struct split_thread {
 	uint64_t n[_SPLIT_N_MAX];
 	uint64_t dead_ns; /* the thread exited: the agent takes the entry after reading it */
 };
+SMBLAT_SIZE(split_thread, 168);
 
 /* Per smbd process ("smbd_procs", keyed by tgid); worker threads add, so counters are atomic. */
 struct smbd_proc {
@@ -105,6 +109,7 @@ struct smbd_proc {
 	uint32_t pad;
 	uint64_t ustack[32];
 };
+SMBLAT_SIZE(smbd_proc, 536);
 
 /* An oplock or lease break smbd sent and has not seen answered yet. */
 struct smbd_break_key {
@@ -112,12 +117,14 @@ struct smbd_break_key {
 	uint32_t oplock; /* 1: oplock (answered in order), 0: lease (by key) */
 	uint64_t key[2]; /* lease key; oplock: the sequence number */
 };
+SMBLAT_SIZE(smbd_break_key, 24);
 
 struct smbd_break {
 	uint64_t start_ns;
 	uint32_t from; /* lease state, or oplock level */
 	uint32_t to;
 };
+SMBLAT_SIZE(smbd_break, 16);
 
 /* smbd layer: where Samba keeps the inbound SMB2 header of a request. */
 /*
@@ -132,5 +139,59 @@ struct smbd_hdr_layout {
 	uint32_t in_vector;   /* offset of struct iovec *in.vector */
 	uint32_t pad;
 };
+SMBLAT_SIZE(smbd_hdr_layout, 16);
+
+/* In flight (smbd_reqs): an SMB2 request of smbd from its handler to its reply. */
+struct smbd_req_key {
+	uint32_t tgid;
+	uint32_t pad;
+	uint64_t req;
+};
+SMBLAT_SIZE(smbd_req_key, 16);
+
+struct smbd_req_start {
+	uint64_t start_ns; /* first: the agent sweeps by it */
+	uint32_t func_id;
+	uint32_t has_ids;
+	struct smb2_ids ids; /* of the inbound header, with has_ids */
+};
+SMBLAT_SIZE(smbd_req_start, 64);
+INFLIGHT_VALUE(smbd_req_start);
+
+/* REC_SMBD_REQ: an SMB2 request of smbd, handler to reply; RETVAL is the NTSTATUS. */
+struct rec_smbd_req {
+	struct rec_call c;
+	struct smb2_ids ids; /* RF_SMB2_IDS: the client's header ids, the two sides join on them */
+};
+
+/* REC_SMBD_EXIT: an smbd process exited; latency is its lifetime. */
+struct rec_smbd_exit {
+	struct rec_head h;
+	int32_t exit_code; /* task exit_code: status << 8 | signal */
+	uint32_t status;   /* first NTSTATUS a connection was disconnected with, 0: none */
+	uint32_t ppid;
+	uint32_t exit_how;        /* 1: smbd_exit_server, 2: _cleanly, 0: neither */
+	uint32_t last_err_nr;     /* the last syscall that failed, + 1 (0: none) */
+	int32_t last_err;         /* its errno */
+	uint64_t last_err_ago_ns; /* how long before the exit it returned */
+	uint8_t peer[32];         /* the client's sockaddr */
+	char reason[SMBLAT_REASON_LEN];
+	char location[SMBLAT_REASON_LEN];
+	struct rec_stacks st; /* user stack: at exit_server, else where it was at the exit */
+};
+
+/* REC_SMBD_BREAK: an oplock or lease break answered; latency is break to answer. */
+struct rec_smbd_break {
+	struct rec_head h;
+	uint32_t from; /* lease state, or oplock level */
+	uint32_t to;
+	uint64_t key[2]; /* lease key; 0 for oplocks */
+	uint32_t oplock; /* 1: an oplock break, 0: a lease break */
+	uint32_t pad;
+};
+
+SMBLAT_AT(rec_smbd_req, ids, sizeof(struct rec_call));
+SMBLAT_SIZE(rec_smbd_exit, 56 + 32 + 32 + 2 * SMBLAT_REASON_LEN + sizeof(struct rec_stacks));
+SMBLAT_SIZE(rec_smbd_break, 56 + 32);
 
 #endif

@@ -179,7 +179,7 @@ static __always_inline void break_event(struct pt_regs *regs, __u32 id1, const s
 	__u64 lat = bpf_ktime_get_ns() - b->start_ns;
 	__u32 id = id1 - 1;
 	struct func_cfg *fc;
-	struct event *e;
+	struct rec_smbd_break *e;
 
 	if (!id1)
 		return;
@@ -192,19 +192,12 @@ static __always_inline void break_event(struct pt_regs *regs, __u32 id1, const s
 		account_lost(id);
 		return;
 	}
-	event_task(e, id, lat);
-	e->flags = EF_SMBD_BREAK;
-	e->ret = 0;
-	e->dev = 0;
-	e->name[0] = 0;
-	e->args[0] = b->from;
-	e->args[1] = to;
-	e->args[2] = k->oplock ? 0 : k->key[0];
-	e->args[3] = k->oplock ? 0 : k->key[1];
-	e->args[4] = k->oplock;
-	e->args[5] = 0;
-	e->kstack_sz = 0;
-	e->ustack_sz = 0;
+	rec_head_fill(&e->h, REC_SMBD_BREAK, id, lat);
+	e->from = b->from;
+	e->to = to;
+	e->key[0] = k->oplock ? 0 : k->key[0];
+	e->key[1] = k->oplock ? 0 : k->key[1];
+	e->oplock = k->oplock;
 	bpf_ringbuf_submit(e, 0);
 }
 

@@ -8,10 +8,10 @@
 #define SMBLAT_SMBEVENT_BPF_H
 
 /* An event of kind k with the task that fired it, or NULL (counted as lost). */
-static __always_inline struct event *smb_event_new(enum smb_event k)
+static __always_inline struct rec_smb2 *smb_event_new(enum smb_event k)
 {
 	__u32 id = smb2_event_id(k);
-	struct event *e;
+	struct rec_smb2 *e;
 
 	if (!smb2.on || id == SMB2_NO_HOOK)
 		return NULL;
@@ -20,28 +20,28 @@ static __always_inline struct event *smb_event_new(enum smb_event k)
 		account_lost(id);
 		return NULL;
 	}
-	event_task(e, id, 0);
-	e->ret = 0;
+	rec_head_fill(&e->h, REC_SMB_EVENT, id, 0);
+	__builtin_memset(&e->ids, 0, sizeof(e->ids));
+	e->conn_id = 0;
 	e->dev = 0;
-	e->flags = EF_SMB_EVENT;
-	e->kstack_sz = 0;
-	e->ustack_sz = 0;
-	for (int i = 0; i < SMBLAT_MAX_ARGS; i++)
-		e->args[i] = 0;
+	e->credits_granted = 0;
+	e->event = k;
+	for (int i = 0; i < 4; i++)
+		e->event_val[i] = 0;
+	e->split.send_ns = 0;
+	e->split.rtt_ns = 0;
+	e->split.wake_ns = 0;
 	e->name[0] = 0;
-	e->wire_n = 0;
-	e->wire_ns = 0;
-	smb2_event_clear(e);
-	e->smb_event = k;
+	e->server[0] = 0;
 	return e;
 }
 
 /* Events about a server by name: its connection id, the host, the current mid. */
-static __always_inline struct event *smb_event_server(enum smb_event k, const __u64 *ctx)
+static __always_inline struct rec_smb2 *smb_event_server(enum smb_event k, const __u64 *ctx)
 {
 	char host[SMBLAT_NAME_LEN] = {};
 	struct smb2_conn *c;
-	struct event *e;
+	struct rec_smb2 *e;
 	__u64 conn;
 
 	if (bpf_probe_read_kernel_str(host, sizeof(host), (void *)ctx[2]) < 0)
@@ -51,17 +51,17 @@ static __always_inline struct event *smb_event_server(enum smb_event k, const __
 	e = smb_event_new(k);
 	if (!e)
 		return NULL;
-	e->smb_mid = ctx[0];
-	e->smb_conn_id = ctx[1];
-	__builtin_memcpy(e->smb_server, host, sizeof(host));
+	e->ids.mid = ctx[0];
+	e->conn_id = ctx[1];
+	__builtin_memcpy(e->server, host, sizeof(host));
 	conn = ctx[1]; /* keys from the stack: older kernels take no ring buffer memory */
 	c = bpf_map_lookup_elem(&smb2_conns, &conn);
 	if (c) {
-		e->smb_session = c->session;
-		e->smb_tree = c->tree;
+		e->ids.session = c->session;
+		e->ids.tree = c->tree;
 		e->dev = c->dev;
 		if (c->dev)
-			e->flags |= EF_HAS_DEV;
+			e->h.flags |= RF_HAS_DEV;
 	}
 	return e;
 }
@@ -70,7 +70,7 @@ static __always_inline struct event *smb_event_server(enum smb_event k, const __
 SEC("raw_tp/smb3_reconnect")
 int smb2_tp_reconnect(__u64 *ctx)
 {
-	struct event *e = smb_event_server(SMB_EV_RECONNECT, ctx);
+	struct rec_smb2 *e = smb_event_server(SMB_EV_RECONNECT, ctx);
 
 	if (e)
 		bpf_ringbuf_submit(e, 0);
@@ -80,14 +80,14 @@ int smb2_tp_reconnect(__u64 *ctx)
 /* smb3_credit_timeout / smb3_insufficient_credits(currmid, conn_id, hostname, credits, needed, in_flight) */
 static __always_inline int smb2_credit_stall(__u64 *ctx, bool none_in_flight)
 {
-	struct event *e = smb_event_server(SMB_EV_CREDIT_STALL, ctx);
+	struct rec_smb2 *e = smb_event_server(SMB_EV_CREDIT_STALL, ctx);
 
 	if (!e)
 		return 0;
-	e->smb_event_val[0] = (int)ctx[3];
-	e->smb_event_val[1] = (int)ctx[4];
-	e->smb_event_val[2] = (int)ctx[5];
-	e->smb_event_val[3] = none_in_flight;
+	e->event_val[0] = (int)ctx[3];
+	e->event_val[1] = (int)ctx[4];
+	e->event_val[2] = (int)ctx[5];
+	e->event_val[3] = none_in_flight;
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
@@ -105,18 +105,17 @@ SEC("raw_tp/smb3_insufficient_credits") int smb2_tp_credit_short(__u64 *ctx)
 SEC("raw_tp/smb3_ses_expired")
 int smb2_tp_ses_expired(__u64 *ctx)
 {
-	struct event *e;
+	struct rec_smb2 *e;
 
 	if (!smb2_session_wanted(ctx[1]))
 		return 0;
 	e = smb_event_new(SMB_EV_SESSION_EXPIRED);
 	if (!e)
 		return 0;
-	e->smb_tree = (__u32)ctx[0];
-	e->smb_session = ctx[1];
-	e->smb_cmd = (__u16)ctx[2];
-	e->smb_mid = ctx[3];
-	e->flags |= EF_SMB2;
+	e->ids.tree = (__u32)ctx[0];
+	e->ids.session = ctx[1];
+	e->ids.cmd = (__u16)ctx[2];
+	e->ids.mid = ctx[3];
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
@@ -125,20 +124,19 @@ int smb2_tp_ses_expired(__u64 *ctx)
 SEC("raw_tp/smb3_tcon")
 int smb2_tp_tcon(__u64 *ctx)
 {
-	struct event *e;
+	struct rec_smb2 *e;
 
 	if (!smb2_session_wanted(ctx[2]))
 		return 0;
 	e = smb_event_new(SMB_EV_TREE_CONNECT);
 	if (!e)
 		return 0;
-	e->smb_tree = (__u32)ctx[1];
-	e->smb_session = ctx[2];
-	e->smb_cmd = 3; /* SMB2_TREE_CONNECT */
+	e->ids.tree = (__u32)ctx[1];
+	e->ids.session = ctx[2];
+	e->ids.cmd = SMB2_CMD_TREE_CONNECT;
 	/* the share's UNC name, read by the decoder from name: it is no file */
 	bpf_probe_read_kernel_str(e->name, sizeof(e->name), (void *)ctx[3]);
-	e->smb_event_val[0] = (int)ctx[4];
-	e->flags |= EF_SMB2;
+	e->event_val[0] = (int)ctx[4];
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
@@ -153,7 +151,7 @@ int smb2_tp_slow_rsp(__u64 *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct smb2_freed *f = bpf_map_lookup_elem(&smb2_freeing, &tid);
-	struct event *e;
+	struct rec_smb2 *e;
 
 	if (f && f->r.ids.mid != ctx[1])
 		f = NULL;
@@ -164,15 +162,13 @@ int smb2_tp_slow_rsp(__u64 *ctx)
 	if (!e)
 		return 0;
 	if (f) {
-		smb2_fill(e, &f->r, e->func_id, bpf_ktime_get_ns() - f->r.start_ns);
-		e->flags |= EF_SMB_EVENT;
-		e->smb_event = SMB_EV_SLOW_RESPONSE;
+		smb2_fill(e, REC_SMB_EVENT, &f->r, e->h.func_id, bpf_ktime_get_ns() - f->r.start_ns);
+		e->event = SMB_EV_SLOW_RESPONSE;
 	} else {
-		e->tid = (__u32)ctx[2]; /* the mid's creator */
+		e->h.tid = (__u32)ctx[2]; /* the mid's creator */
 	}
-	e->smb_cmd = (__u16)ctx[0];
-	e->smb_mid = ctx[1];
-	e->flags |= EF_SMB2;
+	e->ids.cmd = (__u16)ctx[0];
+	e->ids.mid = ctx[1];
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }

@@ -14,7 +14,17 @@ typedef __s64 int64_t;
 #else
 #include <stdint.h>
 #endif
-#include "block.h"
+
+/*
+ * Every struct both sides use has its size (and where it matters, a
+ * member's offset) held here at compile time, by the BPF compiler and the
+ * agent's alike; tests/test-records.c compares every member with the BTF of
+ * the built object.
+ */
+#define SMBLAT_SIZE(type, size) _Static_assert(sizeof(struct type) == (size), "struct " #type " changed size")
+#define SMBLAT_AT(type, member, off)                                                                         \
+	_Static_assert(__builtin_offsetof(struct type, member) == (off), "struct " #type "." #member " move" \
+									 "d")
 
 #define SMBLAT_MAX_FUNCS 1024    /* function ids, across all layers */
 #define SMBLAT_NO_ID 0xffffffffu /* no function: every lookup by it fails */
@@ -26,6 +36,13 @@ typedef __s64 int64_t;
 #define SMBLAT_COMM_LEN 16
 #define SMBLAT_NEST 16          /* nested probed calls tracked per task */
 #define SMBLAT_SYSCALL_MAX 1024 /* syscall numbers the syscall: targets can have */
+#define SMBLAT_MAX_ERRNO 4095   /* the kernel's MAX_ERRNO: -4095..-1 returned are -errno */
+
+/* A kernel return value that is a -errno (a failed syscall, an ERR_PTR()). */
+static inline int smblat_is_errno(int64_t v)
+{
+	return v < 0 && v >= -SMBLAT_MAX_ERRNO;
+}
 
 /* The kernel's own dev_t (super_block.s_dev, disk_devt): MINORBITS is 20. */
 static inline uint32_t smblat_kdev(uint32_t major, uint32_t minor)
@@ -99,6 +116,7 @@ struct func_cfg {
 	 */
 	uint32_t op;
 };
+SMBLAT_SIZE(func_cfg, 24);
 
 /*
  * Per function id and CPU: all calls, not only slow ones. The call count is
@@ -115,12 +133,14 @@ struct func_stats {
 	uint64_t mm_epoch[2];
 	uint64_t hist[SMBLAT_NBUCKETS];
 };
+SMBLAT_SIZE(func_stats, 1336);
 
 /* Global counters, one per CPU, in the "totals" array. */
 struct global_stats {
 	uint64_t nest_overflow; /* entries dropped: nesting deeper than SMBLAT_NEST */
 	uint64_t no_storage;    /* entries dropped: no room for the thread's frames */
 };
+SMBLAT_SIZE(global_stats, 16);
 
 /*
  * Where a kprobe or uprobe fired, for kernels without BPF cookies: the
@@ -130,106 +150,7 @@ struct probe_place {
 	uint64_t addr;   /* kernel function address; uprobe: inode number */
 	uint64_t offset; /* uprobe: offset in the file; kprobe: 0 */
 };
-
-enum event_flags {
-	EF_HAS_DEV = 1u << 0,
-	EF_HAS_NAME = 1u << 1,
-	EF_HAS_RET = 1u << 2,
-	/* block layer */
-	EF_BLOCK = 1u << 3,       /* the blk_* fields are set */
-	EF_BLOCK_QUEUE = 1u << 4, /* blk_queue_ns measured from block_rq_insert */
-	/* smb2 layer */
-	EF_SMB2 = 1u << 6,          /* an SMB2 request: smb_* fields are set */
-	EF_SMB2_COMPOUND = 1u << 7, /* the request was part of a compound chain */
-	EF_SMB2_STATUS = 1u << 8,   /* smb_status came from the response header */
-	EF_WIRE = 1u << 9,          /* wire_* list the SMB2 requests the call waited on */
-	/* smbd layer: an smbd process exited (smbd.h), an oplock or lease break answered */
-	EF_SMBD_EXIT = 1u << 10,
-	EF_SMBD_BREAK = 1u << 11,
-	EF_KSTACK_ID = 1u << 12,    /* kstack_sz is the id of the call's entry stack in kstacks */
-	EF_SMB2_ASYNC = 1u << 13,   /* smb_async_id came from an async header */
-	EF_SMB2_GRANTED = 1u << 14, /* smb_credits_granted came from the response header */
-	EF_SMB2_SPLIT = 1u << 15,   /* smb_split: where the request's time went */
-	EF_SMB_EVENT = 1u << 16,    /* a connection event (smb_event), no slow call */
-};
-
-/*
- * smb2 layer: where an SMB2 request's time went, in ns. Each request:
- * before it was on the wire (credits, the connection's send lock, the send
- * itself), until its response arrived (network and server), until the
- * task waiting for it ran again. A VFS call's event sums those of the
- * requests it waited on.
- */
-struct smb2_split {
-	uint64_t send_ns;
-	uint64_t rtt_ns;
-	uint64_t wake_ns;
-};
-
-/* smb2 layer: connection events (EF_SMB_EVENT), each its own FUNCTION and MESSAGE_ID. */
-enum smb_event {
-	SMB_EV_RECONNECT,       /* cifs tracepoint smb3_reconnect */
-	SMB_EV_SESSION_SETUP,   /* an SMB2_SESSION_SETUP request succeeded */
-	SMB_EV_LOGOFF,          /* an SMB2_LOGOFF request completed */
-	SMB_EV_SESSION_EXPIRED, /* cifs tracepoint smb3_ses_expired */
-	SMB_EV_TREE_CONNECT,    /* cifs tracepoint smb3_tcon */
-	SMB_EV_CREDIT_STALL,    /* cifs tracepoints smb3_credit_timeout, smb3_insufficient_credits */
-	SMB_EV_SLOW_RESPONSE,   /* cifs tracepoint smb3_slow_rsp */
-	_SMB_EV_MAX,
-};
-
-/* smb2 layer: one SMB2 request a traced call waited on. */
-#define SMBLAT_WIRE_MAX 8
-struct wire_req {
-	uint32_t lat_us;
-	uint16_t cmd; /* SMB2 command code */
-	uint16_t pad;
-};
-
-/* One slow call, as sent through the ring buffer. */
-struct event {
-	uint64_t end_ns; /* CLOCK_BOOTTIME */
-	uint64_t latency_ns;
-	uint64_t ret;
-	uint64_t args[SMBLAT_MAX_ARGS];
-	uint32_t func_id;
-	uint32_t pid;
-	uint32_t tid;
-	uint32_t uid;
-	uint32_t dev;      /* super_block s_dev (kernel encoding) */
-	uint32_t flags;    /* enum event_flags */
-	int32_t kstack_sz; /* bytes in kstack, or negative errno */
-	int32_t ustack_sz;
-	char comm[SMBLAT_COMM_LEN];
-	char name[SMBLAT_NAME_LEN];
-	/* block layer: the request, as issued */
-	uint64_t blk_sector;
-	uint64_t blk_queue_ns; /* insert to issue */
-	uint32_t blk_bytes;
-	uint32_t blk_op; /* cmd_flags & REQ_OP_MASK, the kernel's numbering */
-	char blk_disk[BLOCK_DISK_LEN];
-	uint64_t kstack[SMBLAT_STACK_SLOTS];
-	uint64_t ustack[SMBLAT_STACK_SLOTS];
-	/* smb2 layer: the request (EF_SMB2) and the requests a call waited on (EF_WIRE) */
-	uint64_t smb_mid;
-	uint32_t smb_status; /* NT status of the response */
-	uint16_t smb_cmd;
-	uint16_t wire_n;  /* requests waited on, also those past wire[] */
-	uint64_t wire_ns; /* their total latency */
-	struct wire_req wire[SMBLAT_WIRE_MAX];
-	char smb_server[SMBLAT_NAME_LEN];
-	/* smb2 layer: the rest of the SMB2 header (EF_SMB2), the split (EF_SMB2_SPLIT, EF_WIRE) */
-	uint64_t smb_session;
-	uint64_t smb_async_id; /* EF_SMB2_ASYNC */
-	uint32_t smb_tree;
-	uint16_t smb_credit_charge;
-	uint16_t smb_credits_requested;
-	uint16_t smb_credits_granted; /* EF_SMB2_GRANTED */
-	uint16_t smb_event;           /* enum smb_event, with EF_SMB_EVENT */
-	int32_t smb_event_val[4]; /* credit stalls: credits, needed, in flight, none in flight; tree connect: rc */
-	uint64_t smb_conn_id; /* the kernel's connection id (events) */
-	struct smb2_split smb_split;
-};
+SMBLAT_SIZE(probe_place, 16);
 
 /*
  * What the programs do instead where the kernel lacks a feature
@@ -251,8 +172,21 @@ struct smblat_cfg {
 	uint64_t cgroup_id;   /* 0: every cgroup */
 	char comm[SMBLAT_COMM_LEN];
 };
+SMBLAT_SIZE(smblat_cfg, 40);
 
+#include "record.h"
+
+/*
+ * The values of the in-flight tables (a request that starts on one hook
+ * and ends on another: block, smb2, smbd) begin with the time it started,
+ * by which the agent sweeps those it never saw end (probes/inflight.c).
+ */
+#define INFLIGHT_VALUE(type) \
+	_Static_assert(__builtin_offsetof(struct type, start_ns) == 0, "struct " #type ": start_ns first")
+
+#include "block.h"
 #include "smb2.h"
+#include "vfs.h"
 #include "smbd.h"
 #include "sysacct.h"
 #include "stacks.h"

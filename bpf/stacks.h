@@ -19,16 +19,19 @@ struct stack_key {
 	int32_t ustack;
 	char comm[16]; /* the thread's, at the call: the folded line's root */
 };
+SMBLAT_SIZE(stack_key, 32);
 
 struct stack_count {
 	uint64_t count;
 	uint64_t total_ns;
 };
+SMBLAT_SIZE(stack_count, 16);
 
 /* Per function id and CPU: calls whose stacks were not counted. */
 struct stack_lost {
 	uint64_t stack_full; /* the stack map had no room (or a hash collision) */
 	uint64_t keys_full;  /* the counts map had no room */
 };
+SMBLAT_SIZE(stack_lost, 16);
 
 #endif

@@ -106,10 +106,10 @@ static __always_inline int sysacct_enter(__u64 *ctx)
 /* Counted, timed, failures by errno; an event when slow or failed as configured. */
 static __always_inline void acct(void *ctx, struct pt_regs *regs, __u32 id, __u64 lat, long ret)
 {
-	bool failed = ret < 0 && ret >= -4095, slow;
+	bool failed = smblat_is_errno(ret), slow;
 	struct func_cfg *fc = bpf_map_lookup_elem(&funcs, &id);
 	struct frame f = {};
-	struct event *e;
+	struct rec_call *e;
 
 	if (!fc || !(fc->flags & FF_ENABLED))
 		return;
@@ -138,7 +138,7 @@ static __always_inline void acct(void *ctx, struct pt_regs *regs, __u32 id, __u6
 	f.args[2] = PT_REGS_PARM3_CORE_SYSCALL(regs);
 	f.args[3] = PT_REGS_PARM4_CORE_SYSCALL(regs);
 	f.args[4] = PT_REGS_PARM5_CORE_SYSCALL(regs);
-	call_fill(ctx, e, fc, &f, id, lat, (__u64)ret, false);
+	call_fill(ctx, e, REC_CALL, fc, &f, id, lat, (__u64)ret);
 	bpf_ringbuf_submit(e, 0);
 }
 
@@ -157,7 +157,7 @@ static __always_inline void smbd_sys_exit(struct pt_regs *regs, struct sys_call 
 	if (p->reason_ptr && !p->reason[0] &&
 	    bpf_probe_read_user_str(p->reason, sizeof(p->reason), (void *)p->reason_ptr) > 1)
 		p->reason_ptr = 0;
-	if (ret < 0 && ret >= -4095) {
+	if (smblat_is_errno(ret)) {
 		p->last_err_nr = nr + 1;
 		p->last_err = (__s32)-ret;
 		p->last_err_ns = now;

@@ -20,12 +20,14 @@ struct sys_info {
 	uint32_t acct_id; /* function id + 1 of its SYSCALL_<NAME>; 0: not accounted */
 	uint32_t cls;     /* enum sys_class */
 };
+SMBLAT_SIZE(sys_info, 8);
 
 /* Failed calls per function id and errno ("acct_errs", per CPU). */
 struct acct_err_key {
 	uint32_t id;
 	uint32_t err;
 };
+SMBLAT_SIZE(acct_err_key, 8);
 
 #define SMBLAT_ACCT_ERR_KEYS 4096
 

@@ -113,7 +113,7 @@ static __always_inline void smbd_exit_event(void *ctx, struct task_struct *task,
 {
 	__u32 id = procs_ctl.exit_id;
 	struct func_cfg *fc;
-	struct event *e;
+	struct rec_smbd_exit *e;
 	__u64 now = bpf_ktime_get_ns(), lat;
 
 	if (!id)
@@ -129,25 +129,24 @@ static __always_inline void smbd_exit_event(void *ctx, struct task_struct *task,
 		account_lost(id);
 		return;
 	}
-	event_task(e, id, lat);
-	e->flags = EF_SMBD_EXIT;
-	e->ret = BPF_CORE_READ(task, exit_code);
-	e->dev = 0;
-	e->smb_status = p->disc_status;
-	__builtin_memcpy(e->name, p->reason, SMBLAT_REASON_LEN);
-	__builtin_memcpy(e->smb_server, p->location, SMBLAT_REASON_LEN);
-	__builtin_memcpy(e->args, p->peer, sizeof(p->peer));
-	e->args[4] = (__u64)p->last_err_nr | (__u64)(__u32)p->last_err << 32;
-	e->args[5] = (__u64)p->ppid | (__u64)p->exit_how << 32;
-	/* how long before the exit the last failed syscall returned */
-	e->blk_sector = p->last_err_nr ? now - p->last_err_ns : 0;
-	e->kstack_sz = 0;
+	rec_head_fill(&e->h, REC_SMBD_EXIT, id, lat);
+	e->exit_code = BPF_CORE_READ(task, exit_code);
+	e->status = p->disc_status;
+	e->ppid = p->ppid;
+	e->exit_how = p->exit_how;
+	e->last_err_nr = p->last_err_nr;
+	e->last_err = p->last_err;
+	e->last_err_ago_ns = p->last_err_nr ? now - p->last_err_ns : 0;
+	__builtin_memcpy(e->peer, p->peer, sizeof(e->peer));
+	__builtin_memcpy(e->reason, p->reason, SMBLAT_REASON_LEN);
+	__builtin_memcpy(e->location, p->location, SMBLAT_REASON_LEN);
+	e->st.kstack_sz = 0;
 	if (p->ustack_sz > 0) {
-		__builtin_memcpy(e->ustack, p->ustack, sizeof(p->ustack));
-		e->ustack_sz = p->ustack_sz;
+		__builtin_memcpy(e->st.ustack, p->ustack, sizeof(p->ustack));
+		e->st.ustack_sz = p->ustack_sz;
 	} else {
 		/* killed, or exited without exit_server: where it was */
-		e->ustack_sz = bpf_get_stack(ctx, e->ustack, sizeof(e->ustack), BPF_F_USER_STACK);
+		e->st.ustack_sz = bpf_get_stack(ctx, e->st.ustack, sizeof(e->st.ustack), BPF_F_USER_STACK);
 	}
 	bpf_ringbuf_submit(e, 0);
 }

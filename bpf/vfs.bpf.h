@@ -77,20 +77,20 @@ static __always_inline __u32 vfs_dev(const struct func_cfg *fc, const __u64 *arg
 }
 
 /* Device and file name of the call in f, as fc says where to find them. */
-static __always_inline void vfs_fill(struct event *e, const struct func_cfg *fc, const __u64 *args)
+static __always_inline void vfs_fill(struct rec_vfs_call *v, const struct func_cfg *fc, const __u64 *args)
 {
 	struct super_block *sb = arg_sb(fc->sb_kind, arg_at(args, fc->sb_arg));
 	struct dentry *de = arg_dentry(fc->name_kind, arg_at(args, fc->name_arg));
 	const unsigned char *name;
 
 	if (sb) {
-		e->dev = BPF_CORE_READ(sb, s_dev);
-		e->flags |= EF_HAS_DEV;
+		v->dev = BPF_CORE_READ(sb, s_dev);
+		v->c.h.flags |= RF_HAS_DEV;
 	}
 	if (de) {
 		name = BPF_CORE_READ(de, d_name.name);
-		if (name && bpf_probe_read_kernel_str(e->name, sizeof(e->name), name) > 0)
-			e->flags |= EF_HAS_NAME;
+		if (name && bpf_probe_read_kernel_str(v->name, sizeof(v->name), name) > 0)
+			v->c.h.flags |= RF_HAS_NAME;
 	}
 }
 

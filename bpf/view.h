@@ -12,11 +12,13 @@ struct share_key {
 	uint32_t func_id;
 	uint32_t dev; /* super_block s_dev of the share's mount */
 };
+SMBLAT_SIZE(share_key, 8);
 
 /* What the agent sets, at any time. */
 struct view_ctl {
 	uint32_t share_on; /* count calls per share */
 	uint32_t pad;
 };
+SMBLAT_SIZE(view_ctl, 8);
 
 #endif

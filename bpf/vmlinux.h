@@ -2,7 +2,7 @@
 #define __VMLINUX_H__
 
 #ifndef BPF_NO_PRESERVE_ACCESS_INDEX
-#pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)
+#pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
 #endif
 
 typedef signed char __s8;
@@ -277,7 +277,7 @@ struct hrtimer {
 
 struct sched_dl_entity;
 
-typedef struct task_struct * (*dl_server_pick_f)(struct sched_dl_entity *);
+typedef struct task_struct *(*dl_server_pick_f)(struct sched_dl_entity *);
 
 struct rq;
 
@@ -291,15 +291,15 @@ struct sched_dl_entity {
 	s64 runtime;
 	u64 deadline;
 	unsigned int flags;
-	unsigned int dl_throttled: 1;
-	unsigned int dl_yielded: 1;
-	unsigned int dl_non_contending: 1;
-	unsigned int dl_overrun: 1;
-	unsigned int dl_server: 1;
-	unsigned int dl_server_active: 1;
-	unsigned int dl_defer: 1;
-	unsigned int dl_defer_armed: 1;
-	unsigned int dl_defer_running: 1;
+	unsigned int dl_throttled : 1;
+	unsigned int dl_yielded : 1;
+	unsigned int dl_non_contending : 1;
+	unsigned int dl_overrun : 1;
+	unsigned int dl_server : 1;
+	unsigned int dl_server_active : 1;
+	unsigned int dl_defer : 1;
+	unsigned int dl_defer_armed : 1;
+	unsigned int dl_defer_running : 1;
 	struct hrtimer dl_timer;
 	struct hrtimer inactive_timer;
 	struct rq *rq;
@@ -578,17 +578,17 @@ struct unwind_task_info {
 struct desc_struct {
 	u16 limit0;
 	u16 base0;
-	u16 base1: 8;
-	u16 type: 4;
-	u16 s: 1;
-	u16 dpl: 2;
-	u16 p: 1;
-	u16 limit1: 4;
-	u16 avl: 1;
-	u16 l: 1;
-	u16 d: 1;
-	u16 g: 1;
-	u16 base2: 8;
+	u16 base1 : 8;
+	u16 type : 4;
+	u16 s : 1;
+	u16 dpl : 2;
+	u16 p : 1;
+	u16 limit1 : 4;
+	u16 avl : 1;
+	u16 l : 1;
+	u16 d : 1;
+	u16 g : 1;
+	u16 base2 : 8;
 };
 
 struct perf_event;
@@ -612,7 +612,7 @@ struct thread_struct {
 	long unsigned int error_code;
 	struct io_bitmap *io_bitmap;
 	long unsigned int iopl_emul;
-	unsigned int iopl_warn: 1;
+	unsigned int iopl_warn : 1;
 	u32 pkru;
 };
 
@@ -733,7 +733,7 @@ struct task_struct {
 	struct callback_head sched_throttle_work;
 	struct list_head throttle_node;
 	bool throttled;
-	long: 64;
+	long : 64;
 	struct sched_statistics stats;
 	struct hlist_head preempt_notifiers;
 	unsigned int btrace_seq;
@@ -776,27 +776,27 @@ struct task_struct {
 	int pdeath_signal;
 	long unsigned int jobctl;
 	unsigned int personality;
-	unsigned int sched_reset_on_fork: 1;
-	unsigned int sched_contributes_to_load: 1;
-	unsigned int sched_migrated: 1;
-	unsigned int sched_task_hot: 1;
-	long: 28;
-	unsigned int sched_remote_wakeup: 1;
-	unsigned int sched_rt_mutex: 1;
-	unsigned int user_dumpable: 1;
-	unsigned int in_execve: 1;
-	unsigned int init_private_fork_class: 4;
-	unsigned int in_iowait: 1;
-	unsigned int restore_sigmask: 1;
-	unsigned int in_user_fault: 1;
-	unsigned int no_cgroup_migration: 1;
-	unsigned int frozen: 1;
-	unsigned int use_memdelay: 1;
-	unsigned int in_memstall: 1;
-	unsigned int in_eventfd: 1;
-	unsigned int reported_split_lock: 1;
-	unsigned int in_thrashing: 1;
-	unsigned int in_nf_duplicate: 1;
+	unsigned int sched_reset_on_fork : 1;
+	unsigned int sched_contributes_to_load : 1;
+	unsigned int sched_migrated : 1;
+	unsigned int sched_task_hot : 1;
+	long : 28;
+	unsigned int sched_remote_wakeup : 1;
+	unsigned int sched_rt_mutex : 1;
+	unsigned int user_dumpable : 1;
+	unsigned int in_execve : 1;
+	unsigned int init_private_fork_class : 4;
+	unsigned int in_iowait : 1;
+	unsigned int restore_sigmask : 1;
+	unsigned int in_user_fault : 1;
+	unsigned int no_cgroup_migration : 1;
+	unsigned int frozen : 1;
+	unsigned int use_memdelay : 1;
+	unsigned int in_memstall : 1;
+	unsigned int in_eventfd : 1;
+	unsigned int reported_split_lock : 1;
+	unsigned int in_thrashing : 1;
+	unsigned int in_nf_duplicate : 1;
 	long unsigned int atomic_flags;
 	struct restart_block restart_block;
 	pid_t pid;
@@ -955,9 +955,9 @@ struct task_struct {
 	struct callback_head l1d_flush_kill;
 	struct unwind_task_info unwind_info;
 	struct thread_struct thread;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 typedef int (*initcall_t)(void);
@@ -981,7 +981,7 @@ struct file_system_type {
 	int fs_flags;
 	int (*init_fs_context)(struct fs_context *);
 	const struct fs_parameter_spec *parameters;
-	struct dentry * (*mount)(struct file_system_type *, int, const char *, void *);
+	struct dentry *(*mount)(struct file_system_type *, int, const char *, void *);
 	void (*kill_sb)(struct super_block *);
 	struct module *owner;
 	struct file_system_type *next;
@@ -1077,7 +1077,8 @@ struct file_operations {
 	int (*fsync)(struct file *, loff_t, loff_t, int);
 	int (*fasync)(int, struct file *, int);
 	int (*lock)(struct file *, int, struct file_lock *);
-	long unsigned int (*get_unmapped_area)(struct file *, long unsigned int, long unsigned int, long unsigned int, long unsigned int);
+	long unsigned int (*get_unmapped_area)(struct file *, long unsigned int, long unsigned int,
+					       long unsigned int, long unsigned int);
 	int (*check_flags)(int);
 	int (*flock)(struct file *, int, struct file_lock *);
 	ssize_t (*splice_write)(struct pipe_inode_info *, struct file *, loff_t *, size_t, unsigned int);
@@ -1118,26 +1119,26 @@ struct timespec64 {
 };
 
 struct fred_cs {
-	u64 cs: 16;
-	u64 sl: 2;
-	u64 wfe: 1;
+	u64 cs : 16;
+	u64 sl : 2;
+	u64 wfe : 1;
 };
 
 struct fred_ss {
-	u64 ss: 16;
-	u64 sti: 1;
-	u64 swevent: 1;
-	u64 nmi: 1;
-	int: 13;
-	u64 vector: 8;
-	short: 8;
-	u64 type: 4;
-	char: 4;
-	u64 enclave: 1;
-	u64 lm: 1;
-	u64 nested: 1;
-	char: 1;
-	u64 insnlen: 4;
+	u64 ss : 16;
+	u64 sti : 1;
+	u64 swevent : 1;
+	u64 nmi : 1;
+	int : 13;
+	u64 vector : 8;
+	short : 8;
+	u64 type : 4;
+	char : 4;
+	u64 enclave : 1;
+	u64 lm : 1;
+	u64 nested : 1;
+	char : 1;
+	u64 insnlen : 4;
 };
 
 struct pt_regs {
@@ -1173,11 +1174,11 @@ struct pt_regs {
 };
 
 struct idt_bits {
-	u16 ist: 3;
-	u16 zero: 5;
-	u16 type: 5;
-	u16 dpl: 2;
-	u16 p: 1;
+	u16 ist : 3;
+	u16 zero : 5;
+	u16 type : 5;
+	u16 dpl : 2;
+	u16 p : 1;
 };
 
 struct gate_struct {
@@ -1312,10 +1313,10 @@ struct static_key_false {
 struct orc_entry {
 	s16 sp_offset;
 	s16 bp_offset;
-	unsigned int sp_reg: 4;
-	unsigned int bp_reg: 4;
-	unsigned int type: 3;
-	unsigned int signal: 1;
+	unsigned int sp_reg : 4;
+	unsigned int bp_reg : 4;
+	unsigned int type : 3;
+	unsigned int signal : 1;
 } __attribute__((packed));
 
 struct paravirt_callee_save {
@@ -1507,13 +1508,13 @@ struct mm_struct {
 	struct {
 		struct {
 			atomic_t mm_count;
-			long: 64;
-			long: 64;
-			long: 64;
-			long: 64;
-			long: 64;
-			long: 64;
-			long: 64;
+			long : 64;
+			long : 64;
+			long : 64;
+			long : 64;
+			long : 64;
+			long : 64;
+			long : 64;
 		};
 		struct maple_tree mm_mt;
 		long unsigned int mmap_base;
@@ -1588,9 +1589,9 @@ struct mm_struct {
 		long unsigned int ksm_rmap_items;
 		atomic_long_t ksm_zero_pages;
 		mm_id_t mm_id;
-		long: 64;
-		long: 64;
-		long: 64;
+		long : 64;
+		long : 64;
+		long : 64;
 	};
 	long unsigned int cpu_bitmap[0];
 };
@@ -1644,7 +1645,7 @@ struct vm_area_struct {
 	} shared;
 	struct vm_userfaultfd_ctx vm_userfaultfd_ctx;
 	struct pfnmap_track_ctx *pfnmap_track_ctx;
-	long: 64;
+	long : 64;
 };
 
 struct pv_lock_ops {
@@ -1802,17 +1803,17 @@ struct zone {
 	u16 *block_stuck;
 	long unsigned int block_free_base;
 	long unsigned int block_free_nr;
-	long: 64;
+	long : 64;
 	struct cacheline_padding _pad1_;
 	struct free_area free_area[11];
 	long unsigned int flags;
 	spinlock_t lock;
 	struct llist_head trylock_free_pages;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct cacheline_padding _pad2_;
 	long unsigned int percpu_drift_mark;
 	long unsigned int compact_cached_free_pfn;
@@ -1824,17 +1825,17 @@ struct zone {
 	int compact_order_failed;
 	bool compact_blockskip_flush;
 	bool contiguous;
-	long: 0;
+	long : 0;
 	struct cacheline_padding _pad3_;
 	atomic_long_t vm_stat[11];
 	atomic_long_t vm_numa_event[6];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct zoneref {
@@ -1915,9 +1916,9 @@ struct pglist_data {
 	long unsigned int totalreserve_pages;
 	long unsigned int min_unmapped_pages;
 	long unsigned int min_slab_pages;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct cacheline_padding _pad1_;
 	long unsigned int first_deferred_pfn;
 	struct deferred_split deferred_split_queue;
@@ -1928,16 +1929,16 @@ struct pglist_data {
 	long unsigned int nbp_th_nr_cand;
 	struct lruvec __lruvec;
 	long unsigned int flags;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct cacheline_padding _pad2_;
 	struct per_cpu_nodestat *per_cpu_nodestats;
 	atomic_long_t vm_stat[51];
 	struct memory_tier *memtier;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct range {
@@ -1946,9 +1947,9 @@ struct range {
 };
 
 struct seq_operations {
-	void * (*start)(struct seq_file *, loff_t *);
+	void *(*start)(struct seq_file *, loff_t *);
 	void (*stop)(struct seq_file *, void *);
-	void * (*next)(struct seq_file *, void *, loff_t *);
+	void *(*next)(struct seq_file *, void *, loff_t *);
 	int (*show)(struct seq_file *, void *);
 };
 
@@ -1980,44 +1981,44 @@ struct perf_event_attr {
 	};
 	__u64 sample_type;
 	__u64 read_format;
-	__u64 disabled: 1;
-	__u64 inherit: 1;
-	__u64 pinned: 1;
-	__u64 exclusive: 1;
-	__u64 exclude_user: 1;
-	__u64 exclude_kernel: 1;
-	__u64 exclude_hv: 1;
-	__u64 exclude_idle: 1;
-	__u64 mmap: 1;
-	__u64 comm: 1;
-	__u64 freq: 1;
-	__u64 inherit_stat: 1;
-	__u64 enable_on_exec: 1;
-	__u64 task: 1;
-	__u64 watermark: 1;
-	__u64 precise_ip: 2;
-	__u64 mmap_data: 1;
-	__u64 sample_id_all: 1;
-	__u64 exclude_host: 1;
-	__u64 exclude_guest: 1;
-	__u64 exclude_callchain_kernel: 1;
-	__u64 exclude_callchain_user: 1;
-	__u64 mmap2: 1;
-	__u64 comm_exec: 1;
-	__u64 use_clockid: 1;
-	__u64 context_switch: 1;
-	__u64 write_backward: 1;
-	__u64 namespaces: 1;
-	__u64 ksymbol: 1;
-	__u64 bpf_event: 1;
-	__u64 aux_output: 1;
-	__u64 cgroup: 1;
-	__u64 text_poke: 1;
-	__u64 build_id: 1;
-	__u64 inherit_thread: 1;
-	__u64 remove_on_exec: 1;
-	__u64 sigtrap: 1;
-	__u64 __reserved_1: 26;
+	__u64 disabled : 1;
+	__u64 inherit : 1;
+	__u64 pinned : 1;
+	__u64 exclusive : 1;
+	__u64 exclude_user : 1;
+	__u64 exclude_kernel : 1;
+	__u64 exclude_hv : 1;
+	__u64 exclude_idle : 1;
+	__u64 mmap : 1;
+	__u64 comm : 1;
+	__u64 freq : 1;
+	__u64 inherit_stat : 1;
+	__u64 enable_on_exec : 1;
+	__u64 task : 1;
+	__u64 watermark : 1;
+	__u64 precise_ip : 2;
+	__u64 mmap_data : 1;
+	__u64 sample_id_all : 1;
+	__u64 exclude_host : 1;
+	__u64 exclude_guest : 1;
+	__u64 exclude_callchain_kernel : 1;
+	__u64 exclude_callchain_user : 1;
+	__u64 mmap2 : 1;
+	__u64 comm_exec : 1;
+	__u64 use_clockid : 1;
+	__u64 context_switch : 1;
+	__u64 write_backward : 1;
+	__u64 namespaces : 1;
+	__u64 ksymbol : 1;
+	__u64 bpf_event : 1;
+	__u64 aux_output : 1;
+	__u64 cgroup : 1;
+	__u64 text_poke : 1;
+	__u64 build_id : 1;
+	__u64 inherit_thread : 1;
+	__u64 remove_on_exec : 1;
+	__u64 sigtrap : 1;
+	__u64 __reserved_1 : 26;
 	union {
 		__u32 wakeup_events;
 		__u32 wakeup_watermark;
@@ -2047,10 +2048,10 @@ struct perf_event_attr {
 	union {
 		__u32 aux_action;
 		struct {
-			__u32 aux_start_paused: 1;
-			__u32 aux_pause: 1;
-			__u32 aux_resume: 1;
-			__u32 __reserved_3: 29;
+			__u32 aux_start_paused : 1;
+			__u32 aux_pause : 1;
+			__u32 aux_resume : 1;
+			__u32 __reserved_3 : 29;
 		};
 	};
 	__u64 sig_data;
@@ -2164,7 +2165,8 @@ struct ftrace_ops;
 
 struct ftrace_regs;
 
-typedef void (*ftrace_func_t)(long unsigned int, long unsigned int, struct ftrace_ops *, struct ftrace_regs *);
+typedef void (*ftrace_func_t)(long unsigned int, long unsigned int, struct ftrace_ops *,
+			      struct ftrace_regs *);
 
 struct ftrace_hash;
 
@@ -2335,11 +2337,11 @@ struct kobject {
 	const struct kobj_type *ktype;
 	struct kernfs_node *sd;
 	struct kref kref;
-	unsigned int state_initialized: 1;
-	unsigned int state_in_sysfs: 1;
-	unsigned int state_add_uevent_sent: 1;
-	unsigned int state_remove_uevent_sent: 1;
-	unsigned int uevent_suppress: 1;
+	unsigned int state_initialized : 1;
+	unsigned int state_in_sysfs : 1;
+	unsigned int state_add_uevent_sent : 1;
+	unsigned int state_remove_uevent_sent : 1;
+	unsigned int uevent_suppress : 1;
 };
 
 struct module_param_attrs;
@@ -2457,11 +2459,11 @@ struct module {
 	long unsigned int *ftrace_callsites;
 	int num_static_call_sites;
 	struct static_call_site *static_call_sites;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 typedef struct {
@@ -2647,7 +2649,7 @@ struct hrtimer_clock_base {
 	struct hrtimer *running;
 	struct timerqueue_head active;
 	ktime_t offset;
-	long: 64;
+	long : 64;
 };
 
 struct rlimit {
@@ -2789,7 +2791,7 @@ struct tracepoint_func {
 struct tracepoint_ext {
 	int (*regfunc)(void);
 	void (*unregfunc)(void);
-	unsigned int faultable: 1;
+	unsigned int faultable : 1;
 };
 
 struct tracepoint {
@@ -2808,7 +2810,7 @@ struct bpf_raw_event_map {
 	void *bpf_func;
 	u32 num_args;
 	u32 writable_size;
-	long: 64;
+	long : 64;
 };
 
 struct unwind_cache {
@@ -2828,8 +2830,8 @@ struct sched_class {
 	bool (*yield_to_task)(struct rq *, struct task_struct *);
 	void (*wakeup_preempt)(struct rq *, struct task_struct *, int);
 	int (*balance)(struct rq *, struct task_struct *, struct rq_flags *);
-	struct task_struct * (*pick_task)(struct rq *);
-	struct task_struct * (*pick_next_task)(struct rq *, struct task_struct *);
+	struct task_struct *(*pick_task)(struct rq *);
+	struct task_struct *(*pick_next_task)(struct rq *, struct task_struct *);
 	void (*put_prev_task)(struct rq *, struct task_struct *, struct task_struct *);
 	void (*set_next_task)(struct rq *, struct task_struct *, bool);
 	int (*select_task_rq)(struct task_struct *, int, int);
@@ -2838,7 +2840,7 @@ struct sched_class {
 	void (*set_cpus_allowed)(struct task_struct *, struct affinity_context *);
 	void (*rq_online)(struct rq *);
 	void (*rq_offline)(struct rq *);
-	struct rq * (*find_lock_rq)(struct task_struct *, struct rq *);
+	struct rq *(*find_lock_rq)(struct task_struct *, struct rq *);
 	void (*task_tick)(struct rq *, struct task_struct *, int);
 	void (*task_fork)(struct task_struct *);
 	void (*task_dead)(struct task_struct *);
@@ -3103,9 +3105,9 @@ struct signal_struct {
 	int group_stop_count;
 	unsigned int flags;
 	struct core_state *core_state;
-	unsigned int is_child_subreaper: 1;
-	unsigned int has_child_subreaper: 1;
-	unsigned int timer_create_restore_ids: 1;
+	unsigned int is_child_subreaper : 1;
+	unsigned int has_child_subreaper : 1;
+	unsigned int timer_create_restore_ids : 1;
 	atomic_t next_posix_timer_id;
 	struct hlist_head posix_timers;
 	struct hlist_head ignored_posix_timers;
@@ -3385,12 +3387,12 @@ struct mem_cgroup_id {
 struct page_counter {
 	atomic_long_t usage;
 	long unsigned int failcnt;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct cacheline_padding _pad1_;
 	long unsigned int emin;
 	atomic_long_t min_usage;
@@ -3408,8 +3410,8 @@ struct page_counter {
 	long unsigned int high;
 	long unsigned int max;
 	struct page_counter *parent;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 };
 
 struct vmpressure {
@@ -3474,11 +3476,11 @@ struct mem_cgroup_per_node;
 struct mem_cgroup {
 	struct cgroup_subsys_state css;
 	struct mem_cgroup_id id;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct page_counter memory;
 	union {
 		struct page_counter swap;
@@ -3509,11 +3511,11 @@ struct mem_cgroup {
 	struct wb_domain cgwb_domain;
 	struct memcg_cgwb_frn cgwb_frn[4];
 	struct deferred_split deferred_split_queue;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct page_counter kmem;
 	struct page_counter tcpmem;
 	struct memcg1_events_percpu *events_percpu;
@@ -3531,11 +3533,11 @@ struct mem_cgroup {
 	struct list_head event_list;
 	spinlock_t event_list_lock;
 	struct mem_cgroup_per_node *nodeinfo[0];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct obj_cgroup {
@@ -3809,9 +3811,9 @@ struct srcu_node;
 struct srcu_data {
 	struct srcu_ctr srcu_ctrs[2];
 	int srcu_reader_flavor;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	spinlock_t lock;
 	struct rcu_segcblist srcu_cblist;
 	long unsigned int srcu_gp_seq_needed;
@@ -3824,12 +3826,12 @@ struct srcu_data {
 	long unsigned int grpmask;
 	int cpu;
 	struct srcu_struct *ssp;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct srcu_node {
@@ -3958,10 +3960,10 @@ struct return_instance {
 	struct callback_head rcu;
 	struct return_consumer consumer;
 	struct return_consumer *extra_consumers;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct ldt_struct {
@@ -4025,7 +4027,8 @@ struct dev_pagemap {
 	union {
 		struct range range;
 		struct {
-			struct {} __empty_ranges;
+			struct {
+			} __empty_ranges;
 			struct range ranges[0];
 		};
 	};
@@ -4189,8 +4192,8 @@ struct pfnmap_track_ctx {
 };
 
 struct vm_area_desc {
-	const struct mm_struct * const mm;
-	struct file * const file;
+	const struct mm_struct *const mm;
+	struct file *const file;
 	long unsigned int start;
 	long unsigned int end;
 	long unsigned int pgoff;
@@ -4218,9 +4221,9 @@ struct vm_operations_struct {
 	vm_fault_t (*page_mkwrite)(struct vm_fault *);
 	vm_fault_t (*pfn_mkwrite)(struct vm_fault *);
 	int (*access)(struct vm_area_struct *, long unsigned int, void *, int, int);
-	const char * (*name)(struct vm_area_struct *);
+	const char *(*name)(struct vm_area_struct *);
 	int (*set_policy)(struct vm_area_struct *, struct mempolicy *);
-	struct mempolicy * (*get_policy)(struct vm_area_struct *, long unsigned int, long unsigned int *);
+	struct mempolicy *(*get_policy)(struct vm_area_struct *, long unsigned int, long unsigned int *);
 };
 
 struct anon_vma {
@@ -4341,7 +4344,7 @@ struct ctl_node {
 
 struct ctl_table_root {
 	struct ctl_table_set default_set;
-	struct ctl_table_set * (*lookup)(struct ctl_table_root *);
+	struct ctl_table_set *(*lookup)(struct ctl_table_root *);
 	void (*set_ownership)(struct ctl_table_header *, kuid_t *, kgid_t *);
 	int (*permissions)(struct ctl_table_header *, const struct ctl_table *);
 };
@@ -4505,42 +4508,42 @@ struct sk_buff {
 	__u16 hdr_len;
 	__u16 queue_mapping;
 	__u8 __cloned_offset[0];
-	__u8 cloned: 1;
-	__u8 nohdr: 1;
-	__u8 fclone: 2;
-	__u8 peeked: 1;
-	__u8 head_frag: 1;
-	__u8 pfmemalloc: 1;
-	__u8 pp_recycle: 1;
+	__u8 cloned : 1;
+	__u8 nohdr : 1;
+	__u8 fclone : 2;
+	__u8 peeked : 1;
+	__u8 head_frag : 1;
+	__u8 pfmemalloc : 1;
+	__u8 pp_recycle : 1;
 	__u8 active_extensions;
 	union {
 		struct {
 			__u8 __pkt_type_offset[0];
-			__u8 pkt_type: 3;
-			__u8 ignore_df: 1;
-			__u8 dst_pending_confirm: 1;
-			__u8 ip_summed: 2;
-			__u8 ooo_okay: 1;
+			__u8 pkt_type : 3;
+			__u8 ignore_df : 1;
+			__u8 dst_pending_confirm : 1;
+			__u8 ip_summed : 2;
+			__u8 ooo_okay : 1;
 			__u8 __mono_tc_offset[0];
-			__u8 tstamp_type: 2;
-			__u8 tc_at_ingress: 1;
-			__u8 tc_skip_classify: 1;
-			__u8 remcsum_offload: 1;
-			__u8 csum_complete_sw: 1;
-			__u8 csum_level: 2;
-			__u8 inner_protocol_type: 1;
-			__u8 l4_hash: 1;
-			__u8 sw_hash: 1;
-			__u8 no_fcs: 1;
-			__u8 encapsulation: 1;
-			__u8 encap_hdr_csum: 1;
-			__u8 csum_valid: 1;
-			__u8 nf_trace: 1;
-			__u8 redirected: 1;
-			__u8 from_ingress: 1;
-			__u8 nf_skip_egress: 1;
-			__u8 slow_gro: 1;
-			__u8 unreadable: 1;
+			__u8 tstamp_type : 2;
+			__u8 tc_at_ingress : 1;
+			__u8 tc_skip_classify : 1;
+			__u8 remcsum_offload : 1;
+			__u8 csum_complete_sw : 1;
+			__u8 csum_level : 2;
+			__u8 inner_protocol_type : 1;
+			__u8 l4_hash : 1;
+			__u8 sw_hash : 1;
+			__u8 no_fcs : 1;
+			__u8 encapsulation : 1;
+			__u8 encap_hdr_csum : 1;
+			__u8 csum_valid : 1;
+			__u8 nf_trace : 1;
+			__u8 redirected : 1;
+			__u8 from_ingress : 1;
+			__u8 nf_skip_egress : 1;
+			__u8 slow_gro : 1;
+			__u8 unreadable : 1;
 			__u16 tc_index;
 			u16 alloc_cpu;
 			union {
@@ -4583,31 +4586,31 @@ struct sk_buff {
 		};
 		struct {
 			__u8 __pkt_type_offset[0];
-			__u8 pkt_type: 3;
-			__u8 ignore_df: 1;
-			__u8 dst_pending_confirm: 1;
-			__u8 ip_summed: 2;
-			__u8 ooo_okay: 1;
+			__u8 pkt_type : 3;
+			__u8 ignore_df : 1;
+			__u8 dst_pending_confirm : 1;
+			__u8 ip_summed : 2;
+			__u8 ooo_okay : 1;
 			__u8 __mono_tc_offset[0];
-			__u8 tstamp_type: 2;
-			__u8 tc_at_ingress: 1;
-			__u8 tc_skip_classify: 1;
-			__u8 remcsum_offload: 1;
-			__u8 csum_complete_sw: 1;
-			__u8 csum_level: 2;
-			__u8 inner_protocol_type: 1;
-			__u8 l4_hash: 1;
-			__u8 sw_hash: 1;
-			__u8 no_fcs: 1;
-			__u8 encapsulation: 1;
-			__u8 encap_hdr_csum: 1;
-			__u8 csum_valid: 1;
-			__u8 nf_trace: 1;
-			__u8 redirected: 1;
-			__u8 from_ingress: 1;
-			__u8 nf_skip_egress: 1;
-			__u8 slow_gro: 1;
-			__u8 unreadable: 1;
+			__u8 tstamp_type : 2;
+			__u8 tc_at_ingress : 1;
+			__u8 tc_skip_classify : 1;
+			__u8 remcsum_offload : 1;
+			__u8 csum_complete_sw : 1;
+			__u8 csum_level : 2;
+			__u8 inner_protocol_type : 1;
+			__u8 l4_hash : 1;
+			__u8 sw_hash : 1;
+			__u8 no_fcs : 1;
+			__u8 encapsulation : 1;
+			__u8 encap_hdr_csum : 1;
+			__u8 csum_valid : 1;
+			__u8 nf_trace : 1;
+			__u8 redirected : 1;
+			__u8 from_ingress : 1;
+			__u8 nf_skip_egress : 1;
+			__u8 slow_gro : 1;
+			__u8 unreadable : 1;
 			__u16 tc_index;
 			u16 alloc_cpu;
 			union {
@@ -4860,13 +4863,13 @@ struct dentry_operations {
 	void (*d_release)(struct dentry *);
 	void (*d_prune)(struct dentry *);
 	void (*d_iput)(struct dentry *, struct inode *);
-	char * (*d_dname)(struct dentry *, char *, int);
-	struct vfsmount * (*d_automount)(struct path *);
+	char *(*d_dname)(struct dentry *, char *, int);
+	struct vfsmount *(*d_automount)(struct path *);
 	int (*d_manage)(const struct path *, bool);
-	struct dentry * (*d_real)(struct dentry *, enum d_real_type);
+	struct dentry *(*d_real)(struct dentry *, enum d_real_type);
 	bool (*d_unalias_trylock)(const struct dentry *);
 	void (*d_unalias_unlock)(const struct dentry *);
-	long: 64;
+	long : 64;
 };
 
 struct mtd_info;
@@ -4973,7 +4976,7 @@ struct super_block {
 	int s_count;
 	atomic_t s_active;
 	void *s_security;
-	const struct xattr_handler * const *s_xattr;
+	const struct xattr_handler *const *s_xattr;
 	const struct fscrypt_operations *s_cop;
 	struct fscrypt_keyring *s_master_keys;
 	struct hlist_bl_head s_roots;
@@ -5014,21 +5017,21 @@ struct super_block {
 	struct work_struct destroy_work;
 	struct mutex s_sync_lock;
 	int s_stack_depth;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	spinlock_t s_inode_list_lock;
 	struct list_head s_inodes;
 	spinlock_t s_inode_wblist_lock;
 	struct list_head s_inodes_wb;
 	struct llist_head s_kept_inodes;
 	struct work_struct s_kept_work;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct mnt_idmap;
@@ -5083,9 +5086,9 @@ struct list_lru_one {
 struct list_lru_node {
 	struct list_lru_one lru;
 	atomic_long_t nr_items;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum migrate_mode {
@@ -5163,9 +5166,9 @@ struct cgroup {
 	struct cgroup *dom_cgrp;
 	struct cgroup *old_dom_cgrp;
 	struct cgroup_rstat_base_cpu *rstat_base_cpu;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct cacheline_padding _pad_;
 	struct cgroup_base_stat last_bstat;
 	struct cgroup_base_stat bstat;
@@ -5179,8 +5182,8 @@ struct cgroup {
 	struct cgroup_freezer_state freezer;
 	struct bpf_local_storage *bpf_cgrp_storage;
 	struct cgroup *ancestors[0];
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 };
 
 struct key_tag {
@@ -5215,7 +5218,7 @@ struct key_type {
 	void (*describe)(const struct key *, struct seq_file *);
 	long int (*read)(const struct key *, char *, size_t);
 	request_key_actor_t request_key;
-	struct key_restriction * (*lookup_restriction)(const char *);
+	struct key_restriction *(*lookup_restriction)(const char *);
 	int (*asym_query)(const struct kernel_pkey_params *, struct kernel_pkey_query *);
 	int (*asym_eds_op)(struct kernel_pkey_params *, const void *, void *);
 	int (*asym_verify_signature)(struct kernel_pkey_params *, const void *, const void *);
@@ -5223,7 +5226,8 @@ struct key_type {
 	struct lock_class_key lock_class;
 };
 
-typedef int (*key_restrict_link_func_t)(struct key *, const struct key_type *, const union key_payload *, struct key *);
+typedef int (*key_restrict_link_func_t)(struct key *, const struct key_type *, const union key_payload *,
+					struct key *);
 
 struct key_restriction {
 	key_restrict_link_func_t check;
@@ -5253,11 +5257,11 @@ struct hrtimer_cpu_base {
 	unsigned int cpu;
 	unsigned int active_bases;
 	unsigned int clock_was_set_seq;
-	unsigned int hres_active: 1;
-	unsigned int in_hrtirq: 1;
-	unsigned int hang_detected: 1;
-	unsigned int softirq_activated: 1;
-	unsigned int online: 1;
+	unsigned int hres_active : 1;
+	unsigned int in_hrtirq : 1;
+	unsigned int hang_detected : 1;
+	unsigned int softirq_activated : 1;
+	unsigned int online : 1;
 	unsigned int nr_events;
 	short unsigned int nr_retries;
 	short unsigned int nr_hangs;
@@ -5268,10 +5272,10 @@ struct hrtimer_cpu_base {
 	struct hrtimer *softirq_next_timer;
 	struct hrtimer_clock_base clock_base[8];
 	call_single_data_t csd;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct core_thread {
@@ -5301,7 +5305,7 @@ struct taskstats {
 	char ac_comm[32];
 	__u8 ac_sched;
 	__u8 ac_pad[3];
-	long: 0;
+	long : 0;
 	__u32 ac_uid;
 	__u32 ac_gid;
 	__u32 ac_pid;
@@ -5562,8 +5566,8 @@ struct percpu_ref_data {
 	atomic_long_t count;
 	percpu_ref_func_t *release;
 	percpu_ref_func_t *confirm_switch;
-	bool force_atomic: 1;
-	bool allow_reinit: 1;
+	bool force_atomic : 1;
+	bool allow_reinit : 1;
 	struct callback_head rcu;
 	struct percpu_ref *ref;
 };
@@ -5665,13 +5669,13 @@ struct quota_format_ops {
 
 struct dquot_operations {
 	int (*write_dquot)(struct dquot *);
-	struct dquot * (*alloc_dquot)(struct super_block *, int);
+	struct dquot *(*alloc_dquot)(struct super_block *, int);
 	void (*destroy_dquot)(struct dquot *);
 	int (*acquire_dquot)(struct dquot *);
 	int (*release_dquot)(struct dquot *);
 	int (*mark_dirty)(struct dquot *);
 	int (*write_info)(struct super_block *, int);
-	qsize_t * (*get_reserved_space)(struct inode *);
+	qsize_t *(*get_reserved_space)(struct inode *);
 	int (*get_projid)(struct inode *, kprojid_t *);
 	int (*get_inode_usage)(struct inode *, qsize_t *);
 	int (*get_next_id)(struct super_block *, struct kqid *);
@@ -5756,8 +5760,10 @@ struct address_space_operations {
 	int (*writepages)(struct address_space *, struct writeback_control *);
 	bool (*dirty_folio)(struct address_space *, struct folio *);
 	void (*readahead)(struct readahead_control *);
-	int (*write_begin)(const struct kiocb *, struct address_space *, loff_t, unsigned int, struct folio **, void **);
-	int (*write_end)(const struct kiocb *, struct address_space *, loff_t, unsigned int, unsigned int, struct folio *, void *);
+	int (*write_begin)(const struct kiocb *, struct address_space *, loff_t, unsigned int,
+			   struct folio **, void **);
+	int (*write_end)(const struct kiocb *, struct address_space *, loff_t, unsigned int, unsigned int,
+			 struct folio *, void *);
 	sector_t (*bmap)(struct address_space *, sector_t);
 	void (*invalidate_folio)(struct folio *, size_t, size_t);
 	bool (*release_folio)(struct folio *, gfp_t);
@@ -5784,13 +5790,13 @@ struct writeback_control {
 	loff_t range_start;
 	loff_t range_end;
 	enum writeback_sync_modes sync_mode;
-	unsigned int for_kupdate: 1;
-	unsigned int for_background: 1;
-	unsigned int tagged_writepages: 1;
-	unsigned int range_cyclic: 1;
-	unsigned int for_sync: 1;
-	unsigned int unpinned_netfs_wb: 1;
-	unsigned int no_cgroup_owner: 1;
+	unsigned int for_kupdate : 1;
+	unsigned int for_background : 1;
+	unsigned int tagged_writepages : 1;
+	unsigned int range_cyclic : 1;
+	unsigned int for_sync : 1;
+	unsigned int unpinned_netfs_wb : 1;
+	unsigned int no_cgroup_owner : 1;
 	struct folio_batch fbatch;
 	long unsigned int index;
 	int saved_err;
@@ -5857,19 +5863,20 @@ struct file_kattr;
 struct offset_ctx;
 
 struct inode_operations {
-	struct dentry * (*lookup)(struct inode *, struct dentry *, unsigned int);
-	const char * (*get_link)(struct dentry *, struct inode *, struct delayed_call *);
+	struct dentry *(*lookup)(struct inode *, struct dentry *, unsigned int);
+	const char *(*get_link)(struct dentry *, struct inode *, struct delayed_call *);
 	int (*permission)(struct mnt_idmap *, struct inode *, int);
-	struct posix_acl * (*get_inode_acl)(struct inode *, int, bool);
+	struct posix_acl *(*get_inode_acl)(struct inode *, int, bool);
 	int (*readlink)(struct dentry *, char *, int);
 	int (*create)(struct mnt_idmap *, struct inode *, struct dentry *, umode_t, bool);
 	int (*link)(struct dentry *, struct inode *, struct dentry *);
 	int (*unlink)(struct inode *, struct dentry *);
 	int (*symlink)(struct mnt_idmap *, struct inode *, struct dentry *, const char *);
-	struct dentry * (*mkdir)(struct mnt_idmap *, struct inode *, struct dentry *, umode_t);
+	struct dentry *(*mkdir)(struct mnt_idmap *, struct inode *, struct dentry *, umode_t);
 	int (*rmdir)(struct inode *, struct dentry *);
 	int (*mknod)(struct mnt_idmap *, struct inode *, struct dentry *, umode_t, dev_t);
-	int (*rename)(struct mnt_idmap *, struct inode *, struct dentry *, struct inode *, struct dentry *, unsigned int);
+	int (*rename)(struct mnt_idmap *, struct inode *, struct dentry *, struct inode *, struct dentry *,
+		      unsigned int);
 	int (*setattr)(struct mnt_idmap *, struct dentry *, struct iattr *);
 	int (*getattr)(struct mnt_idmap *, const struct path *, struct kstat *, u32, unsigned int);
 	ssize_t (*listxattr)(struct dentry *, char *, size_t);
@@ -5877,18 +5884,18 @@ struct inode_operations {
 	int (*update_time)(struct inode *, int);
 	int (*atomic_open)(struct inode *, struct dentry *, struct file *, unsigned int, umode_t);
 	int (*tmpfile)(struct mnt_idmap *, struct inode *, struct file *, umode_t);
-	struct posix_acl * (*get_acl)(struct mnt_idmap *, struct dentry *, int);
+	struct posix_acl *(*get_acl)(struct mnt_idmap *, struct dentry *, int);
 	int (*set_acl)(struct mnt_idmap *, struct dentry *, struct posix_acl *, int);
 	int (*fileattr_set)(struct mnt_idmap *, struct dentry *, struct file_kattr *);
 	int (*fileattr_get)(struct dentry *, struct file_kattr *);
-	struct offset_ctx * (*get_offset_ctx)(struct inode *);
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	struct offset_ctx *(*get_offset_ctx)(struct inode *);
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct fprop_local_percpu {
@@ -5980,7 +5987,7 @@ enum freeze_holder {
 struct kstatfs;
 
 struct super_operations {
-	struct inode * (*alloc_inode)(struct super_block *);
+	struct inode *(*alloc_inode)(struct super_block *);
 	void (*destroy_inode)(struct inode *);
 	void (*free_inode)(struct inode *);
 	void (*dirty_inode)(struct inode *, int);
@@ -6002,7 +6009,7 @@ struct super_operations {
 	int (*show_stats)(struct seq_file *, struct dentry *);
 	ssize_t (*quota_read)(struct super_block *, int, char *, size_t, loff_t);
 	ssize_t (*quota_write)(struct super_block *, int, const char *, size_t, loff_t);
-	struct dquot ** (*get_dquots)(struct inode *);
+	struct dquot **(*get_dquots)(struct inode *);
 	long int (*nr_cached_objects)(struct super_block *, struct shrink_control *);
 	long int (*free_cached_objects)(struct super_block *, struct shrink_control *);
 	int (*remove_bdev)(struct super_block *, struct block_device *);
@@ -6017,16 +6024,16 @@ struct handle_to_path_ctx;
 
 struct export_operations {
 	int (*encode_fh)(struct inode *, __u32 *, int *, struct inode *);
-	struct dentry * (*fh_to_dentry)(struct super_block *, struct fid *, int, int);
-	struct dentry * (*fh_to_parent)(struct super_block *, struct fid *, int, int);
+	struct dentry *(*fh_to_dentry)(struct super_block *, struct fid *, int, int);
+	struct dentry *(*fh_to_parent)(struct super_block *, struct fid *, int, int);
 	int (*get_name)(struct dentry *, char *, struct dentry *);
-	struct dentry * (*get_parent)(struct dentry *);
+	struct dentry *(*get_parent)(struct dentry *);
 	int (*commit_metadata)(struct inode *);
 	int (*get_uuid)(struct super_block *, u8 *, u32 *, u64 *);
 	int (*map_blocks)(struct inode *, loff_t, u64, struct iomap *, bool, u32 *);
 	int (*commit_blocks)(struct inode *, struct iomap *, int, struct iattr *);
 	int (*permission)(struct handle_to_path_ctx *, unsigned int);
-	struct file * (*open)(const struct path *, unsigned int);
+	struct file *(*open)(const struct path *, unsigned int);
 	long unsigned int flags;
 };
 
@@ -6035,8 +6042,10 @@ struct xattr_handler {
 	const char *prefix;
 	int flags;
 	bool (*list)(struct dentry *);
-	int (*get)(const struct xattr_handler *, struct dentry *, struct inode *, const char *, void *, size_t);
-	int (*set)(const struct xattr_handler *, struct mnt_idmap *, struct dentry *, struct inode *, const char *, const void *, size_t, int);
+	int (*get)(const struct xattr_handler *, struct dentry *, struct inode *, const char *, void *,
+		   size_t);
+	int (*set)(const struct xattr_handler *, struct mnt_idmap *, struct dentry *, struct inode *,
+		   const char *, const void *, size_t, int);
 };
 
 typedef __kernel_long_t __kernel_ptrdiff_t;
@@ -6047,13 +6056,13 @@ union fscrypt_policy;
 
 struct fscrypt_operations {
 	ptrdiff_t inode_info_offs;
-	unsigned int needs_bounce_pages: 1;
-	unsigned int has_32bit_inodes: 1;
-	unsigned int supports_subblock_data_units: 1;
+	unsigned int needs_bounce_pages : 1;
+	unsigned int has_32bit_inodes : 1;
+	unsigned int supports_subblock_data_units : 1;
 	const char *legacy_key_prefix;
 	int (*get_context)(struct inode *, void *, size_t);
 	int (*set_context)(struct inode *, const void *, size_t, void *);
-	const union fscrypt_policy * (*get_dummy_policy)(struct super_block *);
+	const union fscrypt_policy *(*get_dummy_policy)(struct super_block *);
 	bool (*empty_dir)(struct inode *);
 	bool (*has_stable_inodes)(struct super_block *);
 	unsigned int (*get_devices)(struct super_block *, struct block_device **);
@@ -6095,19 +6104,19 @@ struct dev_pm_qos;
 
 struct dev_pm_info {
 	pm_message_t power_state;
-	bool can_wakeup: 1;
-	bool async_suspend: 1;
-	bool in_dpm_list: 1;
-	bool is_prepared: 1;
-	bool is_suspended: 1;
-	bool is_noirq_suspended: 1;
-	bool is_late_suspended: 1;
-	bool no_pm: 1;
-	bool early_init: 1;
-	bool direct_complete: 1;
+	bool can_wakeup : 1;
+	bool async_suspend : 1;
+	bool in_dpm_list : 1;
+	bool is_prepared : 1;
+	bool is_suspended : 1;
+	bool is_noirq_suspended : 1;
+	bool is_late_suspended : 1;
+	bool no_pm : 1;
+	bool early_init : 1;
+	bool direct_complete : 1;
 	u32 driver_flags;
 	spinlock_t lock;
-	bool should_wakeup: 1;
+	bool should_wakeup : 1;
 	struct hrtimer suspend_timer;
 	u64 timer_expires;
 	struct work_struct work;
@@ -6115,18 +6124,18 @@ struct dev_pm_info {
 	struct wake_irq *wakeirq;
 	atomic_t usage_count;
 	atomic_t child_count;
-	unsigned int disable_depth: 3;
-	bool idle_notification: 1;
-	bool request_pending: 1;
-	bool deferred_resume: 1;
-	bool needs_force_resume: 1;
-	bool runtime_auto: 1;
-	bool ignore_children: 1;
-	bool no_callbacks: 1;
-	bool irq_safe: 1;
-	bool use_autosuspend: 1;
-	bool timer_autosuspends: 1;
-	bool memalloc_noio: 1;
+	unsigned int disable_depth : 3;
+	bool idle_notification : 1;
+	bool request_pending : 1;
+	bool deferred_resume : 1;
+	bool needs_force_resume : 1;
+	bool runtime_auto : 1;
+	bool ignore_children : 1;
+	bool no_callbacks : 1;
+	bool irq_safe : 1;
+	bool use_autosuspend : 1;
+	bool timer_autosuspends : 1;
+	bool memalloc_noio : 1;
 	unsigned int links_count;
 	enum rpm_request request;
 	enum rpm_status runtime_status;
@@ -6140,7 +6149,7 @@ struct dev_pm_info {
 	struct pm_subsys_data *subsys_data;
 	void (*set_latency_tolerance)(struct device *, s32);
 	struct dev_pm_qos *qos;
-	bool detach_power_off: 1;
+	bool detach_power_off : 1;
 };
 
 struct irq_domain;
@@ -6232,13 +6241,13 @@ struct device {
 	struct dev_iommu *iommu;
 	struct device_physical_location *physical_location;
 	enum device_removable removable;
-	bool offline_disabled: 1;
-	bool offline: 1;
-	bool of_node_reused: 1;
-	bool state_synced: 1;
-	bool can_match: 1;
-	bool dma_skip_sync: 1;
-	bool dma_iommu: 1;
+	bool offline_disabled : 1;
+	bool offline : 1;
+	bool of_node_reused : 1;
+	bool state_synced : 1;
+	bool can_match : 1;
+	bool dma_skip_sync : 1;
+	bool dma_iommu : 1;
 	long unsigned int flags[1];
 };
 
@@ -6384,19 +6393,20 @@ struct fs_context {
 	unsigned int sb_flags;
 	unsigned int sb_flags_mask;
 	unsigned int s_iflags;
-	enum fs_context_purpose purpose: 8;
-	enum fs_context_phase phase: 8;
-	bool need_free: 1;
-	bool global: 1;
-	bool oldapi: 1;
-	bool exclusive: 1;
+	enum fs_context_purpose purpose : 8;
+	enum fs_context_phase phase : 8;
+	bool need_free : 1;
+	bool global : 1;
+	bool oldapi : 1;
+	bool exclusive : 1;
 };
 
 struct fs_parameter;
 
 struct fs_parse_result;
 
-typedef int fs_param_type(struct p_log *, const struct fs_parameter_spec *, struct fs_parameter *, struct fs_parse_result *);
+typedef int fs_param_type(struct p_log *, const struct fs_parameter_spec *, struct fs_parameter *,
+			  struct fs_parse_result *);
 
 struct fs_parameter_spec {
 	const char *name;
@@ -6528,8 +6538,8 @@ struct kernfs_ops {
 	int (*open)(struct kernfs_open_file *);
 	void (*release)(struct kernfs_open_file *);
 	int (*seq_show)(struct seq_file *, void *);
-	void * (*seq_start)(struct seq_file *, loff_t *);
-	void * (*seq_next)(struct seq_file *, void *, loff_t *);
+	void *(*seq_start)(struct seq_file *, loff_t *);
+	void *(*seq_next)(struct seq_file *, void *, loff_t *);
 	void (*seq_stop)(struct seq_file *, void *);
 	ssize_t (*read)(struct kernfs_open_file *, char *, size_t, loff_t);
 	size_t atomic_write_len;
@@ -6551,8 +6561,8 @@ struct kernfs_open_file {
 	struct list_head list;
 	char *prealloc_buf;
 	size_t atomic_write_len;
-	bool mmapped: 1;
-	bool released: 1;
+	bool mmapped : 1;
+	bool released : 1;
 	const struct vm_operations_struct *vm_ops;
 };
 
@@ -6565,9 +6575,9 @@ enum kobj_ns_type {
 struct kobj_ns_type_operations {
 	enum kobj_ns_type type;
 	bool (*current_may_mount)(void);
-	void * (*grab_current_ns)(void);
-	const void * (*netlink_ns)(struct sock *);
-	const void * (*initial_ns)(void);
+	void *(*grab_current_ns)(void);
+	const void *(*netlink_ns)(struct sock *);
+	const void *(*initial_ns)(void);
 	void (*drop_ns)(void *);
 };
 
@@ -6584,16 +6594,18 @@ struct attribute_group {
 	umode_t (*is_bin_visible)(struct kobject *, const struct bin_attribute *, int);
 	size_t (*bin_size)(struct kobject *, const struct bin_attribute *, int);
 	struct attribute **attrs;
-	const struct bin_attribute * const *bin_attrs;
+	const struct bin_attribute *const *bin_attrs;
 };
 
 struct bin_attribute {
 	struct attribute attr;
 	size_t size;
 	void *private;
-	struct address_space * (*f_mapping)(void);
-	ssize_t (*read)(struct file *, struct kobject *, const struct bin_attribute *, char *, loff_t, size_t);
-	ssize_t (*write)(struct file *, struct kobject *, const struct bin_attribute *, char *, loff_t, size_t);
+	struct address_space *(*f_mapping)(void);
+	ssize_t (*read)(struct file *, struct kobject *, const struct bin_attribute *, char *, loff_t,
+			size_t);
+	ssize_t (*write)(struct file *, struct kobject *, const struct bin_attribute *, char *, loff_t,
+			 size_t);
 	loff_t (*llseek)(struct file *, struct kobject *, const struct bin_attribute *, loff_t, int);
 	int (*mmap)(struct file *, struct kobject *, const struct bin_attribute *, struct vm_area_struct *);
 };
@@ -6616,8 +6628,8 @@ struct kobj_type {
 	void (*release)(struct kobject *);
 	const struct sysfs_ops *sysfs_ops;
 	const struct attribute_group **default_groups;
-	const struct kobj_ns_type_operations * (*child_ns_type)(const struct kobject *);
-	const void * (*namespace)(const struct kobject *);
+	const struct kobj_ns_type_operations *(*child_ns_type)(const struct kobject *);
+	const void *(*namespace)(const struct kobject *);
 	void (*get_ownership)(const struct kobject *, kuid_t *, kgid_t *);
 };
 
@@ -6630,9 +6642,9 @@ struct kobj_uevent_env {
 };
 
 struct kset_uevent_ops {
-	int (* const filter)(const struct kobject *);
-	const char * (* const name)(const struct kobject *);
-	int (* const uevent)(const struct kobject *, struct kobj_uevent_env *);
+	int (*const filter)(const struct kobject *);
+	const char *(*const name)(const struct kobject *);
+	int (*const uevent)(const struct kobject *, struct kobj_uevent_env *);
 };
 
 struct kernel_param_ops {
@@ -6731,12 +6743,12 @@ struct linux_binprm {
 	long unsigned int argmin;
 	struct mm_struct *mm;
 	long unsigned int p;
-	unsigned int have_execfd: 1;
-	unsigned int execfd_creds: 1;
-	unsigned int secureexec: 1;
-	unsigned int point_of_no_return: 1;
-	unsigned int comm_from_dentry: 1;
-	unsigned int is_check: 1;
+	unsigned int have_execfd : 1;
+	unsigned int execfd_creds : 1;
+	unsigned int secureexec : 1;
+	unsigned int point_of_no_return : 1;
+	unsigned int comm_from_dentry : 1;
+	unsigned int is_check : 1;
 	struct file *executable;
 	struct file *interpreter;
 	struct file *file;
@@ -6817,7 +6829,7 @@ struct bus_type {
 	void (*sync_state)(struct device *);
 	void (*remove)(struct device *);
 	void (*shutdown)(struct device *);
-	const struct cpumask * (*irq_get_affinity)(struct device *, unsigned int);
+	const struct cpumask *(*irq_get_affinity)(struct device *, unsigned int);
 	int (*online)(struct device *);
 	int (*offline)(struct device *);
 	int (*suspend)(struct device *, pm_message_t);
@@ -6869,12 +6881,12 @@ struct class {
 	const struct attribute_group **class_groups;
 	const struct attribute_group **dev_groups;
 	int (*dev_uevent)(const struct device *, struct kobj_uevent_env *);
-	char * (*devnode)(const struct device *, umode_t *);
+	char *(*devnode)(const struct device *, umode_t *);
 	void (*class_release)(const struct class *);
 	void (*dev_release)(struct device *);
 	int (*shutdown_pre)(struct device *);
 	const struct kobj_ns_type_operations *ns_type;
-	const void * (*namespace)(const struct device *);
+	const void *(*namespace)(const struct device *);
 	void (*get_ownership)(const struct device *, kuid_t *, kgid_t *);
 	const struct dev_pm_ops *pm;
 };
@@ -6883,7 +6895,7 @@ struct device_type {
 	const char *name;
 	const struct attribute_group **groups;
 	int (*uevent)(const struct device *, struct kobj_uevent_env *);
-	char * (*devnode)(const struct device *, umode_t *, kuid_t *, kgid_t *);
+	char *(*devnode)(const struct device *, umode_t *, kuid_t *, kgid_t *);
 	void (*release)(struct device *);
 	const struct dev_pm_ops *pm;
 };
@@ -7167,8 +7179,8 @@ struct dev_pagemap_ops {
 };
 
 struct ring_buffer_event {
-	u32 type_len: 5;
-	u32 time_delta: 27;
+	u32 type_len : 5;
+	u32 time_delta : 27;
 	u32 array[0];
 };
 
@@ -7188,33 +7200,33 @@ struct trace_seq {
 union perf_mem_data_src {
 	__u64 val;
 	struct {
-		__u64 mem_op: 5;
-		__u64 mem_lvl: 14;
-		__u64 mem_snoop: 5;
-		__u64 mem_lock: 2;
-		__u64 mem_dtlb: 7;
-		__u64 mem_lvl_num: 4;
-		__u64 mem_remote: 1;
-		__u64 mem_snoopx: 2;
-		__u64 mem_blk: 3;
-		__u64 mem_hops: 3;
-		__u64 mem_rsvd: 18;
+		__u64 mem_op : 5;
+		__u64 mem_lvl : 14;
+		__u64 mem_snoop : 5;
+		__u64 mem_lock : 2;
+		__u64 mem_dtlb : 7;
+		__u64 mem_lvl_num : 4;
+		__u64 mem_remote : 1;
+		__u64 mem_snoopx : 2;
+		__u64 mem_blk : 3;
+		__u64 mem_hops : 3;
+		__u64 mem_rsvd : 18;
 	};
 };
 
 struct perf_branch_entry {
 	__u64 from;
 	__u64 to;
-	__u64 mispred: 1;
-	__u64 predicted: 1;
-	__u64 in_tx: 1;
-	__u64 abort: 1;
-	__u64 cycles: 16;
-	__u64 type: 4;
-	__u64 spec: 2;
-	__u64 new_type: 4;
-	__u64 priv: 3;
-	__u64 reserved: 31;
+	__u64 mispred : 1;
+	__u64 predicted : 1;
+	__u64 in_tx : 1;
+	__u64 abort : 1;
+	__u64 cycles : 16;
+	__u64 type : 4;
+	__u64 spec : 2;
+	__u64 new_type : 4;
+	__u64 priv : 3;
+	__u64 reserved : 31;
 };
 
 union perf_sample_weight {
@@ -7324,21 +7336,21 @@ struct inet_hashinfo;
 
 struct inet_timewait_death_row {
 	refcount_t tw_refcount;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct inet_hashinfo *hashinfo;
 	int sysctl_max_tw_buckets;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct udp_tunnel_gro {
@@ -7408,19 +7420,20 @@ struct netns_ipv4 {
 	int sysctl_tcp_reordering;
 	int sysctl_tcp_rmem[3];
 	__u8 __cacheline_group_end__netns_ipv4_read_rx[0];
-	long: 64;
+	long : 64;
 	__u8 __cacheline_group_begin__icmp[0];
 	atomic_t icmp_global_credit;
 	u32 icmp_global_stamp;
 	__u8 __cacheline_group_end__icmp[0];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	struct {} __cacheline_group_pad__icmp;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	struct {
+	} __cacheline_group_pad__icmp;
 	struct inet_timewait_death_row tcp_death_row;
 	struct udp_table *udp_table;
 	struct udp_tunnel_gro udp_tunnel_gro[2];
@@ -7572,11 +7585,11 @@ struct netns_ipv4 {
 	siphash_key_t ip_id_key;
 	struct hlist_head *inet_addr_lst;
 	struct delayed_work addr_chk_work;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct dst_entry;
@@ -7587,10 +7600,10 @@ struct dst_ops {
 	short unsigned int family;
 	unsigned int gc_thresh;
 	void (*gc)(struct dst_ops *);
-	struct dst_entry * (*check)(struct dst_entry *, __u32);
+	struct dst_entry *(*check)(struct dst_entry *, __u32);
 	unsigned int (*default_advmss)(const struct dst_entry *);
 	unsigned int (*mtu)(const struct dst_entry *);
-	u32 * (*cow_metrics)(struct dst_entry *, long unsigned int);
+	u32 *(*cow_metrics)(struct dst_entry *, long unsigned int);
 	void (*destroy)(struct dst_entry *);
 	void (*ifdown)(struct dst_entry *, struct net_device *);
 	void (*negative_advice)(struct sock *, struct dst_entry *);
@@ -7598,13 +7611,13 @@ struct dst_ops {
 	void (*update_pmtu)(struct dst_entry *, struct sock *, struct sk_buff *, u32, bool);
 	void (*redirect)(struct dst_entry *, struct sock *, struct sk_buff *);
 	int (*local_out)(struct net *, struct sock *, struct sk_buff *);
-	struct neighbour * (*neigh_lookup)(const struct dst_entry *, struct sk_buff *, const void *);
+	struct neighbour *(*neigh_lookup)(const struct dst_entry *, struct sk_buff *, const void *);
 	void (*confirm_neigh)(const struct dst_entry *, const void *);
 	struct kmem_cache *kmem_cachep;
 	struct percpu_counter pcpuc_entries;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct netns_sysctl_ipv6 {
@@ -7713,9 +7726,9 @@ struct netns_ipv6 {
 		u32 seq;
 	} ip6addrlbl_table;
 	struct ioam6_pernet_data *ioam6_data;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct nf_logger;
@@ -7847,11 +7860,11 @@ struct netns_xfrm {
 	u32 sysctl_acq_expires;
 	u8 policy_default[3];
 	struct ctl_table_header *sysctl_hdr;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct dst_ops xfrm4_dst_ops;
 	struct dst_ops xfrm6_dst_ops;
 	spinlock_t xfrm_state_lock;
@@ -7860,13 +7873,13 @@ struct netns_xfrm {
 	spinlock_t xfrm_policy_lock;
 	struct mutex xfrm_cfg_mutex;
 	struct delayed_work nat_keepalive_work;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct mpls_route;
@@ -7934,23 +7947,23 @@ struct net {
 	struct netns_nftables nft;
 	struct net_generic *gen;
 	struct netns_bpf bpf;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct netns_xfrm xfrm;
 	u64 net_cookie;
 	struct netns_mpls mpls;
 	struct netns_xdp xdp;
 	struct sock *diag_nlsk;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct timens_offsets {
@@ -7984,11 +7997,11 @@ struct nsset {
 struct proc_ns_operations {
 	const char *name;
 	const char *real_ns_name;
-	struct ns_common * (*get)(struct task_struct *);
+	struct ns_common *(*get)(struct task_struct *);
 	void (*put)(struct ns_common *);
 	int (*install)(struct nsset *, struct ns_common *);
-	struct user_namespace * (*owner)(struct ns_common *);
-	struct ns_common * (*get_parent)(struct ns_common *);
+	struct user_namespace *(*owner)(struct ns_common *);
+	struct ns_common *(*get_parent)(struct ns_common *);
 };
 
 struct perf_cpu_pmu_context;
@@ -8029,7 +8042,7 @@ struct pmu {
 	int (*event_idx)(struct perf_event *);
 	void (*sched_task)(struct perf_event_pmu_context *, struct task_struct *, bool);
 	struct kmem_cache *task_ctx_cache;
-	void * (*setup_aux)(struct perf_event *, void **, int, bool);
+	void *(*setup_aux)(struct perf_event *, void **, int, bool);
 	void (*free_aux)(void *);
 	long int (*snapshot_aux)(struct perf_event *, struct perf_output_handle *, long unsigned int);
 	int (*addr_filters_validate)(struct list_head *);
@@ -8068,9 +8081,9 @@ struct psi_group_cpu {
 	u32 state_mask;
 	u32 times[7];
 	u64 state_start;
-	long: 64;
+	long : 64;
 	u32 times_prev[14];
-	long: 64;
+	long : 64;
 };
 
 struct psi_group {
@@ -8106,7 +8119,7 @@ struct cgroup_taskset;
 struct cftype;
 
 struct cgroup_subsys {
-	struct cgroup_subsys_state * (*css_alloc)(struct cgroup_subsys_state *);
+	struct cgroup_subsys_state *(*css_alloc)(struct cgroup_subsys_state *);
 	int (*css_online)(struct cgroup_subsys_state *);
 	void (*css_offline)(struct cgroup_subsys_state *);
 	void (*css_released)(struct cgroup_subsys_state *);
@@ -8125,9 +8138,9 @@ struct cgroup_subsys {
 	void (*exit)(struct task_struct *);
 	void (*release)(struct task_struct *);
 	void (*bind)(struct cgroup_subsys_state *);
-	bool early_init: 1;
-	bool implicit_on_dfl: 1;
-	bool threaded: 1;
+	bool early_init : 1;
+	bool implicit_on_dfl : 1;
+	bool threaded : 1;
 	int id;
 	const char *name;
 	const char *legacy_name;
@@ -8162,20 +8175,20 @@ struct cgroup_root {
 	int hierarchy_id;
 	struct list_head root_list;
 	struct callback_head rcu;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 	struct cgroup cgrp;
 	struct cgroup *cgrp_ancestor_storage;
 	atomic_t nr_cgrps;
 	unsigned int flags;
 	char release_agent_path[4096];
 	char name[64];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct cftype {
@@ -8192,8 +8205,8 @@ struct cftype {
 	u64 (*read_u64)(struct cgroup_subsys_state *, struct cftype *);
 	s64 (*read_s64)(struct cgroup_subsys_state *, struct cftype *);
 	int (*seq_show)(struct seq_file *, void *);
-	void * (*seq_start)(struct seq_file *, loff_t *);
-	void * (*seq_next)(struct seq_file *, void *, loff_t *);
+	void *(*seq_start)(struct seq_file *, loff_t *);
+	void *(*seq_next)(struct seq_file *, void *, loff_t *);
 	void (*seq_stop)(struct seq_file *, void *);
 	int (*write_u64)(struct cgroup_subsys_state *, struct cftype *, u64);
 	int (*write_s64)(struct cgroup_subsys_state *, struct cftype *, s64);
@@ -8204,8 +8217,8 @@ struct cftype {
 
 struct bpf_insn {
 	__u8 code;
-	__u8 dst_reg: 4;
-	__u8 src_reg: 4;
+	__u8 dst_reg : 4;
+	__u8 src_reg : 4;
 	__s16 off;
 	__s32 imm;
 };
@@ -9034,21 +9047,21 @@ struct sock_fprog_kern;
 
 struct bpf_prog {
 	u16 pages;
-	u16 jited: 1;
-	u16 jit_requested: 1;
-	u16 gpl_compatible: 1;
-	u16 cb_access: 1;
-	u16 dst_needed: 1;
-	u16 blinding_requested: 1;
-	u16 blinded: 1;
-	u16 is_func: 1;
-	u16 kprobe_override: 1;
-	u16 has_callchain_buf: 1;
-	u16 enforce_expected_attach_type: 1;
-	u16 call_get_stack: 1;
-	u16 call_get_func_ip: 1;
-	u16 tstamp_type_access: 1;
-	u16 sleepable: 1;
+	u16 jited : 1;
+	u16 jit_requested : 1;
+	u16 gpl_compatible : 1;
+	u16 cb_access : 1;
+	u16 dst_needed : 1;
+	u16 blinding_requested : 1;
+	u16 blinded : 1;
+	u16 is_func : 1;
+	u16 kprobe_override : 1;
+	u16 has_callchain_buf : 1;
+	u16 enforce_expected_attach_type : 1;
+	u16 call_get_stack : 1;
+	u16 call_get_func_ip : 1;
+	u16 tstamp_type_access : 1;
+	u16 sleepable : 1;
 	enum bpf_prog_type type;
 	enum bpf_attach_type expected_attach_type;
 	u32 len;
@@ -9064,11 +9077,13 @@ struct bpf_prog {
 	struct sock_fprog_kern *orig_prog;
 	union {
 		struct {
-			struct {} __empty_insns;
+			struct {
+			} __empty_insns;
 			struct sock_filter insns[0];
 		};
 		struct {
-			struct {} __empty_insnsi;
+			struct {
+			} __empty_insnsi;
 			struct bpf_insn insnsi[0];
 		};
 	};
@@ -9166,18 +9181,18 @@ struct mem_cgroup_per_node {
 	long unsigned int usage_in_excess;
 	bool on_tree;
 	struct lruvec lruvec;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct cacheline_padding _pad2_;
 	long unsigned int lru_zone_size[25];
 	struct mem_cgroup_reclaim_iter iter;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct eventfd_ctx;
@@ -9236,31 +9251,32 @@ struct bpf_func_state;
 
 struct bpf_map_ops {
 	int (*map_alloc_check)(union bpf_attr *);
-	struct bpf_map * (*map_alloc)(union bpf_attr *);
+	struct bpf_map *(*map_alloc)(union bpf_attr *);
 	void (*map_release)(struct bpf_map *, struct file *);
 	void (*map_free)(struct bpf_map *);
 	int (*map_get_next_key)(struct bpf_map *, void *, void *);
 	void (*map_release_uref)(struct bpf_map *);
-	void * (*map_lookup_elem_sys_only)(struct bpf_map *, void *);
+	void *(*map_lookup_elem_sys_only)(struct bpf_map *, void *);
 	int (*map_lookup_batch)(struct bpf_map *, const union bpf_attr *, union bpf_attr *);
 	int (*map_lookup_and_delete_elem)(struct bpf_map *, void *, void *, u64);
 	int (*map_lookup_and_delete_batch)(struct bpf_map *, const union bpf_attr *, union bpf_attr *);
 	int (*map_update_batch)(struct bpf_map *, struct file *, const union bpf_attr *, union bpf_attr *);
 	int (*map_delete_batch)(struct bpf_map *, const union bpf_attr *, union bpf_attr *);
-	void * (*map_lookup_elem)(struct bpf_map *, void *);
+	void *(*map_lookup_elem)(struct bpf_map *, void *);
 	long int (*map_update_elem)(struct bpf_map *, void *, void *, u64);
 	long int (*map_delete_elem)(struct bpf_map *, void *);
 	long int (*map_push_elem)(struct bpf_map *, void *, u64);
 	long int (*map_pop_elem)(struct bpf_map *, void *);
 	long int (*map_peek_elem)(struct bpf_map *, void *);
-	void * (*map_lookup_percpu_elem)(struct bpf_map *, void *, u32);
+	void *(*map_lookup_percpu_elem)(struct bpf_map *, void *, u32);
 	int (*map_get_hash)(struct bpf_map *, u32, void *);
-	void * (*map_fd_get_ptr)(struct bpf_map *, struct file *, int);
+	void *(*map_fd_get_ptr)(struct bpf_map *, struct file *, int);
 	void (*map_fd_put_ptr)(struct bpf_map *, void *, bool);
 	int (*map_gen_lookup)(struct bpf_map *, struct bpf_insn *);
 	u32 (*map_fd_sys_lookup_elem)(void *);
 	void (*map_seq_show_elem)(struct bpf_map *, void *, struct seq_file *);
-	int (*map_check_btf)(const struct bpf_map *, const struct btf *, const struct btf_type *, const struct btf_type *);
+	int (*map_check_btf)(const struct bpf_map *, const struct btf *, const struct btf_type *,
+			     const struct btf_type *);
 	int (*map_poke_track)(struct bpf_map *, struct bpf_prog_aux *);
 	void (*map_poke_untrack)(struct bpf_map *, struct bpf_prog_aux *);
 	void (*map_poke_run)(struct bpf_map *, u32, struct bpf_prog *, struct bpf_prog *);
@@ -9268,13 +9284,15 @@ struct bpf_map_ops {
 	int (*map_direct_value_meta)(const struct bpf_map *, u64, u32 *);
 	int (*map_mmap)(struct bpf_map *, struct vm_area_struct *);
 	__poll_t (*map_poll)(struct bpf_map *, struct file *, struct poll_table_struct *);
-	long unsigned int (*map_get_unmapped_area)(struct file *, long unsigned int, long unsigned int, long unsigned int, long unsigned int);
+	long unsigned int (*map_get_unmapped_area)(struct file *, long unsigned int, long unsigned int,
+						   long unsigned int, long unsigned int);
 	int (*map_local_storage_charge)(struct bpf_local_storage_map *, void *, u32);
 	void (*map_local_storage_uncharge)(struct bpf_local_storage_map *, void *, u32);
-	struct bpf_local_storage ** (*map_owner_storage_ptr)(void *);
+	struct bpf_local_storage **(*map_owner_storage_ptr)(void *);
 	long int (*map_redirect)(struct bpf_map *, u64, u64);
 	bool (*map_meta_equal)(const struct bpf_map *, const struct bpf_map *);
-	int (*map_set_for_each_callback_args)(struct bpf_verifier_env *, struct bpf_func_state *, struct bpf_func_state *);
+	int (*map_set_for_each_callback_args)(struct bpf_verifier_env *, struct bpf_func_state *,
+					      struct bpf_func_state *);
 	long int (*map_for_each_callback)(struct bpf_map *, bpf_callback_t, void *, u64);
 	u64 (*map_mem_usage)(const struct bpf_map *);
 	int *map_btf_id;
@@ -9672,12 +9690,14 @@ struct bpf_prog_ops {
 struct bpf_reg_state;
 
 struct bpf_verifier_ops {
-	const struct bpf_func_proto * (*get_func_proto)(enum bpf_func_id, const struct bpf_prog *);
-	bool (*is_valid_access)(int, int, enum bpf_access_type, const struct bpf_prog *, struct bpf_insn_access_aux *);
+	const struct bpf_func_proto *(*get_func_proto)(enum bpf_func_id, const struct bpf_prog *);
+	bool (*is_valid_access)(int, int, enum bpf_access_type, const struct bpf_prog *,
+				struct bpf_insn_access_aux *);
 	int (*gen_prologue)(struct bpf_insn *, bool, const struct bpf_prog *);
 	int (*gen_epilogue)(struct bpf_insn *, const struct bpf_prog *, s16);
 	int (*gen_ld_abs)(const struct bpf_insn *, struct bpf_insn *);
-	u32 (*convert_ctx_access)(enum bpf_access_type, const struct bpf_insn *, struct bpf_insn *, struct bpf_prog *, u32 *);
+	u32 (*convert_ctx_access)(enum bpf_access_type, const struct bpf_insn *, struct bpf_insn *,
+				  struct bpf_prog *, u32 *);
 	int (*btf_struct_access)(struct bpf_verifier_log *, const struct bpf_reg_state *, int, int);
 };
 
@@ -9725,8 +9745,8 @@ struct bpf_reg_state {
 		struct {
 			struct btf *btf;
 			u32 btf_id;
-			enum bpf_iter_state state: 2;
-			int depth: 30;
+			enum bpf_iter_state state : 2;
+			int depth : 30;
 		} iter;
 		struct {
 			enum {
@@ -9813,8 +9833,8 @@ struct bpf_trampoline {
 struct bpf_func_info_aux {
 	u16 linkage;
 	bool unreliable;
-	bool called: 1;
-	bool verified: 1;
+	bool called : 1;
+	bool verified : 1;
 };
 
 struct bpf_jit_poke_descriptor {
@@ -9946,7 +9966,7 @@ struct perf_event_pmu_context {
 	struct list_head pmu_ctx_entry;
 	struct list_head pinned_active;
 	struct list_head flexible_active;
-	unsigned int embedded: 1;
+	unsigned int embedded : 1;
 	unsigned int nr_events;
 	unsigned int nr_cgroups;
 	unsigned int nr_freq;
@@ -9978,7 +9998,7 @@ struct perf_output_handle {
 		u64 flags;
 		u64 aux_flags;
 		struct {
-			u64 skip_read: 1;
+			u64 skip_read : 1;
 		};
 	};
 	union {
@@ -10026,10 +10046,10 @@ struct perf_sample_data {
 	u64 data_page_size;
 	u64 code_page_size;
 	u64 aux_size;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct perf_cgroup_info;
@@ -10124,8 +10144,8 @@ struct trace_event_fields {
 			const char *name;
 			const int size;
 			const int align;
-			const unsigned int is_signed: 1;
-			unsigned int needs_test: 1;
+			const unsigned int is_signed : 1;
+			unsigned int needs_test : 1;
 			const int filter_type;
 			const int len;
 		};
@@ -10139,7 +10159,7 @@ struct trace_event_class {
 	void *perf_probe;
 	int (*reg)(struct trace_event_call *, enum trace_reg, void *);
 	struct trace_event_fields *fields_array;
-	struct list_head * (*get_fields)(struct trace_event_call *);
+	struct list_head *(*get_fields)(struct trace_event_call *);
 	struct list_head fields;
 	int (*raw_init)(struct trace_event_call *);
 };
@@ -10227,27 +10247,30 @@ struct fwnode_reference_args;
 struct fwnode_endpoint;
 
 struct fwnode_operations {
-	struct fwnode_handle * (*get)(struct fwnode_handle *);
+	struct fwnode_handle *(*get)(struct fwnode_handle *);
 	void (*put)(struct fwnode_handle *);
 	bool (*device_is_available)(const struct fwnode_handle *);
-	const void * (*device_get_match_data)(const struct fwnode_handle *, const struct device *);
+	const void *(*device_get_match_data)(const struct fwnode_handle *, const struct device *);
 	bool (*device_dma_supported)(const struct fwnode_handle *);
 	enum dev_dma_attr (*device_get_dma_attr)(const struct fwnode_handle *);
 	bool (*property_present)(const struct fwnode_handle *, const char *);
 	bool (*property_read_bool)(const struct fwnode_handle *, const char *);
-	int (*property_read_int_array)(const struct fwnode_handle *, const char *, unsigned int, void *, size_t);
+	int (*property_read_int_array)(const struct fwnode_handle *, const char *, unsigned int, void *,
+				       size_t);
 	int (*property_read_string_array)(const struct fwnode_handle *, const char *, const char **, size_t);
-	const char * (*get_name)(const struct fwnode_handle *);
-	const char * (*get_name_prefix)(const struct fwnode_handle *);
-	struct fwnode_handle * (*get_parent)(const struct fwnode_handle *);
-	struct fwnode_handle * (*get_next_child_node)(const struct fwnode_handle *, struct fwnode_handle *);
-	struct fwnode_handle * (*get_named_child_node)(const struct fwnode_handle *, const char *);
-	int (*get_reference_args)(const struct fwnode_handle *, const char *, const char *, unsigned int, unsigned int, struct fwnode_reference_args *);
-	struct fwnode_handle * (*graph_get_next_endpoint)(const struct fwnode_handle *, struct fwnode_handle *);
-	struct fwnode_handle * (*graph_get_remote_endpoint)(const struct fwnode_handle *);
-	struct fwnode_handle * (*graph_get_port_parent)(struct fwnode_handle *);
+	const char *(*get_name)(const struct fwnode_handle *);
+	const char *(*get_name_prefix)(const struct fwnode_handle *);
+	struct fwnode_handle *(*get_parent)(const struct fwnode_handle *);
+	struct fwnode_handle *(*get_next_child_node)(const struct fwnode_handle *, struct fwnode_handle *);
+	struct fwnode_handle *(*get_named_child_node)(const struct fwnode_handle *, const char *);
+	int (*get_reference_args)(const struct fwnode_handle *, const char *, const char *, unsigned int,
+				  unsigned int, struct fwnode_reference_args *);
+	struct fwnode_handle *(*graph_get_next_endpoint)(const struct fwnode_handle *,
+							 struct fwnode_handle *);
+	struct fwnode_handle *(*graph_get_remote_endpoint)(const struct fwnode_handle *);
+	struct fwnode_handle *(*graph_get_port_parent)(struct fwnode_handle *);
 	int (*graph_parse_endpoint)(const struct fwnode_handle *, struct fwnode_endpoint *);
-	void * (*iomap)(struct fwnode_handle *, int);
+	void *(*iomap)(struct fwnode_handle *, int);
 	int (*irq_get)(const struct fwnode_handle *, unsigned int);
 	int (*add_links)(struct fwnode_handle *);
 };
@@ -10286,7 +10309,7 @@ enum fs_value_type {
 
 struct fs_parameter {
 	const char *key;
-	enum fs_value_type type: 8;
+	enum fs_value_type type : 8;
 	union {
 		char *string;
 		void *blob;
@@ -10366,7 +10389,7 @@ struct block_device_operations {
 	void (*free_disk)(struct gendisk *);
 	void (*swap_slot_free_notify)(struct block_device *, long unsigned int);
 	int (*report_zones)(struct gendisk *, sector_t, unsigned int, report_zones_cb, void *);
-	char * (*devnode)(struct gendisk *, umode_t *);
+	char *(*devnode)(struct gendisk *, umode_t *);
 	int (*get_unique_id)(struct gendisk *, u8 *, enum blk_unique_id);
 	struct module *owner;
 	const struct pr_ops *pr_ops;
@@ -10826,21 +10849,21 @@ struct fqdir {
 	struct inet_frags *f;
 	struct net *net;
 	bool dead;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 	struct rhashtable rhashtable;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	atomic_long_t mem;
 	struct work_struct destroy_work;
 	struct llist_node free_list;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 };
 
 struct inet_frag_queue;
@@ -10930,14 +10953,15 @@ struct tcp_congestion_ops {
 	u32 flags;
 	void (*init)(struct sock *);
 	void (*release)(struct sock *);
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
-typedef struct {} netdevice_tracker;
+typedef struct {
+} netdevice_tracker;
 
 struct xfrm_state;
 
@@ -11004,7 +11028,8 @@ typedef u8 u_int8_t;
 
 struct nf_loginfo;
 
-typedef void nf_logfn(struct net *, u_int8_t, unsigned int, const struct sk_buff *, const struct net_device *, const struct net_device *, const struct nf_loginfo *, const char *);
+typedef void nf_logfn(struct net *, u_int8_t, unsigned int, const struct sk_buff *, const struct net_device *,
+		      const struct net_device *, const struct nf_loginfo *, const char *);
 
 struct nf_logger {
 	char *name;
@@ -11549,7 +11574,8 @@ struct sockaddr {
 	union {
 		char sa_data_min[14];
 		struct {
-			struct {} __empty_sa_data;
+			struct {
+			} __empty_sa_data;
 			char sa_data[0];
 		};
 	};
@@ -11566,8 +11592,8 @@ struct msghdr {
 		void *msg_control;
 		void *msg_control_user;
 	};
-	bool msg_control_is_user: 1;
-	bool msg_get_inq: 1;
+	bool msg_control_is_user : 1;
+	bool msg_get_inq : 1;
 	unsigned int msg_flags;
 	__kernel_size_t msg_controllen;
 	struct kiocb *msg_iocb;
@@ -11836,10 +11862,10 @@ struct sock_common {
 	};
 	short unsigned int skc_family;
 	volatile unsigned char skc_state;
-	unsigned char skc_reuse: 4;
-	unsigned char skc_reuseport: 1;
-	unsigned char skc_ipv6only: 1;
-	unsigned char skc_net_refcnt: 1;
+	unsigned char skc_reuse : 4;
+	unsigned char skc_reuseport : 1;
+	unsigned char skc_ipv6only : 1;
+	unsigned char skc_net_refcnt : 1;
 	int skc_bound_dev_if;
 	union {
 		struct hlist_node skc_bind_node;
@@ -11907,7 +11933,8 @@ struct sock_cgroup_data {
 	u16 prioidx;
 };
 
-typedef struct {} netns_tracker;
+typedef struct {
+} netns_tracker;
 
 struct sk_filter;
 
@@ -12005,10 +12032,10 @@ struct sock {
 	u8 sk_pacing_shift;
 	bool sk_use_task_frag;
 	__u8 __cacheline_group_end__sock_read_tx[0];
-	u8 sk_gso_disabled: 1;
-	u8 sk_kern_sock: 1;
-	u8 sk_no_check_tx: 1;
-	u8 sk_no_check_rx: 1;
+	u8 sk_gso_disabled : 1;
+	u8 sk_kern_sock : 1;
+	u8 sk_no_check_tx : 1;
+	u8 sk_no_check_rx : 1;
 	u8 sk_shutdown;
 	long unsigned int sk_lingertime;
 	struct proto *sk_prot_creator;
@@ -12026,17 +12053,17 @@ struct sock {
 		u8 sk_txrehash;
 		u8 sk_scm_recv_flags;
 		struct {
-			u8 sk_scm_credentials: 1;
-			u8 sk_scm_security: 1;
-			u8 sk_scm_pidfd: 1;
-			u8 sk_scm_rights: 1;
-			u8 sk_scm_unused: 4;
+			u8 sk_scm_credentials : 1;
+			u8 sk_scm_security : 1;
+			u8 sk_scm_pidfd : 1;
+			u8 sk_scm_rights : 1;
+			u8 sk_scm_unused : 4;
 		};
 	};
 	u8 sk_clockid;
-	u8 sk_txtime_deadline_mode: 1;
-	u8 sk_txtime_report_errors: 1;
-	u8 sk_txtime_unused: 6;
+	u8 sk_txtime_deadline_mode : 1;
+	u8 sk_txtime_report_errors : 1;
+	u8 sk_txtime_unused : 6;
 	u8 sk_bpf_cb_flags;
 	void *sk_user_data;
 	void *sk_security;
@@ -12078,7 +12105,7 @@ struct serial_icounter_struct;
 struct serial_struct;
 
 struct tty_operations {
-	struct tty_struct * (*lookup)(struct tty_driver *, struct file *, int);
+	struct tty_struct *(*lookup)(struct tty_driver *, struct file *, int);
 	int (*install)(struct tty_driver *, struct tty_struct *);
 	void (*remove)(struct tty_driver *, struct tty_struct *);
 	int (*open)(struct tty_struct *, struct file *);
@@ -12149,7 +12176,7 @@ struct tty_buffer {
 	unsigned int lookahead;
 	unsigned int read;
 	bool flags;
-	long: 0;
+	long : 0;
 	u8 data[0];
 };
 
@@ -12190,7 +12217,7 @@ struct tty_port {
 	wait_queue_head_t delta_msr_wait;
 	long unsigned int flags;
 	long unsigned int iflags;
-	unsigned char console: 1;
+	unsigned char console : 1;
 	struct mutex mutex;
 	struct mutex buf_mutex;
 	u8 *xmit_buf;
@@ -12276,7 +12303,7 @@ typedef struct {
 		void *kernel;
 		void *user;
 	};
-	bool is_kernel: 1;
+	bool is_kernel : 1;
 } sockptr_t;
 
 struct bpf_offloaded_map;
@@ -12516,14 +12543,14 @@ struct net_device {
 	__u8 __cacheline_group_begin__net_device_read_tx[0];
 	union {
 		struct {
-			long unsigned int priv_flags: 32;
-			long unsigned int lltx: 1;
-			long unsigned int netmem_tx: 1;
+			long unsigned int priv_flags : 32;
+			long unsigned int lltx : 1;
+			long unsigned int netmem_tx : 1;
 		};
 		struct {
-			long unsigned int priv_flags: 32;
-			long unsigned int lltx: 1;
-			long unsigned int netmem_tx: 1;
+			long unsigned int priv_flags : 32;
+			long unsigned int lltx : 1;
+			long unsigned int netmem_tx : 1;
 		} priv_flags_fast;
 	};
 	const struct net_device_ops *netdev_ops;
@@ -12662,7 +12689,7 @@ struct net_device {
 	void (*priv_destructor)(struct net_device *);
 	void *ml_priv;
 	enum netdev_ml_priv_type ml_priv_type;
-	enum netdev_stat_type pcpu_stat_type: 8;
+	enum netdev_stat_type pcpu_stat_type : 8;
 	struct device dev;
 	const struct attribute_group *sysfs_groups[5];
 	const struct attribute_group *sysfs_rx_queue_group;
@@ -12681,10 +12708,10 @@ struct net_device {
 	bool proto_down;
 	bool irq_affinity_auto;
 	bool rx_cpu_rmap_auto;
-	long unsigned int see_all_hwtstamp_requests: 1;
-	long unsigned int change_proto_down: 1;
-	long unsigned int netns_immutable: 1;
-	long unsigned int fcoe_mtu: 1;
+	long unsigned int see_all_hwtstamp_requests : 1;
+	long unsigned int change_proto_down : 1;
+	long unsigned int netns_immutable : 1;
+	long unsigned int fcoe_mtu : 1;
 	struct list_head net_notifier_list;
 	const struct udp_tunnel_nic_info *udp_tunnel_nic_info;
 	struct udp_tunnel_nic *udp_tunnel_nic;
@@ -12710,11 +12737,11 @@ struct net_device {
 	struct mutex lock;
 	struct hlist_head neighbours[2];
 	struct hwtstamp_provider *hwprov;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	u8 priv[0];
 };
 
@@ -12812,7 +12839,8 @@ struct fib_rules_ops {
 	int (*action)(struct fib_rule *, struct flowi *, int, struct fib_lookup_arg *);
 	bool (*suppress)(struct fib_rule *, int, struct fib_lookup_arg *);
 	int (*match)(struct fib_rule *, struct flowi *, int);
-	int (*configure)(struct fib_rule *, struct sk_buff *, struct fib_rule_hdr *, struct nlattr **, struct netlink_ext_ack *);
+	int (*configure)(struct fib_rule *, struct sk_buff *, struct fib_rule_hdr *, struct nlattr **,
+			 struct netlink_ext_ack *);
 	int (*delete)(struct fib_rule *);
 	int (*compare)(struct fib_rule *, struct fib_rule_hdr *, struct nlattr **);
 	int (*fill)(struct fib_rule *, struct sk_buff *, struct fib_rule_hdr *);
@@ -12866,7 +12894,7 @@ struct neighbour {
 	u8 protocol;
 	u32 flags;
 	seqlock_t ha_lock;
-	long: 0;
+	long : 0;
 	unsigned char ha[32];
 	struct hh_cache hh;
 	int (*output)(struct neighbour *, struct sk_buff *);
@@ -12972,7 +13000,7 @@ struct dql {
 	short unsigned int stall_thrs;
 	long unsigned int history_head;
 	long unsigned int history[4];
-	long: 64;
+	long : 64;
 	unsigned int limit;
 	unsigned int num_completed;
 	unsigned int prev_ovlimit;
@@ -13142,7 +13170,7 @@ struct socket_wq {
 	struct fasync_struct *fasync_list;
 	long unsigned int flags;
 	struct callback_head rcu;
-	long: 64;
+	long : 64;
 };
 
 struct proto_ops;
@@ -13154,9 +13182,9 @@ struct socket {
 	struct file *file;
 	struct sock *sk;
 	const struct proto_ops *ops;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct socket_wq wq;
 };
 
@@ -13381,7 +13409,8 @@ struct net_device_core_stats {
 };
 
 struct header_ops {
-	int (*create)(struct sk_buff *, struct net_device *, short unsigned int, const void *, const void *, unsigned int);
+	int (*create)(struct sk_buff *, struct net_device *, short unsigned int, const void *, const void *,
+		      unsigned int);
 	int (*parse)(const struct sk_buff *, const struct net_device *, unsigned char *);
 	int (*cache)(const struct neighbour *, struct hh_cache *, __be16);
 	void (*cache_update)(struct hh_cache *, const struct net_device *, const unsigned char *);
@@ -13456,9 +13485,9 @@ struct netdev_queue {
 	long unsigned int state;
 	struct napi_struct *napi;
 	int numa_node;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct xps_map {
@@ -13619,7 +13648,7 @@ struct net_device_ops {
 	void (*ndo_get_stats64)(struct net_device *, struct rtnl_link_stats64 *);
 	bool (*ndo_has_offload_stats)(const struct net_device *, int);
 	int (*ndo_get_offload_stats)(int, const struct net_device *, void *);
-	struct net_device_stats * (*ndo_get_stats)(struct net_device *);
+	struct net_device_stats *(*ndo_get_stats)(struct net_device *);
 	int (*ndo_vlan_rx_add_vid)(struct net_device *, __be16, u16);
 	int (*ndo_vlan_rx_kill_vid)(struct net_device *, __be16, u16);
 	int (*ndo_set_vf_mac)(struct net_device *, int, u8 *);
@@ -13639,17 +13668,21 @@ struct net_device_ops {
 	int (*ndo_rx_flow_steer)(struct net_device *, const struct sk_buff *, u16, u32);
 	int (*ndo_add_slave)(struct net_device *, struct net_device *, struct netlink_ext_ack *);
 	int (*ndo_del_slave)(struct net_device *, struct net_device *);
-	struct net_device * (*ndo_get_xmit_slave)(struct net_device *, struct sk_buff *, bool);
-	struct net_device * (*ndo_sk_get_lower_dev)(struct net_device *, struct sock *);
+	struct net_device *(*ndo_get_xmit_slave)(struct net_device *, struct sk_buff *, bool);
+	struct net_device *(*ndo_sk_get_lower_dev)(struct net_device *, struct sock *);
 	netdev_features_t (*ndo_fix_features)(struct net_device *, netdev_features_t);
 	int (*ndo_set_features)(struct net_device *, netdev_features_t);
 	int (*ndo_neigh_construct)(struct net_device *, struct neighbour *);
 	void (*ndo_neigh_destroy)(struct net_device *, struct neighbour *);
-	int (*ndo_fdb_add)(struct ndmsg *, struct nlattr **, struct net_device *, const unsigned char *, u16, u16, bool *, struct netlink_ext_ack *);
-	int (*ndo_fdb_del)(struct ndmsg *, struct nlattr **, struct net_device *, const unsigned char *, u16, bool *, struct netlink_ext_ack *);
+	int (*ndo_fdb_add)(struct ndmsg *, struct nlattr **, struct net_device *, const unsigned char *, u16,
+			   u16, bool *, struct netlink_ext_ack *);
+	int (*ndo_fdb_del)(struct ndmsg *, struct nlattr **, struct net_device *, const unsigned char *, u16,
+			   bool *, struct netlink_ext_ack *);
 	int (*ndo_fdb_del_bulk)(struct nlmsghdr *, struct net_device *, struct netlink_ext_ack *);
-	int (*ndo_fdb_dump)(struct sk_buff *, struct netlink_callback *, struct net_device *, struct net_device *, int *);
-	int (*ndo_fdb_get)(struct sk_buff *, struct nlattr **, struct net_device *, const unsigned char *, u16, u32, u32, struct netlink_ext_ack *);
+	int (*ndo_fdb_dump)(struct sk_buff *, struct netlink_callback *, struct net_device *,
+			    struct net_device *, int *);
+	int (*ndo_fdb_get)(struct sk_buff *, struct nlattr **, struct net_device *, const unsigned char *,
+			   u16, u32, u32, struct netlink_ext_ack *);
 	int (*ndo_mdb_add)(struct net_device *, struct nlattr **, u16, struct netlink_ext_ack *);
 	int (*ndo_mdb_del)(struct net_device *, struct nlattr **, struct netlink_ext_ack *);
 	int (*ndo_mdb_del_bulk)(struct net_device *, struct nlattr **, struct netlink_ext_ack *);
@@ -13662,7 +13695,7 @@ struct net_device_ops {
 	int (*ndo_get_phys_port_id)(struct net_device *, struct netdev_phys_item_id *);
 	int (*ndo_get_port_parent_id)(struct net_device *, struct netdev_phys_item_id *);
 	int (*ndo_get_phys_port_name)(struct net_device *, char *, size_t);
-	void * (*ndo_dfwd_add_station)(struct net_device *, struct net_device *);
+	void *(*ndo_dfwd_add_station)(struct net_device *, struct net_device *);
 	void (*ndo_dfwd_del_station)(struct net_device *, void *);
 	int (*ndo_set_tx_maxrate)(struct net_device *, int, u32);
 	int (*ndo_get_iflink)(const struct net_device *);
@@ -13670,14 +13703,15 @@ struct net_device_ops {
 	void (*ndo_set_rx_headroom)(struct net_device *, int);
 	int (*ndo_bpf)(struct net_device *, struct netdev_bpf *);
 	int (*ndo_xdp_xmit)(struct net_device *, int, struct xdp_frame **, u32);
-	struct net_device * (*ndo_xdp_get_xmit_slave)(struct net_device *, struct xdp_buff *);
+	struct net_device *(*ndo_xdp_get_xmit_slave)(struct net_device *, struct xdp_buff *);
 	int (*ndo_xsk_wakeup)(struct net_device *, u32, u32);
 	int (*ndo_tunnel_ctl)(struct net_device *, struct ip_tunnel_parm_kern *, int);
-	struct net_device * (*ndo_get_peer_dev)(struct net_device *);
+	struct net_device *(*ndo_get_peer_dev)(struct net_device *);
 	int (*ndo_fill_forward_path)(struct net_device_path_ctx *, struct net_device_path *);
 	ktime_t (*ndo_get_tstamp)(struct net_device *, const struct skb_shared_hwtstamps *, bool);
 	int (*ndo_hwtstamp_get)(struct net_device *, struct kernel_hwtstamp_config *);
-	int (*ndo_hwtstamp_set)(struct net_device *, struct kernel_hwtstamp_config *, struct netlink_ext_ack *);
+	int (*ndo_hwtstamp_set)(struct net_device *, struct kernel_hwtstamp_config *,
+				struct netlink_ext_ack *);
 };
 
 struct neigh_parms {
@@ -13740,8 +13774,8 @@ struct pcpu_dstats {
 	u64_stats_t rx_drops;
 	u64_stats_t tx_drops;
 	struct u64_stats_sync syncp;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 };
 
 struct ipv6_devstat {
@@ -13933,11 +13967,11 @@ struct ethtool_mm_cfg;
 struct ethtool_mm_stats;
 
 struct ethtool_ops {
-	u32 supported_input_xfrm: 8;
-	u32 cap_link_lanes_supported: 1;
-	u32 rxfh_per_ctx_fields: 1;
-	u32 rxfh_per_ctx_key: 1;
-	u32 cap_rss_rxnfc_adds: 1;
+	u32 supported_input_xfrm : 8;
+	u32 cap_link_lanes_supported : 1;
+	u32 rxfh_per_ctx_fields : 1;
+	u32 rxfh_per_ctx_key : 1;
+	u32 cap_rss_rxnfc_adds : 1;
 	u32 rxfh_indir_space;
 	u16 rxfh_key_space;
 	u16 rxfh_priv_size;
@@ -13959,10 +13993,14 @@ struct ethtool_ops {
 	int (*get_eeprom_len)(struct net_device *);
 	int (*get_eeprom)(struct net_device *, struct ethtool_eeprom *, u8 *);
 	int (*set_eeprom)(struct net_device *, struct ethtool_eeprom *, u8 *);
-	int (*get_coalesce)(struct net_device *, struct ethtool_coalesce *, struct kernel_ethtool_coalesce *, struct netlink_ext_ack *);
-	int (*set_coalesce)(struct net_device *, struct ethtool_coalesce *, struct kernel_ethtool_coalesce *, struct netlink_ext_ack *);
-	void (*get_ringparam)(struct net_device *, struct ethtool_ringparam *, struct kernel_ethtool_ringparam *, struct netlink_ext_ack *);
-	int (*set_ringparam)(struct net_device *, struct ethtool_ringparam *, struct kernel_ethtool_ringparam *, struct netlink_ext_ack *);
+	int (*get_coalesce)(struct net_device *, struct ethtool_coalesce *, struct kernel_ethtool_coalesce *,
+			    struct netlink_ext_ack *);
+	int (*set_coalesce)(struct net_device *, struct ethtool_coalesce *, struct kernel_ethtool_coalesce *,
+			    struct netlink_ext_ack *);
+	void (*get_ringparam)(struct net_device *, struct ethtool_ringparam *,
+			      struct kernel_ethtool_ringparam *, struct netlink_ext_ack *);
+	int (*set_ringparam)(struct net_device *, struct ethtool_ringparam *,
+			     struct kernel_ethtool_ringparam *, struct netlink_ext_ack *);
 	void (*get_pause_stats)(struct net_device *, struct ethtool_pause_stats *);
 	void (*get_pauseparam)(struct net_device *, struct ethtool_pauseparam *);
 	int (*set_pauseparam)(struct net_device *, struct ethtool_pauseparam *);
@@ -13985,10 +14023,14 @@ struct ethtool_ops {
 	int (*get_rxfh)(struct net_device *, struct ethtool_rxfh_param *);
 	int (*set_rxfh)(struct net_device *, struct ethtool_rxfh_param *, struct netlink_ext_ack *);
 	int (*get_rxfh_fields)(struct net_device *, struct ethtool_rxfh_fields *);
-	int (*set_rxfh_fields)(struct net_device *, const struct ethtool_rxfh_fields *, struct netlink_ext_ack *);
-	int (*create_rxfh_context)(struct net_device *, struct ethtool_rxfh_context *, const struct ethtool_rxfh_param *, struct netlink_ext_ack *);
-	int (*modify_rxfh_context)(struct net_device *, struct ethtool_rxfh_context *, const struct ethtool_rxfh_param *, struct netlink_ext_ack *);
-	int (*remove_rxfh_context)(struct net_device *, struct ethtool_rxfh_context *, u32, struct netlink_ext_ack *);
+	int (*set_rxfh_fields)(struct net_device *, const struct ethtool_rxfh_fields *,
+			       struct netlink_ext_ack *);
+	int (*create_rxfh_context)(struct net_device *, struct ethtool_rxfh_context *,
+				   const struct ethtool_rxfh_param *, struct netlink_ext_ack *);
+	int (*modify_rxfh_context)(struct net_device *, struct ethtool_rxfh_context *,
+				   const struct ethtool_rxfh_param *, struct netlink_ext_ack *);
+	int (*remove_rxfh_context)(struct net_device *, struct ethtool_rxfh_context *, u32,
+				   struct netlink_ext_ack *);
 	void (*get_channels)(struct net_device *, struct ethtool_channels *);
 	int (*set_channels)(struct net_device *, struct ethtool_channels *);
 	int (*get_dump_flag)(struct net_device *, struct ethtool_dump *);
@@ -14012,14 +14054,19 @@ struct ethtool_ops {
 	void (*get_ethtool_phy_stats)(struct net_device *, struct ethtool_stats *, u64 *);
 	int (*get_phy_tunable)(struct net_device *, const struct ethtool_tunable *, void *);
 	int (*set_phy_tunable)(struct net_device *, const struct ethtool_tunable *, const void *);
-	int (*get_module_eeprom_by_page)(struct net_device *, const struct ethtool_module_eeprom *, struct netlink_ext_ack *);
-	int (*set_module_eeprom_by_page)(struct net_device *, const struct ethtool_module_eeprom *, struct netlink_ext_ack *);
+	int (*get_module_eeprom_by_page)(struct net_device *, const struct ethtool_module_eeprom *,
+					 struct netlink_ext_ack *);
+	int (*set_module_eeprom_by_page)(struct net_device *, const struct ethtool_module_eeprom *,
+					 struct netlink_ext_ack *);
 	void (*get_eth_phy_stats)(struct net_device *, struct ethtool_eth_phy_stats *);
 	void (*get_eth_mac_stats)(struct net_device *, struct ethtool_eth_mac_stats *);
 	void (*get_eth_ctrl_stats)(struct net_device *, struct ethtool_eth_ctrl_stats *);
-	void (*get_rmon_stats)(struct net_device *, struct ethtool_rmon_stats *, const struct ethtool_rmon_hist_range **);
-	int (*get_module_power_mode)(struct net_device *, struct ethtool_module_power_mode_params *, struct netlink_ext_ack *);
-	int (*set_module_power_mode)(struct net_device *, const struct ethtool_module_power_mode_params *, struct netlink_ext_ack *);
+	void (*get_rmon_stats)(struct net_device *, struct ethtool_rmon_stats *,
+			       const struct ethtool_rmon_hist_range **);
+	int (*get_module_power_mode)(struct net_device *, struct ethtool_module_power_mode_params *,
+				     struct netlink_ext_ack *);
+	int (*set_module_power_mode)(struct net_device *, const struct ethtool_module_power_mode_params *,
+				     struct netlink_ext_ack *);
 	int (*get_mm)(struct net_device *, struct ethtool_mm_state *);
 	int (*set_mm)(struct net_device *, struct ethtool_mm_cfg *, struct netlink_ext_ack *);
 	void (*get_mm_stats)(struct net_device *, struct ethtool_mm_stats *);
@@ -14027,9 +14074,9 @@ struct ethtool_ops {
 
 struct l3mdev_ops {
 	u32 (*l3mdev_fib_table)(const struct net_device *);
-	struct sk_buff * (*l3mdev_l3_rcv)(struct net_device *, struct sk_buff *, u16);
-	struct sk_buff * (*l3mdev_l3_out)(struct net_device *, struct sock *, struct sk_buff *, u16);
-	struct dst_entry * (*l3mdev_link_scope_lookup)(const struct net_device *, struct flowi6 *);
+	struct sk_buff *(*l3mdev_l3_rcv)(struct net_device *, struct sk_buff *, u16);
+	struct sk_buff *(*l3mdev_l3_out)(struct net_device *, struct sock *, struct sk_buff *, u16);
+	struct dst_entry *(*l3mdev_link_scope_lookup)(const struct net_device *, struct flowi6 *);
 };
 
 struct nd_opt_hdr;
@@ -14043,7 +14090,9 @@ struct ndisc_ops {
 	void (*update)(const struct net_device *, struct neighbour *, u32, u8, const struct ndisc_options *);
 	int (*opt_addr_space)(const struct net_device *, u8, struct neighbour *, u8 *, u8 **);
 	void (*fill_addr_option)(const struct net_device *, struct sk_buff *, u8, const u8 *);
-	void (*prefix_rcv_add_addr)(struct net *, struct net_device *, const struct prefix_info *, struct inet6_dev *, struct in6_addr *, int, u32, bool, bool, __u32, u32, bool);
+	void (*prefix_rcv_add_addr)(struct net *, struct net_device *, const struct prefix_info *,
+				    struct inet6_dev *, struct in6_addr *, int, u32, bool, bool, __u32, u32,
+				    bool);
 };
 
 struct rtnl_newlink_params;
@@ -14053,7 +14102,8 @@ struct rtnl_link_ops {
 	struct srcu_struct srcu;
 	const char *kind;
 	size_t priv_size;
-	struct net_device * (*alloc)(struct nlattr **, const char *, unsigned char, unsigned int, unsigned int);
+	struct net_device *(*alloc)(struct nlattr **, const char *, unsigned char, unsigned int,
+				    unsigned int);
 	void (*setup)(struct net_device *);
 	bool netns_refund;
 	const u16 peer_type;
@@ -14071,10 +14121,11 @@ struct rtnl_link_ops {
 	unsigned int (*get_num_rx_queues)(void);
 	unsigned int slave_maxtype;
 	const struct nla_policy *slave_policy;
-	int (*slave_changelink)(struct net_device *, struct net_device *, struct nlattr **, struct nlattr **, struct netlink_ext_ack *);
+	int (*slave_changelink)(struct net_device *, struct net_device *, struct nlattr **, struct nlattr **,
+				struct netlink_ext_ack *);
 	size_t (*get_slave_size)(const struct net_device *, const struct net_device *);
 	int (*fill_slave_info)(struct sk_buff *, const struct net_device *, const struct net_device *);
-	struct net * (*get_link_net)(const struct net_device *);
+	struct net *(*get_link_net)(const struct net_device *);
 	size_t (*get_linkxstats_size)(const struct net_device *, int);
 	int (*fill_linkxstats)(struct sk_buff *, const struct net_device *, int *, int);
 };
@@ -14086,7 +14137,8 @@ struct netdev_queue_stats_tx;
 struct netdev_stat_ops {
 	void (*get_queue_stats_rx)(struct net_device *, int, struct netdev_queue_stats_rx *);
 	void (*get_queue_stats_tx)(struct net_device *, int, struct netdev_queue_stats_tx *);
-	void (*get_base_stats)(struct net_device *, struct netdev_queue_stats_rx *, struct netdev_queue_stats_tx *);
+	void (*get_base_stats)(struct net_device *, struct netdev_queue_stats_rx *,
+			       struct netdev_queue_stats_tx *);
 };
 
 struct netdev_queue_mgmt_ops {
@@ -14095,7 +14147,7 @@ struct netdev_queue_mgmt_ops {
 	void (*ndo_queue_mem_free)(struct net_device *, void *);
 	int (*ndo_queue_start)(struct net_device *, void *, int);
 	int (*ndo_queue_stop)(struct net_device *, void *, int);
-	struct device * (*ndo_queue_get_dma_dev)(struct net_device *, int);
+	struct device *(*ndo_queue_get_dma_dev)(struct net_device *, int);
 };
 
 struct udp_tunnel_nic_table_info {
@@ -14130,21 +14182,21 @@ struct hwtstamp_provider {
 
 struct numa_drop_counters {
 	atomic_t drops0;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	atomic_t drops1;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct netlink_range_validation {
@@ -14331,7 +14383,7 @@ struct proto {
 	int (*pre_connect)(struct sock *, struct sockaddr *, int);
 	int (*connect)(struct sock *, struct sockaddr *, int);
 	int (*disconnect)(struct sock *, int);
-	struct sock * (*accept)(struct sock *, struct proto_accept_arg *);
+	struct sock *(*accept)(struct sock *, struct proto_accept_arg *);
 	int (*ioctl)(struct sock *, int, int *);
 	int (*init)(struct sock *);
 	void (*destroy)(struct sock *);
@@ -14445,8 +14497,8 @@ struct request_sock {
 	struct request_sock *dl_next;
 	u16 mss;
 	u8 num_retrans;
-	u8 syncookie: 1;
-	u8 num_timeout: 7;
+	u8 syncookie : 1;
+	u8 num_timeout : 7;
 	u32 ts_recent;
 	struct timer_list rsk_timer;
 	const struct request_sock_ops *rsk_ops;
@@ -14607,7 +14659,7 @@ typedef void (*async_func_t)(void *, async_cookie_t);
 
 struct async_domain {
 	struct list_head pending;
-	unsigned int registered: 1;
+	unsigned int registered : 1;
 };
 
 enum memblock_flags {
@@ -14647,7 +14699,9 @@ enum state {
 	Reset = 7,
 };
 
-typedef int (*decompress_fn)(unsigned char *, long int, long int (*)(void *, long unsigned int), long int (*)(void *, long unsigned int), unsigned char *, long int *, void (*)(char *));
+typedef int (*decompress_fn)(unsigned char *, long int, long int (*)(void *, long unsigned int),
+			     long int (*)(void *, long unsigned int), unsigned char *, long int *,
+			     void (*)(char *));
 
 enum audit_ntp_type {
 	AUDIT_NTP_OFFSET = 0,
@@ -14683,502 +14737,502 @@ enum {
 
 struct gdt_page {
 	struct desc_struct gdt[16];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum intercept_words {
@@ -15207,14 +15261,14 @@ struct cpuinfo_topology {
 	union {
 		u32 cpu_type;
 		struct {
-			u32 intel_native_model_id: 24;
-			u32 intel_type: 8;
+			u32 intel_native_model_id : 24;
+			u32 intel_type : 8;
 		};
 		struct {
-			u32 amd_num_processors: 16;
-			u32 amd_power_eff_ranking: 8;
-			u32 amd_native_model_id: 4;
-			u32 amd_type: 4;
+			u32 amd_num_processors : 16;
+			u32 amd_power_eff_ranking : 8;
+			u32 amd_native_model_id : 4;
+			u32 amd_type : 4;
 		};
 	};
 };
@@ -15257,7 +15311,7 @@ struct cpuinfo_x86 {
 	bool smt_active;
 	u32 microcode;
 	u8 x86_cache_bits;
-	unsigned int initialized: 1;
+	unsigned int initialized : 1;
 };
 
 struct boot_e820_entry {
@@ -15592,8 +15646,8 @@ struct alt_instr {
 	s32 repl_offset;
 	union {
 		struct {
-			u32 cpuid: 16;
-			u32 flags: 16;
+			u32 cpuid : 16;
+			u32 flags : 16;
 		};
 		u32 ft_flags;
 	};
@@ -15760,10 +15814,10 @@ struct pvclock_vcpu_time_info {
 
 struct pvclock_vsyscall_time_info {
 	struct pvclock_vcpu_time_info pvti;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum vdso_clock_mode {
@@ -16090,13 +16144,13 @@ struct perf_event_mmap_page {
 	union {
 		__u64 capabilities;
 		struct {
-			__u64 cap_bit0: 1;
-			__u64 cap_bit0_is_deprecated: 1;
-			__u64 cap_user_rdpmc: 1;
-			__u64 cap_user_time: 1;
-			__u64 cap_user_time_zero: 1;
-			__u64 cap_user_time_short: 1;
-			__u64 cap_____res: 58;
+			__u64 cap_bit0 : 1;
+			__u64 cap_bit0_is_deprecated : 1;
+			__u64 cap_user_rdpmc : 1;
+			__u64 cap_user_time : 1;
+			__u64 cap_user_time_zero : 1;
+			__u64 cap_user_time_short : 1;
+			__u64 cap_____res : 58;
 		};
 	};
 	__u16 pmc_width;
@@ -16147,7 +16201,7 @@ struct x86_pmu_capability {
 	int bit_width_fixed;
 	unsigned int events_mask;
 	int events_mask_len;
-	unsigned int pebs_ept: 1;
+	unsigned int pebs_ept : 1;
 };
 
 struct debug_store {
@@ -16160,462 +16214,462 @@ struct debug_store {
 	u64 pebs_absolute_maximum;
 	u64 pebs_interrupt_threshold;
 	u64 pebs_event_reset[48];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum stack_type {
@@ -16667,7 +16721,7 @@ typedef struct {
 	unsigned int irq_tlb_count;
 	unsigned int irq_thermal_count;
 	unsigned int irq_hv_callback_count;
-	long: 0;
+	long : 0;
 } irq_cpustat_t;
 
 enum perf_event_x86_regs {
@@ -16957,18 +17011,18 @@ struct extra_reg {
 
 union perf_capabilities {
 	struct {
-		u64 lbr_format: 6;
-		u64 pebs_trap: 1;
-		u64 pebs_arch_reg: 1;
-		u64 pebs_format: 4;
-		u64 smm_freeze: 1;
-		u64 full_width_write: 1;
-		u64 pebs_baseline: 1;
-		u64 perf_metrics: 1;
-		u64 pebs_output_pt_available: 1;
-		u64 pebs_timing_info: 1;
-		u64 anythread_deprecated: 1;
-		u64 rdpmc_metrics_clear: 1;
+		u64 lbr_format : 6;
+		u64 pebs_trap : 1;
+		u64 pebs_arch_reg : 1;
+		u64 pebs_format : 4;
+		u64 smm_freeze : 1;
+		u64 full_width_write : 1;
+		u64 pebs_baseline : 1;
+		u64 perf_metrics : 1;
+		u64 pebs_output_pt_available : 1;
+		u64 pebs_timing_info : 1;
+		u64 anythread_deprecated : 1;
+		u64 rdpmc_metrics_clear : 1;
 	};
 	u64 capabilities;
 };
@@ -17026,9 +17080,9 @@ struct x86_hybrid_pmu {
 	struct event_constraint *event_constraints;
 	struct event_constraint *pebs_constraints;
 	struct extra_reg *extra_regs;
-	unsigned int late_ack: 1;
-	unsigned int mid_ack: 1;
-	unsigned int enabled_ack: 1;
+	unsigned int late_ack : 1;
+	unsigned int mid_ack : 1;
+	unsigned int enabled_ack : 1;
 	u64 pebs_data_source[256];
 };
 
@@ -17092,7 +17146,7 @@ struct x86_pmu {
 	int events_mask_len;
 	int apic;
 	u64 max_period;
-	struct event_constraint * (*get_event_constraints)(struct cpu_hw_events *, int, struct perf_event *);
+	struct event_constraint *(*get_event_constraints)(struct cpu_hw_events *, int, struct perf_event *);
 	void (*put_event_constraints)(struct cpu_hw_events *, struct perf_event *);
 	void (*start_scheduling)(struct cpu_hw_events *);
 	void (*commit_scheduling)(struct cpu_hw_events *, int, int);
@@ -17100,9 +17154,9 @@ struct x86_pmu {
 	struct event_constraint *event_constraints;
 	struct x86_pmu_quirk *quirks;
 	void (*limit_period)(struct perf_event *, s64 *);
-	unsigned int late_ack: 1;
-	unsigned int mid_ack: 1;
-	unsigned int enabled_ack: 1;
+	unsigned int late_ack : 1;
+	unsigned int mid_ack : 1;
+	unsigned int enabled_ack : 1;
 	int attr_rdpmc_broken;
 	int attr_rdpmc;
 	struct attribute **format_attrs;
@@ -17117,16 +17171,16 @@ struct x86_pmu {
 	void (*sched_task)(struct perf_event_pmu_context *, struct task_struct *, bool);
 	u64 intel_ctrl;
 	union perf_capabilities intel_cap;
-	unsigned int bts: 1;
-	unsigned int bts_active: 1;
-	unsigned int ds_pebs: 1;
-	unsigned int pebs_active: 1;
-	unsigned int pebs_broken: 1;
-	unsigned int pebs_prec_dist: 1;
-	unsigned int pebs_no_tlb: 1;
-	unsigned int pebs_no_isolation: 1;
-	unsigned int pebs_block: 1;
-	unsigned int pebs_ept: 1;
+	unsigned int bts : 1;
+	unsigned int bts_active : 1;
+	unsigned int ds_pebs : 1;
+	unsigned int pebs_active : 1;
+	unsigned int pebs_broken : 1;
+	unsigned int pebs_prec_dist : 1;
+	unsigned int pebs_no_tlb : 1;
+	unsigned int pebs_no_isolation : 1;
+	unsigned int pebs_block : 1;
+	unsigned int pebs_ept : 1;
 	int pebs_record_size;
 	int pebs_buffer_size;
 	u64 pebs_events_mask;
@@ -17153,31 +17207,31 @@ struct x86_pmu {
 	u64 lbr_callstack_users;
 	bool lbr_double_abort;
 	bool lbr_pt_coexist;
-	unsigned int lbr_has_info: 1;
-	unsigned int lbr_has_tsx: 1;
-	unsigned int lbr_from_flags: 1;
-	unsigned int lbr_to_cycles: 1;
-	unsigned int lbr_depth_mask: 8;
-	unsigned int lbr_deep_c_reset: 1;
-	unsigned int lbr_lip: 1;
-	unsigned int lbr_cpl: 1;
-	unsigned int lbr_filter: 1;
-	unsigned int lbr_call_stack: 1;
-	unsigned int lbr_mispred: 1;
-	unsigned int lbr_timed_lbr: 1;
-	unsigned int lbr_br_type: 1;
-	unsigned int lbr_counters: 4;
+	unsigned int lbr_has_info : 1;
+	unsigned int lbr_has_tsx : 1;
+	unsigned int lbr_from_flags : 1;
+	unsigned int lbr_to_cycles : 1;
+	unsigned int lbr_depth_mask : 8;
+	unsigned int lbr_deep_c_reset : 1;
+	unsigned int lbr_lip : 1;
+	unsigned int lbr_cpl : 1;
+	unsigned int lbr_filter : 1;
+	unsigned int lbr_call_stack : 1;
+	unsigned int lbr_mispred : 1;
+	unsigned int lbr_timed_lbr : 1;
+	unsigned int lbr_br_type : 1;
+	unsigned int lbr_counters : 4;
 	void (*lbr_reset)(void);
 	void (*lbr_read)(struct cpu_hw_events *);
 	void (*lbr_save)(void *);
 	void (*lbr_restore)(void *);
 	atomic_t lbr_exclusive[3];
 	int num_topdown_events;
-	unsigned int amd_nb_constraints: 1;
+	unsigned int amd_nb_constraints : 1;
 	u64 perf_ctr_pair_en;
 	struct extra_reg *extra_regs;
 	unsigned int flags;
-	struct perf_guest_switch_msr * (*guest_get_msrs)(int *, void *);
+	struct perf_guest_switch_msr *(*guest_get_msrs)(int *, void *);
 	int (*check_period)(struct perf_event *, u64);
 	int (*aux_output_match)(struct perf_event *);
 	void (*filter)(struct pmu *, int, bool *);
@@ -17440,10 +17494,10 @@ typedef struct kmem_cache *kmem_buckets[14];
 
 union cpuid_0x80000022_ebx {
 	struct {
-		unsigned int num_core_pmc: 4;
-		unsigned int lbr_v2_stack_sz: 6;
-		unsigned int num_df_pmc: 6;
-		unsigned int num_umc_pmc: 6;
+		unsigned int num_core_pmc : 4;
+		unsigned int lbr_v2_stack_sz : 6;
+		unsigned int num_df_pmc : 6;
+		unsigned int num_umc_pmc : 6;
 	} split;
 	unsigned int full;
 };
@@ -17463,19 +17517,19 @@ enum {
 struct branch_entry {
 	union {
 		struct {
-			u64 ip: 58;
-			u64 ip_sign_ext: 5;
-			u64 mispredict: 1;
+			u64 ip : 58;
+			u64 ip_sign_ext : 5;
+			u64 mispredict : 1;
 		} split;
 		u64 full;
 	} from;
 	union {
 		struct {
-			u64 ip: 58;
-			u64 ip_sign_ext: 3;
-			u64 reserved: 1;
-			u64 spec: 1;
-			u64 valid: 1;
+			u64 ip : 58;
+			u64 ip_sign_ext : 3;
+			u64 reserved : 1;
+			u64 spec : 1;
+			u64 valid : 1;
 		} split;
 		u64 full;
 	} to;
@@ -17547,9 +17601,9 @@ struct pci_bus {
 	struct device dev;
 	struct bin_attribute *legacy_io;
 	struct bin_attribute *legacy_mem;
-	unsigned int is_added: 1;
-	unsigned int unsafe_warn: 1;
-	unsigned int flit_mode: 1;
+	unsigned int is_added : 1;
+	unsigned int unsafe_warn : 1;
+	unsigned int flit_mode : 1;
 };
 
 typedef int pci_power_t;
@@ -17590,7 +17644,7 @@ struct pci_dev {
 	u8 pcie_cap;
 	u8 msi_cap;
 	u8 msix_cap;
-	u8 pcie_mpss: 3;
+	u8 pcie_mpss : 3;
 	u8 rom_base_reg;
 	u8 pin;
 	u16 pcie_flags_reg;
@@ -17600,80 +17654,80 @@ struct pci_dev {
 	struct device_dma_parameters dma_parms;
 	pci_power_t current_state;
 	u8 pm_cap;
-	unsigned int pme_support: 5;
-	unsigned int pme_poll: 1;
-	unsigned int pinned: 1;
-	unsigned int config_rrs_sv: 1;
-	unsigned int imm_ready: 1;
-	unsigned int d1_support: 1;
-	unsigned int d2_support: 1;
-	unsigned int no_d1d2: 1;
-	unsigned int no_d3cold: 1;
-	unsigned int bridge_d3: 1;
-	unsigned int d3cold_allowed: 1;
-	unsigned int mmio_always_on: 1;
-	unsigned int wakeup_prepared: 1;
-	unsigned int skip_bus_pm: 1;
-	unsigned int ignore_hotplug: 1;
-	unsigned int hotplug_user_indicators: 1;
-	unsigned int clear_retrain_link: 1;
-	unsigned int no_bw_notif: 1;
+	unsigned int pme_support : 5;
+	unsigned int pme_poll : 1;
+	unsigned int pinned : 1;
+	unsigned int config_rrs_sv : 1;
+	unsigned int imm_ready : 1;
+	unsigned int d1_support : 1;
+	unsigned int d2_support : 1;
+	unsigned int no_d1d2 : 1;
+	unsigned int no_d3cold : 1;
+	unsigned int bridge_d3 : 1;
+	unsigned int d3cold_allowed : 1;
+	unsigned int mmio_always_on : 1;
+	unsigned int wakeup_prepared : 1;
+	unsigned int skip_bus_pm : 1;
+	unsigned int ignore_hotplug : 1;
+	unsigned int hotplug_user_indicators : 1;
+	unsigned int clear_retrain_link : 1;
+	unsigned int no_bw_notif : 1;
 	unsigned int d3hot_delay;
 	unsigned int d3cold_delay;
 	u16 l1ss;
 	struct pcie_link_state *link_state;
-	unsigned int aspm_l0s_support: 1;
-	unsigned int aspm_l1_support: 1;
-	unsigned int ltr_path: 1;
-	unsigned int pasid_no_tlp: 1;
-	unsigned int eetlp_prefix_max: 3;
+	unsigned int aspm_l0s_support : 1;
+	unsigned int aspm_l1_support : 1;
+	unsigned int ltr_path : 1;
+	unsigned int pasid_no_tlp : 1;
+	unsigned int eetlp_prefix_max : 3;
 	pci_channel_state_t error_state;
 	struct device dev;
 	int cfg_size;
 	unsigned int irq;
 	struct resource resource[11];
 	struct resource driver_exclusive_resource;
-	unsigned int transparent: 1;
-	unsigned int io_window: 1;
-	unsigned int pref_window: 1;
-	unsigned int pref_64_window: 1;
-	unsigned int multifunction: 1;
-	unsigned int is_busmaster: 1;
-	unsigned int no_msi: 1;
-	unsigned int no_64bit_msi: 1;
-	unsigned int block_cfg_access: 1;
-	unsigned int broken_parity_status: 1;
-	unsigned int irq_reroute_variant: 2;
-	unsigned int msi_enabled: 1;
-	unsigned int msix_enabled: 1;
-	unsigned int ari_enabled: 1;
-	unsigned int ats_enabled: 1;
-	unsigned int pasid_enabled: 1;
-	unsigned int pri_enabled: 1;
-	unsigned int tph_enabled: 1;
-	unsigned int is_managed: 1;
-	unsigned int is_msi_managed: 1;
-	unsigned int needs_freset: 1;
-	unsigned int state_saved: 1;
-	unsigned int is_physfn: 1;
-	unsigned int is_virtfn: 1;
-	unsigned int is_hotplug_bridge: 1;
-	unsigned int is_pciehp: 1;
-	unsigned int shpc_managed: 1;
-	unsigned int is_thunderbolt: 1;
-	unsigned int untrusted: 1;
-	unsigned int external_facing: 1;
-	unsigned int broken_intx_masking: 1;
-	unsigned int io_window_1k: 1;
-	unsigned int irq_managed: 1;
-	unsigned int non_compliant_bars: 1;
-	unsigned int is_probed: 1;
-	unsigned int link_active_reporting: 1;
-	unsigned int no_vf_scan: 1;
-	unsigned int no_command_memory: 1;
-	unsigned int rom_bar_overlap: 1;
-	unsigned int rom_attr_enabled: 1;
-	unsigned int non_mappable_bars: 1;
+	unsigned int transparent : 1;
+	unsigned int io_window : 1;
+	unsigned int pref_window : 1;
+	unsigned int pref_64_window : 1;
+	unsigned int multifunction : 1;
+	unsigned int is_busmaster : 1;
+	unsigned int no_msi : 1;
+	unsigned int no_64bit_msi : 1;
+	unsigned int block_cfg_access : 1;
+	unsigned int broken_parity_status : 1;
+	unsigned int irq_reroute_variant : 2;
+	unsigned int msi_enabled : 1;
+	unsigned int msix_enabled : 1;
+	unsigned int ari_enabled : 1;
+	unsigned int ats_enabled : 1;
+	unsigned int pasid_enabled : 1;
+	unsigned int pri_enabled : 1;
+	unsigned int tph_enabled : 1;
+	unsigned int is_managed : 1;
+	unsigned int is_msi_managed : 1;
+	unsigned int needs_freset : 1;
+	unsigned int state_saved : 1;
+	unsigned int is_physfn : 1;
+	unsigned int is_virtfn : 1;
+	unsigned int is_hotplug_bridge : 1;
+	unsigned int is_pciehp : 1;
+	unsigned int shpc_managed : 1;
+	unsigned int is_thunderbolt : 1;
+	unsigned int untrusted : 1;
+	unsigned int external_facing : 1;
+	unsigned int broken_intx_masking : 1;
+	unsigned int io_window_1k : 1;
+	unsigned int irq_managed : 1;
+	unsigned int non_compliant_bars : 1;
+	unsigned int is_probed : 1;
+	unsigned int link_active_reporting : 1;
+	unsigned int no_vf_scan : 1;
+	unsigned int no_command_memory : 1;
+	unsigned int rom_bar_overlap : 1;
+	unsigned int rom_attr_enabled : 1;
+	unsigned int non_mappable_bars : 1;
 	pci_dev_flags_t dev_flags;
 	atomic_t enable_cnt;
 	spinlock_t pcie_cap_lock;
@@ -17722,7 +17776,7 @@ struct pci_driver {
 struct pci_ops {
 	int (*add_bus)(struct pci_bus *);
 	void (*remove_bus)(struct pci_bus *);
-	void * (*map_bus)(struct pci_bus *, unsigned int, int);
+	void *(*map_bus)(struct pci_bus *, unsigned int, int);
 	int (*read)(struct pci_bus *, unsigned int, int, int, u32 *);
 	int (*write)(struct pci_bus *, unsigned int, int, int, u32);
 };
@@ -17749,97 +17803,97 @@ struct syscore_ops {
 union ibs_fetch_ctl {
 	__u64 val;
 	struct {
-		__u64 fetch_maxcnt: 16;
-		__u64 fetch_cnt: 16;
-		__u64 fetch_lat: 16;
-		__u64 fetch_en: 1;
-		__u64 fetch_val: 1;
-		__u64 fetch_comp: 1;
-		__u64 ic_miss: 1;
-		__u64 phy_addr_valid: 1;
-		__u64 l1tlb_pgsz: 2;
-		__u64 l1tlb_miss: 1;
-		__u64 l2tlb_miss: 1;
-		__u64 rand_en: 1;
-		__u64 fetch_l2_miss: 1;
-		__u64 l3_miss_only: 1;
-		__u64 fetch_oc_miss: 1;
-		__u64 fetch_l3_miss: 1;
-		__u64 reserved: 2;
+		__u64 fetch_maxcnt : 16;
+		__u64 fetch_cnt : 16;
+		__u64 fetch_lat : 16;
+		__u64 fetch_en : 1;
+		__u64 fetch_val : 1;
+		__u64 fetch_comp : 1;
+		__u64 ic_miss : 1;
+		__u64 phy_addr_valid : 1;
+		__u64 l1tlb_pgsz : 2;
+		__u64 l1tlb_miss : 1;
+		__u64 l2tlb_miss : 1;
+		__u64 rand_en : 1;
+		__u64 fetch_l2_miss : 1;
+		__u64 l3_miss_only : 1;
+		__u64 fetch_oc_miss : 1;
+		__u64 fetch_l3_miss : 1;
+		__u64 reserved : 2;
 	};
 };
 
 union ibs_op_ctl {
 	__u64 val;
 	struct {
-		__u64 opmaxcnt: 16;
-		__u64 l3_miss_only: 1;
-		__u64 op_en: 1;
-		__u64 op_val: 1;
-		__u64 cnt_ctl: 1;
-		__u64 opmaxcnt_ext: 7;
-		__u64 reserved0: 5;
-		__u64 opcurcnt: 27;
-		__u64 ldlat_thrsh: 4;
-		__u64 ldlat_en: 1;
+		__u64 opmaxcnt : 16;
+		__u64 l3_miss_only : 1;
+		__u64 op_en : 1;
+		__u64 op_val : 1;
+		__u64 cnt_ctl : 1;
+		__u64 opmaxcnt_ext : 7;
+		__u64 reserved0 : 5;
+		__u64 opcurcnt : 27;
+		__u64 ldlat_thrsh : 4;
+		__u64 ldlat_en : 1;
 	};
 };
 
 union ibs_op_data {
 	__u64 val;
 	struct {
-		__u64 comp_to_ret_ctr: 16;
-		__u64 tag_to_ret_ctr: 16;
-		__u64 reserved1: 2;
-		__u64 op_return: 1;
-		__u64 op_brn_taken: 1;
-		__u64 op_brn_misp: 1;
-		__u64 op_brn_ret: 1;
-		__u64 op_rip_invalid: 1;
-		__u64 op_brn_fuse: 1;
-		__u64 op_microcode: 1;
-		__u64 reserved2: 23;
+		__u64 comp_to_ret_ctr : 16;
+		__u64 tag_to_ret_ctr : 16;
+		__u64 reserved1 : 2;
+		__u64 op_return : 1;
+		__u64 op_brn_taken : 1;
+		__u64 op_brn_misp : 1;
+		__u64 op_brn_ret : 1;
+		__u64 op_rip_invalid : 1;
+		__u64 op_brn_fuse : 1;
+		__u64 op_microcode : 1;
+		__u64 reserved2 : 23;
 	};
 };
 
 union ibs_op_data2 {
 	__u64 val;
 	struct {
-		__u64 data_src_lo: 3;
-		__u64 reserved0: 1;
-		__u64 rmt_node: 1;
-		__u64 cache_hit_st: 1;
-		__u64 data_src_hi: 2;
-		__u64 reserved1: 56;
+		__u64 data_src_lo : 3;
+		__u64 reserved0 : 1;
+		__u64 rmt_node : 1;
+		__u64 cache_hit_st : 1;
+		__u64 data_src_hi : 2;
+		__u64 reserved1 : 56;
 	};
 };
 
 union ibs_op_data3 {
 	__u64 val;
 	struct {
-		__u64 ld_op: 1;
-		__u64 st_op: 1;
-		__u64 dc_l1tlb_miss: 1;
-		__u64 dc_l2tlb_miss: 1;
-		__u64 dc_l1tlb_hit_2m: 1;
-		__u64 dc_l1tlb_hit_1g: 1;
-		__u64 dc_l2tlb_hit_2m: 1;
-		__u64 dc_miss: 1;
-		__u64 dc_mis_acc: 1;
-		__u64 reserved: 4;
-		__u64 dc_wc_mem_acc: 1;
-		__u64 dc_uc_mem_acc: 1;
-		__u64 dc_locked_op: 1;
-		__u64 dc_miss_no_mab_alloc: 1;
-		__u64 dc_lin_addr_valid: 1;
-		__u64 dc_phy_addr_valid: 1;
-		__u64 dc_l2_tlb_hit_1g: 1;
-		__u64 l2_miss: 1;
-		__u64 sw_pf: 1;
-		__u64 op_mem_width: 4;
-		__u64 op_dc_miss_open_mem_reqs: 6;
-		__u64 dc_miss_lat: 16;
-		__u64 tlb_refill_lat: 16;
+		__u64 ld_op : 1;
+		__u64 st_op : 1;
+		__u64 dc_l1tlb_miss : 1;
+		__u64 dc_l2tlb_miss : 1;
+		__u64 dc_l1tlb_hit_2m : 1;
+		__u64 dc_l1tlb_hit_1g : 1;
+		__u64 dc_l2tlb_hit_2m : 1;
+		__u64 dc_miss : 1;
+		__u64 dc_mis_acc : 1;
+		__u64 reserved : 4;
+		__u64 dc_wc_mem_acc : 1;
+		__u64 dc_uc_mem_acc : 1;
+		__u64 dc_locked_op : 1;
+		__u64 dc_miss_no_mab_alloc : 1;
+		__u64 dc_lin_addr_valid : 1;
+		__u64 dc_phy_addr_valid : 1;
+		__u64 dc_l2_tlb_hit_1g : 1;
+		__u64 l2_miss : 1;
+		__u64 sw_pf : 1;
+		__u64 op_mem_width : 4;
+		__u64 op_dc_miss_open_mem_reqs : 6;
+		__u64 dc_miss_lat : 16;
+		__u64 tlb_refill_lat : 16;
 	};
 };
 
@@ -17876,8 +17930,8 @@ struct perf_ibs {
 	u64 max_period;
 	long unsigned int offset_mask[1];
 	int offset_max;
-	unsigned int fetch_count_reset_broken: 1;
-	unsigned int fetch_ignore_if_zero_rip: 1;
+	unsigned int fetch_count_reset_broken : 1;
+	unsigned int fetch_ignore_if_zero_rip : 1;
 	struct cpu_perf_ibs *pcpu;
 	u64 (*get_count)(u64);
 };
@@ -17912,10 +17966,10 @@ enum {
 
 union amd_uncore_info {
 	struct {
-		u64 aux_data: 32;
-		u64 num_pmcs: 8;
-		u64 gid: 8;
-		u64 cid: 8;
+		u64 aux_data : 32;
+		u64 num_pmcs : 8;
+		u64 gid : 8;
+		u64 cid : 8;
 	} split;
 	u64 full;
 };
@@ -18061,13 +18115,13 @@ struct fpstate {
 	u64 xfeatures;
 	u64 user_xfeatures;
 	u64 xfd;
-	unsigned int is_valloc: 1;
-	unsigned int is_guest: 1;
-	unsigned int is_confidential: 1;
-	unsigned int in_use: 1;
-	long: 64;
-	long: 64;
-	long: 64;
+	unsigned int is_valloc : 1;
+	unsigned int is_guest : 1;
+	unsigned int is_confidential : 1;
+	unsigned int in_use : 1;
+	long : 64;
+	long : 64;
+	long : 64;
 	union fpregs_state regs;
 };
 
@@ -18153,13 +18207,15 @@ struct mmu_notifier_range;
 
 struct mmu_notifier_ops {
 	void (*release)(struct mmu_notifier *, struct mm_struct *);
-	int (*clear_flush_young)(struct mmu_notifier *, struct mm_struct *, long unsigned int, long unsigned int);
+	int (*clear_flush_young)(struct mmu_notifier *, struct mm_struct *, long unsigned int,
+				 long unsigned int);
 	int (*clear_young)(struct mmu_notifier *, struct mm_struct *, long unsigned int, long unsigned int);
 	int (*test_young)(struct mmu_notifier *, struct mm_struct *, long unsigned int);
 	int (*invalidate_range_start)(struct mmu_notifier *, const struct mmu_notifier_range *);
 	void (*invalidate_range_end)(struct mmu_notifier *, const struct mmu_notifier_range *);
-	void (*arch_invalidate_secondary_tlbs)(struct mmu_notifier *, struct mm_struct *, long unsigned int, long unsigned int);
-	struct mmu_notifier * (*alloc_notifier)(struct mm_struct *);
+	void (*arch_invalidate_secondary_tlbs)(struct mmu_notifier *, struct mm_struct *, long unsigned int,
+					       long unsigned int);
+	struct mmu_notifier *(*alloc_notifier)(struct mm_struct *);
 	void (*free_notifier)(struct mmu_notifier *);
 };
 
@@ -18204,15 +18260,15 @@ struct irqaction {
 	long unsigned int thread_mask;
 	const char *name;
 	struct proc_dir_entry *dir;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct irq_affinity_desc {
 	struct cpumask mask;
-	unsigned int is_managed: 1;
+	unsigned int is_managed : 1;
 };
 
 enum irqchip_irq_state {
@@ -18229,54 +18285,54 @@ struct dev_ext_attribute {
 
 union cpuid10_eax {
 	struct {
-		unsigned int version_id: 8;
-		unsigned int num_counters: 8;
-		unsigned int bit_width: 8;
-		unsigned int mask_length: 8;
+		unsigned int version_id : 8;
+		unsigned int num_counters : 8;
+		unsigned int bit_width : 8;
+		unsigned int mask_length : 8;
 	} split;
 	unsigned int full;
 };
 
 union cpuid10_ebx {
 	struct {
-		unsigned int no_unhalted_core_cycles: 1;
-		unsigned int no_instructions_retired: 1;
-		unsigned int no_unhalted_reference_cycles: 1;
-		unsigned int no_llc_reference: 1;
-		unsigned int no_llc_misses: 1;
-		unsigned int no_branch_instruction_retired: 1;
-		unsigned int no_branch_misses_retired: 1;
+		unsigned int no_unhalted_core_cycles : 1;
+		unsigned int no_instructions_retired : 1;
+		unsigned int no_unhalted_reference_cycles : 1;
+		unsigned int no_llc_reference : 1;
+		unsigned int no_llc_misses : 1;
+		unsigned int no_branch_instruction_retired : 1;
+		unsigned int no_branch_misses_retired : 1;
 	} split;
 	unsigned int full;
 };
 
 union cpuid10_edx {
 	struct {
-		unsigned int num_counters_fixed: 5;
-		unsigned int bit_width_fixed: 8;
-		unsigned int reserved1: 2;
-		unsigned int anythread_deprecated: 1;
-		unsigned int reserved2: 16;
+		unsigned int num_counters_fixed : 5;
+		unsigned int bit_width_fixed : 8;
+		unsigned int reserved1 : 2;
+		unsigned int anythread_deprecated : 1;
+		unsigned int reserved2 : 16;
 	} split;
 	unsigned int full;
 };
 
 union cpuid35_eax {
 	struct {
-		unsigned int leaf0: 1;
-		unsigned int cntr_subleaf: 1;
-		unsigned int acr_subleaf: 1;
-		unsigned int events_subleaf: 1;
-		unsigned int reserved: 28;
+		unsigned int leaf0 : 1;
+		unsigned int cntr_subleaf : 1;
+		unsigned int acr_subleaf : 1;
+		unsigned int events_subleaf : 1;
+		unsigned int reserved : 28;
 	} split;
 	unsigned int full;
 };
 
 union cpuid35_ebx {
 	struct {
-		unsigned int umask2: 1;
-		unsigned int eq: 1;
-		unsigned int reserved: 30;
+		unsigned int umask2 : 1;
+		unsigned int eq : 1;
+		unsigned int reserved : 30;
 	} split;
 	unsigned int full;
 };
@@ -18354,30 +18410,30 @@ struct irq_desc {
 	struct module *owner;
 	const char *name;
 	struct hlist_node resend_node;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct x86_msi_addr_lo {
 	union {
 		struct {
-			u32 reserved_0: 2;
-			u32 dest_mode_logical: 1;
-			u32 redirect_hint: 1;
-			u32 reserved_1: 1;
-			u32 virt_destid_8_14: 7;
-			u32 destid_0_7: 8;
-			u32 base_address: 12;
+			u32 reserved_0 : 2;
+			u32 dest_mode_logical : 1;
+			u32 redirect_hint : 1;
+			u32 reserved_1 : 1;
+			u32 virt_destid_8_14 : 7;
+			u32 destid_0_7 : 8;
+			u32 base_address : 12;
 		};
 		struct {
-			u32 dmar_reserved_0: 2;
-			u32 dmar_index_15: 1;
-			u32 dmar_subhandle_valid: 1;
-			u32 dmar_format: 1;
-			u32 dmar_index_0_14: 15;
-			u32 dmar_base_address: 12;
+			u32 dmar_reserved_0 : 2;
+			u32 dmar_index_15 : 1;
+			u32 dmar_subhandle_valid : 1;
+			u32 dmar_format : 1;
+			u32 dmar_index_0_14 : 15;
+			u32 dmar_base_address : 12;
 		};
 	};
 };
@@ -18385,8 +18441,8 @@ struct x86_msi_addr_lo {
 typedef struct x86_msi_addr_lo arch_msi_msg_addr_lo_t;
 
 struct x86_msi_addr_hi {
-	u32 reserved: 8;
-	u32 destid_8_31: 24;
+	u32 reserved : 8;
+	u32 destid_8_31 : 24;
 };
 
 typedef struct x86_msi_addr_hi arch_msi_msg_addr_hi_t;
@@ -18394,12 +18450,12 @@ typedef struct x86_msi_addr_hi arch_msi_msg_addr_hi_t;
 struct x86_msi_data {
 	union {
 		struct {
-			u32 vector: 8;
-			u32 delivery_mode: 3;
-			u32 dest_mode_logical: 1;
-			u32 reserved: 2;
-			u32 active_low: 1;
-			u32 is_level: 1;
+			u32 vector : 8;
+			u32 delivery_mode : 3;
+			u32 dest_mode_logical : 1;
+			u32 reserved : 2;
+			u32 active_low : 1;
+			u32 is_level : 1;
 		};
 		u32 dmar_subhandle;
 	};
@@ -18428,12 +18484,12 @@ struct pci_msi_desc {
 		u32 msix_ctrl;
 	};
 	struct {
-		u8 is_msix: 1;
-		u8 multiple: 3;
-		u8 multi_cap: 3;
-		u8 can_mask: 1;
-		u8 is_64: 1;
-		u8 is_virtual: 1;
+		u8 is_msix : 1;
+		u8 multiple : 3;
+		u8 multi_cap : 3;
+		u8 can_mask : 1;
+		u8 is_64 : 1;
+		u8 is_virtual : 1;
 		unsigned int default_irq;
 	} msi_attrib;
 	union {
@@ -18523,9 +18579,9 @@ enum irq_alloc_type {
 struct ioapic_alloc_info {
 	int pin;
 	int node;
-	u32 is_level: 1;
-	u32 active_low: 1;
-	u32 valid: 1;
+	u32 is_level : 1;
+	u32 active_low : 1;
+	u32 valid : 1;
 };
 
 struct uv_alloc_info {
@@ -18617,7 +18673,8 @@ struct irq_domain_ops {
 	int (*select)(struct irq_domain *, struct irq_fwspec *, enum irq_domain_bus_token);
 	int (*map)(struct irq_domain *, unsigned int, irq_hw_number_t);
 	void (*unmap)(struct irq_domain *, unsigned int);
-	int (*xlate)(struct irq_domain *, struct device_node *, const u32 *, unsigned int, long unsigned int *, unsigned int *);
+	int (*xlate)(struct irq_domain *, struct device_node *, const u32 *, unsigned int,
+		     long unsigned int *, unsigned int *);
 	int (*alloc)(struct irq_domain *, unsigned int, unsigned int, void *);
 	void (*free)(struct irq_domain *, unsigned int, unsigned int);
 	int (*activate)(struct irq_domain *, struct irq_data *, bool);
@@ -18634,14 +18691,16 @@ struct msi_parent_ops {
 	u32 bus_select_token;
 	u32 bus_select_mask;
 	const char *prefix;
-	bool (*init_dev_msi_info)(struct device *, struct irq_domain *, struct irq_domain *, struct msi_domain_info *);
+	bool (*init_dev_msi_info)(struct device *, struct irq_domain *, struct irq_domain *,
+				  struct msi_domain_info *);
 };
 
 typedef struct irq_alloc_info msi_alloc_info_t;
 
 struct msi_domain_ops {
 	irq_hw_number_t (*get_hwirq)(struct msi_domain_info *, msi_alloc_info_t *);
-	int (*msi_init)(struct irq_domain *, struct msi_domain_info *, unsigned int, irq_hw_number_t, msi_alloc_info_t *);
+	int (*msi_init)(struct irq_domain *, struct msi_domain_info *, unsigned int, irq_hw_number_t,
+			msi_alloc_info_t *);
 	void (*msi_free)(struct irq_domain *, struct msi_domain_info *, unsigned int);
 	int (*msi_prepare)(struct irq_domain *, struct device *, int, msi_alloc_info_t *);
 	void (*msi_teardown)(struct irq_domain *, msi_alloc_info_t *);
@@ -18827,11 +18886,13 @@ struct kvm_nested_state {
 	} hdr;
 	union {
 		struct {
-			struct {} __empty_vmx;
+			struct {
+			} __empty_vmx;
 			struct kvm_vmx_nested_state_data vmx[0];
 		};
 		struct {
-			struct {} __empty_svm;
+			struct {
+			} __empty_svm;
 			struct kvm_svm_nested_state_data svm[0];
 		};
 	} data;
@@ -19408,7 +19469,8 @@ struct kvm_coalesced_mmio_ring {
 	__u32 first;
 	__u32 last;
 	struct {
-		struct {} __empty_coalesced_mmio;
+		struct {
+		} __empty_coalesced_mmio;
 		struct kvm_coalesced_mmio coalesced_mmio[0];
 	};
 };
@@ -19474,36 +19536,36 @@ enum exit_fastpath_completion {
 union kvm_mmu_page_role {
 	u32 word;
 	struct {
-		unsigned int level: 4;
-		unsigned int has_4_byte_gpte: 1;
-		unsigned int quadrant: 2;
-		unsigned int direct: 1;
-		unsigned int access: 3;
-		unsigned int invalid: 1;
-		unsigned int efer_nx: 1;
-		unsigned int cr0_wp: 1;
-		unsigned int smep_andnot_wp: 1;
-		unsigned int smap_andnot_wp: 1;
-		unsigned int ad_disabled: 1;
-		unsigned int guest_mode: 1;
-		unsigned int passthrough: 1;
-		unsigned int is_mirror: 1;
-		char: 4;
-		unsigned int smm: 8;
+		unsigned int level : 4;
+		unsigned int has_4_byte_gpte : 1;
+		unsigned int quadrant : 2;
+		unsigned int direct : 1;
+		unsigned int access : 3;
+		unsigned int invalid : 1;
+		unsigned int efer_nx : 1;
+		unsigned int cr0_wp : 1;
+		unsigned int smep_andnot_wp : 1;
+		unsigned int smap_andnot_wp : 1;
+		unsigned int ad_disabled : 1;
+		unsigned int guest_mode : 1;
+		unsigned int passthrough : 1;
+		unsigned int is_mirror : 1;
+		char : 4;
+		unsigned int smm : 8;
 	};
 };
 
 union kvm_mmu_extended_role {
 	u32 word;
 	struct {
-		unsigned int valid: 1;
-		unsigned int execonly: 1;
-		unsigned int cr4_pse: 1;
-		unsigned int cr4_pke: 1;
-		unsigned int cr4_smap: 1;
-		unsigned int cr4_smep: 1;
-		unsigned int cr4_la57: 1;
-		unsigned int efer_lma: 1;
+		unsigned int valid : 1;
+		unsigned int execonly : 1;
+		unsigned int cr4_pse : 1;
+		unsigned int cr4_pke : 1;
+		unsigned int cr4_smap : 1;
+		unsigned int cr4_smep : 1;
+		unsigned int cr4_la57 : 1;
+		unsigned int efer_lma : 1;
 	};
 };
 
@@ -19969,7 +20031,7 @@ struct msr_bitmap_range {
 
 struct kvm_x86_msr_filter {
 	u8 count;
-	bool default_allow: 1;
+	bool default_allow : 1;
 	struct msr_bitmap_range ranges[16];
 };
 
@@ -20106,13 +20168,15 @@ struct kvm_x86_ops {
 	void (*write_tsc_multiplier)(struct kvm_vcpu *);
 	void (*get_exit_info)(struct kvm_vcpu *, u32 *, u64 *, u64 *, u32 *, u32 *);
 	void (*get_entry_info)(struct kvm_vcpu *, u32 *, u32 *);
-	int (*check_intercept)(struct kvm_vcpu *, struct x86_instruction_info *, enum x86_intercept_stage, struct x86_exception *);
+	int (*check_intercept)(struct kvm_vcpu *, struct x86_instruction_info *, enum x86_intercept_stage,
+			       struct x86_exception *);
 	void (*handle_exit_irqoff)(struct kvm_vcpu *);
 	void (*update_cpu_dirty_logging)(struct kvm_vcpu *);
 	const struct kvm_x86_nested_ops *nested_ops;
 	void (*vcpu_blocking)(struct kvm_vcpu *);
 	void (*vcpu_unblocking)(struct kvm_vcpu *);
-	int (*pi_update_irte)(struct kvm_kernel_irqfd *, struct kvm *, unsigned int, uint32_t, struct kvm_vcpu *, u32);
+	int (*pi_update_irte)(struct kvm_kernel_irqfd *, struct kvm *, unsigned int, uint32_t,
+			      struct kvm_vcpu *, u32);
 	void (*pi_start_bypass)(struct kvm *);
 	void (*apicv_pre_state_restore)(struct kvm_vcpu *);
 	void (*apicv_post_state_restore)(struct kvm_vcpu *);
@@ -20139,7 +20203,7 @@ struct kvm_x86_ops {
 	void (*vcpu_deliver_sipi_vector)(struct kvm_vcpu *, u8);
 	long unsigned int (*vcpu_get_apicv_inhibit_reasons)(struct kvm_vcpu *);
 	gva_t (*get_untagged_addr)(struct kvm_vcpu *, gva_t, unsigned int);
-	void * (*alloc_apic_backing_page)(struct kvm_vcpu *);
+	void *(*alloc_apic_backing_page)(struct kvm_vcpu *);
 	int (*gmem_prepare)(struct kvm *, kvm_pfn_t, gfn_t, int);
 	void (*gmem_invalidate)(kvm_pfn_t, kvm_pfn_t);
 	int (*gmem_max_mapping_level)(struct kvm *, kvm_pfn_t, bool);
@@ -20220,1045 +20284,1045 @@ enum {
 
 union x86_pmu_config {
 	struct {
-		u64 event: 8;
-		u64 umask: 8;
-		u64 usr: 1;
-		u64 os: 1;
-		u64 edge: 1;
-		u64 pc: 1;
-		u64 interrupt: 1;
-		u64 __reserved1: 1;
-		u64 en: 1;
-		u64 inv: 1;
-		u64 cmask: 8;
-		u64 event2: 4;
-		u64 __reserved2: 4;
-		u64 go: 1;
-		u64 ho: 1;
+		u64 event : 8;
+		u64 umask : 8;
+		u64 usr : 1;
+		u64 os : 1;
+		u64 edge : 1;
+		u64 pc : 1;
+		u64 interrupt : 1;
+		u64 __reserved1 : 1;
+		u64 en : 1;
+		u64 inv : 1;
+		u64 cmask : 8;
+		u64 event2 : 4;
+		u64 __reserved2 : 4;
+		u64 go : 1;
+		u64 ho : 1;
 	} bits;
 	u64 value;
 };
 
 struct bts_ctx {
 	struct perf_output_handle handle;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct debug_store ds_back;
 	int state;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum {
@@ -21324,501 +21388,501 @@ struct x86_io_bitmap {
 struct tss_struct {
 	struct x86_hw_tss x86_tss;
 	struct x86_io_bitmap io_bitmap;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct debug_store_buffers {
@@ -21852,9 +21916,9 @@ struct cpu_entry_area {
 };
 
 struct pebs_basic {
-	u64 format_group: 32;
-	u64 retire_latency: 16;
-	u64 format_size: 16;
+	u64 format_group : 32;
+	u64 retire_latency : 16;
+	u64 format_size : 16;
 	u64 ip;
 	u64 applicable_counters;
 	u64 tsc;
@@ -21866,10 +21930,10 @@ struct pebs_meminfo {
 	union {
 		u64 mem_latency;
 		struct {
-			u64 instr_latency: 16;
-			u64 pad2: 16;
-			u64 cache_latency: 16;
-			u64 pad3: 16;
+			u64 instr_latency : 16;
+			u64 pad2 : 16;
+			u64 cache_latency : 16;
+			u64 pad3 : 16;
 		};
 	};
 	u64 tsx_tuning;
@@ -21935,41 +21999,41 @@ struct perf_event_header {
 union intel_x86_pebs_dse {
 	u64 val;
 	struct {
-		unsigned int ld_dse: 4;
-		unsigned int ld_stlb_miss: 1;
-		unsigned int ld_locked: 1;
-		unsigned int ld_data_blk: 1;
-		unsigned int ld_addr_blk: 1;
-		unsigned int ld_reserved: 24;
+		unsigned int ld_dse : 4;
+		unsigned int ld_stlb_miss : 1;
+		unsigned int ld_locked : 1;
+		unsigned int ld_data_blk : 1;
+		unsigned int ld_addr_blk : 1;
+		unsigned int ld_reserved : 24;
 	};
 	struct {
-		unsigned int st_l1d_hit: 1;
-		unsigned int st_reserved1: 3;
-		unsigned int st_stlb_miss: 1;
-		unsigned int st_locked: 1;
-		unsigned int st_reserved2: 26;
+		unsigned int st_l1d_hit : 1;
+		unsigned int st_reserved1 : 3;
+		unsigned int st_stlb_miss : 1;
+		unsigned int st_locked : 1;
+		unsigned int st_reserved2 : 26;
 	};
 	struct {
-		unsigned int st_lat_dse: 4;
-		unsigned int st_lat_stlb_miss: 1;
-		unsigned int st_lat_locked: 1;
-		unsigned int ld_reserved3: 26;
+		unsigned int st_lat_dse : 4;
+		unsigned int st_lat_stlb_miss : 1;
+		unsigned int st_lat_locked : 1;
+		unsigned int ld_reserved3 : 26;
 	};
 	struct {
-		unsigned int mtl_dse: 5;
-		unsigned int mtl_locked: 1;
-		unsigned int mtl_stlb_miss: 1;
-		unsigned int mtl_fwd_blk: 1;
-		unsigned int ld_reserved4: 24;
+		unsigned int mtl_dse : 5;
+		unsigned int mtl_locked : 1;
+		unsigned int mtl_stlb_miss : 1;
+		unsigned int mtl_fwd_blk : 1;
+		unsigned int ld_reserved4 : 24;
 	};
 	struct {
-		unsigned int lnc_dse: 8;
-		unsigned int ld_reserved5: 2;
-		unsigned int lnc_stlb_miss: 1;
-		unsigned int lnc_locked: 1;
-		unsigned int lnc_data_blk: 1;
-		unsigned int lnc_addr_blk: 1;
-		unsigned int ld_reserved6: 18;
+		unsigned int lnc_dse : 8;
+		unsigned int ld_reserved5 : 2;
+		unsigned int lnc_stlb_miss : 1;
+		unsigned int lnc_locked : 1;
+		unsigned int lnc_data_blk : 1;
+		unsigned int lnc_addr_blk : 1;
+		unsigned int ld_reserved6 : 18;
 	};
 };
 
@@ -22021,15 +22085,15 @@ struct pebs_record_nhm {
 
 union hsw_tsx_tuning {
 	struct {
-		u32 cycles_last_block: 32;
-		u32 hle_abort: 1;
-		u32 rtm_abort: 1;
-		u32 instruction_abort: 1;
-		u32 non_instruction_abort: 1;
-		u32 retry: 1;
-		u32 data_conflict: 1;
-		u32 capacity_writes: 1;
-		u32 capacity_reads: 1;
+		u32 cycles_last_block : 32;
+		u32 hle_abort : 1;
+		u32 rtm_abort : 1;
+		u32 instruction_abort : 1;
+		u32 non_instruction_abort : 1;
+		u32 retry : 1;
+		u32 data_conflict : 1;
+		u32 capacity_writes : 1;
+		u32 capacity_reads : 1;
 	};
 	u64 value;
 };
@@ -22062,7 +22126,8 @@ struct pebs_record_skl {
 	u64 tsc;
 };
 
-typedef void (*setup_fn)(struct perf_event *, struct pt_regs *, void *, struct perf_sample_data *, struct pt_regs *);
+typedef void (*setup_fn)(struct perf_event *, struct pt_regs *, void *, struct perf_sample_data *,
+			 struct pt_regs *);
 
 struct bts_record {
 	u64 from;
@@ -22115,30 +22180,30 @@ struct kmem_cache_args {
 
 union cpuid28_eax {
 	struct {
-		unsigned int lbr_depth_mask: 8;
-		unsigned int reserved: 22;
-		unsigned int lbr_deep_c_reset: 1;
-		unsigned int lbr_lip: 1;
+		unsigned int lbr_depth_mask : 8;
+		unsigned int reserved : 22;
+		unsigned int lbr_deep_c_reset : 1;
+		unsigned int lbr_lip : 1;
 	} split;
 	unsigned int full;
 };
 
 union cpuid28_ebx {
 	struct {
-		unsigned int lbr_cpl: 1;
-		unsigned int lbr_filter: 1;
-		unsigned int lbr_call_stack: 1;
+		unsigned int lbr_cpl : 1;
+		unsigned int lbr_filter : 1;
+		unsigned int lbr_call_stack : 1;
 	} split;
 	unsigned int full;
 };
 
 union cpuid28_ecx {
 	struct {
-		unsigned int lbr_mispred: 1;
-		unsigned int lbr_timed_lbr: 1;
-		unsigned int lbr_br_type: 1;
-		unsigned int reserved: 13;
-		unsigned int lbr_counters: 4;
+		unsigned int lbr_mispred : 1;
+		unsigned int lbr_timed_lbr : 1;
+		unsigned int lbr_br_type : 1;
+		unsigned int reserved : 13;
+		unsigned int lbr_counters : 4;
 	} split;
 	unsigned int full;
 };
@@ -22172,21 +22237,21 @@ struct x86_perf_task_context_arch_lbr {
 
 struct x86_perf_task_context_arch_lbr_xsave {
 	struct x86_perf_task_context_opt opt;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	union {
 		struct xregs_state xsave;
 		struct {
 			struct fxregs_state i387;
 			struct xstate_header header;
 			struct arch_lbr_state lbr;
-			long: 64;
-			long: 64;
-			long: 64;
+			long : 64;
+			long : 64;
+			long : 64;
 		};
 	};
 };
@@ -22529,16 +22594,16 @@ struct perf_addr_filter {
 };
 
 struct topa_entry {
-	u64 end: 1;
-	u64 rsvd0: 1;
-	u64 intr: 1;
-	u64 rsvd1: 1;
-	u64 stop: 1;
-	u64 rsvd2: 1;
-	u64 size: 4;
-	u64 rsvd3: 2;
-	u64 base: 40;
-	u64 rsvd4: 12;
+	u64 end : 1;
+	u64 rsvd0 : 1;
+	u64 intr : 1;
+	u64 rsvd1 : 1;
+	u64 stop : 1;
+	u64 rsvd2 : 1;
+	u64 size : 4;
+	u64 rsvd3 : 2;
+	u64 base : 40;
+	u64 rsvd4 : 12;
 };
 
 struct pt_pmu {
@@ -22676,9 +22741,9 @@ struct intel_uncore_type {
 		unsigned int mmio_offset;
 	};
 	unsigned int mmio_map_size;
-	unsigned int num_shared_regs: 8;
-	unsigned int single_fixed: 1;
-	unsigned int pair_ctr_ctl: 1;
+	unsigned int num_shared_regs : 8;
+	unsigned int single_fixed : 1;
+	unsigned int pair_ctr_ctl : 1;
 	union {
 		u64 *msr_offsets;
 		u64 *pci_offsets;
@@ -22723,7 +22788,7 @@ struct intel_uncore_ops {
 	void (*enable_event)(struct intel_uncore_box *, struct perf_event *);
 	u64 (*read_counter)(struct intel_uncore_box *, struct perf_event *);
 	int (*hw_config)(struct intel_uncore_box *, struct perf_event *);
-	struct event_constraint * (*get_constraint)(struct intel_uncore_box *, struct perf_event *);
+	struct event_constraint *(*get_constraint)(struct intel_uncore_box *, struct perf_event *);
 	void (*put_constraint)(struct intel_uncore_box *, struct perf_event *);
 };
 
@@ -23013,20 +23078,20 @@ struct uncore_global_discovery {
 	union {
 		u64 table1;
 		struct {
-			u64 type: 8;
-			u64 stride: 8;
-			u64 max_units: 10;
-			u64 __reserved_1: 36;
-			u64 access_type: 2;
+			u64 type : 8;
+			u64 stride : 8;
+			u64 max_units : 10;
+			u64 __reserved_1 : 36;
+			u64 access_type : 2;
 		};
 	};
 	u64 ctl;
 	union {
 		u64 table3;
 		struct {
-			u64 status_offset: 8;
-			u64 num_status: 16;
-			u64 __reserved_2: 40;
+			u64 status_offset : 8;
+			u64 num_status : 16;
+			u64 __reserved_2 : 40;
 		};
 	};
 };
@@ -23035,22 +23100,22 @@ struct uncore_unit_discovery {
 	union {
 		u64 table1;
 		struct {
-			u64 num_regs: 8;
-			u64 ctl_offset: 8;
-			u64 bit_width: 8;
-			u64 ctr_offset: 8;
-			u64 status_offset: 8;
-			u64 __reserved_1: 22;
-			u64 access_type: 2;
+			u64 num_regs : 8;
+			u64 ctl_offset : 8;
+			u64 bit_width : 8;
+			u64 ctr_offset : 8;
+			u64 status_offset : 8;
+			u64 __reserved_1 : 22;
+			u64 access_type : 2;
 		};
 	};
 	u64 ctl;
 	union {
 		u64 table3;
 		struct {
-			u64 box_type: 16;
-			u64 box_id: 16;
-			u64 __reserved_2: 32;
+			u64 box_type : 16;
+			u64 box_id : 16;
+			u64 __reserved_2 : 32;
 		};
 	};
 };
@@ -23308,7 +23373,8 @@ struct kvm_clear_dirty_log {
 struct kvm_signal_mask {
 	__u32 len;
 	struct {
-		struct {} __empty_sigset;
+		struct {
+		} __empty_sigset;
 		__u8 sigset[0];
 	};
 };
@@ -23392,7 +23458,8 @@ struct kvm_irq_routing {
 	__u32 nr;
 	__u32 flags;
 	struct {
-		struct {} __empty_entries;
+		struct {
+		} __empty_entries;
 		struct kvm_irq_routing_entry entries[0];
 	};
 };
@@ -23967,10 +24034,10 @@ struct dev_iommu {
 	struct iommu_device *iommu_dev;
 	void *priv;
 	u32 max_pasids;
-	u32 attach_deferred: 1;
-	u32 pci_32bit_workaround: 1;
-	u32 require_direct: 1;
-	u32 shadow_on_flush: 1;
+	u32 attach_deferred : 1;
+	u32 pci_32bit_workaround : 1;
+	u32 require_direct : 1;
+	u32 shadow_on_flush : 1;
 };
 
 struct of_phandle_args {
@@ -24122,8 +24189,10 @@ struct iommu_user_data_array;
 struct iommu_domain_ops {
 	int (*attach_dev)(struct iommu_domain *, struct device *);
 	int (*set_dev_pasid)(struct iommu_domain *, struct device *, ioasid_t, struct iommu_domain *);
-	int (*map_pages)(struct iommu_domain *, long unsigned int, phys_addr_t, size_t, size_t, int, gfp_t, size_t *);
-	size_t (*unmap_pages)(struct iommu_domain *, long unsigned int, size_t, size_t, struct iommu_iotlb_gather *);
+	int (*map_pages)(struct iommu_domain *, long unsigned int, phys_addr_t, size_t, size_t, int, gfp_t,
+			 size_t *);
+	size_t (*unmap_pages)(struct iommu_domain *, long unsigned int, size_t, size_t,
+			      struct iommu_iotlb_gather *);
 	void (*flush_iotlb_all)(struct iommu_domain *);
 	int (*iotlb_sync_map)(struct iommu_domain *, long unsigned int, size_t);
 	void (*iotlb_sync)(struct iommu_domain *, struct iommu_iotlb_gather *);
@@ -24138,7 +24207,8 @@ struct iommu_dirty_bitmap;
 
 struct iommu_dirty_ops {
 	int (*set_dirty_tracking)(struct iommu_domain *, bool);
-	int (*read_and_clear_dirty)(struct iommu_domain *, long unsigned int, size_t, long unsigned int, struct iommu_dirty_bitmap *);
+	int (*read_and_clear_dirty)(struct iommu_domain *, long unsigned int, size_t, long unsigned int,
+				    struct iommu_dirty_bitmap *);
 };
 
 enum iommu_cap {
@@ -24156,16 +24226,18 @@ struct iommufd_viommu;
 
 struct iommu_ops {
 	bool (*capable)(struct device *, enum iommu_cap);
-	void * (*hw_info)(struct device *, u32 *, enum iommu_hw_info_type *);
-	struct iommu_domain * (*domain_alloc_identity)(struct device *);
-	struct iommu_domain * (*domain_alloc_paging_flags)(struct device *, u32, const struct iommu_user_data *);
-	struct iommu_domain * (*domain_alloc_paging)(struct device *);
-	struct iommu_domain * (*domain_alloc_sva)(struct device *, struct mm_struct *);
-	struct iommu_domain * (*domain_alloc_nested)(struct device *, struct iommu_domain *, u32, const struct iommu_user_data *);
-	struct iommu_device * (*probe_device)(struct device *);
+	void *(*hw_info)(struct device *, u32 *, enum iommu_hw_info_type *);
+	struct iommu_domain *(*domain_alloc_identity)(struct device *);
+	struct iommu_domain *(*domain_alloc_paging_flags)(struct device *, u32,
+							  const struct iommu_user_data *);
+	struct iommu_domain *(*domain_alloc_paging)(struct device *);
+	struct iommu_domain *(*domain_alloc_sva)(struct device *, struct mm_struct *);
+	struct iommu_domain *(*domain_alloc_nested)(struct device *, struct iommu_domain *, u32,
+						    const struct iommu_user_data *);
+	struct iommu_device *(*probe_device)(struct device *);
 	void (*release_device)(struct device *);
 	void (*probe_finalize)(struct device *);
-	struct iommu_group * (*device_group)(struct device *);
+	struct iommu_group *(*device_group)(struct device *);
 	void (*get_resv_regions)(struct device *, struct list_head *);
 	int (*of_xlate)(struct device *, const struct of_phandle_args *);
 	bool (*is_attach_deferred)(struct device *);
@@ -24179,7 +24251,7 @@ struct iommu_ops {
 	struct iommu_domain *blocked_domain;
 	struct iommu_domain *release_domain;
 	struct iommu_domain *default_domain;
-	u8 user_pasid_table: 1;
+	u8 user_pasid_table : 1;
 };
 
 struct iommu_pages_list {
@@ -24551,14 +24623,14 @@ struct kvm_ioapic_state {
 		__u64 bits;
 		struct {
 			__u8 vector;
-			__u8 delivery_mode: 3;
-			__u8 dest_mode: 1;
-			__u8 delivery_status: 1;
-			__u8 polarity: 1;
-			__u8 remote_irr: 1;
-			__u8 trig_mode: 1;
-			__u8 mask: 1;
-			__u8 reserve: 7;
+			__u8 delivery_mode : 3;
+			__u8 dest_mode : 1;
+			__u8 delivery_status : 1;
+			__u8 polarity : 1;
+			__u8 remote_irr : 1;
+			__u8 trig_mode : 1;
+			__u8 mask : 1;
+			__u8 reserve : 7;
 			__u8 reserved[4];
 			__u8 dest_id;
 		} fields;
@@ -24601,7 +24673,8 @@ struct kvm_msrs {
 	__u32 nmsrs;
 	__u32 pad;
 	struct {
-		struct {} __empty_entries;
+		struct {
+		} __empty_entries;
 		struct kvm_msr_entry entries[0];
 	};
 };
@@ -24609,7 +24682,8 @@ struct kvm_msrs {
 struct kvm_msr_list {
 	__u32 nmsrs;
 	struct {
-		struct {} __empty_indices;
+		struct {
+		} __empty_indices;
 		__u32 indices[0];
 	};
 };
@@ -24639,7 +24713,8 @@ struct kvm_cpuid {
 	__u32 nent;
 	__u32 padding;
 	struct {
-		struct {} __empty_entries;
+		struct {
+		} __empty_entries;
 		struct kvm_cpuid_entry entries[0];
 	};
 };
@@ -24648,7 +24723,8 @@ struct kvm_cpuid2 {
 	__u32 nent;
 	__u32 padding;
 	struct {
-		struct {} __empty_entries;
+		struct {
+		} __empty_entries;
 		struct kvm_cpuid_entry2 entries[0];
 	};
 };
@@ -24695,7 +24771,8 @@ struct kvm_debugregs {
 struct kvm_xsave {
 	__u32 region[1024];
 	struct {
-		struct {} __empty_extra;
+		struct {
+		} __empty_extra;
 		__u32 extra[0];
 	};
 };
@@ -24764,7 +24841,8 @@ struct kvm_clock_data {
 struct kvm_reg_list {
 	__u64 n;
 	struct {
-		struct {} __empty_reg;
+		struct {
+		} __empty_reg;
 		__u64 reg[0];
 	};
 };
@@ -24912,7 +24990,7 @@ struct operand {
 		unsigned int xmm;
 		unsigned int mm;
 	} addr;
-	long: 64;
+	long : 64;
 	union {
 		long unsigned int val;
 		u64 val64;
@@ -24974,7 +25052,7 @@ struct x86_emulate_ctxt {
 	u8 seg_override;
 	u64 d;
 	long unsigned int _eip;
-	long: 64;
+	long : 64;
 	struct operand src;
 	struct operand src2;
 	struct operand dst;
@@ -25042,14 +25120,14 @@ union kvm_ioapic_redirect_entry {
 	u64 bits;
 	struct {
 		u8 vector;
-		u8 delivery_mode: 3;
-		u8 dest_mode: 1;
-		u8 delivery_status: 1;
-		u8 polarity: 1;
-		u8 remote_irr: 1;
-		u8 trig_mode: 1;
-		u8 mask: 1;
-		u8 reserve: 7;
+		u8 delivery_mode : 3;
+		u8 dest_mode : 1;
+		u8 delivery_status : 1;
+		u8 polarity : 1;
+		u8 remote_irr : 1;
+		u8 trig_mode : 1;
+		u8 mask : 1;
+		u8 reserve : 7;
 		u8 reserved[4];
 		u8 dest_id;
 	} fields;
@@ -25172,8 +25250,8 @@ struct kvm_x86_init_ops {
 };
 
 struct kvm_pmu_ops {
-	struct kvm_pmc * (*rdpmc_ecx_to_pmc)(struct kvm_vcpu *, unsigned int, u64 *);
-	struct kvm_pmc * (*msr_idx_to_pmc)(struct kvm_vcpu *, u32);
+	struct kvm_pmc *(*rdpmc_ecx_to_pmc)(struct kvm_vcpu *, unsigned int, u64 *);
+	struct kvm_pmc *(*msr_idx_to_pmc)(struct kvm_vcpu *, u32);
 	int (*check_rdpmc_early)(struct kvm_vcpu *, unsigned int);
 	bool (*is_valid_msr)(struct kvm_vcpu *, u32);
 	int (*get_msr)(struct kvm_vcpu *, struct msr_data *);
@@ -25192,15 +25270,22 @@ struct x86_emulate_ops {
 	void (*vm_bugged)(struct x86_emulate_ctxt *);
 	ulong (*read_gpr)(struct x86_emulate_ctxt *, unsigned int);
 	void (*write_gpr)(struct x86_emulate_ctxt *, unsigned int, ulong);
-	int (*read_std)(struct x86_emulate_ctxt *, long unsigned int, void *, unsigned int, struct x86_exception *, bool);
-	int (*write_std)(struct x86_emulate_ctxt *, long unsigned int, void *, unsigned int, struct x86_exception *, bool);
-	int (*fetch)(struct x86_emulate_ctxt *, long unsigned int, void *, unsigned int, struct x86_exception *);
-	int (*read_emulated)(struct x86_emulate_ctxt *, long unsigned int, void *, unsigned int, struct x86_exception *);
-	int (*write_emulated)(struct x86_emulate_ctxt *, long unsigned int, const void *, unsigned int, struct x86_exception *);
-	int (*cmpxchg_emulated)(struct x86_emulate_ctxt *, long unsigned int, const void *, const void *, unsigned int, struct x86_exception *);
+	int (*read_std)(struct x86_emulate_ctxt *, long unsigned int, void *, unsigned int,
+			struct x86_exception *, bool);
+	int (*write_std)(struct x86_emulate_ctxt *, long unsigned int, void *, unsigned int,
+			 struct x86_exception *, bool);
+	int (*fetch)(struct x86_emulate_ctxt *, long unsigned int, void *, unsigned int,
+		     struct x86_exception *);
+	int (*read_emulated)(struct x86_emulate_ctxt *, long unsigned int, void *, unsigned int,
+			     struct x86_exception *);
+	int (*write_emulated)(struct x86_emulate_ctxt *, long unsigned int, const void *, unsigned int,
+			      struct x86_exception *);
+	int (*cmpxchg_emulated)(struct x86_emulate_ctxt *, long unsigned int, const void *, const void *,
+				unsigned int, struct x86_exception *);
 	void (*invlpg)(struct x86_emulate_ctxt *, ulong);
 	int (*pio_in_emulated)(struct x86_emulate_ctxt *, int, short unsigned int, void *, unsigned int);
-	int (*pio_out_emulated)(struct x86_emulate_ctxt *, int, short unsigned int, const void *, unsigned int);
+	int (*pio_out_emulated)(struct x86_emulate_ctxt *, int, short unsigned int, const void *,
+				unsigned int);
 	bool (*get_segment)(struct x86_emulate_ctxt *, u16 *, struct desc_struct *, u32 *, int);
 	void (*set_segment)(struct x86_emulate_ctxt *, u16, struct desc_struct *, u32, int);
 	long unsigned int (*get_cached_segment_base)(struct x86_emulate_ctxt *, int);
@@ -26331,19 +26416,24 @@ struct trace_event_data_offsets_kvm_rmp_fault {};
 
 typedef void (*btf_trace_kvm_entry)(void *, struct kvm_vcpu *, bool);
 
-typedef void (*btf_trace_kvm_hypercall)(void *, long unsigned int, long unsigned int, long unsigned int, long unsigned int, long unsigned int);
+typedef void (*btf_trace_kvm_hypercall)(void *, long unsigned int, long unsigned int, long unsigned int,
+					long unsigned int, long unsigned int);
 
 typedef void (*btf_trace_kvm_hv_hypercall)(void *, __u16, bool, __u16, __u16, __u16, __u64, __u64);
 
 typedef void (*btf_trace_kvm_hv_hypercall_done)(void *, u64);
 
-typedef void (*btf_trace_kvm_xen_hypercall)(void *, u8, long unsigned int, long unsigned int, long unsigned int, long unsigned int, long unsigned int, long unsigned int, long unsigned int);
+typedef void (*btf_trace_kvm_xen_hypercall)(void *, u8, long unsigned int, long unsigned int,
+					    long unsigned int, long unsigned int, long unsigned int,
+					    long unsigned int, long unsigned int);
 
-typedef void (*btf_trace_kvm_pio)(void *, unsigned int, unsigned int, unsigned int, unsigned int, const void *);
+typedef void (*btf_trace_kvm_pio)(void *, unsigned int, unsigned int, unsigned int, unsigned int,
+				  const void *);
 
 typedef void (*btf_trace_kvm_fast_mmio)(void *, u64);
 
-typedef void (*btf_trace_kvm_cpuid)(void *, unsigned int, unsigned int, long unsigned int, long unsigned int, long unsigned int, long unsigned int, bool, bool);
+typedef void (*btf_trace_kvm_cpuid)(void *, unsigned int, unsigned int, long unsigned int, long unsigned int,
+				    long unsigned int, long unsigned int, bool, bool);
 
 typedef void (*btf_trace_kvm_ioapic_set_irq)(void *, __u64, int, bool);
 
@@ -26375,7 +26465,8 @@ typedef void (*btf_trace_kvm_eoi)(void *, struct kvm_lapic *, int);
 
 typedef void (*btf_trace_kvm_pv_eoi)(void *, struct kvm_lapic *, int);
 
-typedef void (*btf_trace_kvm_nested_vmenter)(void *, __u64, __u64, __u64, __u32, __u32, bool, __u64, __u64, __u32);
+typedef void (*btf_trace_kvm_nested_vmenter)(void *, __u64, __u64, __u64, __u32, __u32, bool, __u64, __u64,
+					     __u32);
 
 typedef void (*btf_trace_kvm_nested_intercepts)(void *, __u16, __u16, __u32, __u32, __u32, __u32);
 
@@ -26409,7 +26500,8 @@ typedef void (*btf_trace_kvm_wait_lapic_expire)(void *, unsigned int, s64);
 
 typedef void (*btf_trace_kvm_smm_transition)(void *, unsigned int, u64, bool);
 
-typedef void (*btf_trace_kvm_pi_irte_update)(void *, unsigned int, struct kvm_vcpu *, unsigned int, unsigned int, bool);
+typedef void (*btf_trace_kvm_pi_irte_update)(void *, unsigned int, struct kvm_vcpu *, unsigned int,
+					     unsigned int, bool);
 
 typedef void (*btf_trace_kvm_hv_notify_acked_sint)(void *, int, u32);
 
@@ -26510,8 +26602,8 @@ struct kvm_x86_reg_id {
 	__u32 index;
 	__u8 type;
 	__u8 rsvd1;
-	__u8 rsvd2: 4;
-	__u8 size: 4;
+	__u8 rsvd2 : 4;
+	__u8 size : 4;
 	__u8 x86;
 };
 
@@ -26767,7 +26859,8 @@ struct kvm_pmu_event_filter {
 	__u32 flags;
 	__u32 pad[4];
 	struct {
-		struct {} __empty_events;
+		struct {
+		} __empty_events;
 		__u64 events[0];
 	};
 };
@@ -27062,7 +27155,8 @@ typedef void (*btf_trace_mark_mmio_spte)(void *, u64 *, gfn_t, u64);
 
 typedef void (*btf_trace_handle_mmio_page_fault)(void *, u64, gfn_t, unsigned int);
 
-typedef void (*btf_trace_fast_page_fault)(void *, struct kvm_vcpu *, struct kvm_page_fault *, u64 *, u64, int);
+typedef void (*btf_trace_fast_page_fault)(void *, struct kvm_vcpu *, struct kvm_page_fault *, u64 *, u64,
+					  int);
 
 typedef void (*btf_trace_kvm_mmu_zap_all_fast)(void *, struct kvm *);
 
@@ -27445,7 +27539,7 @@ struct vcpu_pvm {
 		u64 key;
 		u32 cnt;
 	} xtop[64];
-	long: 64;
+	long : 64;
 	struct pvm_native n;
 	long unsigned int insn_emulated;
 	long unsigned int emul_ibpbs;
@@ -27457,7 +27551,7 @@ struct vcpu_pvm {
 	long unsigned int iw_nent;
 	u64 iw_t0;
 	long unsigned int inval_waits;
-	long: 64;
+	long : 64;
 };
 
 struct kvm_pvm {
@@ -27503,18 +27597,18 @@ struct pvm_tramp_ro {
 		u64 base;
 	} __attribute__((packed)) tramp_idtr;
 	u8 __pad_i[6];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct x86_hw_tss tss;
 	u64 host_cr3;
 	struct pvm_entry_stage entry;
@@ -27533,21 +27627,21 @@ struct pvm_tramp_ro {
 		u64 tramp_mask;
 		u64 tramp_base;
 	} ds;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct pvm_tramp_ctl {
@@ -27555,7 +27649,7 @@ struct pvm_tramp_ctl {
 	u8 df_pending;
 	u8 mce_pending;
 	u8 __pp[5];
-	long: 64;
+	long : 64;
 	u8 __align_exit[0];
 	u64 guest_rdi;
 	u64 vector;
@@ -27597,7 +27691,7 @@ struct pvm_tramp_ctl {
 		u64 er_rdi;
 		u64 er_rsi;
 	} ds;
-	long: 64;
+	long : 64;
 };
 
 struct pvm_trampoline {
@@ -27663,7 +27757,7 @@ struct x86_init_mpparse {
 struct x86_init_resources {
 	void (*probe_roms)(void);
 	void (*reserve_resources)(void);
-	char * (*memory_setup)(void);
+	char *(*memory_setup)(void);
 	void (*dmi_setup)(void);
 };
 
@@ -27672,7 +27766,7 @@ struct x86_init_irqs {
 	void (*intr_init)(void);
 	void (*intr_mode_select)(void);
 	void (*intr_mode_init)(void);
-	struct irq_domain * (*create_pci_msi_domain)(void);
+	struct irq_domain *(*create_pci_msi_domain)(void);
 };
 
 struct x86_init_oem {
@@ -28211,9 +28305,11 @@ typedef void (*btf_trace_thermal_apic_exit)(void *, int);
 
 typedef void (*btf_trace_vector_config)(void *, unsigned int, unsigned int, unsigned int, unsigned int);
 
-typedef void (*btf_trace_vector_update)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int);
+typedef void (*btf_trace_vector_update)(void *, unsigned int, unsigned int, unsigned int, unsigned int,
+					unsigned int);
 
-typedef void (*btf_trace_vector_clear)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int);
+typedef void (*btf_trace_vector_clear)(void *, unsigned int, unsigned int, unsigned int, unsigned int,
+				       unsigned int);
 
 typedef void (*btf_trace_vector_reserve_managed)(void *, unsigned int, int);
 
@@ -28276,12 +28372,12 @@ struct clock_event_device {
 	const struct cpumask *cpumask;
 	struct list_head list;
 	struct module *owner;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum lockdep_ok {
@@ -28333,13 +28429,13 @@ struct user_desc {
 	unsigned int entry_number;
 	unsigned int base_addr;
 	unsigned int limit;
-	unsigned int seg_32bit: 1;
-	unsigned int contents: 2;
-	unsigned int read_exec_only: 1;
-	unsigned int limit_in_pages: 1;
-	unsigned int seg_not_present: 1;
-	unsigned int useable: 1;
-	unsigned int lm: 1;
+	unsigned int seg_32bit : 1;
+	unsigned int contents : 2;
+	unsigned int read_exec_only : 1;
+	unsigned int limit_in_pages : 1;
+	unsigned int seg_not_present : 1;
+	unsigned int useable : 1;
+	unsigned int lm : 1;
 };
 
 struct encoded_page;
@@ -28362,19 +28458,19 @@ struct mmu_gather {
 	struct mmu_table_batch *batch;
 	long unsigned int start;
 	long unsigned int end;
-	unsigned int fullmm: 1;
-	unsigned int need_flush_all: 1;
-	unsigned int freed_tables: 1;
-	unsigned int delayed_rmap: 1;
-	unsigned int cleared_ptes: 1;
-	unsigned int cleared_pmds: 1;
-	unsigned int cleared_puds: 1;
-	unsigned int cleared_p4ds: 1;
-	unsigned int vma_exec: 1;
-	unsigned int vma_huge: 1;
-	unsigned int vma_pfn: 1;
-	unsigned int unshared_tables: 1;
-	unsigned int fully_unshared_tables: 1;
+	unsigned int fullmm : 1;
+	unsigned int need_flush_all : 1;
+	unsigned int freed_tables : 1;
+	unsigned int delayed_rmap : 1;
+	unsigned int cleared_ptes : 1;
+	unsigned int cleared_pmds : 1;
+	unsigned int cleared_puds : 1;
+	unsigned int cleared_p4ds : 1;
+	unsigned int vma_exec : 1;
+	unsigned int vma_huge : 1;
+	unsigned int vma_pfn : 1;
+	unsigned int unshared_tables : 1;
+	unsigned int fully_unshared_tables : 1;
 	unsigned int batch_count;
 	struct mmu_gather_batch *active;
 	struct mmu_gather_batch local;
@@ -28513,10 +28609,10 @@ struct kernel_clone_args {
 	int *parent_tid;
 	const char *name;
 	int exit_signal;
-	u32 kthread: 1;
-	u32 io_thread: 1;
-	u32 user_worker: 1;
-	u32 no_files: 1;
+	u32 kthread : 1;
+	u32 io_thread : 1;
+	u32 user_worker : 1;
+	u32 no_files : 1;
 	long unsigned int stack;
 	long unsigned int stack_size;
 	long unsigned int tls;
@@ -28784,11 +28880,11 @@ struct va_alignment {
 	int flags;
 	long unsigned int mask;
 	long unsigned int bits;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct vm_unmapped_area_info {
@@ -28971,18 +29067,22 @@ struct sg_table {
 };
 
 struct dma_map_ops {
-	void * (*alloc)(struct device *, size_t, dma_addr_t *, gfp_t, long unsigned int);
+	void *(*alloc)(struct device *, size_t, dma_addr_t *, gfp_t, long unsigned int);
 	void (*free)(struct device *, size_t, void *, dma_addr_t, long unsigned int);
-	struct page * (*alloc_pages_op)(struct device *, size_t, dma_addr_t *, enum dma_data_direction, gfp_t);
+	struct page *(*alloc_pages_op)(struct device *, size_t, dma_addr_t *, enum dma_data_direction, gfp_t);
 	void (*free_pages)(struct device *, size_t, struct page *, dma_addr_t, enum dma_data_direction);
 	int (*mmap)(struct device *, struct vm_area_struct *, void *, dma_addr_t, size_t, long unsigned int);
 	int (*get_sgtable)(struct device *, struct sg_table *, void *, dma_addr_t, size_t, long unsigned int);
-	dma_addr_t (*map_page)(struct device *, struct page *, long unsigned int, size_t, enum dma_data_direction, long unsigned int);
+	dma_addr_t (*map_page)(struct device *, struct page *, long unsigned int, size_t,
+			       enum dma_data_direction, long unsigned int);
 	void (*unmap_page)(struct device *, dma_addr_t, size_t, enum dma_data_direction, long unsigned int);
 	int (*map_sg)(struct device *, struct scatterlist *, int, enum dma_data_direction, long unsigned int);
-	void (*unmap_sg)(struct device *, struct scatterlist *, int, enum dma_data_direction, long unsigned int);
-	dma_addr_t (*map_resource)(struct device *, phys_addr_t, size_t, enum dma_data_direction, long unsigned int);
-	void (*unmap_resource)(struct device *, dma_addr_t, size_t, enum dma_data_direction, long unsigned int);
+	void (*unmap_sg)(struct device *, struct scatterlist *, int, enum dma_data_direction,
+			 long unsigned int);
+	dma_addr_t (*map_resource)(struct device *, phys_addr_t, size_t, enum dma_data_direction,
+				   long unsigned int);
+	void (*unmap_resource)(struct device *, dma_addr_t, size_t, enum dma_data_direction,
+			       long unsigned int);
 	void (*sync_single_for_cpu)(struct device *, dma_addr_t, size_t, enum dma_data_direction);
 	void (*sync_single_for_device)(struct device *, dma_addr_t, size_t, enum dma_data_direction);
 	void (*sync_sg_for_cpu)(struct device *, struct scatterlist *, int, enum dma_data_direction);
@@ -29131,8 +29231,8 @@ struct freq_desc {
 };
 
 struct dmi_strmatch {
-	unsigned char slot: 7;
-	unsigned char exact_match: 1;
+	unsigned char slot : 7;
+	unsigned char exact_match : 1;
 	char substr[79];
 };
 
@@ -29403,7 +29503,8 @@ typedef int user_regset_active_fn(struct task_struct *, const struct user_regset
 
 typedef int user_regset_get2_fn(struct task_struct *, const struct user_regset *, struct membuf);
 
-typedef int user_regset_set_fn(struct task_struct *, const struct user_regset *, unsigned int, unsigned int, const void *, const void *);
+typedef int user_regset_set_fn(struct task_struct *, const struct user_regset *, unsigned int, unsigned int,
+			       const void *, const void *);
 
 typedef int user_regset_writeback_fn(struct task_struct *, const struct user_regset *, int);
 
@@ -29501,8 +29602,8 @@ struct stack_frame_user {
 };
 
 struct leaf_0x2_reg {
-	int: 31;
-	u32 invalid: 1;
+	int : 31;
+	u32 invalid : 1;
 };
 
 union leaf_0x2_regs {
@@ -29602,29 +29703,29 @@ enum _cache_type {
 
 union _cpuid4_leaf_eax {
 	struct {
-		enum _cache_type type: 5;
-		unsigned int level: 3;
-		unsigned int is_self_initializing: 1;
-		unsigned int is_fully_associative: 1;
-		unsigned int reserved: 4;
-		unsigned int num_threads_sharing: 12;
-		unsigned int num_cores_on_die: 6;
+		enum _cache_type type : 5;
+		unsigned int level : 3;
+		unsigned int is_self_initializing : 1;
+		unsigned int is_fully_associative : 1;
+		unsigned int reserved : 4;
+		unsigned int num_threads_sharing : 12;
+		unsigned int num_cores_on_die : 6;
 	} split;
 	u32 full;
 };
 
 union _cpuid4_leaf_ebx {
 	struct {
-		unsigned int coherency_line_size: 12;
-		unsigned int physical_line_partition: 10;
-		unsigned int ways_of_associativity: 10;
+		unsigned int coherency_line_size : 12;
+		unsigned int physical_line_partition : 10;
+		unsigned int ways_of_associativity : 10;
 	} split;
 	u32 full;
 };
 
 union _cpuid4_leaf_ecx {
 	struct {
-		unsigned int number_of_sets: 32;
+		unsigned int number_of_sets : 32;
 	} split;
 	u32 full;
 };
@@ -29639,31 +29740,31 @@ struct _cpuid4_info {
 
 union l1_cache {
 	struct {
-		unsigned int line_size: 8;
-		unsigned int lines_per_tag: 8;
-		unsigned int assoc: 8;
-		unsigned int size_in_kb: 8;
+		unsigned int line_size : 8;
+		unsigned int lines_per_tag : 8;
+		unsigned int assoc : 8;
+		unsigned int size_in_kb : 8;
 	};
 	unsigned int val;
 };
 
 union l2_cache {
 	struct {
-		unsigned int line_size: 8;
-		unsigned int lines_per_tag: 4;
-		unsigned int assoc: 4;
-		unsigned int size_in_kb: 16;
+		unsigned int line_size : 8;
+		unsigned int lines_per_tag : 4;
+		unsigned int assoc : 4;
+		unsigned int size_in_kb : 16;
 	};
 	unsigned int val;
 };
 
 union l3_cache {
 	struct {
-		unsigned int line_size: 8;
-		unsigned int lines_per_tag: 4;
-		unsigned int assoc: 4;
-		unsigned int res: 2;
-		unsigned int size_encoded: 14;
+		unsigned int line_size : 8;
+		unsigned int lines_per_tag : 4;
+		unsigned int assoc : 4;
+		unsigned int res : 2;
+		unsigned int size_encoded : 14;
 	};
 	unsigned int val;
 };
@@ -29695,10 +29796,10 @@ struct apic {
 	void (*send_IPI_allbutself)(int);
 	void (*send_IPI_all)(int);
 	void (*send_IPI_self)(int);
-	u32 disable_esr: 1;
-	u32 dest_mode_logical: 1;
-	u32 x2apic_set_max_apicid: 1;
-	u32 nmi_to_offline_cpu: 1;
+	u32 disable_esr : 1;
+	u32 dest_mode_logical : 1;
+	u32 x2apic_set_max_apicid : 1;
+	u32 nmi_to_offline_cpu : 1;
 	u32 (*calc_dest_apicid)(unsigned int);
 	u64 (*icr_read)(void);
 	void (*icr_write)(u32, u32);
@@ -29749,14 +29850,14 @@ enum {
 struct ldttss_desc {
 	u16 limit0;
 	u16 base0;
-	u16 base1: 8;
-	u16 type: 5;
-	u16 dpl: 2;
-	u16 p: 1;
-	u16 limit1: 4;
-	u16 zero0: 3;
-	u16 g: 1;
-	u16 base2: 8;
+	u16 base1 : 8;
+	u16 type : 5;
+	u16 dpl : 2;
+	u16 p : 1;
+	u16 limit1 : 4;
+	u16 zero0 : 3;
+	u16 g : 1;
+	u16 base2 : 8;
 	u32 base3;
 	u32 zero1;
 };
@@ -29878,7 +29979,7 @@ struct bpf_prog_stats {
 	u64_stats_t nsecs;
 	u64_stats_t misses;
 	struct u64_stats_sync syncp;
-	long: 64;
+	long : 64;
 };
 
 struct sock_fprog_kern {
@@ -29937,7 +30038,7 @@ struct net_rate_estimator;
 
 struct Qdisc {
 	int (*enqueue)(struct sk_buff *, struct Qdisc *, struct sk_buff **);
-	struct sk_buff * (*dequeue)(struct Qdisc *);
+	struct sk_buff *(*dequeue)(struct Qdisc *);
 	unsigned int flags;
 	u32 limit;
 	const struct Qdisc_ops *ops;
@@ -29951,9 +30052,9 @@ struct Qdisc {
 	struct gnet_stats_queue *cpu_qstats;
 	int pad;
 	refcount_t refcnt;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct sk_buff_head gso_skb;
 	struct qdisc_skb_head q;
 	struct gnet_stats_basic_sync bstats;
@@ -29963,23 +30064,23 @@ struct Qdisc {
 	long unsigned int state2;
 	struct Qdisc *next_sched;
 	struct sk_buff_head skb_bad_txq;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	spinlock_t busylock;
 	spinlock_t seqlock;
 	struct callback_head rcu;
 	netdevice_tracker dev_tracker;
 	struct lock_class_key root_lock_key;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	long int privdata[0];
 };
 
@@ -30035,8 +30136,8 @@ struct Qdisc_ops {
 	int priv_size;
 	unsigned int static_flags;
 	int (*enqueue)(struct sk_buff *, struct Qdisc *, struct sk_buff **);
-	struct sk_buff * (*dequeue)(struct Qdisc *);
-	struct sk_buff * (*peek)(struct Qdisc *);
+	struct sk_buff *(*dequeue)(struct Qdisc *);
+	struct sk_buff *(*peek)(struct Qdisc *);
 	int (*init)(struct Qdisc *, struct nlattr *, struct netlink_ext_ack *);
 	void (*reset)(struct Qdisc *);
 	void (*destroy)(struct Qdisc *);
@@ -30059,15 +30160,17 @@ struct tcf_block;
 
 struct Qdisc_class_ops {
 	unsigned int flags;
-	struct netdev_queue * (*select_queue)(struct Qdisc *, struct tcmsg *);
-	int (*graft)(struct Qdisc *, long unsigned int, struct Qdisc *, struct Qdisc **, struct netlink_ext_ack *);
-	struct Qdisc * (*leaf)(struct Qdisc *, long unsigned int);
+	struct netdev_queue *(*select_queue)(struct Qdisc *, struct tcmsg *);
+	int (*graft)(struct Qdisc *, long unsigned int, struct Qdisc *, struct Qdisc **,
+		     struct netlink_ext_ack *);
+	struct Qdisc *(*leaf)(struct Qdisc *, long unsigned int);
 	void (*qlen_notify)(struct Qdisc *, long unsigned int);
 	long unsigned int (*find)(struct Qdisc *, u32);
-	int (*change)(struct Qdisc *, u32, u32, struct nlattr **, long unsigned int *, struct netlink_ext_ack *);
+	int (*change)(struct Qdisc *, u32, u32, struct nlattr **, long unsigned int *,
+		      struct netlink_ext_ack *);
 	int (*delete)(struct Qdisc *, long unsigned int, struct netlink_ext_ack *);
 	void (*walk)(struct Qdisc *, struct qdisc_walker *);
-	struct tcf_block * (*tcf_block)(struct Qdisc *, long unsigned int, struct netlink_ext_ack *);
+	struct tcf_block *(*tcf_block)(struct Qdisc *, long unsigned int, struct netlink_ext_ack *);
 	long unsigned int (*bind_tcf)(struct Qdisc *, long unsigned int, u32);
 	void (*unbind_tcf)(struct Qdisc *, long unsigned int);
 	int (*dump)(struct Qdisc *, long unsigned int, struct sk_buff *, struct tcmsg *);
@@ -30144,9 +30247,10 @@ struct tcf_proto_ops {
 	int (*classify)(struct sk_buff *, const struct tcf_proto *, struct tcf_result *);
 	int (*init)(struct tcf_proto *);
 	void (*destroy)(struct tcf_proto *, bool, struct netlink_ext_ack *);
-	void * (*get)(struct tcf_proto *, u32);
+	void *(*get)(struct tcf_proto *, u32);
 	void (*put)(struct tcf_proto *, void *);
-	int (*change)(struct net *, struct sk_buff *, struct tcf_proto *, long unsigned int, u32, struct nlattr **, void **, u32, struct netlink_ext_ack *);
+	int (*change)(struct net *, struct sk_buff *, struct tcf_proto *, long unsigned int, u32,
+		      struct nlattr **, void **, u32, struct netlink_ext_ack *);
 	int (*delete)(struct tcf_proto *, void *, bool *, bool, struct netlink_ext_ack *);
 	bool (*delete_empty)(struct tcf_proto *);
 	void (*walk)(struct tcf_proto *, struct tcf_walker *, bool);
@@ -30154,10 +30258,10 @@ struct tcf_proto_ops {
 	void (*hw_add)(struct tcf_proto *, void *);
 	void (*hw_del)(struct tcf_proto *, void *);
 	void (*bind_class)(void *, u32, long unsigned int, void *, long unsigned int);
-	void * (*tmplt_create)(struct net *, struct tcf_chain *, struct nlattr **, struct netlink_ext_ack *);
+	void *(*tmplt_create)(struct net *, struct tcf_chain *, struct nlattr **, struct netlink_ext_ack *);
 	void (*tmplt_destroy)(void *);
 	void (*tmplt_reoffload)(struct tcf_chain *, bool, flow_setup_cb_t *, void *);
-	struct tcf_exts * (*get_exts)(const struct tcf_proto *, u32);
+	struct tcf_exts *(*get_exts)(const struct tcf_proto *, u32);
 	int (*dump)(struct net *, struct tcf_proto *, void *, struct sk_buff *, struct tcmsg *, bool);
 	int (*terse_dump)(struct net *, struct tcf_proto *, void *, struct sk_buff *, struct tcmsg *, bool);
 	int (*tmplt_dump)(struct sk_buff *, struct net *, void *);
@@ -30418,7 +30522,8 @@ struct proc_ops {
 	long int (*proc_ioctl)(struct file *, unsigned int, long unsigned int);
 	long int (*proc_compat_ioctl)(struct file *, unsigned int, long unsigned int);
 	int (*proc_mmap)(struct file *, struct vm_area_struct *);
-	long unsigned int (*proc_get_unmapped_area)(struct file *, long unsigned int, long unsigned int, long unsigned int, long unsigned int);
+	long unsigned int (*proc_get_unmapped_area)(struct file *, long unsigned int, long unsigned int,
+						    long unsigned int, long unsigned int);
 };
 
 struct mtrr_sentry {
@@ -30459,8 +30564,8 @@ struct cache_map {
 	u64 start;
 	u64 end;
 	u64 flags;
-	u64 type: 8;
-	u64 fixed: 1;
+	u64 type : 8;
+	u64 fixed : 1;
 };
 
 struct var_mtrr_range_state {
@@ -30528,8 +30633,8 @@ struct microcode_ops {
 	enum ucode_state (*apply_microcode)(int);
 	int (*collect_cpu_info)(int, struct cpu_signature *);
 	void (*finalize_late_load)(int);
-	unsigned int nmi_safe: 1;
-	unsigned int use_nmi: 1;
+	unsigned int nmi_safe : 1;
+	unsigned int use_nmi : 1;
 };
 
 struct early_load_data {
@@ -30652,25 +30757,25 @@ struct equiv_cpu_table {
 
 union zen_patch_rev {
 	struct {
-		__u32 rev: 8;
-		__u32 stepping: 4;
-		__u32 model: 4;
-		__u32 __reserved: 4;
-		__u32 ext_model: 4;
-		__u32 ext_fam: 8;
+		__u32 rev : 8;
+		__u32 stepping : 4;
+		__u32 model : 4;
+		__u32 __reserved : 4;
+		__u32 ext_model : 4;
+		__u32 ext_fam : 8;
 	};
 	__u32 ucode_rev;
 };
 
 union cpuid_1_eax {
 	struct {
-		__u32 stepping: 4;
-		__u32 model: 4;
-		__u32 family: 4;
-		__u32 __reserved0: 4;
-		__u32 ext_model: 4;
-		__u32 ext_fam: 8;
-		__u32 __reserved1: 4;
+		__u32 stepping : 4;
+		__u32 model : 4;
+		__u32 family : 4;
+		__u32 __reserved0 : 4;
+		__u32 ext_model : 4;
+		__u32 ext_fam : 8;
+		__u32 __reserved1 : 4;
 	};
 	__u32 full;
 };
@@ -30710,11 +30815,11 @@ struct vmware_steal_time {
 union hv_hypervisor_version_info {
 	struct {
 		u32 build_number;
-		u32 minor_version: 16;
-		u32 major_version: 16;
+		u32 minor_version : 16;
+		u32 major_version : 16;
 		u32 service_pack;
-		u32 service_number: 24;
-		u32 service_branch: 8;
+		u32 service_number : 24;
+		u32 service_branch : 8;
 	};
 	struct {
 		u32 eax;
@@ -30744,18 +30849,18 @@ struct ms_hyperv_info {
 	union {
 		u32 isolation_config_a;
 		struct {
-			u32 paravisor_present: 1;
-			u32 reserved_a1: 31;
+			u32 paravisor_present : 1;
+			u32 reserved_a1 : 31;
 		};
 	};
 	union {
 		u32 isolation_config_b;
 		struct {
-			u32 cvm_type: 4;
-			u32 reserved_b1: 1;
-			u32 shared_gpa_boundary_active: 1;
-			u32 shared_gpa_boundary_bits: 6;
-			u32 reserved_b2: 20;
+			u32 cvm_type : 4;
+			u32 reserved_b1 : 1;
+			u32 shared_gpa_boundary_active : 1;
+			u32 shared_gpa_boundary_bits : 6;
+			u32 reserved_b2 : 20;
 		};
 	};
 	u64 shared_gpa_boundary;
@@ -31237,7 +31342,7 @@ struct apic_override {
 };
 
 struct x86_mapping_info {
-	void * (*alloc_pgt_page)(void *);
+	void *(*alloc_pgt_page)(void *);
 	void (*free_pgt_page)(void *, void *);
 	void *context;
 	long unsigned int page_flag;
@@ -31268,17 +31373,17 @@ struct acpi_processor_cx {
 };
 
 struct acpi_processor_flags {
-	u8 power: 1;
-	u8 performance: 1;
-	u8 throttling: 1;
-	u8 limit: 1;
-	u8 bm_control: 1;
-	u8 bm_check: 1;
-	u8 has_cst: 1;
-	u8 has_lpi: 1;
-	u8 power_setup_done: 1;
-	u8 bm_rld_set: 1;
-	u8 previously_online: 1;
+	u8 power : 1;
+	u8 performance : 1;
+	u8 throttling : 1;
+	u8 limit : 1;
+	u8 bm_control : 1;
+	u8 bm_check : 1;
+	u8 has_cst : 1;
+	u8 has_lpi : 1;
+	u8 power_setup_done : 1;
+	u8 bm_rld_set : 1;
+	u8 previously_online : 1;
 };
 
 struct cstate_entry {
@@ -31410,7 +31515,7 @@ struct sched_domain {
 
 struct sched_domain_topology_level;
 
-typedef const struct cpumask * (*sched_domain_mask_f)(struct sched_domain_topology_level *, int);
+typedef const struct cpumask *(*sched_domain_mask_f)(struct sched_domain_topology_level *, int);
 
 typedef int (*sched_domain_flags_f)(void);
 
@@ -31591,10 +31696,10 @@ struct apic_chip_data {
 	unsigned int prev_cpu;
 	unsigned int irq;
 	struct hlist_node clist;
-	unsigned int move_in_progress: 1;
-	unsigned int is_managed: 1;
-	unsigned int can_reserve: 1;
-	unsigned int has_reserved: 1;
+	unsigned int move_in_progress : 1;
+	unsigned int is_managed : 1;
+	unsigned int can_reserve : 1;
+	unsigned int has_reserved : 1;
 };
 
 struct vector_cleanup {
@@ -31634,70 +31739,70 @@ enum {
 union IO_APIC_reg_00 {
 	u32 raw;
 	struct {
-		u32 __reserved_2: 14;
-		u32 LTS: 1;
-		u32 delivery_type: 1;
-		u32 __reserved_1: 8;
-		u32 ID: 8;
+		u32 __reserved_2 : 14;
+		u32 LTS : 1;
+		u32 delivery_type : 1;
+		u32 __reserved_1 : 8;
+		u32 ID : 8;
 	} bits;
 };
 
 union IO_APIC_reg_01 {
 	u32 raw;
 	struct {
-		u32 version: 8;
-		u32 __reserved_2: 7;
-		u32 PRQ: 1;
-		u32 entries: 8;
-		u32 __reserved_1: 8;
+		u32 version : 8;
+		u32 __reserved_2 : 7;
+		u32 PRQ : 1;
+		u32 entries : 8;
+		u32 __reserved_1 : 8;
 	} bits;
 };
 
 union IO_APIC_reg_02 {
 	u32 raw;
 	struct {
-		u32 __reserved_2: 24;
-		u32 arbitration: 4;
-		u32 __reserved_1: 4;
+		u32 __reserved_2 : 24;
+		u32 arbitration : 4;
+		u32 __reserved_1 : 4;
 	} bits;
 };
 
 union IO_APIC_reg_03 {
 	u32 raw;
 	struct {
-		u32 boot_DT: 1;
-		u32 __reserved_1: 31;
+		u32 boot_DT : 1;
+		u32 __reserved_1 : 31;
 	} bits;
 };
 
 struct IO_APIC_route_entry {
 	union {
 		struct {
-			u64 vector: 8;
-			u64 delivery_mode: 3;
-			u64 dest_mode_logical: 1;
-			u64 delivery_status: 1;
-			u64 active_low: 1;
-			u64 irr: 1;
-			u64 is_level: 1;
-			u64 masked: 1;
-			u64 reserved_0: 15;
-			u64 reserved_1: 17;
-			u64 virt_destid_8_14: 7;
-			u64 destid_0_7: 8;
+			u64 vector : 8;
+			u64 delivery_mode : 3;
+			u64 dest_mode_logical : 1;
+			u64 delivery_status : 1;
+			u64 active_low : 1;
+			u64 irr : 1;
+			u64 is_level : 1;
+			u64 masked : 1;
+			u64 reserved_0 : 15;
+			u64 reserved_1 : 17;
+			u64 virt_destid_8_14 : 7;
+			u64 destid_0_7 : 8;
 		};
 		struct {
-			u64 ir_shared_0: 8;
-			u64 ir_zero: 3;
-			u64 ir_index_15: 1;
-			u64 ir_shared_1: 5;
-			u64 ir_reserved_0: 31;
-			u64 ir_format: 1;
-			u64 ir_index_0_14: 15;
+			u64 ir_shared_0 : 8;
+			u64 ir_zero : 3;
+			u64 ir_index_15 : 1;
+			u64 ir_shared_1 : 5;
+			u64 ir_reserved_0 : 31;
+			u64 ir_format : 1;
+			u64 ir_index_0_14 : 15;
 		};
 		struct {
-			u64 w1: 32;
-			u64 w2: 32;
+			u64 w1 : 32;
+			u64 w2 : 32;
 		};
 	};
 };
@@ -31869,8 +31974,8 @@ struct nbcon_context {
 	struct console *console;
 	unsigned int spinwait_max_us;
 	enum nbcon_prio prio;
-	unsigned int allow_unsafe_takeover: 1;
-	unsigned int backlog: 1;
+	unsigned int allow_unsafe_takeover : 1;
+	unsigned int backlog : 1;
 	struct printk_buffers *pbufs;
 	u64 seq;
 };
@@ -31881,7 +31986,7 @@ struct console {
 	char name[16];
 	void (*write)(struct console *, const char *, unsigned int);
 	int (*read)(struct console *, char *, unsigned int);
-	struct tty_driver * (*device)(struct console *, int *);
+	struct tty_driver *(*device)(struct console *, int *);
 	void (*unblank)(void);
 	int (*setup)(struct console *, char *);
 	int (*exit)(struct console *);
@@ -31932,9 +32037,9 @@ struct hpet_channel {
 	enum hpet_mode mode;
 	unsigned int boot_cfg;
 	char name[10];
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct hpet_base {
@@ -32086,9 +32191,11 @@ typedef union {
 		efi_status_t (*set_time)(efi_time_t *);
 		efi_status_t (*get_wakeup_time)(efi_bool_t *, efi_bool_t *, efi_time_t *);
 		efi_status_t (*set_wakeup_time)(efi_bool_t, efi_time_t *);
-		efi_status_t (*set_virtual_address_map)(long unsigned int, long unsigned int, u32, efi_memory_desc_t *);
+		efi_status_t (*set_virtual_address_map)(long unsigned int, long unsigned int, u32,
+							efi_memory_desc_t *);
 		void *convert_pointer;
-		efi_status_t (*get_variable)(efi_char16_t *, efi_guid_t *, u32 *, long unsigned int *, void *);
+		efi_status_t (*get_variable)(efi_char16_t *, efi_guid_t *, u32 *, long unsigned int *,
+					     void *);
 		efi_status_t (*get_next_variable)(long unsigned int *, efi_char16_t *, efi_guid_t *);
 		efi_status_t (*set_variable)(efi_char16_t *, efi_guid_t *, u32, long unsigned int, void *);
 		efi_status_t (*get_next_high_mono_count)(u32 *);
@@ -32467,8 +32574,8 @@ enum addr_stride {
 };
 
 struct new_asid {
-	unsigned int asid: 16;
-	unsigned int need_flush: 1;
+	unsigned int asid : 16;
+	unsigned int need_flush : 1;
 };
 
 struct exception_stacks {
@@ -32500,9 +32607,9 @@ struct cpa_data {
 	long unsigned int curpage;
 	long unsigned int pfn;
 	unsigned int flags;
-	unsigned int force_split: 1;
-	unsigned int force_static_prot: 1;
-	unsigned int force_flush_all: 1;
+	unsigned int force_split : 1;
+	unsigned int force_static_prot : 1;
+	unsigned int force_flush_all : 1;
 	struct page **pages;
 };
 
@@ -32658,15 +32765,18 @@ struct bpf_array {
 	struct bpf_array_aux *aux;
 	union {
 		struct {
-			struct {} __empty_value;
+			struct {
+			} __empty_value;
 			char value[0];
 		};
 		struct {
-			struct {} __empty_ptrs;
+			struct {
+			} __empty_ptrs;
 			void *ptrs[0];
 		};
 		struct {
-			struct {} __empty_pptrs;
+			struct {
+			} __empty_pptrs;
 			void *pptrs[0];
 		};
 	};
@@ -32679,7 +32789,7 @@ enum bpf_text_poke_type {
 
 struct bpf_binary_header {
 	u32 size;
-	long: 0;
+	long : 0;
 	u8 image[0];
 };
 
@@ -32701,10 +32811,10 @@ struct x64_jit_data {
 };
 
 struct sev_config {
-	__u64 debug: 1;
-	__u64 ghcbs_initialized: 1;
-	__u64 use_cas: 1;
-	__u64 __reserved: 61;
+	__u64 debug : 1;
+	__u64 ghcbs_initialized : 1;
+	__u64 use_cas : 1;
+	__u64 __reserved : 61;
 };
 
 typedef struct {
@@ -32744,20 +32854,20 @@ struct files_struct {
 	wait_queue_head_t resize_wait;
 	struct fdtable *fdt;
 	struct fdtable fdtab;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	spinlock_t file_lock;
 	unsigned int next_fd;
 	long unsigned int close_on_exec_init[1];
 	long unsigned int open_fds_init[1];
 	long unsigned int full_fds_bits_init[1];
 	struct file *fd_array[64];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct compact_control;
@@ -32879,7 +32989,8 @@ typedef void (*btf_trace_task_newtask)(void *, struct task_struct *, u64);
 
 typedef void (*btf_trace_task_rename)(void *, struct task_struct *, const char *);
 
-typedef void (*btf_trace_task_prctl_unknown)(void *, int, long unsigned int, long unsigned int, long unsigned int, long unsigned int);
+typedef void (*btf_trace_task_prctl_unknown)(void *, int, long unsigned int, long unsigned int,
+					     long unsigned int, long unsigned int);
 
 struct vm_stack {
 	struct callback_head rcu;
@@ -32992,7 +33103,8 @@ struct trace_event_data_offsets_cpuhp_exit {};
 
 typedef void (*btf_trace_cpuhp_enter)(void *, unsigned int, int, int, int (*)(unsigned int));
 
-typedef void (*btf_trace_cpuhp_multi_enter)(void *, unsigned int, int, int, int (*)(unsigned int, struct hlist_node *), struct hlist_node *);
+typedef void (*btf_trace_cpuhp_multi_enter)(void *, unsigned int, int, int,
+					    int (*)(unsigned int, struct hlist_node *), struct hlist_node *);
 
 typedef void (*btf_trace_cpuhp_exit)(void *, unsigned int, int, int, int);
 
@@ -33285,7 +33397,7 @@ typedef int (*dr_match_t)(struct device *, void *, void *);
 struct pseudo_fs_context {
 	const struct super_operations *ops;
 	const struct export_operations *eops;
-	const struct xattr_handler * const *xattr;
+	const struct xattr_handler *const *xattr;
 	const struct dentry_operations *dops;
 	long unsigned int magic;
 };
@@ -33443,11 +33555,11 @@ struct __kernel_timex {
 	long long int errcnt;
 	long long int stbcnt;
 	int tai;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum siginfo_layout {
@@ -33528,9 +33640,9 @@ struct k_itimer {
 		} alarm;
 	} it;
 	struct callback_head rcu;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct k_clock {
@@ -33602,7 +33714,8 @@ struct trace_event_data_offsets_signal_generate {};
 
 struct trace_event_data_offsets_signal_deliver {};
 
-typedef void (*btf_trace_signal_generate)(void *, int, struct kernel_siginfo *, struct task_struct *, int, int);
+typedef void (*btf_trace_signal_generate)(void *, int, struct kernel_siginfo *, struct task_struct *, int,
+					  int);
 
 typedef void (*btf_trace_signal_deliver)(void *, int, struct kernel_siginfo *, struct k_sigaction *);
 
@@ -33782,17 +33895,17 @@ struct workqueue_struct {
 	struct wq_device *wq_dev;
 	char name[32];
 	struct callback_head rcu;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 	unsigned int flags;
 	struct pool_workqueue **cpu_pwq;
 	struct wq_node_nr_active *node_nr_active[0];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum wq_affn_scope {
@@ -33884,30 +33997,30 @@ struct pool_workqueue {
 	u64 stats[8];
 	struct kthread_work release_work;
 	struct callback_head rcu;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct worker_pool {
@@ -34100,7 +34213,8 @@ struct work_for_cpu {
 	long int ret;
 };
 
-typedef struct {} local_lock_t;
+typedef struct {
+} local_lock_t;
 
 typedef struct {
 	u8 acquired;
@@ -34444,21 +34558,21 @@ struct pcpu_gen_cookie {
 
 struct gen_cookie {
 	struct pcpu_gen_cookie *local;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	atomic64_t forward_last;
 	atomic64_t reverse_last;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct ns_tree {
@@ -34645,11 +34759,11 @@ struct cfs_rq {
 	struct rb_root_cached tasks_timeline;
 	struct sched_entity *curr;
 	struct sched_entity *next;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct sched_avg avg;
 	struct {
 		raw_spinlock_t lock;
@@ -34657,10 +34771,10 @@ struct cfs_rq {
 		long unsigned int load_avg;
 		long unsigned int util_avg;
 		long unsigned int runnable_avg;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
 	} removed;
 	u64 last_update_tg_load_avg;
 	long unsigned int tg_load_avg_contrib;
@@ -34682,17 +34796,17 @@ struct cfs_rq {
 	u64 throttled_clock_pelt_time;
 	u64 throttled_clock_self;
 	u64 throttled_clock_self_time;
-	bool throttled: 1;
-	bool pelt_clock_throttled: 1;
+	bool throttled : 1;
+	bool pelt_clock_throttled : 1;
 	int throttle_count;
 	struct list_head throttled_list;
 	struct list_head throttled_csd_list;
 	struct list_head throttled_limbo_list;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct rt_prio_array {
@@ -34758,15 +34872,15 @@ struct rq {
 	unsigned int numa_migrate_on;
 	long unsigned int last_blocked_load_update_tick;
 	unsigned int has_blocked_load;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	call_single_data_t nohz_csd;
 	unsigned int nohz_tick_stopped;
 	atomic_t nohz_flags;
 	unsigned int ttwu_pending;
 	u64 nr_switches;
-	long: 64;
+	long : 64;
 	struct cfs_rq cfs;
 	struct rt_rq rt;
 	struct dl_rq dl;
@@ -34785,10 +34899,10 @@ struct rq {
 	struct mm_struct *prev_mm;
 	unsigned int clock_update_flags;
 	u64 clock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	u64 clock_task;
 	u64 clock_pelt;
 	long unsigned int lost_idle_time;
@@ -34830,17 +34944,17 @@ struct rq {
 	unsigned int push_busy;
 	struct cpu_stop_work push_work;
 	cpumask_var_t scratch_mask;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	call_single_data_t cfsb_csd;
 	struct list_head cfsb_csd_list;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct rt_bandwidth {
@@ -34878,8 +34992,8 @@ struct task_group {
 	struct sched_entity **se;
 	struct cfs_rq **cfs_rq;
 	long unsigned int shares;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 	atomic_long_t load_avg;
 	struct sched_rt_entity **rt_se;
 	struct rt_rq **rt_rq;
@@ -34892,7 +35006,7 @@ struct task_group {
 	struct list_head children;
 	struct autogroup *autogroup;
 	struct cfs_bandwidth cfs_bandwidth;
-	long: 64;
+	long : 64;
 };
 
 struct io_ring_ctx;
@@ -34910,15 +35024,15 @@ struct io_uring_task {
 	atomic_t in_cancel;
 	atomic_t inflight_tracked;
 	struct percpu_counter inflight;
-	long: 64;
+	long : 64;
 	struct {
 		struct llist_head task_list;
 		struct callback_head task_work;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
 	};
 };
 
@@ -35301,7 +35415,8 @@ typedef void (*btf_trace_sched_kthread_stop)(void *, struct task_struct *);
 
 typedef void (*btf_trace_sched_kthread_stop_ret)(void *, int);
 
-typedef void (*btf_trace_sched_kthread_work_queue_work)(void *, struct kthread_worker *, struct kthread_work *);
+typedef void (*btf_trace_sched_kthread_work_queue_work)(void *, struct kthread_worker *,
+							struct kthread_work *);
 
 typedef void (*btf_trace_sched_kthread_work_execute_start)(void *, struct kthread_work *);
 
@@ -35313,7 +35428,8 @@ typedef void (*btf_trace_sched_wakeup)(void *, struct task_struct *);
 
 typedef void (*btf_trace_sched_wakeup_new)(void *, struct task_struct *);
 
-typedef void (*btf_trace_sched_switch)(void *, bool, struct task_struct *, struct task_struct *, unsigned int);
+typedef void (*btf_trace_sched_switch)(void *, bool, struct task_struct *, struct task_struct *,
+				       unsigned int);
 
 typedef void (*btf_trace_sched_migrate_task)(void *, struct task_struct *, int);
 
@@ -35343,7 +35459,8 @@ typedef void (*btf_trace_sched_stick_numa)(void *, struct task_struct *, int, st
 
 typedef void (*btf_trace_sched_swap_numa)(void *, struct task_struct *, int, struct task_struct *, int);
 
-typedef void (*btf_trace_sched_skip_vma_numa)(void *, struct mm_struct *, struct vm_area_struct *, enum numa_vmaskip_reason);
+typedef void (*btf_trace_sched_skip_vma_numa)(void *, struct mm_struct *, struct vm_area_struct *,
+					      enum numa_vmaskip_reason);
 
 typedef void (*btf_trace_sched_skip_cpuset_numa)(void *, struct task_struct *, nodemask_t *);
 
@@ -35371,7 +35488,8 @@ typedef void (*btf_trace_sched_util_est_se_tp)(void *, struct sched_entity *);
 
 typedef void (*btf_trace_sched_update_nr_running_tp)(void *, struct rq *, int);
 
-typedef void (*btf_trace_sched_compute_energy_tp)(void *, struct task_struct *, int, long unsigned int, long unsigned int, long unsigned int);
+typedef void (*btf_trace_sched_compute_energy_tp)(void *, struct task_struct *, int, long unsigned int,
+						  long unsigned int, long unsigned int);
 
 typedef void (*btf_trace_sched_entry_tp)(void *, bool);
 
@@ -35741,13 +35859,13 @@ struct io_file_table {
 
 struct io_hash_bucket {
 	struct hlist_head list;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct io_hash_table {
@@ -35807,18 +35925,18 @@ struct io_wq_hash;
 struct io_ring_ctx {
 	struct {
 		unsigned int flags;
-		unsigned int drain_next: 1;
-		unsigned int restricted: 1;
-		unsigned int off_timeout_used: 1;
-		unsigned int drain_active: 1;
-		unsigned int has_evfd: 1;
-		unsigned int task_complete: 1;
-		unsigned int lockless_cq: 1;
-		unsigned int syscall_iopoll: 1;
-		unsigned int poll_activated: 1;
-		unsigned int drain_disabled: 1;
-		unsigned int compat: 1;
-		unsigned int iowq_limits_set: 1;
+		unsigned int drain_next : 1;
+		unsigned int restricted : 1;
+		unsigned int off_timeout_used : 1;
+		unsigned int drain_active : 1;
+		unsigned int has_evfd : 1;
+		unsigned int task_complete : 1;
+		unsigned int lockless_cq : 1;
+		unsigned int syscall_iopoll : 1;
+		unsigned int poll_activated : 1;
+		unsigned int drain_disabled : 1;
+		unsigned int compat : 1;
+		unsigned int iowq_limits_set : 1;
 		struct task_struct *submitter_task;
 		struct io_rings *rings;
 		struct percpu_ref refs;
@@ -35826,7 +35944,7 @@ struct io_ring_ctx {
 		enum tk_offsets clock_offset;
 		enum task_work_notify_mode notify_method;
 		unsigned int sq_thread_idle;
-		long: 64;
+		long : 64;
 	};
 	struct {
 		struct mutex uring_lock;
@@ -35850,8 +35968,8 @@ struct io_ring_ctx {
 		struct io_alloc_cache cmd_cache;
 		struct hlist_head cancelable_uring_cmd;
 		u64 hybrid_poll_time;
-		long: 64;
-		long: 64;
+		long : 64;
+		long : 64;
 	};
 	struct {
 		struct io_uring_cqe *cqe_cached;
@@ -35861,8 +35979,8 @@ struct io_ring_ctx {
 		struct io_ev_fd *io_ev_fd;
 		void *cq_wait_arg;
 		size_t cq_wait_size;
-		long: 64;
-		long: 64;
+		long : 64;
+		long : 64;
 	};
 	struct {
 		struct io_rings *rings_rcu;
@@ -35878,8 +35996,8 @@ struct io_ring_ctx {
 		struct list_head timeout_list;
 		struct list_head ltimeout_list;
 		unsigned int cq_last_tm_flush;
-		long: 64;
-		long: 64;
+		long : 64;
+		long : 64;
 	};
 	spinlock_t completion_lock;
 	struct list_head cq_overflow_list;
@@ -35920,10 +36038,10 @@ struct io_ring_ctx {
 	struct io_mapped_region sq_region;
 	struct io_mapped_region ring_region;
 	struct io_mapped_region param_region;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct io_uring {
@@ -35942,8 +36060,8 @@ struct io_rings {
 	atomic_t sq_flags;
 	u32 cq_flags;
 	u32 cq_overflow;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 	struct io_uring_cqe cqes[0];
 };
 
@@ -36185,9 +36303,9 @@ struct cpuidle_state_kobj;
 struct cpuidle_device_kobj;
 
 struct cpuidle_device {
-	unsigned int registered: 1;
-	unsigned int enabled: 1;
-	unsigned int poll_time_limit: 1;
+	unsigned int registered : 1;
+	unsigned int enabled : 1;
+	unsigned int poll_time_limit : 1;
 	unsigned int cpu;
 	ktime_t next_hrtimer;
 	int last_state_idx;
@@ -36204,7 +36322,7 @@ struct cpuidle_device {
 struct cpuidle_driver {
 	const char *name;
 	struct module *owner;
-	unsigned int bctimer: 1;
+	unsigned int bctimer : 1;
 	struct cpuidle_state states[10];
 	int state_count;
 	int safe_state_index;
@@ -36813,8 +36931,8 @@ struct printk_info {
 	u64 ts_nsec;
 	u16 text_len;
 	u8 facility;
-	u8 flags: 5;
-	u8 level: 3;
+	u8 flags : 5;
+	u8 level : 3;
 	u32 caller_id;
 	struct dev_printk_info dev_info;
 };
@@ -36933,11 +37051,11 @@ struct nbcon_state {
 	union {
 		unsigned int atom;
 		struct {
-			unsigned int prio: 2;
-			unsigned int req_prio: 2;
-			unsigned int unsafe: 1;
-			unsigned int unsafe_takeover: 1;
-			unsigned int cpu: 24;
+			unsigned int prio : 2;
+			unsigned int req_prio : 2;
+			unsigned int unsafe : 1;
+			unsigned int unsafe_takeover : 1;
+			unsigned int cpu : 24;
 		};
 	};
 };
@@ -37165,11 +37283,14 @@ typedef void (*btf_trace_irq_matrix_remove_reserved)(void *, struct irq_matrix *
 
 typedef void (*btf_trace_irq_matrix_assign_system)(void *, int, struct irq_matrix *);
 
-typedef void (*btf_trace_irq_matrix_reserve_managed)(void *, int, unsigned int, struct irq_matrix *, struct cpumap *);
+typedef void (*btf_trace_irq_matrix_reserve_managed)(void *, int, unsigned int, struct irq_matrix *,
+						     struct cpumap *);
 
-typedef void (*btf_trace_irq_matrix_remove_managed)(void *, int, unsigned int, struct irq_matrix *, struct cpumap *);
+typedef void (*btf_trace_irq_matrix_remove_managed)(void *, int, unsigned int, struct irq_matrix *,
+						    struct cpumap *);
 
-typedef void (*btf_trace_irq_matrix_alloc_managed)(void *, int, unsigned int, struct irq_matrix *, struct cpumap *);
+typedef void (*btf_trace_irq_matrix_alloc_managed)(void *, int, unsigned int, struct irq_matrix *,
+						   struct cpumap *);
 
 typedef void (*btf_trace_irq_matrix_assign)(void *, int, unsigned int, struct irq_matrix *, struct cpumap *);
 
@@ -37348,21 +37469,21 @@ struct rcu_node {
 	unsigned int boost_kthread_status;
 	long unsigned int n_boosts;
 	struct swait_queue_head nocb_gp_wq[2];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	raw_spinlock_t fqslock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	spinlock_t exp_lock;
 	long unsigned int exp_seq_rq;
 	wait_queue_head_t exp_wq[4];
@@ -37371,18 +37492,18 @@ struct rcu_node {
 	raw_spinlock_t exp_poll_lock;
 	long unsigned int exp_seq_poll_rq;
 	struct work_struct exp_poll_wq;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct sysrq_key_op {
-	void (* const handler)(u8);
-	const char * const help_msg;
-	const char * const action_msg;
+	void (*const handler)(u8);
+	const char *const help_msg;
+	const char *const action_msg;
 	const int enable_mask;
 };
 
@@ -37441,18 +37562,18 @@ struct rcu_data {
 	struct timer_list nocb_timer;
 	long unsigned int nocb_gp_adv_time;
 	struct mutex nocb_gp_kthread_mutex;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	raw_spinlock_t nocb_bypass_lock;
 	struct rcu_cblist nocb_bypass;
 	long unsigned int nocb_bypass_first;
 	long unsigned int nocb_nobypass_last;
 	int nocb_nobypass_count;
-	long: 64;
+	long : 64;
 	raw_spinlock_t nocb_gp_lock;
 	u8 nocb_gp_sleep;
 	u8 nocb_gp_bypass;
@@ -37465,9 +37586,9 @@ struct rcu_data {
 	struct list_head nocb_head_rdp;
 	struct list_head nocb_entry_rdp;
 	struct rcu_data *nocb_toggling_rdp;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct rcu_data *nocb_gp_rdp;
 	struct task_struct *rcu_cpu_kthread_task;
 	unsigned int rcu_cpu_kthread_status;
@@ -37486,11 +37607,11 @@ struct rcu_data {
 	struct rcu_snap_record snap_record;
 	long int lazy_len;
 	int cpu;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct sr_wait_node {
@@ -37503,10 +37624,10 @@ struct rcu_state {
 	struct rcu_node *level[3];
 	int ncpus;
 	int n_online_cpus;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	long unsigned int gp_seq;
 	long unsigned int gp_max;
 	struct task_struct *gp_kthread;
@@ -37544,12 +37665,12 @@ struct rcu_state {
 	long unsigned int n_force_qs_gpstart;
 	const char *name;
 	char abbr;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	arch_spinlock_t ofl_lock;
 	struct llist_head srs_next;
 	struct llist_node *srs_wait_tail;
@@ -37779,37 +37900,53 @@ struct trace_event_data_offsets_dma_sync_sg {
 	const void *lengths_ptr_;
 };
 
-typedef void (*btf_trace_dma_map_phys)(void *, struct device *, phys_addr_t, dma_addr_t, size_t, enum dma_data_direction, long unsigned int);
+typedef void (*btf_trace_dma_map_phys)(void *, struct device *, phys_addr_t, dma_addr_t, size_t,
+				       enum dma_data_direction, long unsigned int);
 
-typedef void (*btf_trace_dma_unmap_phys)(void *, struct device *, dma_addr_t, size_t, enum dma_data_direction, long unsigned int);
+typedef void (*btf_trace_dma_unmap_phys)(void *, struct device *, dma_addr_t, size_t, enum dma_data_direction,
+					 long unsigned int);
 
-typedef void (*btf_trace_dma_alloc)(void *, struct device *, void *, dma_addr_t, size_t, enum dma_data_direction, gfp_t, long unsigned int);
+typedef void (*btf_trace_dma_alloc)(void *, struct device *, void *, dma_addr_t, size_t,
+				    enum dma_data_direction, gfp_t, long unsigned int);
 
-typedef void (*btf_trace_dma_alloc_pages)(void *, struct device *, void *, dma_addr_t, size_t, enum dma_data_direction, gfp_t, long unsigned int);
+typedef void (*btf_trace_dma_alloc_pages)(void *, struct device *, void *, dma_addr_t, size_t,
+					  enum dma_data_direction, gfp_t, long unsigned int);
 
-typedef void (*btf_trace_dma_alloc_sgt_err)(void *, struct device *, void *, dma_addr_t, size_t, enum dma_data_direction, gfp_t, long unsigned int);
+typedef void (*btf_trace_dma_alloc_sgt_err)(void *, struct device *, void *, dma_addr_t, size_t,
+					    enum dma_data_direction, gfp_t, long unsigned int);
 
-typedef void (*btf_trace_dma_alloc_sgt)(void *, struct device *, struct sg_table *, size_t, enum dma_data_direction, gfp_t, long unsigned int);
+typedef void (*btf_trace_dma_alloc_sgt)(void *, struct device *, struct sg_table *, size_t,
+					enum dma_data_direction, gfp_t, long unsigned int);
 
-typedef void (*btf_trace_dma_free)(void *, struct device *, void *, dma_addr_t, size_t, enum dma_data_direction, long unsigned int);
+typedef void (*btf_trace_dma_free)(void *, struct device *, void *, dma_addr_t, size_t,
+				   enum dma_data_direction, long unsigned int);
 
-typedef void (*btf_trace_dma_free_pages)(void *, struct device *, void *, dma_addr_t, size_t, enum dma_data_direction, long unsigned int);
+typedef void (*btf_trace_dma_free_pages)(void *, struct device *, void *, dma_addr_t, size_t,
+					 enum dma_data_direction, long unsigned int);
 
-typedef void (*btf_trace_dma_free_sgt)(void *, struct device *, struct sg_table *, size_t, enum dma_data_direction);
+typedef void (*btf_trace_dma_free_sgt)(void *, struct device *, struct sg_table *, size_t,
+				       enum dma_data_direction);
 
-typedef void (*btf_trace_dma_map_sg)(void *, struct device *, struct scatterlist *, int, int, enum dma_data_direction, long unsigned int);
+typedef void (*btf_trace_dma_map_sg)(void *, struct device *, struct scatterlist *, int, int,
+				     enum dma_data_direction, long unsigned int);
 
-typedef void (*btf_trace_dma_map_sg_err)(void *, struct device *, struct scatterlist *, int, int, enum dma_data_direction, long unsigned int);
+typedef void (*btf_trace_dma_map_sg_err)(void *, struct device *, struct scatterlist *, int, int,
+					 enum dma_data_direction, long unsigned int);
 
-typedef void (*btf_trace_dma_unmap_sg)(void *, struct device *, struct scatterlist *, int, enum dma_data_direction, long unsigned int);
+typedef void (*btf_trace_dma_unmap_sg)(void *, struct device *, struct scatterlist *, int,
+				       enum dma_data_direction, long unsigned int);
 
-typedef void (*btf_trace_dma_sync_single_for_cpu)(void *, struct device *, dma_addr_t, size_t, enum dma_data_direction);
+typedef void (*btf_trace_dma_sync_single_for_cpu)(void *, struct device *, dma_addr_t, size_t,
+						  enum dma_data_direction);
 
-typedef void (*btf_trace_dma_sync_single_for_device)(void *, struct device *, dma_addr_t, size_t, enum dma_data_direction);
+typedef void (*btf_trace_dma_sync_single_for_device)(void *, struct device *, dma_addr_t, size_t,
+						     enum dma_data_direction);
 
-typedef void (*btf_trace_dma_sync_sg_for_cpu)(void *, struct device *, struct scatterlist *, int, enum dma_data_direction);
+typedef void (*btf_trace_dma_sync_sg_for_cpu)(void *, struct device *, struct scatterlist *, int,
+					      enum dma_data_direction);
 
-typedef void (*btf_trace_dma_sync_sg_for_device)(void *, struct device *, struct scatterlist *, int, enum dma_data_direction);
+typedef void (*btf_trace_dma_sync_sg_for_device)(void *, struct device *, struct scatterlist *, int,
+						 enum dma_data_direction);
 
 struct dma_devres {
 	size_t size;
@@ -38002,11 +38139,11 @@ struct old_timex32 {
 	s32 errcnt;
 	s32 stbcnt;
 	s32 tai;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct timer_events {
@@ -38150,7 +38287,7 @@ typedef void (*btf_trace_hrtimer_expire_exit)(void *, struct hrtimer *);
 
 typedef void (*btf_trace_hrtimer_cancel)(void *, struct hrtimer *);
 
-typedef void (*btf_trace_itimer_state)(void *, int, const struct itimerspec64 * const, long long unsigned int);
+typedef void (*btf_trace_itimer_state)(void *, int, const struct itimerspec64 *const, long long unsigned int);
 
 typedef void (*btf_trace_itimer_expire)(void *, int, struct pid *, long long unsigned int);
 
@@ -38167,8 +38304,8 @@ struct timer_base {
 	bool timers_pending;
 	long unsigned int pending_map[9];
 	struct hlist_head vectors[576];
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 };
 
 struct process_timer {
@@ -38679,7 +38816,8 @@ typedef void (*btf_trace_tmigr_cpu_idle)(void *, struct tmigr_cpu *, u64);
 
 typedef void (*btf_trace_tmigr_cpu_new_timer_idle)(void *, struct tmigr_cpu *, u64);
 
-typedef void (*btf_trace_tmigr_update_events)(void *, struct tmigr_group *, struct tmigr_group *, union tmigr_state, union tmigr_state, u64);
+typedef void (*btf_trace_tmigr_update_events)(void *, struct tmigr_group *, struct tmigr_group *,
+					      union tmigr_state, union tmigr_state, u64);
 
 typedef void (*btf_trace_tmigr_handle_remote)(void *, struct tmigr_group *);
 
@@ -38731,10 +38869,10 @@ struct vdso_time_data {
 	s32 tz_dsttime;
 	u32 hrtimer_res;
 	u32 __unused;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct proc_timens_offset {
@@ -38777,10 +38915,10 @@ struct futex_hash_bucket {
 	spinlock_t lock;
 	struct plist_head chain;
 	struct futex_private_hash *priv;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct futex_private_hash {
@@ -38789,9 +38927,9 @@ struct futex_private_hash {
 	struct callback_head rcu;
 	void *mm;
 	bool custom;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct futex_hash_bucket queues[0];
 };
 
@@ -38887,7 +39025,8 @@ struct trace_event_data_offsets_csd_queue_cpu {};
 
 struct trace_event_data_offsets_csd_function {};
 
-typedef void (*btf_trace_csd_queue_cpu)(void *, const unsigned int, long unsigned int, smp_call_func_t, call_single_data_t *);
+typedef void (*btf_trace_csd_queue_cpu)(void *, const unsigned int, long unsigned int, smp_call_func_t,
+					call_single_data_t *);
 
 typedef void (*btf_trace_csd_function_entry)(void *, smp_call_func_t, call_single_data_t *);
 
@@ -38924,7 +39063,8 @@ union bpf_iter_link_info {
 	} task;
 };
 
-typedef int (*bpf_iter_attach_target_t)(struct bpf_prog *, union bpf_iter_link_info *, struct bpf_iter_aux_info *);
+typedef int (*bpf_iter_attach_target_t)(struct bpf_prog *, union bpf_iter_link_info *,
+					struct bpf_iter_aux_info *);
 
 typedef void (*bpf_iter_detach_target_t)(struct bpf_iter_aux_info *);
 
@@ -38932,7 +39072,7 @@ typedef void (*bpf_iter_show_fdinfo_t)(const struct bpf_iter_aux_info *, struct 
 
 typedef int (*bpf_iter_fill_link_info_t)(const struct bpf_iter_aux_info *, struct bpf_link_info *);
 
-typedef const struct bpf_func_proto * (*bpf_iter_get_func_proto_t)(enum bpf_func_id, const struct bpf_prog *);
+typedef const struct bpf_func_proto *(*bpf_iter_get_func_proto_t)(enum bpf_func_id, const struct bpf_prog *);
 
 enum bpf_iter_feature {
 	BPF_ITER_RESCHED = 1,
@@ -39294,9 +39434,11 @@ typedef void (*btf_trace_cgroup_freeze)(void *, struct cgroup *, const char *);
 
 typedef void (*btf_trace_cgroup_unfreeze)(void *, struct cgroup *, const char *);
 
-typedef void (*btf_trace_cgroup_attach_task)(void *, struct cgroup *, const char *, struct task_struct *, bool);
+typedef void (*btf_trace_cgroup_attach_task)(void *, struct cgroup *, const char *, struct task_struct *,
+					     bool);
 
-typedef void (*btf_trace_cgroup_transfer_tasks)(void *, struct cgroup *, const char *, struct task_struct *, bool);
+typedef void (*btf_trace_cgroup_transfer_tasks)(void *, struct cgroup *, const char *, struct task_struct *,
+						bool);
 
 typedef void (*btf_trace_cgroup_notify_populated)(void *, struct cgroup *, const char *, int);
 
@@ -39546,7 +39688,7 @@ struct kernel_pkey_params {
 		__u32 out_len;
 		__u32 in2_len;
 	};
-	enum kernel_pkey_operation op: 8;
+	enum kernel_pkey_operation op : 8;
 };
 
 struct key_preparsed_payload {
@@ -40001,7 +40143,8 @@ struct net_generic {
 			struct callback_head rcu;
 		} s;
 		struct {
-			struct {} __empty_ptr;
+			struct {
+			} __empty_ptr;
 			void *ptr[0];
 		};
 	};
@@ -40014,7 +40157,7 @@ struct pernet_operations {
 	void (*exit)(struct net *);
 	void (*exit_batch)(struct list_head *);
 	void (*exit_rtnl)(struct net *, struct list_head *);
-	unsigned int * const id;
+	unsigned int *const id;
 	const size_t size;
 };
 
@@ -40239,11 +40382,11 @@ struct kern_ipc_perm {
 	struct rhash_head khtnode;
 	struct callback_head rcu;
 	refcount_t refcount;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct audit_aux_data {
@@ -40338,8 +40481,10 @@ struct fsnotify_mark;
 struct fsnotify_event;
 
 struct fsnotify_ops {
-	int (*handle_event)(struct fsnotify_group *, u32, const void *, int, struct inode *, const struct qstr *, u32, struct fsnotify_iter_info *);
-	int (*handle_inode_event)(struct fsnotify_mark *, u32, struct inode *, struct inode *, const struct qstr *, u32);
+	int (*handle_event)(struct fsnotify_group *, u32, const void *, int, struct inode *,
+			    const struct qstr *, u32, struct fsnotify_iter_info *);
+	int (*handle_inode_event)(struct fsnotify_mark *, u32, struct inode *, struct inode *,
+				  const struct qstr *, u32);
 	void (*free_group_priv)(struct fsnotify_group *);
 	void (*freeing_mark)(struct fsnotify_mark *, struct fsnotify_group *);
 	void (*free_event)(struct fsnotify_group *, struct fsnotify_event *);
@@ -40562,7 +40707,8 @@ struct compat_sock_fprog {
 	compat_uptr_t filter;
 };
 
-typedef unsigned int (*bpf_dispatcher_fn)(const void *, const struct bpf_insn *, unsigned int (*)(const void *, const struct bpf_insn *));
+typedef unsigned int (*bpf_dispatcher_fn)(const void *, const struct bpf_insn *,
+					  unsigned int (*)(const void *, const struct bpf_insn *));
 
 typedef int (*bpf_aux_classic_check_t)(struct sock_filter *, unsigned int);
 
@@ -40642,8 +40788,8 @@ struct rchan_buf {
 	size_t bytes_consumed;
 	size_t early_bytes;
 	unsigned int cpu;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 };
 
 struct rchan_callbacks;
@@ -40666,7 +40812,7 @@ struct rchan {
 
 struct rchan_callbacks {
 	int (*subbuf_start)(struct rchan_buf *, void *, void *);
-	struct dentry * (*create_buf_file)(const char *, struct dentry *, umode_t, struct rchan_buf *, int *);
+	struct dentry *(*create_buf_file)(const char *, struct dentry *, umode_t, struct rchan_buf *, int *);
 	int (*remove_buf_file)(struct dentry *);
 };
 
@@ -40759,8 +40905,8 @@ struct genl_family {
 	char name[16];
 	unsigned int version;
 	unsigned int maxattr;
-	u8 netnsok: 1;
-	u8 parallel_ops: 1;
+	u8 netnsok : 1;
+	u8 parallel_ops : 1;
 	u8 n_ops;
 	u8 n_small_ops;
 	u8 n_split_ops;
@@ -40789,7 +40935,8 @@ struct genl_split_ops {
 		struct {
 			int (*pre_doit)(const struct genl_split_ops *, struct sk_buff *, struct genl_info *);
 			int (*doit)(struct sk_buff *, struct genl_info *);
-			void (*post_doit)(const struct genl_split_ops *, struct sk_buff *, struct genl_info *);
+			void (*post_doit)(const struct genl_split_ops *, struct sk_buff *,
+					  struct genl_info *);
 		};
 		struct {
 			int (*start)(struct netlink_callback *);
@@ -41070,7 +41217,8 @@ struct tracer {
 	void (*close)(struct trace_iterator *);
 	void (*pipe_close)(struct trace_iterator *);
 	ssize_t (*read)(struct trace_iterator *, struct file *, char *, size_t, loff_t *);
-	ssize_t (*splice_read)(struct trace_iterator *, struct file *, loff_t *, struct pipe_inode_info *, size_t, unsigned int);
+	ssize_t (*splice_read)(struct trace_iterator *, struct file *, loff_t *, struct pipe_inode_info *,
+			       size_t, unsigned int);
 	void (*print_header)(struct seq_file *);
 	enum print_line_t (*print_line)(struct trace_iterator *);
 	int (*set_flag)(struct trace_array *, u32, u32, int);
@@ -41203,7 +41351,8 @@ struct ftrace_func_command {
 };
 
 struct ftrace_probe_ops {
-	void (*func)(long unsigned int, long unsigned int, struct trace_array *, struct ftrace_probe_ops *, void *);
+	void (*func)(long unsigned int, long unsigned int, struct trace_array *, struct ftrace_probe_ops *,
+		     void *);
 	int (*init)(struct ftrace_probe_ops *, struct trace_array *, long unsigned int, void *, void **);
 	void (*free)(struct ftrace_probe_ops *, struct trace_array *, long unsigned int, void *);
 	int (*print)(struct seq_file *, long unsigned int, struct ftrace_probe_ops *, void *);
@@ -41473,8 +41622,8 @@ struct buffer_page {
 	local_t entries;
 	long unsigned int real_end;
 	unsigned int order;
-	u32 id: 30;
-	u32 range: 1;
+	u32 id : 30;
+	u32 range : 1;
 	struct buffer_data_page *page;
 };
 
@@ -41573,7 +41722,7 @@ typedef int (*cmp_r_func_t)(const void *, const void *, const void *);
 
 typedef struct trace_buffer *class_ring_buffer_nest_t;
 
-typedef struct vfsmount * (*debugfs_automount_t)(struct dentry *, void *);
+typedef struct vfsmount *(*debugfs_automount_t)(struct dentry *, void *);
 
 struct partial_page {
 	unsigned int offset;
@@ -41744,8 +41893,8 @@ struct ftrace_event_field {
 	int filter_type;
 	int offset;
 	int size;
-	unsigned int is_signed: 1;
-	unsigned int needs_test: 1;
+	unsigned int is_signed : 1;
+	unsigned int needs_test : 1;
 	int len;
 };
 
@@ -41872,8 +42021,8 @@ struct trace_mark {
 
 struct tracer_stat {
 	const char *name;
-	void * (*stat_start)(struct tracer_stat *);
-	void * (*stat_next)(void *, int);
+	void *(*stat_start)(struct tracer_stat *);
+	void *(*stat_next)(void *, int);
 	cmp_func_t stat_cmp;
 	int (*stat_show)(struct seq_file *, void *);
 	void (*stat_release)(void *);
@@ -41962,21 +42111,21 @@ enum req_flag_bits {
 
 struct sbitmap_word {
 	long unsigned int word;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	long unsigned int cleared;
 	raw_spinlock_t swap_lock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct sbitmap {
@@ -41990,11 +42139,11 @@ struct sbitmap {
 
 struct sbq_wait_state {
 	wait_queue_head_t wait;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct sbitmap_queue {
@@ -42102,8 +42251,8 @@ struct blk_trace {
 
 struct blk_flush_queue {
 	spinlock_t mq_flush_lock;
-	unsigned int flush_pending_idx: 1;
-	unsigned int flush_running_idx: 1;
+	unsigned int flush_pending_idx : 1;
+	unsigned int flush_running_idx : 1;
 	blk_status_t rq_status;
 	long unsigned int flush_pending_since;
 	struct list_head flush_queue[2];
@@ -42144,10 +42293,10 @@ struct blk_mq_hw_ctx {
 		spinlock_t lock;
 		struct list_head dispatch;
 		long unsigned int state;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
 	};
 	struct delayed_work run_work;
 	cpumask_var_t cpumask;
@@ -42178,7 +42327,7 @@ struct blk_mq_hw_ctx {
 	struct dentry *debugfs_dir;
 	struct dentry *sched_debugfs_dir;
 	struct list_head hctx_list;
-	long: 64;
+	long : 64;
 };
 
 struct blk_mq_queue_data {
@@ -42274,7 +42423,7 @@ struct blk_user_trace_setup {
 struct compat_blk_user_trace_setup {
 	char name[32];
 	u16 act_mask;
-	int: 0;
+	int : 0;
 	u32 buf_size;
 	u32 buf_nr;
 	compat_u64 start_lba;
@@ -42432,7 +42581,7 @@ struct filter_pred {
 	u64 val2;
 	enum filter_pred_fn fn_num;
 	int offset;
-	int not;
+	int not ;
 	int op;
 };
 
@@ -42529,7 +42678,8 @@ struct event_trigger_data {
 };
 
 struct event_trigger_ops {
-	void (*trigger)(struct event_trigger_data *, struct trace_buffer *, void *, struct ring_buffer_event *);
+	void (*trigger)(struct event_trigger_data *, struct trace_buffer *, void *,
+			struct ring_buffer_event *);
 	int (*init)(struct event_trigger_data *);
 	void (*free)(struct event_trigger_data *);
 	int (*print)(struct seq_file *, struct event_trigger_data *);
@@ -42545,7 +42695,7 @@ struct event_command {
 	void (*unreg)(char *, struct event_trigger_data *, struct trace_event_file *);
 	void (*unreg_all)(struct trace_event_file *);
 	int (*set_filter)(char *, struct event_trigger_data *, struct trace_event_file *);
-	const struct event_trigger_ops * (*get_trigger_ops)(char *, char *);
+	const struct event_trigger_ops *(*get_trigger_ops)(char *, char *);
 };
 
 struct enable_trigger_data {
@@ -42638,7 +42788,7 @@ struct bucket_table {
 	struct callback_head rcu;
 	struct bucket_table *future_tbl;
 	struct lockdep_map dep_map;
-	long: 64;
+	long : 64;
 	struct rhash_lock_head *buckets[0];
 };
 
@@ -42717,16 +42867,16 @@ struct bpf_subprog_info {
 	u16 stack_depth;
 	u16 stack_extra;
 	s16 fastcall_stack_off;
-	bool has_tail_call: 1;
-	bool tail_call_reachable: 1;
-	bool has_ld_abs: 1;
-	bool is_cb: 1;
-	bool is_async_cb: 1;
-	bool is_exception_cb: 1;
-	bool args_cached: 1;
-	bool keep_fastcall_stack: 1;
-	bool changes_pkt_data: 1;
-	bool might_sleep: 1;
+	bool has_tail_call : 1;
+	bool tail_call_reachable : 1;
+	bool has_ld_abs : 1;
+	bool is_cb : 1;
+	bool is_async_cb : 1;
+	bool is_exception_cb : 1;
+	bool args_cached : 1;
+	bool keep_fastcall_stack : 1;
+	bool changes_pkt_data : 1;
+	bool might_sleep : 1;
 	enum priv_stack_mode priv_stack_mode;
 	u8 arg_cnt;
 	struct bpf_subprog_arg_info args[5];
@@ -42968,8 +43118,8 @@ struct bpf_reference_state {
 
 struct bpf_jmp_history_entry {
 	u32 idx;
-	u32 prev_idx: 20;
-	u32 flags: 12;
+	u32 prev_idx : 20;
+	u32 flags : 12;
 	u64 linked_regs;
 };
 
@@ -43001,8 +43151,8 @@ struct bpf_verifier_state {
 };
 
 struct bpf_loop_inline_state {
-	unsigned int initialized: 1;
-	unsigned int fit_for_inline: 1;
+	unsigned int initialized : 1;
+	unsigned int fit_for_inline : 1;
 	u32 callback_subprogno;
 };
 
@@ -43050,9 +43200,9 @@ struct bpf_insn_aux_data {
 	bool is_iter_next;
 	bool call_with_percpu_alloc_ptr;
 	u8 alu_state;
-	u8 fastcall_pattern: 1;
-	u8 fastcall_spills_num: 3;
-	u8 arg_prog: 4;
+	u8 fastcall_pattern : 1;
+	u8 fastcall_spills_num : 3;
+	u8 arg_prog : 4;
 	unsigned int orig_idx;
 	bool jmp_point;
 	bool prune_point;
@@ -43224,7 +43374,8 @@ typedef u64 (*btf_bpf_get_stackid_tp)(void *, struct bpf_map *, u64);
 
 typedef u64 (*btf_bpf_get_stack_tp)(void *, void *, u32, u64);
 
-typedef u64 (*btf_bpf_perf_prog_read_value)(struct bpf_perf_event_data_kern *, struct bpf_perf_event_value *, u32);
+typedef u64 (*btf_bpf_perf_prog_read_value)(struct bpf_perf_event_data_kern *, struct bpf_perf_event_value *,
+					    u32);
 
 typedef u64 (*btf_bpf_read_branch_records)(struct bpf_perf_event_data_kern *, void *, u32, u64);
 
@@ -43232,7 +43383,8 @@ struct bpf_raw_tp_regs {
 	struct pt_regs regs[3];
 };
 
-typedef u64 (*btf_bpf_perf_event_output_raw_tp)(struct bpf_raw_tracepoint_args *, struct bpf_map *, u64, void *, u64);
+typedef u64 (*btf_bpf_perf_event_output_raw_tp)(struct bpf_raw_tracepoint_args *, struct bpf_map *, u64,
+						void *, u64);
 
 typedef u64 (*btf_bpf_get_stackid_raw_tp)(struct bpf_raw_tracepoint_args *, struct bpf_map *, u64);
 
@@ -43825,31 +43977,31 @@ struct pp_alloc_cache {
 struct ptr_ring {
 	int producer;
 	spinlock_t producer_lock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	int consumer_head;
 	int consumer_tail;
 	spinlock_t consumer_lock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	int size;
 	int batch;
 	void **queue;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct page_pool_params_slow {
@@ -43866,37 +44018,38 @@ struct page_pool {
 	struct page_pool_params_fast p;
 	int cpuid;
 	u32 pages_state_hold_cnt;
-	bool has_init_callback: 1;
-	bool dma_map: 1;
-	bool dma_sync: 1;
-	bool dma_sync_for_cpu: 1;
-	long: 0;
+	bool has_init_callback : 1;
+	bool dma_map : 1;
+	bool dma_sync : 1;
+	bool dma_sync_for_cpu : 1;
+	long : 0;
 	__u8 __cacheline_group_begin__frag[0];
 	long int frag_users;
 	netmem_ref frag_page;
 	unsigned int frag_offset;
-	long: 0;
+	long : 0;
 	__u8 __cacheline_group_end__frag[0];
-	long: 64;
-	struct {} __cacheline_group_pad__frag;
+	long : 64;
+	struct {
+	} __cacheline_group_pad__frag;
 	struct delayed_work release_dw;
 	void (*disconnect)(void *);
 	long unsigned int defer_start;
 	long unsigned int defer_warn;
 	u32 xdp_mem_id;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct pp_alloc_cache alloc;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct ptr_ring ring;
 	void *mp_priv;
 	const struct memory_provider_ops *mp_ops;
@@ -43910,8 +44063,8 @@ struct page_pool {
 		ktime_t detach_time;
 		u32 id;
 	} user;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 };
 
 enum bpf_stream_id {
@@ -43947,7 +44100,7 @@ struct xdp_frame {
 	u32 len;
 	u32 headroom;
 	u32 metasize;
-	enum xdp_mem_type mem_type: 32;
+	enum xdp_mem_type mem_type : 32;
 	struct net_device *dev_rx;
 	u32 frame_sz;
 	u32 flags;
@@ -44036,10 +44189,10 @@ struct xdp_rxq_info {
 	u32 reg_state;
 	struct xdp_mem_info mem;
 	u32 frag_size;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct xdp_txq_info {
@@ -44183,15 +44336,19 @@ typedef void (*btf_trace_xdp_exception)(void *, const struct net_device *, const
 
 typedef void (*btf_trace_xdp_bulk_tx)(void *, const struct net_device *, int, int, int);
 
-typedef void (*btf_trace_xdp_redirect)(void *, const struct net_device *, const struct bpf_prog *, const void *, int, enum bpf_map_type, u32, u32);
+typedef void (*btf_trace_xdp_redirect)(void *, const struct net_device *, const struct bpf_prog *,
+				       const void *, int, enum bpf_map_type, u32, u32);
 
-typedef void (*btf_trace_xdp_redirect_err)(void *, const struct net_device *, const struct bpf_prog *, const void *, int, enum bpf_map_type, u32, u32);
+typedef void (*btf_trace_xdp_redirect_err)(void *, const struct net_device *, const struct bpf_prog *,
+					   const void *, int, enum bpf_map_type, u32, u32);
 
-typedef void (*btf_trace_xdp_cpumap_kthread)(void *, int, unsigned int, unsigned int, int, struct xdp_cpumap_stats *);
+typedef void (*btf_trace_xdp_cpumap_kthread)(void *, int, unsigned int, unsigned int, int,
+					     struct xdp_cpumap_stats *);
 
 typedef void (*btf_trace_xdp_cpumap_enqueue)(void *, int, unsigned int, unsigned int, int);
 
-typedef void (*btf_trace_xdp_devmap_xmit)(void *, const struct net_device *, const struct net_device *, int, int, int);
+typedef void (*btf_trace_xdp_devmap_xmit)(void *, const struct net_device *, const struct net_device *, int,
+					  int, int);
 
 typedef void (*btf_trace_mem_disconnect)(void *, const struct xdp_mem_allocator *);
 
@@ -44307,7 +44464,7 @@ struct bpf_prog_info {
 	__u64 map_ids;
 	char name[16];
 	__u32 ifindex;
-	__u32 gpl_compatible: 1;
+	__u32 gpl_compatible : 1;
 	__u64 netns_dev;
 	__u64 netns_ino;
 	__u32 nr_jited_ksyms;
@@ -44671,7 +44828,8 @@ struct bpf_struct_ops_desc {
 	struct bpf_struct_ops_arg_info *arg_info;
 };
 
-typedef u32 (*bpf_convert_ctx_access_t)(enum bpf_access_type, const struct bpf_insn *, struct bpf_insn *, struct bpf_prog *, u32 *);
+typedef u32 (*bpf_convert_ctx_access_t)(enum bpf_access_type, const struct bpf_insn *, struct bpf_insn *,
+					struct bpf_prog *, u32 *);
 
 struct bpf_core_ctx {
 	struct bpf_verifier_log *log;
@@ -44692,8 +44850,8 @@ struct bpf_verifier_state_list {
 	struct bpf_verifier_state state;
 	struct list_head node;
 	u32 miss_cnt;
-	u32 hit_cnt: 31;
-	u32 in_free_list: 1;
+	u32 hit_cnt : 31;
+	u32 in_free_list : 1;
 };
 
 struct bpf_verifier_stack_elem {
@@ -44706,9 +44864,9 @@ struct bpf_verifier_stack_elem {
 
 typedef void (*bpf_insn_print_t)(void *, const char *, ...);
 
-typedef const char * (*bpf_insn_revmap_call_t)(void *, const struct bpf_insn *);
+typedef const char *(*bpf_insn_revmap_call_t)(void *, const struct bpf_insn *);
 
-typedef const char * (*bpf_insn_print_imm_t)(void *, const struct bpf_insn *, __u64);
+typedef const char *(*bpf_insn_print_imm_t)(void *, const struct bpf_insn *, __u64);
 
 struct bpf_insn_cbs {
 	bpf_insn_print_t cb_print;
@@ -44885,7 +45043,8 @@ enum {
 	BEYOND_PKT_END = -2,
 };
 
-typedef int (*set_callee_state_fn)(struct bpf_verifier_env *, struct bpf_func_state *, struct bpf_func_state *, int);
+typedef int (*set_callee_state_fn)(struct bpf_verifier_env *, struct bpf_func_state *,
+				   struct bpf_func_state *, int);
 
 enum {
 	KF_ARG_DYNPTR_ID = 0,
@@ -45414,7 +45573,7 @@ struct bpf_iter_priv_data {
 	u64 session_id;
 	u64 seq_num;
 	bool done_stop;
-	long: 0;
+	long : 0;
 	u8 target_private[0];
 };
 
@@ -45519,21 +45678,21 @@ typedef u64 (*btf_bpf_find_vma)(struct task_struct *, u64, bpf_callback_t, void 
 struct bpf_iter_task_vma_kern_data {
 	struct task_struct *task;
 	struct mm_struct *mm;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct vm_area_struct snapshot;
 	u64 next_addr;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct bpf_iter_task_vma {
@@ -45647,13 +45806,13 @@ struct bpf_lru_list {
 	unsigned int counts[2];
 	struct list_head *next_inactive_rotation;
 	rqspinlock_t lock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct bpf_lru_locallist {
@@ -45666,13 +45825,13 @@ struct bpf_lru_locallist {
 struct bpf_common_lru {
 	struct bpf_lru_list lru_list;
 	struct bpf_lru_locallist *local_list;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 typedef bool (*del_from_htab_func)(void *, struct bpf_lru_node *);
@@ -45688,10 +45847,10 @@ struct bpf_lru {
 	unsigned int target_free;
 	unsigned int nr_scans;
 	bool percpu;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct bucket {
@@ -45707,7 +45866,7 @@ struct bpf_htab {
 	struct bpf_mem_alloc pcpu_ma;
 	struct bucket *buckets;
 	void *elems;
-	long: 64;
+	long : 64;
 	union {
 		struct pcpu_freelist freelist;
 		struct bpf_lru lru;
@@ -45719,13 +45878,13 @@ struct bpf_htab {
 	u32 n_buckets;
 	u32 elem_size;
 	u32 hashrnd;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct htab_elem {
@@ -45744,7 +45903,7 @@ struct htab_elem {
 		struct bpf_lru_node lru_node;
 	};
 	u32 hash;
-	long: 0;
+	long : 0;
 	char key[0];
 };
 
@@ -45866,1532 +46025,1532 @@ struct bpf_ringbuf {
 	u64 mask;
 	struct page **pages;
 	int nr_pages;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	rqspinlock_t spinlock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	atomic_t busy;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	long unsigned int consumer_pos;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	long unsigned int producer_pos;
 	long unsigned int pending_pos;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	char data[0];
 };
 
@@ -47431,15 +47590,15 @@ struct bpf_local_storage_elem {
 		struct callback_head rcu;
 		struct hlist_node free_node;
 	};
-	long: 64;
+	long : 64;
 	struct bpf_local_storage_data sdata;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct bpf_local_storage_cache {
@@ -47719,12 +47878,12 @@ struct inet_hashinfo {
 	unsigned int lhash2_mask;
 	struct inet_listen_hashbucket *lhash2;
 	bool pernet;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct ip_ra_chain {
@@ -47825,11 +47984,11 @@ struct fib6_info {
 	u8 offload;
 	u8 trap;
 	u8 offload_failed;
-	u8 should_flush: 1;
-	u8 dst_nocount: 1;
-	u8 dst_nopolicy: 1;
-	u8 fib6_destroying: 1;
-	u8 unused: 4;
+	u8 should_flush : 1;
+	u8 dst_nocount : 1;
+	u8 dst_nopolicy : 1;
+	u8 fib6_destroying : 1;
+	u8 unused : 4;
 	struct list_head purge_link;
 	struct callback_head rcu;
 	struct nexthop *nh;
@@ -48166,9 +48325,9 @@ struct xfrm_dev_offload {
 	netdevice_tracker dev_tracker;
 	struct net_device *real_dev;
 	long unsigned int offload_handle;
-	u8 dir: 2;
-	u8 type: 2;
-	u8 flags: 2;
+	u8 dir : 2;
+	u8 type : 2;
+	u8 flags : 2;
 };
 
 struct xfrm_mode {
@@ -48346,8 +48505,8 @@ struct sock_reuseport {
 	u16 incoming_cpu;
 	unsigned int synq_overflow_ts;
 	unsigned int reuseport_id;
-	unsigned int bind_inany: 1;
-	unsigned int has_conns: 1;
+	unsigned int bind_inany : 1;
+	unsigned int has_conns : 1;
 	struct bpf_prog *prog;
 	struct sock *socks[0];
 };
@@ -48387,11 +48546,11 @@ struct strp_callbacks {
 
 struct strparser {
 	struct sock *sk;
-	u32 stopped: 1;
-	u32 paused: 1;
-	u32 aborted: 1;
-	u32 interrupted: 1;
-	u32 unrecov_intr: 1;
+	u32 stopped : 1;
+	u32 paused : 1;
+	u32 aborted : 1;
+	u32 interrupted : 1;
+	u32 unrecov_intr : 1;
 	struct sk_buff **skb_nextp;
 	struct sk_buff *skb_head;
 	unsigned int need_bytes;
@@ -48469,8 +48628,8 @@ struct rtable {
 		__be32 rt_gw4;
 		struct in6_addr rt_gw6;
 	};
-	u32 rt_mtu_locked: 1;
-	u32 rt_pmtu: 31;
+	u32 rt_mtu_locked : 1;
+	u32 rt_pmtu : 31;
 };
 
 struct fnhe_hash_bucket {
@@ -48515,11 +48674,11 @@ struct prefix_info {
 	union {
 		__u8 flags;
 		struct {
-			__u8 reserved: 4;
-			__u8 preferpd: 1;
-			__u8 routeraddr: 1;
-			__u8 autoconf: 1;
-			__u8 onlink: 1;
+			__u8 reserved : 4;
+			__u8 preferpd : 1;
+			__u8 routeraddr : 1;
+			__u8 autoconf : 1;
+			__u8 onlink : 1;
 		};
 	};
 	__be32 valid;
@@ -48777,8 +48936,8 @@ struct btf_show {
 		u8 depth;
 		u8 depth_to_show;
 		u8 depth_check;
-		u8 array_member: 1;
-		u8 array_terminated: 1;
+		u8 array_member : 1;
+		u8 array_terminated : 1;
 		u16 array_encoding;
 		u32 type_id;
 		int status;
@@ -48797,8 +48956,10 @@ struct btf_show {
 struct btf_kind_operations {
 	s32 (*check_meta)(struct btf_verifier_env *, const struct btf_type *, u32);
 	int (*resolve)(struct btf_verifier_env *, const struct resolve_vertex *);
-	int (*check_member)(struct btf_verifier_env *, const struct btf_type *, const struct btf_member *, const struct btf_type *);
-	int (*check_kflag_member)(struct btf_verifier_env *, const struct btf_type *, const struct btf_member *, const struct btf_type *);
+	int (*check_member)(struct btf_verifier_env *, const struct btf_type *, const struct btf_member *,
+			    const struct btf_type *);
+	int (*check_kflag_member)(struct btf_verifier_env *, const struct btf_type *,
+				  const struct btf_member *, const struct btf_type *);
 	void (*log_details)(struct btf_verifier_env *, const struct btf_type *);
 	void (*show)(const struct btf *, const struct btf_type *, u32, void *, u8, struct btf_show *);
 };
@@ -49328,7 +49489,7 @@ struct udp_hslot {
 struct udp_hslot_main {
 	struct udp_hslot hslot;
 	u32 hash4_cnt;
-	long: 64;
+	long : 64;
 };
 
 struct bpf_cpu_map_entry;
@@ -49677,13 +49838,13 @@ struct bpf_struct_ops_common_value {
 
 struct bpf_struct_ops_value {
 	struct bpf_struct_ops_common_value common;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	char data[0];
 };
 
@@ -49698,7 +49859,7 @@ struct bpf_struct_ops_map {
 	void *image_pages[8];
 	struct btf *btf;
 	struct bpf_struct_ops_value *uvalue;
-	long: 64;
+	long : 64;
 	struct bpf_struct_ops_value kvalue;
 };
 
@@ -49814,7 +49975,7 @@ typedef u64 (*btf_bpf_ima_file_hash)(struct file *, void *, u32);
 typedef u64 (*btf_bpf_get_attach_cookie)(void *);
 
 struct bpf_crypto_type {
-	void * (*alloc_tfm)(const char *);
+	void *(*alloc_tfm)(const char *);
 	void (*free_tfm)(void *);
 	int (*has_algo)(const char *);
 	int (*setkey)(void *, const u8 *, unsigned int);
@@ -49937,8 +50098,8 @@ struct btf_relocate {
 
 struct btf_name_info {
 	const char *name;
-	bool needs_size: 1;
-	unsigned int size: 31;
+	bool needs_size : 1;
+	unsigned int size : 31;
 	__u32 id;
 };
 
@@ -50038,8 +50199,8 @@ struct dma_fence {
 };
 
 struct dma_fence_ops {
-	const char * (*get_driver_name)(struct dma_fence *);
-	const char * (*get_timeline_name)(struct dma_fence *);
+	const char *(*get_driver_name)(struct dma_fence *);
+	const char *(*get_timeline_name)(struct dma_fence *);
 	bool (*enable_signaling)(struct dma_fence *);
 	bool (*signaled)(struct dma_fence *);
 	long int (*wait)(struct dma_fence *, bool, long int);
@@ -50065,7 +50226,7 @@ struct dma_buf_ops {
 	void (*detach)(struct dma_buf *, struct dma_buf_attachment *);
 	int (*pin)(struct dma_buf_attachment *);
 	void (*unpin)(struct dma_buf_attachment *);
-	struct sg_table * (*map_dma_buf)(struct dma_buf_attachment *, enum dma_data_direction);
+	struct sg_table *(*map_dma_buf)(struct dma_buf_attachment *, enum dma_data_direction);
 	void (*unmap_dma_buf)(struct dma_buf_attachment *, struct sg_table *, enum dma_data_direction);
 	void (*release)(struct dma_buf *);
 	int (*begin_cpu_access)(struct dma_buf *, enum dma_data_direction);
@@ -50761,7 +50922,8 @@ struct trace_event_data_offsets_rseq_ip_fixup {};
 
 typedef void (*btf_trace_rseq_update)(void *, struct task_struct *);
 
-typedef void (*btf_trace_rseq_ip_fixup)(void *, long unsigned int, long unsigned int, long unsigned int, long unsigned int);
+typedef void (*btf_trace_rseq_ip_fixup)(void *, long unsigned int, long unsigned int, long unsigned int,
+					long unsigned int);
 
 enum blacklist_hash_type {
 	BLACKLIST_HASH_X509_TBS = 1,
@@ -50898,9 +51060,11 @@ typedef void (*btf_trace_mm_filemap_delete_from_page_cache)(void *, struct folio
 
 typedef void (*btf_trace_mm_filemap_add_to_page_cache)(void *, struct folio *);
 
-typedef void (*btf_trace_mm_filemap_get_pages)(void *, struct address_space *, long unsigned int, long unsigned int);
+typedef void (*btf_trace_mm_filemap_get_pages)(void *, struct address_space *, long unsigned int,
+					       long unsigned int);
 
-typedef void (*btf_trace_mm_filemap_map_pages)(void *, struct address_space *, long unsigned int, long unsigned int);
+typedef void (*btf_trace_mm_filemap_map_pages)(void *, struct address_space *, long unsigned int,
+					       long unsigned int);
 
 typedef void (*btf_trace_mm_filemap_fault)(void *, struct address_space *, long unsigned int);
 
@@ -51024,7 +51188,8 @@ struct trace_event_data_offsets_compact_retry {};
 
 typedef void (*btf_trace_oom_score_adj_update)(void *, struct task_struct *);
 
-typedef void (*btf_trace_reclaim_retry_zone)(void *, struct zoneref *, int, long unsigned int, long unsigned int, long unsigned int, int, bool);
+typedef void (*btf_trace_reclaim_retry_zone)(void *, struct zoneref *, int, long unsigned int,
+					     long unsigned int, long unsigned int, int, bool);
 
 typedef void (*btf_trace_mark_victim)(void *, struct task_struct *, uid_t);
 
@@ -51036,7 +51201,8 @@ typedef void (*btf_trace_finish_task_reaping)(void *, int);
 
 typedef void (*btf_trace_skip_task_reaping)(void *, int);
 
-typedef void (*btf_trace_compact_retry)(void *, int, enum compact_priority, enum compact_result, int, int, bool);
+typedef void (*btf_trace_compact_retry)(void *, int, enum compact_priority, enum compact_result, int, int,
+					bool);
 
 enum {
 	XA_CHECK_SCHED = 4096,
@@ -51121,13 +51287,17 @@ struct trace_event_data_offsets_page_cache_ra_order {};
 
 struct trace_event_data_offsets_page_cache_ra_op {};
 
-typedef void (*btf_trace_page_cache_ra_unbounded)(void *, struct inode *, long unsigned int, long unsigned int, long unsigned int);
+typedef void (*btf_trace_page_cache_ra_unbounded)(void *, struct inode *, long unsigned int,
+						  long unsigned int, long unsigned int);
 
-typedef void (*btf_trace_page_cache_ra_order)(void *, struct inode *, long unsigned int, struct file_ra_state *);
+typedef void (*btf_trace_page_cache_ra_order)(void *, struct inode *, long unsigned int,
+					      struct file_ra_state *);
 
-typedef void (*btf_trace_page_cache_sync_ra)(void *, struct inode *, long unsigned int, struct file_ra_state *, long unsigned int);
+typedef void (*btf_trace_page_cache_sync_ra)(void *, struct inode *, long unsigned int,
+					     struct file_ra_state *, long unsigned int);
 
-typedef void (*btf_trace_page_cache_async_ra)(void *, struct inode *, long unsigned int, struct file_ra_state *, long unsigned int);
+typedef void (*btf_trace_page_cache_async_ra)(void *, struct inode *, long unsigned int,
+					      struct file_ra_state *, long unsigned int);
 
 typedef union {
 } release_pages_arg;
@@ -51440,19 +51610,26 @@ typedef void (*btf_trace_mm_vmscan_memcg_reclaim_end)(void *, long unsigned int)
 
 typedef void (*btf_trace_mm_vmscan_memcg_softlimit_reclaim_end)(void *, long unsigned int);
 
-typedef void (*btf_trace_mm_shrink_slab_start)(void *, struct shrinker *, struct shrink_control *, long int, long unsigned int, long long unsigned int, long unsigned int, int);
+typedef void (*btf_trace_mm_shrink_slab_start)(void *, struct shrinker *, struct shrink_control *, long int,
+					       long unsigned int, long long unsigned int, long unsigned int,
+					       int);
 
-typedef void (*btf_trace_mm_shrink_slab_end)(void *, struct shrinker *, int, int, long int, long int, long int);
+typedef void (*btf_trace_mm_shrink_slab_end)(void *, struct shrinker *, int, int, long int, long int,
+					     long int);
 
-typedef void (*btf_trace_mm_vmscan_lru_isolate)(void *, int, int, long unsigned int, long unsigned int, long unsigned int, long unsigned int, int);
+typedef void (*btf_trace_mm_vmscan_lru_isolate)(void *, int, int, long unsigned int, long unsigned int,
+						long unsigned int, long unsigned int, int);
 
 typedef void (*btf_trace_mm_vmscan_write_folio)(void *, struct folio *);
 
-typedef void (*btf_trace_mm_vmscan_reclaim_pages)(void *, int, long unsigned int, long unsigned int, struct reclaim_stat *);
+typedef void (*btf_trace_mm_vmscan_reclaim_pages)(void *, int, long unsigned int, long unsigned int,
+						  struct reclaim_stat *);
 
-typedef void (*btf_trace_mm_vmscan_lru_shrink_inactive)(void *, int, long unsigned int, long unsigned int, struct reclaim_stat *, int, int);
+typedef void (*btf_trace_mm_vmscan_lru_shrink_inactive)(void *, int, long unsigned int, long unsigned int,
+							struct reclaim_stat *, int, int);
 
-typedef void (*btf_trace_mm_vmscan_lru_shrink_active)(void *, int, long unsigned int, long unsigned int, long unsigned int, long unsigned int, int, int);
+typedef void (*btf_trace_mm_vmscan_lru_shrink_active)(void *, int, long unsigned int, long unsigned int,
+						      long unsigned int, long unsigned int, int, int);
 
 typedef void (*btf_trace_mm_vmscan_node_reclaim_begin)(void *, int, int, gfp_t);
 
@@ -51467,23 +51644,23 @@ struct scan_control {
 	long unsigned int anon_cost;
 	long unsigned int file_cost;
 	int *proactive_swappiness;
-	unsigned int may_deactivate: 2;
-	unsigned int force_deactivate: 1;
-	unsigned int skipped_deactivate: 1;
-	unsigned int may_writepage: 1;
-	unsigned int may_unmap: 1;
-	unsigned int may_swap: 1;
-	unsigned int no_cache_trim_mode: 1;
-	unsigned int cache_trim_mode_failed: 1;
-	unsigned int proactive: 1;
-	unsigned int memcg_low_reclaim: 1;
-	unsigned int memcg_low_skipped: 1;
-	unsigned int memcg_full_walk: 1;
-	unsigned int hibernation_mode: 1;
-	unsigned int compaction_ready: 1;
-	unsigned int cache_trim_mode: 1;
-	unsigned int file_is_tiny: 1;
-	unsigned int no_demotion: 1;
+	unsigned int may_deactivate : 2;
+	unsigned int force_deactivate : 1;
+	unsigned int skipped_deactivate : 1;
+	unsigned int may_writepage : 1;
+	unsigned int may_unmap : 1;
+	unsigned int may_swap : 1;
+	unsigned int no_cache_trim_mode : 1;
+	unsigned int cache_trim_mode_failed : 1;
+	unsigned int proactive : 1;
+	unsigned int memcg_low_reclaim : 1;
+	unsigned int memcg_low_skipped : 1;
+	unsigned int memcg_full_walk : 1;
+	unsigned int hibernation_mode : 1;
+	unsigned int compaction_ready : 1;
+	unsigned int cache_trim_mode : 1;
+	unsigned int file_is_tiny : 1;
+	unsigned int no_demotion : 1;
 	s8 order;
 	s8 priority;
 	s8 reclaim_idx;
@@ -51545,8 +51722,8 @@ struct file_kattr {
 	u32 fsx_nextents;
 	u32 fsx_projid;
 	u32 fsx_cowextsize;
-	bool flags_valid: 1;
-	bool fsx_valid: 1;
+	bool flags_valid : 1;
+	bool fsx_valid : 1;
 };
 
 enum transparent_hugepage_flag {
@@ -51715,7 +51892,8 @@ struct fid {
 			u32 parent_generation;
 		} udf;
 		struct {
-			struct {} __empty_raw;
+			struct {
+			} __empty_raw;
 			__u32 raw[0];
 		};
 	};
@@ -51785,7 +51963,7 @@ struct page_snapshot {
 	long unsigned int pfn;
 	long unsigned int idx;
 	long unsigned int flags;
-	long: 64;
+	long : 64;
 };
 
 typedef int fpb_t;
@@ -51930,7 +52108,8 @@ struct trace_event_data_offsets_percpu_create_chunk {};
 
 struct trace_event_data_offsets_percpu_destroy_chunk {};
 
-typedef void (*btf_trace_percpu_alloc_percpu)(void *, long unsigned int, bool, bool, size_t, size_t, void *, int, void *, size_t, gfp_t);
+typedef void (*btf_trace_percpu_alloc_percpu)(void *, long unsigned int, bool, bool, size_t, size_t, void *,
+					      int, void *, size_t, gfp_t);
 
 typedef void (*btf_trace_percpu_free_percpu)(void *, void *, int, void *);
 
@@ -51962,12 +52141,12 @@ struct pcpu_chunk {
 	int free_bytes;
 	struct pcpu_block_md chunk_md;
 	long unsigned int *bound_map;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	void *base_addr;
 	long unsigned int *alloc_map;
 	struct pcpu_block_md *md_blocks;
@@ -51981,13 +52160,13 @@ struct pcpu_chunk {
 	int nr_populated;
 	int nr_empty_pop_pages;
 	long unsigned int populated[0];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct percpu_stats {
@@ -52045,9 +52224,9 @@ struct slab {
 					union {
 						long unsigned int counters;
 						struct {
-							unsigned int inuse: 16;
-							unsigned int objects: 15;
-							unsigned int frozen: 1;
+							unsigned int inuse : 16;
+							unsigned int objects : 15;
+							unsigned int frozen : 1;
 						};
 					};
 				};
@@ -52263,7 +52442,8 @@ struct trace_event_data_offsets_mm_calculate_totalreserve_pages {};
 
 struct trace_event_data_offsets_rss_stat {};
 
-typedef void (*btf_trace_kmem_cache_alloc)(void *, long unsigned int, const void *, struct kmem_cache *, gfp_t, int);
+typedef void (*btf_trace_kmem_cache_alloc)(void *, long unsigned int, const void *, struct kmem_cache *,
+					   gfp_t, int);
 
 typedef void (*btf_trace_kmalloc)(void *, long unsigned int, const void *, size_t, size_t, gfp_t, int);
 
@@ -52443,17 +52623,22 @@ struct trace_event_data_offsets_mm_compaction_kcompactd_sleep {};
 
 struct trace_event_data_offsets_kcompactd_wake_template {};
 
-typedef void (*btf_trace_mm_compaction_isolate_migratepages)(void *, long unsigned int, long unsigned int, long unsigned int, long unsigned int);
+typedef void (*btf_trace_mm_compaction_isolate_migratepages)(void *, long unsigned int, long unsigned int,
+							     long unsigned int, long unsigned int);
 
-typedef void (*btf_trace_mm_compaction_isolate_freepages)(void *, long unsigned int, long unsigned int, long unsigned int, long unsigned int);
+typedef void (*btf_trace_mm_compaction_isolate_freepages)(void *, long unsigned int, long unsigned int,
+							  long unsigned int, long unsigned int);
 
-typedef void (*btf_trace_mm_compaction_fast_isolate_freepages)(void *, long unsigned int, long unsigned int, long unsigned int, long unsigned int);
+typedef void (*btf_trace_mm_compaction_fast_isolate_freepages)(void *, long unsigned int, long unsigned int,
+							       long unsigned int, long unsigned int);
 
 typedef void (*btf_trace_mm_compaction_migratepages)(void *, unsigned int, unsigned int);
 
-typedef void (*btf_trace_mm_compaction_begin)(void *, struct compact_control *, long unsigned int, long unsigned int, bool);
+typedef void (*btf_trace_mm_compaction_begin)(void *, struct compact_control *, long unsigned int,
+					      long unsigned int, bool);
 
-typedef void (*btf_trace_mm_compaction_end)(void *, struct compact_control *, long unsigned int, long unsigned int, bool, int);
+typedef void (*btf_trace_mm_compaction_end)(void *, struct compact_control *, long unsigned int,
+					    long unsigned int, bool, int);
 
 typedef void (*btf_trace_mm_compaction_try_to_compact_pages)(void *, int, gfp_t, int);
 
@@ -52596,7 +52781,8 @@ struct mm_walk_ops {
 	int (*pmd_entry)(pmd_t *, long unsigned int, long unsigned int, struct mm_walk *);
 	int (*pte_entry)(pte_t *, long unsigned int, long unsigned int, struct mm_walk *);
 	int (*pte_hole)(long unsigned int, long unsigned int, int, struct mm_walk *);
-	int (*hugetlb_entry)(pte_t *, long unsigned int, long unsigned int, long unsigned int, struct mm_walk *);
+	int (*hugetlb_entry)(pte_t *, long unsigned int, long unsigned int, long unsigned int,
+			     struct mm_walk *);
 	int (*test_walk)(long unsigned int, long unsigned int, struct mm_walk *);
 	int (*pre_vma)(long unsigned int, long unsigned int, struct mm_walk *);
 	void (*post_vma)(struct mm_walk *);
@@ -52719,7 +52905,7 @@ struct rmap_walk_control {
 	bool contended;
 	bool (*rmap_one)(struct folio *, struct vm_area_struct *, long unsigned int, void *);
 	int (*done)(struct folio *);
-	struct anon_vma * (*anon_lock)(const struct folio *, struct rmap_walk_control *);
+	struct anon_vma *(*anon_lock)(const struct folio *, struct rmap_walk_control *);
 	bool (*invalid_vma)(struct vm_area_struct *, void *);
 };
 
@@ -52768,7 +52954,9 @@ struct trace_event_data_offsets_mm_migrate_pages_start {};
 
 struct trace_event_data_offsets_migration_pte {};
 
-typedef void (*btf_trace_mm_migrate_pages)(void *, long unsigned int, long unsigned int, long unsigned int, long unsigned int, long unsigned int, long unsigned int, enum migrate_mode, int);
+typedef void (*btf_trace_mm_migrate_pages)(void *, long unsigned int, long unsigned int, long unsigned int,
+					   long unsigned int, long unsigned int, long unsigned int,
+					   enum migrate_mode, int);
 
 typedef void (*btf_trace_mm_migrate_pages_start)(void *, enum migrate_mode, int);
 
@@ -52837,11 +53025,13 @@ struct trace_event_data_offsets_purge_vmap_area_lazy {};
 
 struct trace_event_data_offsets_free_vmap_area_noflush {};
 
-typedef void (*btf_trace_alloc_vmap_area)(void *, long unsigned int, long unsigned int, long unsigned int, long unsigned int, long unsigned int, int);
+typedef void (*btf_trace_alloc_vmap_area)(void *, long unsigned int, long unsigned int, long unsigned int,
+					  long unsigned int, long unsigned int, int);
 
 typedef void (*btf_trace_purge_vmap_area_lazy)(void *, long unsigned int, long unsigned int, unsigned int);
 
-typedef void (*btf_trace_free_vmap_area_noflush)(void *, long unsigned int, long unsigned int, long unsigned int);
+typedef void (*btf_trace_free_vmap_area_noflush)(void *, long unsigned int, long unsigned int,
+						 long unsigned int);
 
 struct vfree_deferred {
 	struct llist_head list;
@@ -52912,7 +53102,7 @@ struct vma_prepare {
 	struct vm_area_struct *insert;
 	struct vm_area_struct *remove;
 	struct vm_area_struct *remove2;
-	bool skip_vma_uprobe: 1;
+	bool skip_vma_uprobe : 1;
 };
 
 struct vma_munmap_struct {
@@ -52961,13 +53151,13 @@ struct vma_merge_struct {
 	struct anon_vma_name *anon_name;
 	enum vma_merge_state state;
 	struct vm_area_struct *copied_from;
-	bool just_expand: 1;
-	bool give_up_on_oom: 1;
-	bool skip_vma_uprobe: 1;
-	bool __adjust_middle_start: 1;
-	bool __adjust_next_start: 1;
-	bool __remove_middle: 1;
-	bool __remove_next: 1;
+	bool just_expand : 1;
+	bool give_up_on_oom : 1;
+	bool skip_vma_uprobe : 1;
+	bool __adjust_middle_start : 1;
+	bool __adjust_next_start : 1;
+	bool __remove_middle : 1;
+	bool __remove_next : 1;
 };
 
 struct mmap_state {
@@ -53137,7 +53327,7 @@ struct kmem_cache_cpu {
 	struct slab *slab;
 	struct slab *partial;
 	local_trylock_t lock;
-	long: 64;
+	long : 64;
 };
 
 struct slub_percpu_sheaves {
@@ -53488,7 +53678,7 @@ struct crypto_wait {
 };
 
 struct acomp_req_chain {
-	crypto_completion_t compl;
+	crypto_completion_t compl ;
 	void *data;
 	struct scatterlist ssg;
 	struct scatterlist dsg;
@@ -53649,12 +53839,12 @@ struct hugetlb_cgroup_per_node {
 
 struct hugetlb_cgroup {
 	struct cgroup_subsys_state css;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct page_counter hugepage[2];
 	struct page_counter rsvd_hugepage[2];
 	atomic_long_t events[2];
@@ -53767,7 +53957,8 @@ struct mmu_notifier_subscriptions {
 struct mmu_interval_notifier;
 
 struct mmu_interval_notifier_ops {
-	bool (*invalidate)(struct mmu_interval_notifier *, const struct mmu_notifier_range *, long unsigned int);
+	bool (*invalidate)(struct mmu_interval_notifier *, const struct mmu_notifier_range *,
+			   long unsigned int);
 };
 
 struct mmu_interval_notifier {
@@ -54205,7 +54396,8 @@ struct trace_event_data_offsets_mm_khugepaged_collapse_file {
 	const void *filename_ptr_;
 };
 
-typedef void (*btf_trace_mm_khugepaged_scan_pmd)(void *, struct mm_struct *, struct folio *, int, int, int, int);
+typedef void (*btf_trace_mm_khugepaged_scan_pmd)(void *, struct mm_struct *, struct folio *, int, int, int,
+						 int);
 
 typedef void (*btf_trace_mm_collapse_huge_page)(void *, struct mm_struct *, int, int);
 
@@ -54213,9 +54405,12 @@ typedef void (*btf_trace_mm_collapse_huge_page_isolate)(void *, struct folio *, 
 
 typedef void (*btf_trace_mm_collapse_huge_page_swapin)(void *, struct mm_struct *, int, int, int);
 
-typedef void (*btf_trace_mm_khugepaged_scan_file)(void *, struct mm_struct *, struct folio *, struct file *, int, int, int);
+typedef void (*btf_trace_mm_khugepaged_scan_file)(void *, struct mm_struct *, struct folio *, struct file *,
+						  int, int, int);
 
-typedef void (*btf_trace_mm_khugepaged_collapse_file)(void *, struct mm_struct *, struct folio *, long unsigned int, long unsigned int, bool, struct file *, int, int);
+typedef void (*btf_trace_mm_khugepaged_collapse_file)(void *, struct mm_struct *, struct folio *,
+						      long unsigned int, long unsigned int, bool,
+						      struct file *, int, int);
 
 struct collapse_control {
 	bool is_khugepaged;
@@ -54321,13 +54516,13 @@ struct memcg_vmstats_percpu {
 	long unsigned int events[31];
 	long int state_prev[40];
 	long unsigned int events_prev[31];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct trace_event_raw_memcg_rstat_stats {
@@ -54462,7 +54657,8 @@ struct trace_event_raw_test_pages_isolated {
 
 struct trace_event_data_offsets_test_pages_isolated {};
 
-typedef void (*btf_trace_test_pages_isolated)(void *, long unsigned int, long unsigned int, long unsigned int);
+typedef void (*btf_trace_test_pages_isolated)(void *, long unsigned int, long unsigned int,
+					      long unsigned int);
 
 struct zs_pool_stats {
 	atomic_long_t pages_compacted;
@@ -54491,10 +54687,10 @@ struct zspage_lock {
 
 struct zspage {
 	struct {
-		unsigned int huge: 1;
-		unsigned int fullness: 4;
-		unsigned int class: 9;
-		unsigned int magic: 8;
+		unsigned int huge : 1;
+		unsigned int fullness : 4;
+		unsigned int class : 9;
+		unsigned int magic : 8;
 	};
 	unsigned int inuse;
 	unsigned int freeobj;
@@ -54703,7 +54899,8 @@ struct damon_ctx;
 struct damos;
 
 struct damos_walk_control {
-	void (*walk_fn)(void *, struct damon_ctx *, struct damon_target *, struct damon_region *, struct damos *, long unsigned int);
+	void (*walk_fn)(void *, struct damon_ctx *, struct damon_target *, struct damon_region *,
+			struct damos *, long unsigned int);
 	void *data;
 	struct completion completion;
 	bool canceled;
@@ -54739,8 +54936,10 @@ struct damon_operations {
 	void (*update)(struct damon_ctx *);
 	void (*prepare_access_checks)(struct damon_ctx *);
 	unsigned int (*check_accesses)(struct damon_ctx *);
-	int (*get_scheme_score)(struct damon_ctx *, struct damon_target *, struct damon_region *, struct damos *);
-	long unsigned int (*apply_scheme)(struct damon_ctx *, struct damon_target *, struct damon_region *, struct damos *, long unsigned int *);
+	int (*get_scheme_score)(struct damon_ctx *, struct damon_target *, struct damon_region *,
+				struct damos *);
+	long unsigned int (*apply_scheme)(struct damon_ctx *, struct damon_target *, struct damon_region *,
+					  struct damos *, long unsigned int *);
 	bool (*target_valid)(struct damon_target *);
 	void (*cleanup_target)(struct damon_target *);
 	void (*cleanup)(struct damon_ctx *);
@@ -54867,7 +55066,8 @@ struct trace_event_data_offsets_damon_aggregated {};
 
 typedef void (*btf_trace_damos_esz)(void *, unsigned int, unsigned int, long unsigned int);
 
-typedef void (*btf_trace_damos_before_apply)(void *, unsigned int, unsigned int, unsigned int, struct damon_region *, unsigned int, bool);
+typedef void (*btf_trace_damos_before_apply)(void *, unsigned int, unsigned int, unsigned int,
+					     struct damon_region *, unsigned int, bool);
 
 typedef void (*btf_trace_damon_monitor_intervals_tune)(void *, long unsigned int);
 
@@ -55581,7 +55781,7 @@ enum mount_flags {
 struct user_arg_ptr {
 	bool is_compat;
 	union {
-		const char * const *native;
+		const char *const *native;
 		const compat_uptr_t *compat;
 	} ptr;
 };
@@ -56186,7 +56386,7 @@ struct simple_transaction_argresp {
 };
 
 struct stashed_operations {
-	struct dentry * (*stash_dentry)(struct dentry **, struct dentry *);
+	struct dentry *(*stash_dentry)(struct dentry **, struct dentry *);
 	void (*put_data)(void *);
 	int (*init_inode)(struct inode *, void *);
 };
@@ -56215,12 +56415,12 @@ struct wb_writeback_work {
 	long int nr_pages;
 	struct super_block *sb;
 	enum writeback_sync_modes sync_mode;
-	unsigned int tagged_writepages: 1;
-	unsigned int for_kupdate: 1;
-	unsigned int range_cyclic: 1;
-	unsigned int for_background: 1;
-	unsigned int for_sync: 1;
-	unsigned int auto_free: 1;
+	unsigned int tagged_writepages : 1;
+	unsigned int for_kupdate : 1;
+	unsigned int range_cyclic : 1;
+	unsigned int for_background : 1;
+	unsigned int for_sync : 1;
+	unsigned int auto_free : 1;
 	enum wb_reason reason;
 	struct list_head list;
 	struct wb_completion *done;
@@ -56486,11 +56686,14 @@ typedef void (*btf_trace_writeback_dirty_inode_start)(void *, struct inode *, in
 
 typedef void (*btf_trace_writeback_dirty_inode)(void *, struct inode *, int);
 
-typedef void (*btf_trace_inode_foreign_history)(void *, struct inode *, struct writeback_control *, unsigned int);
+typedef void (*btf_trace_inode_foreign_history)(void *, struct inode *, struct writeback_control *,
+						unsigned int);
 
-typedef void (*btf_trace_inode_switch_wbs_queue)(void *, struct bdi_writeback *, struct bdi_writeback *, unsigned int);
+typedef void (*btf_trace_inode_switch_wbs_queue)(void *, struct bdi_writeback *, struct bdi_writeback *,
+						 unsigned int);
 
-typedef void (*btf_trace_inode_switch_wbs)(void *, struct inode *, struct bdi_writeback *, struct bdi_writeback *);
+typedef void (*btf_trace_inode_switch_wbs)(void *, struct inode *, struct bdi_writeback *,
+					   struct bdi_writeback *);
 
 typedef void (*btf_trace_track_foreign_dirty)(void *, struct folio *, struct bdi_writeback *);
 
@@ -56518,19 +56721,25 @@ typedef void (*btf_trace_writeback_bdi_register)(void *, struct backing_dev_info
 
 typedef void (*btf_trace_wbc_writepage)(void *, struct writeback_control *, struct backing_dev_info *);
 
-typedef void (*btf_trace_writeback_queue_io)(void *, struct bdi_writeback *, struct wb_writeback_work *, long unsigned int, int);
+typedef void (*btf_trace_writeback_queue_io)(void *, struct bdi_writeback *, struct wb_writeback_work *,
+					     long unsigned int, int);
 
 typedef void (*btf_trace_global_dirty_state)(void *, long unsigned int, long unsigned int);
 
-typedef void (*btf_trace_bdi_dirty_ratelimit)(void *, struct bdi_writeback *, long unsigned int, long unsigned int);
+typedef void (*btf_trace_bdi_dirty_ratelimit)(void *, struct bdi_writeback *, long unsigned int,
+					      long unsigned int);
 
-typedef void (*btf_trace_balance_dirty_pages)(void *, struct bdi_writeback *, struct dirty_throttle_control *, long unsigned int, long unsigned int, long unsigned int, long unsigned int, long int, long unsigned int);
+typedef void (*btf_trace_balance_dirty_pages)(void *, struct bdi_writeback *, struct dirty_throttle_control *,
+					      long unsigned int, long unsigned int, long unsigned int,
+					      long unsigned int, long int, long unsigned int);
 
 typedef void (*btf_trace_writeback_sb_inodes_requeue)(void *, struct inode *);
 
-typedef void (*btf_trace_writeback_single_inode_start)(void *, struct inode *, struct writeback_control *, long unsigned int);
+typedef void (*btf_trace_writeback_single_inode_start)(void *, struct inode *, struct writeback_control *,
+						       long unsigned int);
 
-typedef void (*btf_trace_writeback_single_inode)(void *, struct inode *, struct writeback_control *, long unsigned int);
+typedef void (*btf_trace_writeback_single_inode)(void *, struct inode *, struct writeback_control *,
+						 long unsigned int);
 
 typedef void (*btf_trace_writeback_lazytime)(void *, struct inode *);
 
@@ -57006,8 +57215,8 @@ struct fanotify_event {
 	struct hlist_node merge_list;
 	u32 mask;
 	struct {
-		unsigned int type: 3;
-		unsigned int hash: 29;
+		unsigned int type : 3;
+		unsigned int hash : 29;
 	};
 	struct pid *pid;
 };
@@ -57156,8 +57365,8 @@ struct wakeup_source {
 	long unsigned int expire_count;
 	long unsigned int wakeup_count;
 	struct device *dev;
-	bool active: 1;
-	bool autosleep_enabled: 1;
+	bool active : 1;
+	bool autosleep_enabled : 1;
 };
 
 struct epoll_filefd {
@@ -57472,53 +57681,53 @@ struct kioctx {
 	long int nr_pages;
 	struct rcu_work free_rwork;
 	struct ctx_rq_wait *rq_wait;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct {
 		atomic_t reqs_available;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
 	};
 	struct {
 		spinlock_t ctx_lock;
 		struct list_head active_reqs;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
 	};
 	struct {
 		struct mutex ring_lock;
 		wait_queue_head_t wait;
-		long: 64;
+		long : 64;
 	};
 	struct {
 		unsigned int tail;
 		unsigned int completed_events;
 		spinlock_t completion_lock;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
 	};
 	struct folio *internal_folios[8];
 	struct file *aio_ring_file;
 	unsigned int id;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct kioctx_cpu {
@@ -57672,11 +57881,14 @@ struct trace_event_data_offsets_dax_writeback_one {};
 
 typedef void (*btf_trace_dax_pmd_fault)(void *, struct inode *, struct vm_fault *, long unsigned int, int);
 
-typedef void (*btf_trace_dax_pmd_fault_done)(void *, struct inode *, struct vm_fault *, long unsigned int, int);
+typedef void (*btf_trace_dax_pmd_fault_done)(void *, struct inode *, struct vm_fault *, long unsigned int,
+					     int);
 
-typedef void (*btf_trace_dax_pmd_load_hole)(void *, struct inode *, struct vm_fault *, struct folio *, void *);
+typedef void (*btf_trace_dax_pmd_load_hole)(void *, struct inode *, struct vm_fault *, struct folio *,
+					    void *);
 
-typedef void (*btf_trace_dax_pmd_load_hole_fallback)(void *, struct inode *, struct vm_fault *, struct folio *, void *);
+typedef void (*btf_trace_dax_pmd_load_hole_fallback)(void *, struct inode *, struct vm_fault *,
+						     struct folio *, void *);
 
 typedef void (*btf_trace_dax_pte_fault)(void *, struct inode *, struct vm_fault *, int);
 
@@ -57690,7 +57902,8 @@ typedef void (*btf_trace_dax_insert_pfn_mkwrite)(void *, struct inode *, struct 
 
 typedef void (*btf_trace_dax_writeback_range)(void *, struct inode *, long unsigned int, long unsigned int);
 
-typedef void (*btf_trace_dax_writeback_range_done)(void *, struct inode *, long unsigned int, long unsigned int);
+typedef void (*btf_trace_dax_writeback_range_done)(void *, struct inode *, long unsigned int,
+						   long unsigned int);
 
 typedef void (*btf_trace_dax_writeback_one)(void *, struct inode *, long unsigned int, long unsigned int);
 
@@ -57771,8 +57984,8 @@ struct fscrypt_direct_key;
 
 struct fscrypt_inode_info {
 	struct fscrypt_prepared_key ci_enc_key;
-	u8 ci_owns_key: 1;
-	u8 ci_dirhash_key_initialized: 1;
+	u8 ci_owns_key : 1;
+	u8 ci_dirhash_key_initialized : 1;
 	u8 ci_data_unit_bits;
 	u8 ci_data_units_per_block_bits;
 	u32 ci_hashed_ino;
@@ -57971,7 +58184,7 @@ union fscrypt_context {
 struct user_key_payload {
 	struct callback_head rcu;
 	short unsigned int datalen;
-	long: 0;
+	long : 0;
 	char data[0];
 };
 
@@ -58520,26 +58733,26 @@ struct unix_sock {
 	struct sock *listener;
 	struct unix_vertex *vertex;
 	spinlock_t lock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct socket_wq peer_wq;
 	wait_queue_entry_t peer_wake;
 	struct scm_stat scm_stat;
 	int inq_len;
 	bool recvmsg_inq;
 	struct sk_buff *oob_skb;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum {
@@ -58728,7 +58941,7 @@ typedef void (*btf_trace_iomap_dio_rw_begin)(void *, struct kiocb *, struct iov_
 typedef void (*btf_trace_iomap_dio_complete)(void *, struct kiocb *, int, ssize_t);
 
 struct iomap_write_ops {
-	struct folio * (*get_folio)(struct iomap_iter *, loff_t, unsigned int);
+	struct folio *(*get_folio)(struct iomap_iter *, loff_t, unsigned int);
 	void (*put_folio)(struct inode *, loff_t, unsigned int, struct folio *);
 	bool (*iomap_valid)(struct inode *, const struct iomap *);
 	int (*read_folio_range)(const struct iomap_iter *, struct folio *, loff_t, size_t);
@@ -58986,7 +59199,7 @@ struct compat_fs_quota_stat {
 	__s8 qs_version;
 	__u16 qs_flags;
 	__s8 qs_pad;
-	long: 0;
+	long : 0;
 	struct compat_fs_qfilestat qs_uquota;
 	struct compat_fs_qfilestat qs_gquota;
 	compat_uint_t qs_incoredqs;
@@ -59428,7 +59641,7 @@ struct transaction_s {
 	transaction_t *t_cpprev;
 	long unsigned int t_expires;
 	ktime_t t_start_time;
-	unsigned int t_synchronous_commit: 1;
+	unsigned int t_synchronous_commit : 1;
 	int t_need_data_flush;
 };
 
@@ -59473,11 +59686,11 @@ struct jbd2_journal_handle {
 	int h_revoke_credits_requested;
 	int h_ref;
 	int h_err;
-	unsigned int h_sync: 1;
-	unsigned int h_reserved: 1;
-	unsigned int h_aborted: 1;
-	unsigned int h_type: 8;
-	unsigned int h_line_no: 16;
+	unsigned int h_sync : 1;
+	unsigned int h_reserved : 1;
+	unsigned int h_aborted : 1;
+	unsigned int h_type : 8;
+	unsigned int h_line_no : 16;
 	long unsigned int h_start_jiffies;
 	unsigned int h_requested_credits;
 	unsigned int saved_alloc_context;
@@ -59651,13 +59864,13 @@ struct jbd2_inode {
 
 struct bgl_lock {
 	spinlock_t lock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct blockgroup_lock {
@@ -60138,7 +60351,7 @@ struct ext4_sb_info {
 	struct delayed_work s_discard_batch_work;
 	struct mutex s_discard_batch_mutex;
 	atomic_t s_discard_batch_count;
-	long: 64;
+	long : 64;
 };
 
 struct ext4_group_info {
@@ -60453,7 +60666,8 @@ struct ext4_fsmap_head {
 
 typedef int (*ext4_fsmap_format_t)(struct ext4_fsmap *, void *);
 
-typedef int (*ext4_mballoc_query_range_fn)(struct super_block *, ext4_group_t, ext4_grpblk_t, ext4_grpblk_t, void *);
+typedef int (*ext4_mballoc_query_range_fn)(struct super_block *, ext4_group_t, ext4_grpblk_t, ext4_grpblk_t,
+					   void *);
 
 struct ext4_getfsmap_info {
 	struct ext4_fsmap_head *gfi_head;
@@ -60623,15 +60837,15 @@ struct ext4_xattr_inode_array {
 struct mpage_da_data {
 	struct inode *inode;
 	struct writeback_control *wbc;
-	unsigned int can_map: 1;
+	unsigned int can_map : 1;
 	loff_t start_pos;
 	loff_t next_pos;
 	loff_t end_pos;
 	struct ext4_map_blocks map;
 	struct ext4_io_submit io_submit;
-	unsigned int do_map: 1;
-	unsigned int scanned_until_end: 1;
-	unsigned int journalled_more_data: 1;
+	unsigned int do_map : 1;
+	unsigned int scanned_until_end : 1;
+	unsigned int journalled_more_data : 1;
 };
 
 struct fstrim_range {
@@ -62136,19 +62350,23 @@ typedef void (*btf_trace_ext4_da_write_begin)(void *, struct inode *, loff_t, un
 
 typedef void (*btf_trace_ext4_write_end)(void *, struct inode *, loff_t, unsigned int, unsigned int);
 
-typedef void (*btf_trace_ext4_journalled_write_end)(void *, struct inode *, loff_t, unsigned int, unsigned int);
+typedef void (*btf_trace_ext4_journalled_write_end)(void *, struct inode *, loff_t, unsigned int,
+						    unsigned int);
 
 typedef void (*btf_trace_ext4_da_write_end)(void *, struct inode *, loff_t, unsigned int, unsigned int);
 
 typedef void (*btf_trace_ext4_writepages)(void *, struct inode *, struct writeback_control *);
 
-typedef void (*btf_trace_ext4_da_write_folios_start)(void *, struct inode *, loff_t, loff_t, struct writeback_control *);
+typedef void (*btf_trace_ext4_da_write_folios_start)(void *, struct inode *, loff_t, loff_t,
+						     struct writeback_control *);
 
-typedef void (*btf_trace_ext4_da_write_folios_end)(void *, struct inode *, loff_t, loff_t, struct writeback_control *, int);
+typedef void (*btf_trace_ext4_da_write_folios_end)(void *, struct inode *, loff_t, loff_t,
+						   struct writeback_control *, int);
 
 typedef void (*btf_trace_ext4_da_write_pages_extent)(void *, struct inode *, struct ext4_map_blocks *);
 
-typedef void (*btf_trace_ext4_writepages_result)(void *, struct inode *, struct writeback_control *, int, int);
+typedef void (*btf_trace_ext4_writepages_result)(void *, struct inode *, struct writeback_control *, int,
+						 int);
 
 typedef void (*btf_trace_ext4_read_folio)(void *, struct inode *, struct folio *);
 
@@ -62158,15 +62376,20 @@ typedef void (*btf_trace_ext4_invalidate_folio)(void *, struct folio *, size_t, 
 
 typedef void (*btf_trace_ext4_journalled_invalidate_folio)(void *, struct folio *, size_t, size_t);
 
-typedef void (*btf_trace_ext4_discard_blocks)(void *, struct super_block *, long long unsigned int, long long unsigned int);
+typedef void (*btf_trace_ext4_discard_blocks)(void *, struct super_block *, long long unsigned int,
+					      long long unsigned int);
 
-typedef void (*btf_trace_ext4_mb_new_inode_pa)(void *, struct ext4_allocation_context *, struct ext4_prealloc_space *);
+typedef void (*btf_trace_ext4_mb_new_inode_pa)(void *, struct ext4_allocation_context *,
+					       struct ext4_prealloc_space *);
 
-typedef void (*btf_trace_ext4_mb_new_group_pa)(void *, struct ext4_allocation_context *, struct ext4_prealloc_space *);
+typedef void (*btf_trace_ext4_mb_new_group_pa)(void *, struct ext4_allocation_context *,
+					       struct ext4_prealloc_space *);
 
-typedef void (*btf_trace_ext4_mb_release_inode_pa)(void *, struct ext4_prealloc_space *, long long unsigned int, unsigned int);
+typedef void (*btf_trace_ext4_mb_release_inode_pa)(void *, struct ext4_prealloc_space *,
+						   long long unsigned int, unsigned int);
 
-typedef void (*btf_trace_ext4_mb_release_group_pa)(void *, struct super_block *, struct ext4_prealloc_space *);
+typedef void (*btf_trace_ext4_mb_release_group_pa)(void *, struct super_block *,
+						   struct ext4_prealloc_space *);
 
 typedef void (*btf_trace_ext4_discard_preallocations)(void *, struct inode *, unsigned int);
 
@@ -62174,7 +62397,8 @@ typedef void (*btf_trace_ext4_mb_discard_preallocations)(void *, struct super_bl
 
 typedef void (*btf_trace_ext4_request_blocks)(void *, struct ext4_allocation_request *);
 
-typedef void (*btf_trace_ext4_allocate_blocks)(void *, struct ext4_allocation_request *, long long unsigned int);
+typedef void (*btf_trace_ext4_allocate_blocks)(void *, struct ext4_allocation_request *,
+					       long long unsigned int);
 
 typedef void (*btf_trace_ext4_free_blocks)(void *, struct inode *, __u64, long unsigned int, int);
 
@@ -62190,9 +62414,11 @@ typedef void (*btf_trace_ext4_mballoc_alloc)(void *, struct ext4_allocation_cont
 
 typedef void (*btf_trace_ext4_mballoc_prealloc)(void *, struct ext4_allocation_context *);
 
-typedef void (*btf_trace_ext4_mballoc_discard)(void *, struct super_block *, struct inode *, ext4_group_t, ext4_grpblk_t, ext4_grpblk_t);
+typedef void (*btf_trace_ext4_mballoc_discard)(void *, struct super_block *, struct inode *, ext4_group_t,
+					       ext4_grpblk_t, ext4_grpblk_t);
 
-typedef void (*btf_trace_ext4_mballoc_free)(void *, struct super_block *, struct inode *, ext4_group_t, ext4_grpblk_t, ext4_grpblk_t);
+typedef void (*btf_trace_ext4_mballoc_free)(void *, struct super_block *, struct inode *, ext4_group_t,
+					    ext4_grpblk_t, ext4_grpblk_t);
 
 typedef void (*btf_trace_ext4_forget)(void *, struct inode *, int, __u64);
 
@@ -62226,47 +62452,66 @@ typedef void (*btf_trace_ext4_truncate_enter)(void *, struct inode *);
 
 typedef void (*btf_trace_ext4_truncate_exit)(void *, struct inode *);
 
-typedef void (*btf_trace_ext4_ext_convert_to_initialized_enter)(void *, struct inode *, struct ext4_map_blocks *, struct ext4_extent *);
+typedef void (*btf_trace_ext4_ext_convert_to_initialized_enter)(void *, struct inode *,
+								struct ext4_map_blocks *,
+								struct ext4_extent *);
 
-typedef void (*btf_trace_ext4_ext_convert_to_initialized_fastpath)(void *, struct inode *, struct ext4_map_blocks *, struct ext4_extent *, struct ext4_extent *);
+typedef void (*btf_trace_ext4_ext_convert_to_initialized_fastpath)(void *, struct inode *,
+								   struct ext4_map_blocks *,
+								   struct ext4_extent *,
+								   struct ext4_extent *);
 
-typedef void (*btf_trace_ext4_ext_map_blocks_enter)(void *, struct inode *, ext4_lblk_t, unsigned int, unsigned int);
+typedef void (*btf_trace_ext4_ext_map_blocks_enter)(void *, struct inode *, ext4_lblk_t, unsigned int,
+						    unsigned int);
 
-typedef void (*btf_trace_ext4_ind_map_blocks_enter)(void *, struct inode *, ext4_lblk_t, unsigned int, unsigned int);
+typedef void (*btf_trace_ext4_ind_map_blocks_enter)(void *, struct inode *, ext4_lblk_t, unsigned int,
+						    unsigned int);
 
-typedef void (*btf_trace_ext4_ext_map_blocks_exit)(void *, struct inode *, unsigned int, struct ext4_map_blocks *, int);
+typedef void (*btf_trace_ext4_ext_map_blocks_exit)(void *, struct inode *, unsigned int,
+						   struct ext4_map_blocks *, int);
 
-typedef void (*btf_trace_ext4_ind_map_blocks_exit)(void *, struct inode *, unsigned int, struct ext4_map_blocks *, int);
+typedef void (*btf_trace_ext4_ind_map_blocks_exit)(void *, struct inode *, unsigned int,
+						   struct ext4_map_blocks *, int);
 
 typedef void (*btf_trace_ext4_ext_load_extent)(void *, struct inode *, ext4_lblk_t, ext4_fsblk_t);
 
 typedef void (*btf_trace_ext4_load_inode)(void *, struct super_block *, long unsigned int);
 
-typedef void (*btf_trace_ext4_journal_start_sb)(void *, struct super_block *, int, int, int, int, long unsigned int);
+typedef void (*btf_trace_ext4_journal_start_sb)(void *, struct super_block *, int, int, int, int,
+						long unsigned int);
 
-typedef void (*btf_trace_ext4_journal_start_inode)(void *, struct inode *, int, int, int, int, long unsigned int);
+typedef void (*btf_trace_ext4_journal_start_inode)(void *, struct inode *, int, int, int, int,
+						   long unsigned int);
 
 typedef void (*btf_trace_ext4_journal_start_reserved)(void *, struct super_block *, int, long unsigned int);
 
-typedef void (*btf_trace_ext4_trim_extent)(void *, struct super_block *, ext4_group_t, ext4_grpblk_t, ext4_grpblk_t);
+typedef void (*btf_trace_ext4_trim_extent)(void *, struct super_block *, ext4_group_t, ext4_grpblk_t,
+					   ext4_grpblk_t);
 
-typedef void (*btf_trace_ext4_trim_all_free)(void *, struct super_block *, ext4_group_t, ext4_grpblk_t, ext4_grpblk_t);
+typedef void (*btf_trace_ext4_trim_all_free)(void *, struct super_block *, ext4_group_t, ext4_grpblk_t,
+					     ext4_grpblk_t);
 
-typedef void (*btf_trace_ext4_ext_handle_unwritten_extents)(void *, struct inode *, struct ext4_map_blocks *, int, unsigned int, ext4_fsblk_t);
+typedef void (*btf_trace_ext4_ext_handle_unwritten_extents)(void *, struct inode *, struct ext4_map_blocks *,
+							    int, unsigned int, ext4_fsblk_t);
 
-typedef void (*btf_trace_ext4_get_implied_cluster_alloc_exit)(void *, struct super_block *, struct ext4_map_blocks *, int);
+typedef void (*btf_trace_ext4_get_implied_cluster_alloc_exit)(void *, struct super_block *,
+							      struct ext4_map_blocks *, int);
 
-typedef void (*btf_trace_ext4_ext_show_extent)(void *, struct inode *, ext4_lblk_t, ext4_fsblk_t, short unsigned int);
+typedef void (*btf_trace_ext4_ext_show_extent)(void *, struct inode *, ext4_lblk_t, ext4_fsblk_t,
+					       short unsigned int);
 
-typedef void (*btf_trace_ext4_remove_blocks)(void *, struct inode *, struct ext4_extent *, ext4_lblk_t, ext4_fsblk_t, struct partial_cluster *);
+typedef void (*btf_trace_ext4_remove_blocks)(void *, struct inode *, struct ext4_extent *, ext4_lblk_t,
+					     ext4_fsblk_t, struct partial_cluster *);
 
-typedef void (*btf_trace_ext4_ext_rm_leaf)(void *, struct inode *, ext4_lblk_t, struct ext4_extent *, struct partial_cluster *);
+typedef void (*btf_trace_ext4_ext_rm_leaf)(void *, struct inode *, ext4_lblk_t, struct ext4_extent *,
+					   struct partial_cluster *);
 
 typedef void (*btf_trace_ext4_ext_rm_idx)(void *, struct inode *, ext4_fsblk_t);
 
 typedef void (*btf_trace_ext4_ext_remove_space)(void *, struct inode *, ext4_lblk_t, ext4_lblk_t, int);
 
-typedef void (*btf_trace_ext4_ext_remove_space_done)(void *, struct inode *, ext4_lblk_t, ext4_lblk_t, int, struct partial_cluster *, __le16);
+typedef void (*btf_trace_ext4_ext_remove_space_done)(void *, struct inode *, ext4_lblk_t, ext4_lblk_t, int,
+						     struct partial_cluster *, __le16);
 
 typedef void (*btf_trace_ext4_es_insert_extent)(void *, struct inode *, struct extent_status *);
 
@@ -62294,7 +62539,8 @@ typedef void (*btf_trace_ext4_insert_range)(void *, struct inode *, loff_t, loff
 
 typedef void (*btf_trace_ext4_es_shrink)(void *, struct super_block *, int, u64, int, int);
 
-typedef void (*btf_trace_ext4_es_insert_delayed_extent)(void *, struct inode *, struct extent_status *, bool, bool);
+typedef void (*btf_trace_ext4_es_insert_delayed_extent)(void *, struct inode *, struct extent_status *, bool,
+							bool);
 
 typedef void (*btf_trace_ext4_fsmap_low_key)(void *, struct super_block *, u32, u32, u64, u64, u64);
 
@@ -62312,7 +62558,8 @@ typedef void (*btf_trace_ext4_shutdown)(void *, struct super_block *, long unsig
 
 typedef void (*btf_trace_ext4_error)(void *, struct super_block *, const char *, unsigned int);
 
-typedef void (*btf_trace_ext4_prefetch_bitmaps)(void *, struct super_block *, ext4_group_t, ext4_group_t, unsigned int);
+typedef void (*btf_trace_ext4_prefetch_bitmaps)(void *, struct super_block *, ext4_group_t, ext4_group_t,
+						unsigned int);
 
 typedef void (*btf_trace_ext4_lazy_itable_init)(void *, struct super_block *, ext4_group_t);
 
@@ -62884,13 +63131,15 @@ typedef void (*btf_trace_jbd2_handle_restart)(void *, dev_t, tid_t, unsigned int
 
 typedef void (*btf_trace_jbd2_handle_extend)(void *, dev_t, tid_t, unsigned int, unsigned int, int, int);
 
-typedef void (*btf_trace_jbd2_handle_stats)(void *, dev_t, tid_t, unsigned int, unsigned int, int, int, int, int);
+typedef void (*btf_trace_jbd2_handle_stats)(void *, dev_t, tid_t, unsigned int, unsigned int, int, int, int,
+					    int);
 
 typedef void (*btf_trace_jbd2_run_stats)(void *, dev_t, tid_t, struct transaction_run_stats_s *);
 
 typedef void (*btf_trace_jbd2_checkpoint_stats)(void *, dev_t, tid_t, struct transaction_chp_stats_s *);
 
-typedef void (*btf_trace_jbd2_update_log_tail)(void *, journal_t *, tid_t, long unsigned int, long unsigned int);
+typedef void (*btf_trace_jbd2_update_log_tail)(void *, journal_t *, tid_t, long unsigned int,
+					       long unsigned int);
 
 typedef void (*btf_trace_jbd2_write_superblock)(void *, journal_t *, blk_opf_t);
 
@@ -62900,9 +63149,11 @@ typedef void (*btf_trace_jbd2_shrink_count)(void *, journal_t *, long unsigned i
 
 typedef void (*btf_trace_jbd2_shrink_scan_enter)(void *, journal_t *, long unsigned int, long unsigned int);
 
-typedef void (*btf_trace_jbd2_shrink_scan_exit)(void *, journal_t *, long unsigned int, long unsigned int, long unsigned int);
+typedef void (*btf_trace_jbd2_shrink_scan_exit)(void *, journal_t *, long unsigned int, long unsigned int,
+						long unsigned int);
 
-typedef void (*btf_trace_jbd2_shrink_checkpoint_list)(void *, journal_t *, tid_t, tid_t, tid_t, long unsigned int, tid_t);
+typedef void (*btf_trace_jbd2_shrink_checkpoint_list)(void *, journal_t *, tid_t, tid_t, tid_t,
+						      long unsigned int, tid_t);
 
 struct jbd2_stats_proc_session {
 	journal_t *journal;
@@ -62973,8 +63224,8 @@ struct squashfs_page_actor {
 	};
 	void *pageaddr;
 	void *tmp_buffer;
-	void * (*squashfs_first_page)(struct squashfs_page_actor *);
-	void * (*squashfs_next_page)(struct squashfs_page_actor *);
+	void *(*squashfs_first_page)(struct squashfs_page_actor *);
+	void *(*squashfs_next_page)(struct squashfs_page_actor *);
 	void (*squashfs_finish_page)(struct squashfs_page_actor *);
 	struct page *last_page;
 	int pages;
@@ -63021,10 +63272,11 @@ struct squashfs_sb_info {
 };
 
 struct squashfs_decompressor {
-	void * (*init)(struct squashfs_sb_info *, void *);
-	void * (*comp_opts)(struct squashfs_sb_info *, void *, int);
+	void *(*init)(struct squashfs_sb_info *, void *);
+	void *(*comp_opts)(struct squashfs_sb_info *, void *, int);
 	void (*free)(void *);
-	int (*decompress)(struct squashfs_sb_info *, void *, struct bio *, int, int, struct squashfs_page_actor *);
+	int (*decompress)(struct squashfs_sb_info *, void *, struct bio *, int, int,
+			  struct squashfs_page_actor *);
 	int id;
 	char *name;
 	int alloc_buffer;
@@ -63032,7 +63284,7 @@ struct squashfs_decompressor {
 };
 
 struct squashfs_decompressor_thread_ops {
-	void * (*create)(struct squashfs_sb_info *, void *);
+	void *(*create)(struct squashfs_sb_info *, void *);
 	void (*destroy)(struct squashfs_sb_info *);
 	int (*decompress)(struct squashfs_sb_info *, struct bio *, int, int, struct squashfs_page_actor *);
 	int (*max_decompressors)(void);
@@ -63513,7 +63765,7 @@ typedef enum {
 	ZSTD_d_ignoreChecksum = 1,
 } ZSTD_forceIgnoreChecksum_e;
 
-typedef void * (*ZSTD_allocFunction)(void *, size_t);
+typedef void *(*ZSTD_allocFunction)(void *, size_t);
 
 typedef void (*ZSTD_freeFunction)(void *, void *);
 
@@ -64177,20 +64429,20 @@ struct fuse_args {
 	uint8_t in_numargs;
 	uint8_t out_numargs;
 	uint8_t ext_idx;
-	bool force: 1;
-	bool noreply: 1;
-	bool nocreds: 1;
-	bool in_pages: 1;
-	bool out_pages: 1;
-	bool user_pages: 1;
-	bool out_argvar: 1;
-	bool page_zeroing: 1;
-	bool page_replace: 1;
-	bool may_block: 1;
-	bool is_ext: 1;
-	bool is_pinned: 1;
-	bool invalidate_vmap: 1;
-	bool abort_on_kill: 1;
+	bool force : 1;
+	bool noreply : 1;
+	bool nocreds : 1;
+	bool in_pages : 1;
+	bool out_pages : 1;
+	bool user_pages : 1;
+	bool out_argvar : 1;
+	bool page_zeroing : 1;
+	bool page_replace : 1;
+	bool may_block : 1;
+	bool is_ext : 1;
+	bool is_pinned : 1;
+	bool invalidate_vmap : 1;
+	bool abort_on_kill : 1;
 	struct fuse_in_arg in_args[4];
 	struct fuse_arg out_args[2];
 	void (*end)(struct fuse_mount *, struct fuse_args *, int);
@@ -64279,66 +64531,66 @@ struct fuse_conn {
 	wait_queue_head_t blocked_waitq;
 	unsigned int connected;
 	bool aborted;
-	unsigned int conn_error: 1;
-	unsigned int conn_init: 1;
-	unsigned int async_read: 1;
-	unsigned int abort_err: 1;
-	unsigned int atomic_o_trunc: 1;
-	unsigned int export_support: 1;
-	unsigned int writeback_cache: 1;
-	unsigned int parallel_dirops: 1;
-	unsigned int handle_killpriv: 1;
-	unsigned int cache_symlinks: 1;
-	unsigned int legacy_opts_show: 1;
-	unsigned int handle_killpriv_v2: 1;
-	unsigned int no_open: 1;
-	unsigned int no_opendir: 1;
-	unsigned int no_fsync: 1;
-	unsigned int no_fsyncdir: 1;
-	unsigned int no_flush: 1;
-	unsigned int no_setxattr: 1;
-	unsigned int setxattr_ext: 1;
-	unsigned int no_getxattr: 1;
-	unsigned int no_listxattr: 1;
-	unsigned int no_removexattr: 1;
-	unsigned int no_lock: 1;
-	unsigned int no_access: 1;
-	unsigned int no_create: 1;
-	unsigned int no_interrupt: 1;
-	unsigned int no_bmap: 1;
-	unsigned int no_poll: 1;
-	unsigned int big_writes: 1;
-	unsigned int dont_mask: 1;
-	unsigned int no_flock: 1;
-	unsigned int no_fallocate: 1;
-	unsigned int no_rename2: 1;
-	unsigned int auto_inval_data: 1;
-	unsigned int explicit_inval_data: 1;
-	unsigned int do_readdirplus: 1;
-	unsigned int readdirplus_auto: 1;
-	unsigned int async_dio: 1;
-	unsigned int no_lseek: 1;
-	unsigned int posix_acl: 1;
-	unsigned int default_permissions: 1;
-	unsigned int allow_other: 1;
-	unsigned int no_copy_file_range: 1;
-	unsigned int no_copy_file_range_64: 1;
-	unsigned int destroy: 1;
-	unsigned int delete_stale: 1;
-	unsigned int no_control: 1;
-	unsigned int no_force_umount: 1;
-	unsigned int auto_submounts: 1;
-	unsigned int sync_fs: 1;
-	unsigned int init_security: 1;
-	unsigned int create_supp_group: 1;
-	unsigned int inode_dax: 1;
-	unsigned int no_tmpfile: 1;
-	unsigned int direct_io_allow_mmap: 1;
-	unsigned int no_statx: 1;
-	unsigned int passthrough: 1;
-	unsigned int use_pages_for_kvec_io: 1;
-	unsigned int no_link: 1;
-	unsigned int sync_init: 1;
+	unsigned int conn_error : 1;
+	unsigned int conn_init : 1;
+	unsigned int async_read : 1;
+	unsigned int abort_err : 1;
+	unsigned int atomic_o_trunc : 1;
+	unsigned int export_support : 1;
+	unsigned int writeback_cache : 1;
+	unsigned int parallel_dirops : 1;
+	unsigned int handle_killpriv : 1;
+	unsigned int cache_symlinks : 1;
+	unsigned int legacy_opts_show : 1;
+	unsigned int handle_killpriv_v2 : 1;
+	unsigned int no_open : 1;
+	unsigned int no_opendir : 1;
+	unsigned int no_fsync : 1;
+	unsigned int no_fsyncdir : 1;
+	unsigned int no_flush : 1;
+	unsigned int no_setxattr : 1;
+	unsigned int setxattr_ext : 1;
+	unsigned int no_getxattr : 1;
+	unsigned int no_listxattr : 1;
+	unsigned int no_removexattr : 1;
+	unsigned int no_lock : 1;
+	unsigned int no_access : 1;
+	unsigned int no_create : 1;
+	unsigned int no_interrupt : 1;
+	unsigned int no_bmap : 1;
+	unsigned int no_poll : 1;
+	unsigned int big_writes : 1;
+	unsigned int dont_mask : 1;
+	unsigned int no_flock : 1;
+	unsigned int no_fallocate : 1;
+	unsigned int no_rename2 : 1;
+	unsigned int auto_inval_data : 1;
+	unsigned int explicit_inval_data : 1;
+	unsigned int do_readdirplus : 1;
+	unsigned int readdirplus_auto : 1;
+	unsigned int async_dio : 1;
+	unsigned int no_lseek : 1;
+	unsigned int posix_acl : 1;
+	unsigned int default_permissions : 1;
+	unsigned int allow_other : 1;
+	unsigned int no_copy_file_range : 1;
+	unsigned int no_copy_file_range_64 : 1;
+	unsigned int destroy : 1;
+	unsigned int delete_stale : 1;
+	unsigned int no_control : 1;
+	unsigned int no_force_umount : 1;
+	unsigned int auto_submounts : 1;
+	unsigned int sync_fs : 1;
+	unsigned int init_security : 1;
+	unsigned int create_supp_group : 1;
+	unsigned int inode_dax : 1;
+	unsigned int no_tmpfile : 1;
+	unsigned int direct_io_allow_mmap : 1;
+	unsigned int no_statx : 1;
+	unsigned int passthrough : 1;
+	unsigned int use_pages_for_kvec_io : 1;
+	unsigned int no_link : 1;
+	unsigned int sync_init : 1;
 	unsigned int io_uring;
 	int max_stack_depth;
 	atomic_t num_waiting;
@@ -64376,7 +64628,7 @@ struct fuse_ring {
 	size_t nr_queues;
 	size_t max_payload_sz;
 	struct fuse_ring_queue **queues;
-	unsigned int stop_debug_log: 1;
+	unsigned int stop_debug_log : 1;
 	wait_queue_head_t stop_waitq;
 	struct delayed_work async_teardown_work;
 	long unsigned int teardown_time;
@@ -64548,7 +64800,7 @@ struct fuse_file {
 	} iomode;
 	struct file *passthrough;
 	const struct cred *cred;
-	bool flock: 1;
+	bool flock : 1;
 };
 
 struct fuse_release_args {
@@ -64606,9 +64858,9 @@ struct fuse_copy_state {
 	struct page *pg;
 	unsigned int len;
 	unsigned int offset;
-	bool write: 1;
-	bool move_folios: 1;
-	bool is_uring: 1;
+	bool write : 1;
+	bool move_folios : 1;
+	bool is_uring : 1;
 	struct {
 		unsigned int copied_sz;
 	} ring;
@@ -65071,17 +65323,17 @@ struct fuse_fs_context {
 	unsigned int rootmode;
 	kuid_t user_id;
 	kgid_t group_id;
-	bool is_bdev: 1;
-	bool fd_present: 1;
-	bool rootmode_present: 1;
-	bool user_id_present: 1;
-	bool group_id_present: 1;
-	bool default_permissions: 1;
-	bool allow_other: 1;
-	bool destroy: 1;
-	bool no_control: 1;
-	bool no_force_umount: 1;
-	bool legacy_opts_show: 1;
+	bool is_bdev : 1;
+	bool fd_present : 1;
+	bool rootmode_present : 1;
+	bool user_id_present : 1;
+	bool group_id_present : 1;
+	bool default_permissions : 1;
+	bool allow_other : 1;
+	bool destroy : 1;
+	bool no_control : 1;
+	bool no_force_umount : 1;
+	bool legacy_opts_show : 1;
 	enum fuse_dax_mode dax_mode;
 	unsigned int max_read;
 	unsigned int blksize;
@@ -65440,7 +65692,8 @@ struct ovl_fh {
 	union {
 		struct ovl_fb fb;
 		struct {
-			struct {} __empty_buf;
+			struct {
+			} __empty_buf;
 			u8 buf[0];
 		};
 	};
@@ -66204,7 +66457,7 @@ struct xfs_mount {
 	uint8_t m_fs_sick;
 	uint8_t m_rt_checked;
 	uint8_t m_rt_sick;
-	long: 0;
+	long : 0;
 	spinlock_t m_sb_lock;
 	struct percpu_counter m_icount;
 	struct percpu_counter m_ifree;
@@ -66235,11 +66488,11 @@ struct xfs_mount {
 	struct mutex m_growlock;
 	struct cpumask m_inodegc_cpumask;
 	struct xfs_hooks m_dir_update_hooks;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct xfs_buf_map {
@@ -66470,7 +66723,7 @@ struct xfs_btree_ops {
 	unsigned int lru_refs;
 	unsigned int statoff;
 	unsigned int sick_mask;
-	struct xfs_btree_cur * (*dup_cursor)(struct xfs_btree_cur *);
+	struct xfs_btree_cur *(*dup_cursor)(struct xfs_btree_cur *);
 	void (*update_cursor)(struct xfs_btree_cur *, struct xfs_btree_cur *);
 	void (*set_root)(struct xfs_btree_cur *, const union xfs_btree_ptr *, int);
 	int (*alloc_block)(struct xfs_btree_cur *, const union xfs_btree_ptr *, union xfs_btree_ptr *, int *);
@@ -66483,12 +66736,14 @@ struct xfs_btree_ops {
 	void (*init_ptr_from_cur)(struct xfs_btree_cur *, union xfs_btree_ptr *);
 	void (*init_high_key_from_rec)(union xfs_btree_key *, const union xfs_btree_rec *);
 	int (*cmp_key_with_cur)(struct xfs_btree_cur *, const union xfs_btree_key *);
-	int (*cmp_two_keys)(struct xfs_btree_cur *, const union xfs_btree_key *, const union xfs_btree_key *, const union xfs_btree_key *);
+	int (*cmp_two_keys)(struct xfs_btree_cur *, const union xfs_btree_key *, const union xfs_btree_key *,
+			    const union xfs_btree_key *);
 	const struct xfs_buf_ops *buf_ops;
 	int (*keys_inorder)(struct xfs_btree_cur *, const union xfs_btree_key *, const union xfs_btree_key *);
 	int (*recs_inorder)(struct xfs_btree_cur *, const union xfs_btree_rec *, const union xfs_btree_rec *);
-	enum xbtree_key_contig (*keys_contiguous)(struct xfs_btree_cur *, const union xfs_btree_key *, const union xfs_btree_key *, const union xfs_btree_key *);
-	struct xfs_btree_block * (*broot_realloc)(struct xfs_btree_cur *, unsigned int);
+	enum xbtree_key_contig (*keys_contiguous)(struct xfs_btree_cur *, const union xfs_btree_key *,
+						  const union xfs_btree_key *, const union xfs_btree_key *);
+	struct xfs_btree_block *(*broot_realloc)(struct xfs_btree_cur *, unsigned int);
 };
 
 struct xfs_agf {
@@ -66775,10 +67030,10 @@ struct xlog_grant_head {
 	spinlock_t lock;
 	struct list_head waiters;
 	atomic64_t grant;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct xfs_cil;
@@ -66806,12 +67061,12 @@ struct xlog {
 	xfs_daddr_t l_logBBstart;
 	int l_logsize;
 	int l_logBBsize;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	wait_queue_head_t l_flush_wait;
 	int l_covered_state;
 	xlog_in_core_t *l_iclog;
@@ -66821,20 +67076,20 @@ struct xlog {
 	int l_curr_block;
 	int l_prev_block;
 	atomic64_t l_tail_lsn;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct xlog_grant_head l_reserve_head;
 	struct xlog_grant_head l_write_head;
 	uint64_t l_tail_space;
 	struct xfs_kobj l_kobj;
 	xfs_lsn_t l_recovery_lsn;
 	uint32_t l_iclog_roundoff;
-	long: 64;
+	long : 64;
 };
 
 struct xfs_imap {
@@ -66935,14 +67190,16 @@ struct xfs_defer_pending {
 struct xfs_defer_op_type {
 	const char *name;
 	unsigned int max_items;
-	struct xfs_log_item * (*create_intent)(struct xfs_trans *, struct list_head *, unsigned int, bool);
+	struct xfs_log_item *(*create_intent)(struct xfs_trans *, struct list_head *, unsigned int, bool);
 	void (*abort_intent)(struct xfs_log_item *);
-	struct xfs_log_item * (*create_done)(struct xfs_trans *, struct xfs_log_item *, unsigned int);
-	int (*finish_item)(struct xfs_trans *, struct xfs_log_item *, struct list_head *, struct xfs_btree_cur **);
+	struct xfs_log_item *(*create_done)(struct xfs_trans *, struct xfs_log_item *, unsigned int);
+	int (*finish_item)(struct xfs_trans *, struct xfs_log_item *, struct list_head *,
+			   struct xfs_btree_cur **);
 	void (*finish_cleanup)(struct xfs_trans *, struct xfs_btree_cur *, int);
 	void (*cancel_item)(struct list_head *);
 	int (*recover_work)(struct xfs_defer_pending *, struct list_head *);
-	struct xfs_log_item * (*relog_intent)(struct xfs_trans *, struct xfs_log_item *, struct xfs_log_item *);
+	struct xfs_log_item *(*relog_intent)(struct xfs_trans *, struct xfs_log_item *,
+					     struct xfs_log_item *);
 };
 
 union xfs_btree_irec {
@@ -67265,7 +67522,7 @@ struct xfs_item_ops {
 	uint (*iop_push)(struct xfs_log_item *, struct list_head *);
 	void (*iop_release)(struct xfs_log_item *);
 	bool (*iop_match)(struct xfs_log_item *, uint64_t);
-	struct xfs_log_item * (*iop_intent)(struct xfs_log_item *);
+	struct xfs_log_item *(*iop_intent)(struct xfs_log_item *);
 };
 
 struct xfs_log_vec {
@@ -67320,21 +67577,21 @@ struct xlog_in_core {
 	unsigned int ic_flags;
 	void *ic_datap;
 	struct list_head ic_callbacks;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 	atomic_t ic_refcnt;
 	xlog_in_core_2_t *ic_data;
 	struct semaphore ic_sema;
 	struct work_struct ic_end_io_work;
 	struct bio ic_bio;
 	struct bio_vec ic_bvec[0];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct xfs_cil_ctx {
@@ -67360,14 +67617,14 @@ struct xfs_cil {
 	long unsigned int xc_flags;
 	atomic_t xc_iclog_hdrs;
 	struct workqueue_struct *xc_push_wq;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct rw_semaphore xc_ctx_lock;
 	struct xfs_cil_ctx *xc_ctx;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 	spinlock_t xc_push_lock;
 	xfs_csn_t xc_push_seq;
 	bool xc_push_commit_stable;
@@ -67552,8 +67809,8 @@ struct xfs_metadir_update {
 	struct xfs_inode *ip;
 	struct xfs_trans *tp;
 	enum xfs_metafile_type metafile_type;
-	unsigned int dp_locked: 1;
-	unsigned int ip_locked: 1;
+	unsigned int dp_locked : 1;
+	unsigned int ip_locked : 1;
 };
 
 struct xfs_rtgroup;
@@ -69482,13 +69739,19 @@ typedef void (*btf_trace_xfs_attr_leaf_list)(void *, struct xfs_attr_list_contex
 
 typedef void (*btf_trace_xfs_attr_node_list)(void *, struct xfs_attr_list_context *);
 
-typedef void (*btf_trace_xfs_calc_atomic_write_unit_max)(void *, struct xfs_mount *, enum xfs_group_type, unsigned int, unsigned int, unsigned int, unsigned int);
+typedef void (*btf_trace_xfs_calc_atomic_write_unit_max)(void *, struct xfs_mount *, enum xfs_group_type,
+							 unsigned int, unsigned int, unsigned int,
+							 unsigned int);
 
-typedef void (*btf_trace_xfs_calc_max_atomic_write_fsblocks)(void *, struct xfs_mount *, unsigned int, unsigned int, unsigned int, unsigned int);
+typedef void (*btf_trace_xfs_calc_max_atomic_write_fsblocks)(void *, struct xfs_mount *, unsigned int,
+							     unsigned int, unsigned int, unsigned int);
 
-typedef void (*btf_trace_xfs_calc_max_atomic_write_log_geometry)(void *, struct xfs_mount *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int);
+typedef void (*btf_trace_xfs_calc_max_atomic_write_log_geometry)(void *, struct xfs_mount *, unsigned int,
+								 unsigned int, unsigned int, unsigned int,
+								 unsigned int);
 
-typedef void (*btf_trace_xlog_intent_recovery_failed)(void *, struct xfs_mount *, const struct xfs_defer_op_type *, int);
+typedef void (*btf_trace_xlog_intent_recovery_failed)(void *, struct xfs_mount *,
+						      const struct xfs_defer_op_type *, int);
 
 typedef void (*btf_trace_xfs_perag_set_inode_tag)(void *, const struct xfs_perag *, long unsigned int);
 
@@ -69532,7 +69795,8 @@ typedef void (*btf_trace_xfs_blockgc_worker)(void *, struct xfs_mount *, void *)
 
 typedef void (*btf_trace_xfs_blockgc_flush_all)(void *, struct xfs_mount *, void *);
 
-typedef void (*btf_trace_xfs_inodegc_shrinker_scan)(void *, struct xfs_mount *, struct shrink_control *, void *);
+typedef void (*btf_trace_xfs_inodegc_shrinker_scan)(void *, struct xfs_mount *, struct shrink_control *,
+						    void *);
 
 typedef void (*btf_trace_xfs_read_agf)(void *, const struct xfs_perag *);
 
@@ -69542,19 +69806,26 @@ typedef void (*btf_trace_xfs_read_agi)(void *, const struct xfs_perag *);
 
 typedef void (*btf_trace_xfs_ialloc_read_agi)(void *, const struct xfs_perag *);
 
-typedef void (*btf_trace_xfs_attr_list_node_descend)(void *, struct xfs_attr_list_context *, struct xfs_da_node_entry *);
+typedef void (*btf_trace_xfs_attr_list_node_descend)(void *, struct xfs_attr_list_context *,
+						     struct xfs_da_node_entry *);
 
-typedef void (*btf_trace_xfs_iext_insert)(void *, struct xfs_inode *, struct xfs_iext_cursor *, int, long unsigned int);
+typedef void (*btf_trace_xfs_iext_insert)(void *, struct xfs_inode *, struct xfs_iext_cursor *, int,
+					  long unsigned int);
 
-typedef void (*btf_trace_xfs_iext_remove)(void *, struct xfs_inode *, struct xfs_iext_cursor *, int, long unsigned int);
+typedef void (*btf_trace_xfs_iext_remove)(void *, struct xfs_inode *, struct xfs_iext_cursor *, int,
+					  long unsigned int);
 
-typedef void (*btf_trace_xfs_bmap_pre_update)(void *, struct xfs_inode *, struct xfs_iext_cursor *, int, long unsigned int);
+typedef void (*btf_trace_xfs_bmap_pre_update)(void *, struct xfs_inode *, struct xfs_iext_cursor *, int,
+					      long unsigned int);
 
-typedef void (*btf_trace_xfs_bmap_post_update)(void *, struct xfs_inode *, struct xfs_iext_cursor *, int, long unsigned int);
+typedef void (*btf_trace_xfs_bmap_post_update)(void *, struct xfs_inode *, struct xfs_iext_cursor *, int,
+					       long unsigned int);
 
-typedef void (*btf_trace_xfs_read_extent)(void *, struct xfs_inode *, struct xfs_iext_cursor *, int, long unsigned int);
+typedef void (*btf_trace_xfs_read_extent)(void *, struct xfs_inode *, struct xfs_iext_cursor *, int,
+					  long unsigned int);
 
-typedef void (*btf_trace_xfs_write_extent)(void *, struct xfs_inode *, struct xfs_iext_cursor *, int, long unsigned int);
+typedef void (*btf_trace_xfs_write_extent)(void *, struct xfs_inode *, struct xfs_iext_cursor *, int,
+					   long unsigned int);
 
 typedef void (*btf_trace_xfs_buf_init)(void *, struct xfs_buf *, long unsigned int);
 
@@ -69764,11 +70035,15 @@ typedef void (*btf_trace_xfs_read_fault)(void *, struct xfs_inode *, unsigned in
 
 typedef void (*btf_trace_xfs_write_fault)(void *, struct xfs_inode *, unsigned int);
 
-typedef void (*btf_trace_xfs_iomap_prealloc_size)(void *, struct xfs_inode *, xfs_fsblock_t, int, unsigned int);
+typedef void (*btf_trace_xfs_iomap_prealloc_size)(void *, struct xfs_inode *, xfs_fsblock_t, int,
+						  unsigned int);
 
-typedef void (*btf_trace_xfs_irec_merge_pre)(void *, const struct xfs_perag *, const struct xfs_inobt_rec_incore *, const struct xfs_inobt_rec_incore *);
+typedef void (*btf_trace_xfs_irec_merge_pre)(void *, const struct xfs_perag *,
+					     const struct xfs_inobt_rec_incore *,
+					     const struct xfs_inobt_rec_incore *);
 
-typedef void (*btf_trace_xfs_irec_merge_post)(void *, const struct xfs_perag *, const struct xfs_inobt_rec_incore *);
+typedef void (*btf_trace_xfs_irec_merge_post)(void *, const struct xfs_perag *,
+					      const struct xfs_inobt_rec_incore *);
 
 typedef void (*btf_trace_xfs_irele)(void *, struct xfs_inode *, long unsigned int);
 
@@ -69792,7 +70067,8 @@ typedef void (*btf_trace_xfs_create)(void *, struct xfs_inode *, const struct xf
 
 typedef void (*btf_trace_xfs_symlink)(void *, struct xfs_inode *, const struct xfs_name *);
 
-typedef void (*btf_trace_xfs_rename)(void *, struct xfs_inode *, struct xfs_inode *, struct xfs_name *, struct xfs_name *);
+typedef void (*btf_trace_xfs_rename)(void *, struct xfs_inode *, struct xfs_inode *, struct xfs_name *,
+				     struct xfs_name *);
 
 typedef void (*btf_trace_xfs_dqadjust)(void *, struct xfs_dquot *);
 
@@ -69838,7 +70114,8 @@ typedef void (*btf_trace_xfs_trans_apply_dquot_deltas_before)(void *, struct xfs
 
 typedef void (*btf_trace_xfs_trans_apply_dquot_deltas_after)(void *, struct xfs_dquot *);
 
-typedef void (*btf_trace_xfs_trans_mod_dquot)(void *, struct xfs_trans *, struct xfs_dquot *, unsigned int, int64_t);
+typedef void (*btf_trace_xfs_trans_mod_dquot)(void *, struct xfs_trans *, struct xfs_dquot *, unsigned int,
+					      int64_t);
 
 typedef void (*btf_trace_xfs_trans_apply_dquot_deltas)(void *, struct xfs_dqtrx *);
 
@@ -69920,13 +70197,17 @@ typedef void (*btf_trace_xfs_reflink_bounce_dio_write)(void *, struct kiocb *, s
 
 typedef void (*btf_trace_xfs_iomap_atomic_write_cow)(void *, struct xfs_inode *, xfs_off_t, ssize_t);
 
-typedef void (*btf_trace_xfs_map_blocks_found)(void *, struct xfs_inode *, xfs_off_t, ssize_t, int, struct xfs_bmbt_irec *);
+typedef void (*btf_trace_xfs_map_blocks_found)(void *, struct xfs_inode *, xfs_off_t, ssize_t, int,
+					       struct xfs_bmbt_irec *);
 
-typedef void (*btf_trace_xfs_map_blocks_alloc)(void *, struct xfs_inode *, xfs_off_t, ssize_t, int, struct xfs_bmbt_irec *);
+typedef void (*btf_trace_xfs_map_blocks_alloc)(void *, struct xfs_inode *, xfs_off_t, ssize_t, int,
+					       struct xfs_bmbt_irec *);
 
-typedef void (*btf_trace_xfs_iomap_alloc)(void *, struct xfs_inode *, xfs_off_t, ssize_t, int, struct xfs_bmbt_irec *);
+typedef void (*btf_trace_xfs_iomap_alloc)(void *, struct xfs_inode *, xfs_off_t, ssize_t, int,
+					  struct xfs_bmbt_irec *);
 
-typedef void (*btf_trace_xfs_iomap_found)(void *, struct xfs_inode *, xfs_off_t, ssize_t, int, struct xfs_bmbt_irec *);
+typedef void (*btf_trace_xfs_iomap_found)(void *, struct xfs_inode *, xfs_off_t, ssize_t, int,
+					  struct xfs_bmbt_irec *);
 
 typedef void (*btf_trace_xfs_delalloc_enospc)(void *, struct xfs_inode *, xfs_off_t, ssize_t);
 
@@ -69946,23 +70227,30 @@ typedef void (*btf_trace_xfs_itruncate_extents_start)(void *, struct xfs_inode *
 
 typedef void (*btf_trace_xfs_itruncate_extents_end)(void *, struct xfs_inode *, xfs_fsize_t);
 
-typedef void (*btf_trace_xfs_bunmap)(void *, struct xfs_inode *, xfs_fileoff_t, xfs_filblks_t, int, long unsigned int);
+typedef void (*btf_trace_xfs_bunmap)(void *, struct xfs_inode *, xfs_fileoff_t, xfs_filblks_t, int,
+				     long unsigned int);
 
 typedef void (*btf_trace_xfs_extent_busy)(void *, const struct xfs_group *, xfs_agblock_t, xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_extent_busy_force)(void *, const struct xfs_group *, xfs_agblock_t, xfs_extlen_t);
+typedef void (*btf_trace_xfs_extent_busy_force)(void *, const struct xfs_group *, xfs_agblock_t,
+						xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_extent_busy_reuse)(void *, const struct xfs_group *, xfs_agblock_t, xfs_extlen_t);
+typedef void (*btf_trace_xfs_extent_busy_reuse)(void *, const struct xfs_group *, xfs_agblock_t,
+						xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_extent_busy_clear)(void *, const struct xfs_group *, xfs_agblock_t, xfs_extlen_t);
+typedef void (*btf_trace_xfs_extent_busy_clear)(void *, const struct xfs_group *, xfs_agblock_t,
+						xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_extent_busy_trim)(void *, const struct xfs_group *, xfs_agblock_t, xfs_extlen_t, xfs_agblock_t, xfs_extlen_t);
+typedef void (*btf_trace_xfs_extent_busy_trim)(void *, const struct xfs_group *, xfs_agblock_t, xfs_extlen_t,
+					       xfs_agblock_t, xfs_extlen_t);
 
 typedef void (*btf_trace_xfs_agf)(void *, struct xfs_mount *, struct xfs_agf *, int, long unsigned int);
 
-typedef void (*btf_trace_xfs_agfl_reset)(void *, struct xfs_mount *, struct xfs_agf *, int, long unsigned int);
+typedef void (*btf_trace_xfs_agfl_reset)(void *, struct xfs_mount *, struct xfs_agf *, int,
+					 long unsigned int);
 
-typedef void (*btf_trace_xfs_free_extent)(void *, const struct xfs_perag *, xfs_agblock_t, xfs_extlen_t, enum xfs_ag_resv_type, int, int);
+typedef void (*btf_trace_xfs_free_extent)(void *, const struct xfs_perag *, xfs_agblock_t, xfs_extlen_t,
+					  enum xfs_ag_resv_type, int, int);
 
 typedef void (*btf_trace_xfs_alloc_exact_done)(void *, struct xfs_alloc_arg *);
 
@@ -70030,7 +70318,8 @@ typedef void (*btf_trace_xfs_alloc_vextent_near_bno)(void *, struct xfs_alloc_ar
 
 typedef void (*btf_trace_xfs_alloc_vextent_finish)(void *, struct xfs_alloc_arg *);
 
-typedef void (*btf_trace_xfs_alloc_cur_check)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, xfs_extlen_t, bool);
+typedef void (*btf_trace_xfs_alloc_cur_check)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t,
+					      xfs_extlen_t, bool);
 
 typedef void (*btf_trace_xfs_dir2_sf_addname)(void *, struct xfs_da_args *);
 
@@ -70204,15 +70493,20 @@ typedef void (*btf_trace_xfs_log_recover)(void *, struct xlog *, xfs_daddr_t, xf
 
 typedef void (*btf_trace_xfs_log_recover_record)(void *, struct xlog *, struct xlog_rec_header *, int);
 
-typedef void (*btf_trace_xfs_log_recover_item_add)(void *, struct xlog *, struct xlog_recover *, struct xlog_recover_item *, int);
+typedef void (*btf_trace_xfs_log_recover_item_add)(void *, struct xlog *, struct xlog_recover *,
+						   struct xlog_recover_item *, int);
 
-typedef void (*btf_trace_xfs_log_recover_item_add_cont)(void *, struct xlog *, struct xlog_recover *, struct xlog_recover_item *, int);
+typedef void (*btf_trace_xfs_log_recover_item_add_cont)(void *, struct xlog *, struct xlog_recover *,
+							struct xlog_recover_item *, int);
 
-typedef void (*btf_trace_xfs_log_recover_item_reorder_head)(void *, struct xlog *, struct xlog_recover *, struct xlog_recover_item *, int);
+typedef void (*btf_trace_xfs_log_recover_item_reorder_head)(void *, struct xlog *, struct xlog_recover *,
+							    struct xlog_recover_item *, int);
 
-typedef void (*btf_trace_xfs_log_recover_item_reorder_tail)(void *, struct xlog *, struct xlog_recover *, struct xlog_recover_item *, int);
+typedef void (*btf_trace_xfs_log_recover_item_reorder_tail)(void *, struct xlog *, struct xlog_recover *,
+							    struct xlog_recover_item *, int);
 
-typedef void (*btf_trace_xfs_log_recover_item_recover)(void *, struct xlog *, struct xlog_recover *, struct xlog_recover_item *, int);
+typedef void (*btf_trace_xfs_log_recover_item_recover)(void *, struct xlog *, struct xlog_recover *,
+						       struct xlog_recover_item *, int);
 
 typedef void (*btf_trace_xfs_log_recover_buf_not_cancel)(void *, struct xlog *, struct xfs_buf_log_format *);
 
@@ -70220,7 +70514,8 @@ typedef void (*btf_trace_xfs_log_recover_buf_cancel)(void *, struct xlog *, stru
 
 typedef void (*btf_trace_xfs_log_recover_buf_cancel_add)(void *, struct xlog *, struct xfs_buf_log_format *);
 
-typedef void (*btf_trace_xfs_log_recover_buf_cancel_ref_inc)(void *, struct xlog *, struct xfs_buf_log_format *);
+typedef void (*btf_trace_xfs_log_recover_buf_cancel_ref_inc)(void *, struct xlog *,
+							     struct xfs_buf_log_format *);
 
 typedef void (*btf_trace_xfs_log_recover_buf_recover)(void *, struct xlog *, struct xfs_buf_log_format *);
 
@@ -70256,9 +70551,11 @@ typedef void (*btf_trace_xfs_discard_rttoosmall)(void *, struct xfs_mount *, xfs
 
 typedef void (*btf_trace_xfs_btree_updkeys)(void *, struct xfs_btree_cur *, int, struct xfs_buf *);
 
-typedef void (*btf_trace_xfs_btree_overlapped_query_range)(void *, struct xfs_btree_cur *, int, struct xfs_buf *);
+typedef void (*btf_trace_xfs_btree_overlapped_query_range)(void *, struct xfs_btree_cur *, int,
+							   struct xfs_buf *);
 
-typedef void (*btf_trace_xfs_btree_alloc_block)(void *, struct xfs_btree_cur *, union xfs_btree_ptr *, int, int);
+typedef void (*btf_trace_xfs_btree_alloc_block)(void *, struct xfs_btree_cur *, union xfs_btree_ptr *, int,
+						int);
 
 typedef void (*btf_trace_xfs_btree_free_block)(void *, struct xfs_btree_cur *, struct xfs_buf *);
 
@@ -70300,25 +70597,33 @@ typedef void (*btf_trace_xfs_extent_free_deferred)(void *, struct xfs_mount *, s
 
 typedef void (*btf_trace_xfs_defer_add_item)(void *, struct xfs_mount *, struct xfs_defer_pending *, void *);
 
-typedef void (*btf_trace_xfs_defer_cancel_item)(void *, struct xfs_mount *, struct xfs_defer_pending *, void *);
+typedef void (*btf_trace_xfs_defer_cancel_item)(void *, struct xfs_mount *, struct xfs_defer_pending *,
+						void *);
 
-typedef void (*btf_trace_xfs_defer_finish_item)(void *, struct xfs_mount *, struct xfs_defer_pending *, void *);
+typedef void (*btf_trace_xfs_defer_finish_item)(void *, struct xfs_mount *, struct xfs_defer_pending *,
+						void *);
 
-typedef void (*btf_trace_xfs_rmap_unmap)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, bool, const struct xfs_owner_info *);
+typedef void (*btf_trace_xfs_rmap_unmap)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, bool,
+					 const struct xfs_owner_info *);
 
-typedef void (*btf_trace_xfs_rmap_unmap_done)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, bool, const struct xfs_owner_info *);
+typedef void (*btf_trace_xfs_rmap_unmap_done)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t,
+					      bool, const struct xfs_owner_info *);
 
 typedef void (*btf_trace_xfs_rmap_unmap_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_map)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, bool, const struct xfs_owner_info *);
+typedef void (*btf_trace_xfs_rmap_map)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, bool,
+				       const struct xfs_owner_info *);
 
-typedef void (*btf_trace_xfs_rmap_map_done)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, bool, const struct xfs_owner_info *);
+typedef void (*btf_trace_xfs_rmap_map_done)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, bool,
+					    const struct xfs_owner_info *);
 
 typedef void (*btf_trace_xfs_rmap_map_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_convert)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, bool, const struct xfs_owner_info *);
+typedef void (*btf_trace_xfs_rmap_convert)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, bool,
+					   const struct xfs_owner_info *);
 
-typedef void (*btf_trace_xfs_rmap_convert_done)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, bool, const struct xfs_owner_info *);
+typedef void (*btf_trace_xfs_rmap_convert_done)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t,
+						bool, const struct xfs_owner_info *);
 
 typedef void (*btf_trace_xfs_rmap_convert_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
 
@@ -70328,11 +70633,14 @@ typedef void (*btf_trace_xfs_rmap_defer)(void *, struct xfs_mount *, struct xfs_
 
 typedef void (*btf_trace_xfs_rmap_deferred)(void *, struct xfs_mount *, struct xfs_rmap_intent *);
 
-typedef void (*btf_trace_xfs_rmap_update)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, uint64_t, uint64_t, unsigned int);
+typedef void (*btf_trace_xfs_rmap_update)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t,
+					  uint64_t, uint64_t, unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_insert)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, uint64_t, uint64_t, unsigned int);
+typedef void (*btf_trace_xfs_rmap_insert)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t,
+					  uint64_t, uint64_t, unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_delete)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, uint64_t, uint64_t, unsigned int);
+typedef void (*btf_trace_xfs_rmap_delete)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t,
+					  uint64_t, uint64_t, unsigned int);
 
 typedef void (*btf_trace_xfs_rmap_insert_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
 
@@ -70340,19 +70648,27 @@ typedef void (*btf_trace_xfs_rmap_delete_error)(void *, struct xfs_btree_cur *, 
 
 typedef void (*btf_trace_xfs_rmap_update_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_find_left_neighbor_candidate)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, uint64_t, uint64_t, unsigned int);
+typedef void (*btf_trace_xfs_rmap_find_left_neighbor_candidate)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+								xfs_extlen_t, uint64_t, uint64_t,
+								unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_find_left_neighbor_query)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, uint64_t, uint64_t, unsigned int);
+typedef void (*btf_trace_xfs_rmap_find_left_neighbor_query)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+							    xfs_extlen_t, uint64_t, uint64_t, unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_lookup_le_range_candidate)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, uint64_t, uint64_t, unsigned int);
+typedef void (*btf_trace_xfs_rmap_lookup_le_range_candidate)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+							     xfs_extlen_t, uint64_t, uint64_t, unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_lookup_le_range)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, uint64_t, uint64_t, unsigned int);
+typedef void (*btf_trace_xfs_rmap_lookup_le_range)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+						   xfs_extlen_t, uint64_t, uint64_t, unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_lookup_le_range_result)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, uint64_t, uint64_t, unsigned int);
+typedef void (*btf_trace_xfs_rmap_lookup_le_range_result)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+							  xfs_extlen_t, uint64_t, uint64_t, unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_find_right_neighbor_result)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, uint64_t, uint64_t, unsigned int);
+typedef void (*btf_trace_xfs_rmap_find_right_neighbor_result)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+							      xfs_extlen_t, uint64_t, uint64_t, unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_find_left_neighbor_result)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, uint64_t, uint64_t, unsigned int);
+typedef void (*btf_trace_xfs_rmap_find_left_neighbor_result)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+							     xfs_extlen_t, uint64_t, uint64_t, unsigned int);
 
 typedef void (*btf_trace_xfs_bmap_defer)(void *, struct xfs_bmap_intent *);
 
@@ -70362,11 +70678,14 @@ typedef void (*btf_trace_xfs_ag_resv_init)(void *, struct xfs_perag *, enum xfs_
 
 typedef void (*btf_trace_xfs_ag_resv_free)(void *, struct xfs_perag *, enum xfs_ag_resv_type, xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_ag_resv_alloc_extent)(void *, struct xfs_perag *, enum xfs_ag_resv_type, xfs_extlen_t);
+typedef void (*btf_trace_xfs_ag_resv_alloc_extent)(void *, struct xfs_perag *, enum xfs_ag_resv_type,
+						   xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_ag_resv_free_extent)(void *, struct xfs_perag *, enum xfs_ag_resv_type, xfs_extlen_t);
+typedef void (*btf_trace_xfs_ag_resv_free_extent)(void *, struct xfs_perag *, enum xfs_ag_resv_type,
+						  xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_ag_resv_critical)(void *, struct xfs_perag *, enum xfs_ag_resv_type, xfs_extlen_t);
+typedef void (*btf_trace_xfs_ag_resv_critical)(void *, struct xfs_perag *, enum xfs_ag_resv_type,
+					       xfs_extlen_t);
 
 typedef void (*btf_trace_xfs_ag_resv_needed)(void *, struct xfs_perag *, enum xfs_ag_resv_type, xfs_extlen_t);
 
@@ -70392,57 +70711,86 @@ typedef void (*btf_trace_xfs_refcount_increase)(void *, struct xfs_btree_cur *, 
 
 typedef void (*btf_trace_xfs_refcount_decrease)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_refcount_cow_increase)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t);
+typedef void (*btf_trace_xfs_refcount_cow_increase)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+						    xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_refcount_cow_decrease)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t);
+typedef void (*btf_trace_xfs_refcount_cow_decrease)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+						    xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_refcount_merge_center_extents)(void *, struct xfs_btree_cur *, struct xfs_refcount_irec *, struct xfs_refcount_irec *, struct xfs_refcount_irec *);
+typedef void (*btf_trace_xfs_refcount_merge_center_extents)(void *, struct xfs_btree_cur *,
+							    struct xfs_refcount_irec *,
+							    struct xfs_refcount_irec *,
+							    struct xfs_refcount_irec *);
 
-typedef void (*btf_trace_xfs_refcount_modify_extent)(void *, struct xfs_btree_cur *, struct xfs_refcount_irec *);
+typedef void (*btf_trace_xfs_refcount_modify_extent)(void *, struct xfs_btree_cur *,
+						     struct xfs_refcount_irec *);
 
-typedef void (*btf_trace_xfs_refcount_split_extent)(void *, struct xfs_btree_cur *, struct xfs_refcount_irec *, xfs_agblock_t);
+typedef void (*btf_trace_xfs_refcount_split_extent)(void *, struct xfs_btree_cur *,
+						    struct xfs_refcount_irec *, xfs_agblock_t);
 
-typedef void (*btf_trace_xfs_refcount_merge_left_extent)(void *, struct xfs_btree_cur *, struct xfs_refcount_irec *, struct xfs_refcount_irec *);
+typedef void (*btf_trace_xfs_refcount_merge_left_extent)(void *, struct xfs_btree_cur *,
+							 struct xfs_refcount_irec *,
+							 struct xfs_refcount_irec *);
 
-typedef void (*btf_trace_xfs_refcount_merge_right_extent)(void *, struct xfs_btree_cur *, struct xfs_refcount_irec *, struct xfs_refcount_irec *);
+typedef void (*btf_trace_xfs_refcount_merge_right_extent)(void *, struct xfs_btree_cur *,
+							  struct xfs_refcount_irec *,
+							  struct xfs_refcount_irec *);
 
-typedef void (*btf_trace_xfs_refcount_find_left_extent)(void *, struct xfs_btree_cur *, struct xfs_refcount_irec *, struct xfs_refcount_irec *, xfs_agblock_t);
+typedef void (*btf_trace_xfs_refcount_find_left_extent)(void *, struct xfs_btree_cur *,
+							struct xfs_refcount_irec *,
+							struct xfs_refcount_irec *, xfs_agblock_t);
 
-typedef void (*btf_trace_xfs_refcount_find_right_extent)(void *, struct xfs_btree_cur *, struct xfs_refcount_irec *, struct xfs_refcount_irec *, xfs_agblock_t);
+typedef void (*btf_trace_xfs_refcount_find_right_extent)(void *, struct xfs_btree_cur *,
+							 struct xfs_refcount_irec *,
+							 struct xfs_refcount_irec *, xfs_agblock_t);
 
 typedef void (*btf_trace_xfs_refcount_adjust_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
 
-typedef void (*btf_trace_xfs_refcount_adjust_cow_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_refcount_adjust_cow_error)(void *, struct xfs_btree_cur *, int,
+							long unsigned int);
 
-typedef void (*btf_trace_xfs_refcount_merge_center_extents_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_refcount_merge_center_extents_error)(void *, struct xfs_btree_cur *, int,
+								  long unsigned int);
 
-typedef void (*btf_trace_xfs_refcount_modify_extent_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_refcount_modify_extent_error)(void *, struct xfs_btree_cur *, int,
+							   long unsigned int);
 
-typedef void (*btf_trace_xfs_refcount_split_extent_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_refcount_split_extent_error)(void *, struct xfs_btree_cur *, int,
+							  long unsigned int);
 
-typedef void (*btf_trace_xfs_refcount_merge_left_extent_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_refcount_merge_left_extent_error)(void *, struct xfs_btree_cur *, int,
+							       long unsigned int);
 
-typedef void (*btf_trace_xfs_refcount_merge_right_extent_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_refcount_merge_right_extent_error)(void *, struct xfs_btree_cur *, int,
+								long unsigned int);
 
-typedef void (*btf_trace_xfs_refcount_find_left_extent_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_refcount_find_left_extent_error)(void *, struct xfs_btree_cur *, int,
+							      long unsigned int);
 
-typedef void (*btf_trace_xfs_refcount_find_right_extent_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_refcount_find_right_extent_error)(void *, struct xfs_btree_cur *, int,
+							       long unsigned int);
 
-typedef void (*btf_trace_xfs_refcount_find_shared)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t);
+typedef void (*btf_trace_xfs_refcount_find_shared)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+						   xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_refcount_find_shared_result)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t);
+typedef void (*btf_trace_xfs_refcount_find_shared_result)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+							  xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_refcount_find_shared_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_refcount_find_shared_error)(void *, struct xfs_btree_cur *, int,
+							 long unsigned int);
 
 typedef void (*btf_trace_xfs_refcount_defer)(void *, struct xfs_mount *, struct xfs_refcount_intent *);
 
 typedef void (*btf_trace_xfs_refcount_deferred)(void *, struct xfs_mount *, struct xfs_refcount_intent *);
 
-typedef void (*btf_trace_xfs_refcount_finish_one_leftover)(void *, struct xfs_mount *, struct xfs_refcount_intent *);
+typedef void (*btf_trace_xfs_refcount_finish_one_leftover)(void *, struct xfs_mount *,
+							   struct xfs_refcount_intent *);
 
-typedef void (*btf_trace_xfs_wb_cow_iomap_invalid)(void *, struct xfs_inode *, const struct iomap *, unsigned int, int);
+typedef void (*btf_trace_xfs_wb_cow_iomap_invalid)(void *, struct xfs_inode *, const struct iomap *,
+						   unsigned int, int);
 
-typedef void (*btf_trace_xfs_wb_data_iomap_invalid)(void *, struct xfs_inode *, const struct iomap *, unsigned int, int);
+typedef void (*btf_trace_xfs_wb_data_iomap_invalid)(void *, struct xfs_inode *, const struct iomap *,
+						    unsigned int, int);
 
 typedef void (*btf_trace_xfs_iomap_invalid)(void *, struct xfs_inode *, const struct iomap *);
 
@@ -70452,15 +70800,19 @@ typedef void (*btf_trace_xfs_reflink_unset_inode_flag)(void *, struct xfs_inode 
 
 typedef void (*btf_trace_xfs_reflink_update_inode_size)(void *, struct xfs_inode *, xfs_fsize_t);
 
-typedef void (*btf_trace_xfs_reflink_remap_blocks)(void *, struct xfs_inode *, xfs_fileoff_t, xfs_filblks_t, struct xfs_inode *, xfs_fileoff_t);
+typedef void (*btf_trace_xfs_reflink_remap_blocks)(void *, struct xfs_inode *, xfs_fileoff_t, xfs_filblks_t,
+						   struct xfs_inode *, xfs_fileoff_t);
 
-typedef void (*btf_trace_xfs_reflink_remap_range)(void *, struct xfs_inode *, xfs_off_t, xfs_off_t, struct xfs_inode *, xfs_off_t);
+typedef void (*btf_trace_xfs_reflink_remap_range)(void *, struct xfs_inode *, xfs_off_t, xfs_off_t,
+						  struct xfs_inode *, xfs_off_t);
 
 typedef void (*btf_trace_xfs_reflink_remap_range_error)(void *, struct xfs_inode *, int, long unsigned int);
 
-typedef void (*btf_trace_xfs_reflink_set_inode_flag_error)(void *, struct xfs_inode *, int, long unsigned int);
+typedef void (*btf_trace_xfs_reflink_set_inode_flag_error)(void *, struct xfs_inode *, int,
+							   long unsigned int);
 
-typedef void (*btf_trace_xfs_reflink_update_inode_size_error)(void *, struct xfs_inode *, int, long unsigned int);
+typedef void (*btf_trace_xfs_reflink_update_inode_size_error)(void *, struct xfs_inode *, int,
+							      long unsigned int);
 
 typedef void (*btf_trace_xfs_reflink_remap_blocks_error)(void *, struct xfs_inode *, int, long unsigned int);
 
@@ -70490,7 +70842,8 @@ typedef void (*btf_trace_xfs_reflink_cow_remap_to)(void *, struct xfs_inode *, s
 
 typedef void (*btf_trace_xfs_reflink_cow_remap_skip)(void *, struct xfs_inode *, struct xfs_bmbt_irec *);
 
-typedef void (*btf_trace_xfs_reflink_cancel_cow_range_error)(void *, struct xfs_inode *, int, long unsigned int);
+typedef void (*btf_trace_xfs_reflink_cancel_cow_range_error)(void *, struct xfs_inode *, int,
+							     long unsigned int);
 
 typedef void (*btf_trace_xfs_reflink_end_cow_error)(void *, struct xfs_inode *, int, long unsigned int);
 
@@ -70498,15 +70851,19 @@ typedef void (*btf_trace_xfs_reflink_cancel_cow)(void *, struct xfs_inode *, str
 
 typedef void (*btf_trace_xfs_swap_extent_rmap_remap)(void *, struct xfs_inode *, struct xfs_bmbt_irec *);
 
-typedef void (*btf_trace_xfs_swap_extent_rmap_remap_piece)(void *, struct xfs_inode *, struct xfs_bmbt_irec *);
+typedef void (*btf_trace_xfs_swap_extent_rmap_remap_piece)(void *, struct xfs_inode *,
+							   struct xfs_bmbt_irec *);
 
 typedef void (*btf_trace_xfs_swap_extent_rmap_error)(void *, struct xfs_inode *, int, long unsigned int);
 
-typedef void (*btf_trace_xfs_fsmap_mapping)(void *, struct xfs_mount *, u32, xfs_agnumber_t, const struct xfs_fsmap_irec *);
+typedef void (*btf_trace_xfs_fsmap_mapping)(void *, struct xfs_mount *, u32, xfs_agnumber_t,
+					    const struct xfs_fsmap_irec *);
 
-typedef void (*btf_trace_xfs_fsmap_low_group_key)(void *, struct xfs_mount *, u32, xfs_agnumber_t, const struct xfs_rmap_irec *);
+typedef void (*btf_trace_xfs_fsmap_low_group_key)(void *, struct xfs_mount *, u32, xfs_agnumber_t,
+						  const struct xfs_rmap_irec *);
 
-typedef void (*btf_trace_xfs_fsmap_high_group_key)(void *, struct xfs_mount *, u32, xfs_agnumber_t, const struct xfs_rmap_irec *);
+typedef void (*btf_trace_xfs_fsmap_high_group_key)(void *, struct xfs_mount *, u32, xfs_agnumber_t,
+						   const struct xfs_rmap_irec *);
 
 typedef void (*btf_trace_xfs_fsmap_low_linear_key)(void *, struct xfs_mount *, u32, uint64_t);
 
@@ -70518,9 +70875,11 @@ typedef void (*btf_trace_xfs_getfsmap_high_key)(void *, struct xfs_mount *, stru
 
 typedef void (*btf_trace_xfs_getfsmap_mapping)(void *, struct xfs_mount *, struct xfs_fsmap *);
 
-typedef void (*btf_trace_xfs_trans_resv_calc)(void *, struct xfs_mount *, unsigned int, struct xfs_trans_res *);
+typedef void (*btf_trace_xfs_trans_resv_calc)(void *, struct xfs_mount *, unsigned int,
+					      struct xfs_trans_res *);
 
-typedef void (*btf_trace_xfs_trans_resv_calc_minlogsize)(void *, struct xfs_mount *, unsigned int, struct xfs_trans_res *);
+typedef void (*btf_trace_xfs_trans_resv_calc_minlogsize)(void *, struct xfs_mount *, unsigned int,
+							 struct xfs_trans_res *);
 
 typedef void (*btf_trace_xfs_log_get_max_trans_res)(void *, struct xfs_mount *, const struct xfs_trans_res *);
 
@@ -70542,7 +70901,8 @@ typedef void (*btf_trace_xfs_trans_commit_items)(void *, struct xfs_trans *, lon
 
 typedef void (*btf_trace_xfs_trans_free_items)(void *, struct xfs_trans *, long unsigned int);
 
-typedef void (*btf_trace_xfs_iunlink_update_bucket)(void *, const struct xfs_perag *, unsigned int, xfs_agino_t, xfs_agino_t);
+typedef void (*btf_trace_xfs_iunlink_update_bucket)(void *, const struct xfs_perag *, unsigned int,
+						    xfs_agino_t, xfs_agino_t);
 
 typedef void (*btf_trace_xfs_iunlink_update_dinode)(void *, const struct xfs_iunlink_item *, xfs_agino_t);
 
@@ -70588,17 +70948,22 @@ typedef void (*btf_trace_xfs_btree_commit_afakeroot)(void *, struct xfs_btree_cu
 
 typedef void (*btf_trace_xfs_btree_commit_ifakeroot)(void *, struct xfs_btree_cur *);
 
-typedef void (*btf_trace_xfs_btree_bload_level_geometry)(void *, struct xfs_btree_cur *, unsigned int, uint64_t, unsigned int, unsigned int, uint64_t, uint64_t);
+typedef void (*btf_trace_xfs_btree_bload_level_geometry)(void *, struct xfs_btree_cur *, unsigned int,
+							 uint64_t, unsigned int, unsigned int, uint64_t,
+							 uint64_t);
 
-typedef void (*btf_trace_xfs_btree_bload_block)(void *, struct xfs_btree_cur *, unsigned int, uint64_t, uint64_t, union xfs_btree_ptr *, unsigned int);
+typedef void (*btf_trace_xfs_btree_bload_block)(void *, struct xfs_btree_cur *, unsigned int, uint64_t,
+						uint64_t, union xfs_btree_ptr *, unsigned int);
 
 typedef void (*btf_trace_xfs_inode_timestamp_range)(void *, struct xfs_mount *, long long int, long long int);
 
 typedef void (*btf_trace_xfs_quota_expiry_range)(void *, struct xfs_mount *, long long int, long long int);
 
-typedef void (*btf_trace_xfs_ioc_free_eofblocks)(void *, struct xfs_mount *, struct xfs_icwalk *, long unsigned int);
+typedef void (*btf_trace_xfs_ioc_free_eofblocks)(void *, struct xfs_mount *, struct xfs_icwalk *,
+						 long unsigned int);
 
-typedef void (*btf_trace_xfs_blockgc_free_space)(void *, struct xfs_mount *, struct xfs_icwalk *, long unsigned int);
+typedef void (*btf_trace_xfs_blockgc_free_space)(void *, struct xfs_mount *, struct xfs_icwalk *,
+						 long unsigned int);
 
 typedef void (*btf_trace_xlog_iclog_activate)(void *, struct xlog_in_core *, long unsigned int);
 
@@ -70660,15 +71025,19 @@ typedef void (*btf_trace_xfs_exchrange_after)(void *, struct xfs_inode *, int);
 
 typedef void (*btf_trace_xfs_exchrange_error)(void *, struct xfs_inode *, int, long unsigned int);
 
-typedef void (*btf_trace_xfs_exchrange_prep)(void *, const struct xfs_exchrange *, struct xfs_inode *, struct xfs_inode *);
+typedef void (*btf_trace_xfs_exchrange_prep)(void *, const struct xfs_exchrange *, struct xfs_inode *,
+					     struct xfs_inode *);
 
-typedef void (*btf_trace_xfs_exchrange_flush)(void *, const struct xfs_exchrange *, struct xfs_inode *, struct xfs_inode *);
+typedef void (*btf_trace_xfs_exchrange_flush)(void *, const struct xfs_exchrange *, struct xfs_inode *,
+					      struct xfs_inode *);
 
-typedef void (*btf_trace_xfs_exchrange_mappings)(void *, const struct xfs_exchrange *, struct xfs_inode *, struct xfs_inode *);
+typedef void (*btf_trace_xfs_exchrange_mappings)(void *, const struct xfs_exchrange *, struct xfs_inode *,
+						 struct xfs_inode *);
 
 typedef void (*btf_trace_xfs_exchrange_freshness)(void *, const struct xfs_exchrange *, struct xfs_inode *);
 
-typedef void (*btf_trace_xfs_exchmaps_overhead)(void *, struct xfs_mount *, long long unsigned int, long long unsigned int);
+typedef void (*btf_trace_xfs_exchmaps_overhead)(void *, struct xfs_mount *, long long unsigned int,
+						long long unsigned int);
 
 typedef void (*btf_trace_xfs_exchmaps_initial_estimate)(void *, const struct xfs_exchmaps_req *);
 
@@ -70676,19 +71045,33 @@ typedef void (*btf_trace_xfs_exchmaps_final_estimate)(void *, const struct xfs_e
 
 typedef void (*btf_trace_xfs_exchmaps_defer)(void *, struct xfs_mount *, const struct xfs_exchmaps_intent *);
 
-typedef void (*btf_trace_xfs_exchmaps_recover)(void *, struct xfs_mount *, const struct xfs_exchmaps_intent *);
+typedef void (*btf_trace_xfs_exchmaps_recover)(void *, struct xfs_mount *,
+					       const struct xfs_exchmaps_intent *);
 
-typedef void (*btf_trace_xfs_exchmaps_delta_nextents_step)(void *, struct xfs_mount *, const struct xfs_bmbt_irec *, const struct xfs_bmbt_irec *, const struct xfs_bmbt_irec *, const struct xfs_bmbt_irec *, int, unsigned int);
+typedef void (*btf_trace_xfs_exchmaps_delta_nextents_step)(void *, struct xfs_mount *,
+							   const struct xfs_bmbt_irec *,
+							   const struct xfs_bmbt_irec *,
+							   const struct xfs_bmbt_irec *,
+							   const struct xfs_bmbt_irec *, int, unsigned int);
 
-typedef void (*btf_trace_xfs_exchmaps_delta_nextents)(void *, const struct xfs_exchmaps_req *, int64_t, int64_t);
+typedef void (*btf_trace_xfs_exchmaps_delta_nextents)(void *, const struct xfs_exchmaps_req *, int64_t,
+						      int64_t);
 
-typedef void (*btf_trace_xfs_getparents_put_listent)(void *, struct xfs_inode *, const struct xfs_getparents *, const struct xfs_attr_list_context *, const struct xfs_getparents_rec *);
+typedef void (*btf_trace_xfs_getparents_put_listent)(void *, struct xfs_inode *,
+						     const struct xfs_getparents *,
+						     const struct xfs_attr_list_context *,
+						     const struct xfs_getparents_rec *);
 
-typedef void (*btf_trace_xfs_getparents_expand_lastrec)(void *, struct xfs_inode *, const struct xfs_getparents *, const struct xfs_attr_list_context *, const struct xfs_getparents_rec *);
+typedef void (*btf_trace_xfs_getparents_expand_lastrec)(void *, struct xfs_inode *,
+							const struct xfs_getparents *,
+							const struct xfs_attr_list_context *,
+							const struct xfs_getparents_rec *);
 
-typedef void (*btf_trace_xfs_getparents_begin)(void *, struct xfs_inode *, const struct xfs_getparents *, const struct xfs_attrlist_cursor_kern *);
+typedef void (*btf_trace_xfs_getparents_begin)(void *, struct xfs_inode *, const struct xfs_getparents *,
+					       const struct xfs_attrlist_cursor_kern *);
 
-typedef void (*btf_trace_xfs_getparents_end)(void *, struct xfs_inode *, const struct xfs_getparents *, const struct xfs_attrlist_cursor_kern *);
+typedef void (*btf_trace_xfs_getparents_end)(void *, struct xfs_inode *, const struct xfs_getparents *,
+					     const struct xfs_attrlist_cursor_kern *);
 
 typedef void (*btf_trace_xfs_metadir_start_create)(void *, const struct xfs_metadir_update *);
 
@@ -70720,9 +71103,11 @@ typedef void (*btf_trace_xfs_metafile_resv_critical)(void *, struct xfs_mount *,
 
 typedef void (*btf_trace_xfs_metafile_resv_init_error)(void *, struct xfs_mount *, xfs_filblks_t);
 
-typedef void (*btf_trace_xfs_freecounter_reserved)(void *, struct xfs_mount *, enum xfs_free_counter, uint64_t, long unsigned int);
+typedef void (*btf_trace_xfs_freecounter_reserved)(void *, struct xfs_mount *, enum xfs_free_counter,
+						   uint64_t, long unsigned int);
 
-typedef void (*btf_trace_xfs_freecounter_enospc)(void *, struct xfs_mount *, enum xfs_free_counter, uint64_t, long unsigned int);
+typedef void (*btf_trace_xfs_freecounter_enospc)(void *, struct xfs_mount *, enum xfs_free_counter, uint64_t,
+						 long unsigned int);
 
 struct xfs_ag_geometry {
 	uint32_t ag_number;
@@ -71256,7 +71641,8 @@ struct xfs_btree_has_records {
 	enum xbtree_recpacking outcome;
 };
 
-typedef int (*xfs_btree_bload_get_records_fn)(struct xfs_btree_cur *, unsigned int, struct xfs_btree_block *, unsigned int, void *);
+typedef int (*xfs_btree_bload_get_records_fn)(struct xfs_btree_cur *, unsigned int, struct xfs_btree_block *,
+					      unsigned int, void *);
 
 typedef int (*xfs_btree_bload_claim_block_fn)(struct xfs_btree_cur *, union xfs_btree_ptr *, void *);
 
@@ -72308,7 +72694,8 @@ typedef int (*inumbers_fmt_pf)(struct xfs_ibulk *, const struct xfs_inumbers *);
 
 typedef int (*xfs_iwalk_fn)(struct xfs_mount *, struct xfs_trans *, xfs_ino_t, void *);
 
-typedef int (*xfs_inobt_walk_fn)(struct xfs_mount *, struct xfs_trans *, xfs_agnumber_t, const struct xfs_inobt_rec_incore *, void *);
+typedef int (*xfs_inobt_walk_fn)(struct xfs_mount *, struct xfs_trans *, xfs_agnumber_t,
+				 const struct xfs_inobt_rec_incore *, void *);
 
 struct xfs_bstat_chunk {
 	bulkstat_one_fmt_pf formatter;
@@ -72354,9 +72741,9 @@ struct xfs_iwalk_ag {
 	xfs_iwalk_fn iwalk_fn;
 	xfs_inobt_walk_fn inobt_walk_fn;
 	void *data;
-	unsigned int trim_start: 1;
-	unsigned int skip_empty: 1;
-	unsigned int drop_trans: 1;
+	unsigned int trim_start : 1;
+	unsigned int skip_empty : 1;
+	unsigned int drop_trans : 1;
 };
 
 typedef struct xfs_sb xfs_sb_t;
@@ -73108,9 +73495,9 @@ struct eventfs_inode {
 	void *data;
 	struct eventfs_attr attr;
 	struct kref kref;
-	unsigned int is_freed: 1;
-	unsigned int is_events: 1;
-	unsigned int nr_entries: 30;
+	unsigned int is_freed : 1;
+	unsigned int is_events : 1;
+	unsigned int nr_entries : 30;
 	unsigned int ino;
 };
 
@@ -73497,7 +73884,7 @@ struct btrfs_block_rsv {
 	spinlock_t lock;
 	bool full;
 	bool failfast;
-	enum btrfs_rsv_type type: 8;
+	enum btrfs_rsv_type type : 8;
 	u64 qgroup_rsv_size;
 	u64 qgroup_rsv_reserved;
 };
@@ -74451,22 +74838,24 @@ struct btrfs_path {
 	u8 locks[8];
 	u8 reada;
 	u8 lowest_level;
-	bool search_for_split: 1;
-	bool keep_locks: 1;
-	bool skip_locking: 1;
-	bool search_commit_root: 1;
-	bool need_commit_sem: 1;
-	bool skip_release_on_error: 1;
-	bool search_for_extension: 1;
-	bool nowait: 1;
+	bool search_for_split : 1;
+	bool keep_locks : 1;
+	bool skip_locking : 1;
+	bool search_commit_root : 1;
+	bool need_commit_sem : 1;
+	bool skip_release_on_error : 1;
+	bool search_for_extension : 1;
+	bool nowait : 1;
 };
 
 struct btrfs_ref_tracker_dir {
-	struct {} tracker;
+	struct {
+	} tracker;
 };
 
 struct btrfs_ref_tracker {
-	struct {} tracker;
+	struct {
+	} tracker;
 };
 
 struct btrfs_delayed_node {
@@ -74596,8 +74985,8 @@ struct btrfs_delayed_ref_node {
 	u64 parent;
 	refcount_t refs;
 	int ref_mod;
-	unsigned int action: 8;
-	unsigned int type: 8;
+	unsigned int action : 8;
+	unsigned int type : 8;
 	union {
 		struct btrfs_tree_ref tree_ref;
 		struct btrfs_data_ref data_ref;
@@ -75841,45 +76230,69 @@ typedef void (*btf_trace_btrfs_inode_request)(void *, const struct inode *);
 
 typedef void (*btf_trace_btrfs_inode_evict)(void *, const struct inode *);
 
-typedef void (*btf_trace_btrfs_get_extent)(void *, const struct btrfs_root *, const struct btrfs_inode *, const struct extent_map *);
+typedef void (*btf_trace_btrfs_get_extent)(void *, const struct btrfs_root *, const struct btrfs_inode *,
+					   const struct extent_map *);
 
-typedef void (*btf_trace_btrfs_handle_em_exist)(void *, const struct btrfs_fs_info *, const struct extent_map *, const struct extent_map *, u64, u64);
+typedef void (*btf_trace_btrfs_handle_em_exist)(void *, const struct btrfs_fs_info *,
+						const struct extent_map *, const struct extent_map *, u64,
+						u64);
 
-typedef void (*btf_trace_btrfs_get_extent_show_fi_regular)(void *, const struct btrfs_inode *, const struct extent_buffer *, const struct btrfs_file_extent_item *, u64);
+typedef void (*btf_trace_btrfs_get_extent_show_fi_regular)(void *, const struct btrfs_inode *,
+							   const struct extent_buffer *,
+							   const struct btrfs_file_extent_item *, u64);
 
-typedef void (*btf_trace_btrfs_truncate_show_fi_regular)(void *, const struct btrfs_inode *, const struct extent_buffer *, const struct btrfs_file_extent_item *, u64);
+typedef void (*btf_trace_btrfs_truncate_show_fi_regular)(void *, const struct btrfs_inode *,
+							 const struct extent_buffer *,
+							 const struct btrfs_file_extent_item *, u64);
 
-typedef void (*btf_trace_btrfs_get_extent_show_fi_inline)(void *, const struct btrfs_inode *, const struct extent_buffer *, const struct btrfs_file_extent_item *, int, u64);
+typedef void (*btf_trace_btrfs_get_extent_show_fi_inline)(void *, const struct btrfs_inode *,
+							  const struct extent_buffer *,
+							  const struct btrfs_file_extent_item *, int, u64);
 
-typedef void (*btf_trace_btrfs_truncate_show_fi_inline)(void *, const struct btrfs_inode *, const struct extent_buffer *, const struct btrfs_file_extent_item *, int, u64);
+typedef void (*btf_trace_btrfs_truncate_show_fi_inline)(void *, const struct btrfs_inode *,
+							const struct extent_buffer *,
+							const struct btrfs_file_extent_item *, int, u64);
 
-typedef void (*btf_trace_btrfs_ordered_extent_add)(void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
+typedef void (*btf_trace_btrfs_ordered_extent_add)(void *, const struct btrfs_inode *,
+						   const struct btrfs_ordered_extent *);
 
-typedef void (*btf_trace_btrfs_ordered_extent_remove)(void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
+typedef void (*btf_trace_btrfs_ordered_extent_remove)(void *, const struct btrfs_inode *,
+						      const struct btrfs_ordered_extent *);
 
-typedef void (*btf_trace_btrfs_ordered_extent_start)(void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
+typedef void (*btf_trace_btrfs_ordered_extent_start)(void *, const struct btrfs_inode *,
+						     const struct btrfs_ordered_extent *);
 
-typedef void (*btf_trace_btrfs_ordered_extent_put)(void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
+typedef void (*btf_trace_btrfs_ordered_extent_put)(void *, const struct btrfs_inode *,
+						   const struct btrfs_ordered_extent *);
 
-typedef void (*btf_trace_btrfs_ordered_extent_lookup)(void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
+typedef void (*btf_trace_btrfs_ordered_extent_lookup)(void *, const struct btrfs_inode *,
+						      const struct btrfs_ordered_extent *);
 
-typedef void (*btf_trace_btrfs_ordered_extent_lookup_range)(void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
+typedef void (*btf_trace_btrfs_ordered_extent_lookup_range)(void *, const struct btrfs_inode *,
+							    const struct btrfs_ordered_extent *);
 
-typedef void (*btf_trace_btrfs_ordered_extent_lookup_first_range)(void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
+typedef void (*btf_trace_btrfs_ordered_extent_lookup_first_range)(void *, const struct btrfs_inode *,
+								  const struct btrfs_ordered_extent *);
 
-typedef void (*btf_trace_btrfs_ordered_extent_lookup_for_logging)(void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
+typedef void (*btf_trace_btrfs_ordered_extent_lookup_for_logging)(void *, const struct btrfs_inode *,
+								  const struct btrfs_ordered_extent *);
 
-typedef void (*btf_trace_btrfs_ordered_extent_lookup_first)(void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
+typedef void (*btf_trace_btrfs_ordered_extent_lookup_first)(void *, const struct btrfs_inode *,
+							    const struct btrfs_ordered_extent *);
 
-typedef void (*btf_trace_btrfs_ordered_extent_split)(void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
+typedef void (*btf_trace_btrfs_ordered_extent_split)(void *, const struct btrfs_inode *,
+						     const struct btrfs_ordered_extent *);
 
-typedef void (*btf_trace_btrfs_ordered_extent_dec_test_pending)(void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
+typedef void (*btf_trace_btrfs_ordered_extent_dec_test_pending)(void *, const struct btrfs_inode *,
+								const struct btrfs_ordered_extent *);
 
-typedef void (*btf_trace_btrfs_ordered_extent_mark_finished)(void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
+typedef void (*btf_trace_btrfs_ordered_extent_mark_finished)(void *, const struct btrfs_inode *,
+							     const struct btrfs_ordered_extent *);
 
 typedef void (*btf_trace_btrfs_finish_ordered_extent)(void *, const struct btrfs_inode *, u64, u64, bool);
 
-typedef void (*btf_trace_extent_writepage)(void *, const struct folio *, const struct inode *, const struct writeback_control *);
+typedef void (*btf_trace_extent_writepage)(void *, const struct folio *, const struct inode *,
+					   const struct writeback_control *);
 
 typedef void (*btf_trace_btrfs_writepage_end_io_hook)(void *, const struct btrfs_inode *, u64, u64, int);
 
@@ -75887,29 +76300,41 @@ typedef void (*btf_trace_btrfs_sync_file)(void *, const struct file *, int);
 
 typedef void (*btf_trace_btrfs_sync_fs)(void *, const struct btrfs_fs_info *, int);
 
-typedef void (*btf_trace_btrfs_add_block_group)(void *, const struct btrfs_fs_info *, const struct btrfs_block_group *, int);
+typedef void (*btf_trace_btrfs_add_block_group)(void *, const struct btrfs_fs_info *,
+						const struct btrfs_block_group *, int);
 
-typedef void (*btf_trace_add_delayed_tree_ref)(void *, const struct btrfs_fs_info *, const struct btrfs_delayed_ref_node *);
+typedef void (*btf_trace_add_delayed_tree_ref)(void *, const struct btrfs_fs_info *,
+					       const struct btrfs_delayed_ref_node *);
 
-typedef void (*btf_trace_run_delayed_tree_ref)(void *, const struct btrfs_fs_info *, const struct btrfs_delayed_ref_node *);
+typedef void (*btf_trace_run_delayed_tree_ref)(void *, const struct btrfs_fs_info *,
+					       const struct btrfs_delayed_ref_node *);
 
-typedef void (*btf_trace_add_delayed_data_ref)(void *, const struct btrfs_fs_info *, const struct btrfs_delayed_ref_node *);
+typedef void (*btf_trace_add_delayed_data_ref)(void *, const struct btrfs_fs_info *,
+					       const struct btrfs_delayed_ref_node *);
 
-typedef void (*btf_trace_run_delayed_data_ref)(void *, const struct btrfs_fs_info *, const struct btrfs_delayed_ref_node *);
+typedef void (*btf_trace_run_delayed_data_ref)(void *, const struct btrfs_fs_info *,
+					       const struct btrfs_delayed_ref_node *);
 
-typedef void (*btf_trace_add_delayed_ref_head)(void *, const struct btrfs_fs_info *, const struct btrfs_delayed_ref_head *, int);
+typedef void (*btf_trace_add_delayed_ref_head)(void *, const struct btrfs_fs_info *,
+					       const struct btrfs_delayed_ref_head *, int);
 
-typedef void (*btf_trace_run_delayed_ref_head)(void *, const struct btrfs_fs_info *, const struct btrfs_delayed_ref_head *, int);
+typedef void (*btf_trace_run_delayed_ref_head)(void *, const struct btrfs_fs_info *,
+					       const struct btrfs_delayed_ref_head *, int);
 
-typedef void (*btf_trace_btrfs_chunk_alloc)(void *, const struct btrfs_fs_info *, const struct btrfs_chunk_map *, u64, u64);
+typedef void (*btf_trace_btrfs_chunk_alloc)(void *, const struct btrfs_fs_info *,
+					    const struct btrfs_chunk_map *, u64, u64);
 
-typedef void (*btf_trace_btrfs_chunk_free)(void *, const struct btrfs_fs_info *, const struct btrfs_chunk_map *, u64, u64);
+typedef void (*btf_trace_btrfs_chunk_free)(void *, const struct btrfs_fs_info *,
+					   const struct btrfs_chunk_map *, u64, u64);
 
-typedef void (*btf_trace_btrfs_cow_block)(void *, const struct btrfs_root *, const struct extent_buffer *, const struct extent_buffer *);
+typedef void (*btf_trace_btrfs_cow_block)(void *, const struct btrfs_root *, const struct extent_buffer *,
+					  const struct extent_buffer *);
 
-typedef void (*btf_trace_btrfs_space_reservation)(void *, const struct btrfs_fs_info *, const char *, u64, u64, int);
+typedef void (*btf_trace_btrfs_space_reservation)(void *, const struct btrfs_fs_info *, const char *, u64,
+						  u64, int);
 
-typedef void (*btf_trace_btrfs_trigger_flush)(void *, const struct btrfs_fs_info *, u64, u64, int, const char *);
+typedef void (*btf_trace_btrfs_trigger_flush)(void *, const struct btrfs_fs_info *, u64, u64, int,
+					      const char *);
 
 typedef void (*btf_trace_btrfs_flush_space)(void *, const struct btrfs_fs_info *, u64, u64, int, int, bool);
 
@@ -75917,23 +76342,31 @@ typedef void (*btf_trace_btrfs_reserved_extent_alloc)(void *, const struct btrfs
 
 typedef void (*btf_trace_btrfs_reserved_extent_free)(void *, const struct btrfs_fs_info *, u64, u64);
 
-typedef void (*btf_trace_btrfs_find_free_extent)(void *, const struct btrfs_root *, const struct find_free_extent_ctl *);
+typedef void (*btf_trace_btrfs_find_free_extent)(void *, const struct btrfs_root *,
+						 const struct find_free_extent_ctl *);
 
-typedef void (*btf_trace_btrfs_find_free_extent_search_loop)(void *, const struct btrfs_root *, const struct find_free_extent_ctl *);
+typedef void (*btf_trace_btrfs_find_free_extent_search_loop)(void *, const struct btrfs_root *,
+							     const struct find_free_extent_ctl *);
 
-typedef void (*btf_trace_btrfs_find_free_extent_have_block_group)(void *, const struct btrfs_root *, const struct find_free_extent_ctl *, const struct btrfs_block_group *);
+typedef void (*btf_trace_btrfs_find_free_extent_have_block_group)(void *, const struct btrfs_root *,
+								  const struct find_free_extent_ctl *,
+								  const struct btrfs_block_group *);
 
-typedef void (*btf_trace_btrfs_reserve_extent)(void *, const struct btrfs_block_group *, const struct find_free_extent_ctl *);
+typedef void (*btf_trace_btrfs_reserve_extent)(void *, const struct btrfs_block_group *,
+					       const struct find_free_extent_ctl *);
 
-typedef void (*btf_trace_btrfs_reserve_extent_cluster)(void *, const struct btrfs_block_group *, const struct find_free_extent_ctl *);
+typedef void (*btf_trace_btrfs_reserve_extent_cluster)(void *, const struct btrfs_block_group *,
+						       const struct find_free_extent_ctl *);
 
 typedef void (*btf_trace_btrfs_find_cluster)(void *, const struct btrfs_block_group *, u64, u64, u64, u64);
 
 typedef void (*btf_trace_btrfs_failed_cluster_setup)(void *, const struct btrfs_block_group *);
 
-typedef void (*btf_trace_btrfs_setup_cluster)(void *, const struct btrfs_block_group *, const struct btrfs_free_cluster *, u64, int);
+typedef void (*btf_trace_btrfs_setup_cluster)(void *, const struct btrfs_block_group *,
+					      const struct btrfs_free_cluster *, u64, int);
 
-typedef void (*btf_trace_btrfs_alloc_extent_state)(void *, const struct extent_state *, gfp_t, long unsigned int);
+typedef void (*btf_trace_btrfs_alloc_extent_state)(void *, const struct extent_state *, gfp_t,
+						   long unsigned int);
 
 typedef void (*btf_trace_btrfs_free_extent_state)(void *, const struct extent_state *, long unsigned int);
 
@@ -75953,17 +76386,22 @@ typedef void (*btf_trace_btrfs_qgroup_reserve_data)(void *, const struct inode *
 
 typedef void (*btf_trace_btrfs_qgroup_release_data)(void *, const struct inode *, u64, u64, u64, int);
 
-typedef void (*btf_trace_btrfs_qgroup_account_extents)(void *, const struct btrfs_fs_info *, const struct btrfs_qgroup_extent_record *, u64);
+typedef void (*btf_trace_btrfs_qgroup_account_extents)(void *, const struct btrfs_fs_info *,
+						       const struct btrfs_qgroup_extent_record *, u64);
 
-typedef void (*btf_trace_btrfs_qgroup_trace_extent)(void *, const struct btrfs_fs_info *, const struct btrfs_qgroup_extent_record *, u64);
+typedef void (*btf_trace_btrfs_qgroup_trace_extent)(void *, const struct btrfs_fs_info *,
+						    const struct btrfs_qgroup_extent_record *, u64);
 
 typedef void (*btf_trace_btrfs_qgroup_num_dirty_extents)(void *, const struct btrfs_fs_info *, u64, u64);
 
-typedef void (*btf_trace_btrfs_qgroup_account_extent)(void *, const struct btrfs_fs_info *, u64, u64, u64, u64, u64);
+typedef void (*btf_trace_btrfs_qgroup_account_extent)(void *, const struct btrfs_fs_info *, u64, u64, u64,
+						      u64, u64);
 
-typedef void (*btf_trace_btrfs_qgroup_update_counters)(void *, const struct btrfs_fs_info *, const struct btrfs_qgroup *, u64, u64);
+typedef void (*btf_trace_btrfs_qgroup_update_counters)(void *, const struct btrfs_fs_info *,
+						       const struct btrfs_qgroup *, u64, u64);
 
-typedef void (*btf_trace_btrfs_qgroup_update_reserve)(void *, const struct btrfs_fs_info *, const struct btrfs_qgroup *, s64, int);
+typedef void (*btf_trace_btrfs_qgroup_update_reserve)(void *, const struct btrfs_fs_info *,
+						      const struct btrfs_qgroup *, s64, int);
 
 typedef void (*btf_trace_btrfs_qgroup_meta_reserve)(void *, const struct btrfs_root *, s64, int);
 
@@ -75971,11 +76409,14 @@ typedef void (*btf_trace_btrfs_qgroup_meta_convert)(void *, const struct btrfs_r
 
 typedef void (*btf_trace_btrfs_qgroup_meta_free_all_pertrans)(void *, struct btrfs_root *);
 
-typedef void (*btf_trace_btrfs_prelim_ref_merge)(void *, const struct btrfs_fs_info *, const struct prelim_ref *, const struct prelim_ref *, u64);
+typedef void (*btf_trace_btrfs_prelim_ref_merge)(void *, const struct btrfs_fs_info *,
+						 const struct prelim_ref *, const struct prelim_ref *, u64);
 
-typedef void (*btf_trace_btrfs_prelim_ref_insert)(void *, const struct btrfs_fs_info *, const struct prelim_ref *, const struct prelim_ref *, u64);
+typedef void (*btf_trace_btrfs_prelim_ref_insert)(void *, const struct btrfs_fs_info *,
+						  const struct prelim_ref *, const struct prelim_ref *, u64);
 
-typedef void (*btf_trace_btrfs_inode_mod_outstanding_extents)(void *, const struct btrfs_root *, u64, int, unsigned int);
+typedef void (*btf_trace_btrfs_inode_mod_outstanding_extents)(void *, const struct btrfs_root *, u64, int,
+							      unsigned int);
 
 typedef void (*btf_trace_btrfs_remove_block_group)(void *, const struct btrfs_block_group *);
 
@@ -75989,13 +76430,17 @@ typedef void (*btf_trace_btrfs_skip_unused_block_group)(void *, const struct btr
 
 typedef void (*btf_trace_btrfs_set_extent_bit)(void *, const struct extent_io_tree *, u64, u64, unsigned int);
 
-typedef void (*btf_trace_btrfs_clear_extent_bit)(void *, const struct extent_io_tree *, u64, u64, unsigned int);
+typedef void (*btf_trace_btrfs_clear_extent_bit)(void *, const struct extent_io_tree *, u64, u64,
+						 unsigned int);
 
-typedef void (*btf_trace_btrfs_convert_extent_bit)(void *, const struct extent_io_tree *, u64, u64, unsigned int, unsigned int);
+typedef void (*btf_trace_btrfs_convert_extent_bit)(void *, const struct extent_io_tree *, u64, u64,
+						   unsigned int, unsigned int);
 
-typedef void (*btf_trace_btrfs_done_preemptive_reclaim)(void *, struct btrfs_fs_info *, const struct btrfs_space_info *);
+typedef void (*btf_trace_btrfs_done_preemptive_reclaim)(void *, struct btrfs_fs_info *,
+							const struct btrfs_space_info *);
 
-typedef void (*btf_trace_btrfs_fail_all_tickets)(void *, struct btrfs_fs_info *, const struct btrfs_space_info *);
+typedef void (*btf_trace_btrfs_fail_all_tickets)(void *, struct btrfs_fs_info *,
+						 const struct btrfs_space_info *);
 
 typedef void (*btf_trace_btrfs_reserve_ticket)(void *, const struct btrfs_fs_info *, u64, u64, u64, int, int);
 
@@ -76009,29 +76454,38 @@ typedef void (*btf_trace_btrfs_tree_read_unlock)(void *, const struct extent_buf
 
 typedef void (*btf_trace_btrfs_try_tree_read_lock)(void *, const struct extent_buffer *);
 
-typedef void (*btf_trace_update_bytes_may_use)(void *, const struct btrfs_fs_info *, const struct btrfs_space_info *, u64, s64);
+typedef void (*btf_trace_update_bytes_may_use)(void *, const struct btrfs_fs_info *,
+					       const struct btrfs_space_info *, u64, s64);
 
-typedef void (*btf_trace_update_bytes_pinned)(void *, const struct btrfs_fs_info *, const struct btrfs_space_info *, u64, s64);
+typedef void (*btf_trace_update_bytes_pinned)(void *, const struct btrfs_fs_info *,
+					      const struct btrfs_space_info *, u64, s64);
 
-typedef void (*btf_trace_update_bytes_zone_unusable)(void *, const struct btrfs_fs_info *, const struct btrfs_space_info *, u64, s64);
+typedef void (*btf_trace_update_bytes_zone_unusable)(void *, const struct btrfs_fs_info *,
+						     const struct btrfs_space_info *, u64, s64);
 
-typedef void (*btf_trace_raid56_read)(void *, const struct btrfs_raid_bio *, const struct bio *, const struct raid56_bio_trace_info *);
+typedef void (*btf_trace_raid56_read)(void *, const struct btrfs_raid_bio *, const struct bio *,
+				      const struct raid56_bio_trace_info *);
 
-typedef void (*btf_trace_raid56_write)(void *, const struct btrfs_raid_bio *, const struct bio *, const struct raid56_bio_trace_info *);
+typedef void (*btf_trace_raid56_write)(void *, const struct btrfs_raid_bio *, const struct bio *,
+				       const struct raid56_bio_trace_info *);
 
 typedef void (*btf_trace_btrfs_insert_one_raid_extent)(void *, const struct btrfs_fs_info *, u64, u64, int);
 
 typedef void (*btf_trace_btrfs_raid_extent_delete)(void *, const struct btrfs_fs_info *, u64, u64, u64, u64);
 
-typedef void (*btf_trace_btrfs_get_raid_extent_offset)(void *, const struct btrfs_fs_info *, u64, u64, u64, u64);
+typedef void (*btf_trace_btrfs_get_raid_extent_offset)(void *, const struct btrfs_fs_info *, u64, u64, u64,
+						       u64);
 
 typedef void (*btf_trace_btrfs_extent_map_shrinker_count)(void *, const struct btrfs_fs_info *, long int);
 
-typedef void (*btf_trace_btrfs_extent_map_shrinker_scan_enter)(void *, const struct btrfs_fs_info *, long int);
+typedef void (*btf_trace_btrfs_extent_map_shrinker_scan_enter)(void *, const struct btrfs_fs_info *,
+							       long int);
 
-typedef void (*btf_trace_btrfs_extent_map_shrinker_scan_exit)(void *, const struct btrfs_fs_info *, long int, long int);
+typedef void (*btf_trace_btrfs_extent_map_shrinker_scan_exit)(void *, const struct btrfs_fs_info *, long int,
+							      long int);
 
-typedef void (*btf_trace_btrfs_extent_map_shrinker_remove_em)(void *, const struct btrfs_inode *, const struct extent_map *);
+typedef void (*btf_trace_btrfs_extent_map_shrinker_remove_em)(void *, const struct btrfs_inode *,
+							      const struct extent_map *);
 
 struct btrfs_fs_context {
 	char *subvol_name;
@@ -76041,7 +76495,7 @@ struct btrfs_fs_context {
 	u32 metadata_ratio;
 	u32 thread_pool_size;
 	long long unsigned int mount_opt;
-	long unsigned int compress_type: 4;
+	long unsigned int compress_type : 4;
 	int compress_level;
 	refcount_t refs;
 };
@@ -76349,7 +76803,8 @@ struct btrfs_raid_stride {
 
 struct btrfs_stripe_extent {
 	struct {
-		struct {} __empty_strides;
+		struct {
+		} __empty_strides;
 		struct btrfs_raid_stride strides[0];
 	};
 };
@@ -77344,7 +77799,7 @@ struct btrfs_delayed_item {
 	u64 bytes_reserved;
 	struct btrfs_delayed_node *delayed_node;
 	refcount_t refs;
-	enum btrfs_delayed_item_type type: 8;
+	enum btrfs_delayed_item_type type : 8;
 	bool logged;
 	u16 data_len;
 	char data[0];
@@ -77512,7 +77967,8 @@ typedef struct {
 	unsigned int rep;
 } ZSTD_Sequence;
 
-typedef size_t (*ZSTD_sequenceProducer_F)(void *, ZSTD_Sequence *, size_t, const void *, size_t, const void *, size_t, int, size_t);
+typedef size_t (*ZSTD_sequenceProducer_F)(void *, ZSTD_Sequence *, size_t, const void *, size_t, const void *,
+					  size_t, int, size_t);
 
 struct ZSTD_CCtx_params_s {
 	ZSTD_format_e format;
@@ -78046,13 +78502,13 @@ struct btrfs_backref_node {
 	struct list_head lower;
 	struct btrfs_root *root;
 	struct extent_buffer *eb;
-	unsigned int level: 8;
-	unsigned int locked: 1;
-	unsigned int processed: 1;
-	unsigned int checked: 1;
-	unsigned int pending: 1;
-	unsigned int detached: 1;
-	unsigned int is_reloc_root: 1;
+	unsigned int level : 8;
+	unsigned int locked : 1;
+	unsigned int processed : 1;
+	unsigned int checked : 1;
+	unsigned int pending : 1;
+	unsigned int detached : 1;
+	unsigned int is_reloc_root : 1;
 };
 
 struct btrfs_backref_edge {
@@ -78374,8 +78830,8 @@ struct fs_path {
 			char *start;
 			char *end;
 			char *buf;
-			short unsigned int buf_len: 15;
-			short unsigned int reversed: 1;
+			short unsigned int buf_len : 15;
+			short unsigned int reversed : 1;
 			char inline_buf[0];
 		};
 		char pad[256];
@@ -78601,7 +79057,7 @@ struct prop_handler {
 	const char *xattr_name;
 	int (*validate)(const struct btrfs_inode *, const char *, size_t);
 	int (*apply)(struct btrfs_inode *, const char *, size_t);
-	const char * (*extract)(const struct btrfs_inode *);
+	const char *(*extract)(const struct btrfs_inode *);
 	bool (*ignore)(const struct btrfs_inode *);
 	int inheritable;
 };
@@ -79132,9 +79588,11 @@ typedef void (*btf_trace_erofs_read_folio)(void *, struct folio *, bool);
 
 typedef void (*btf_trace_erofs_readahead)(void *, struct inode *, long unsigned int, unsigned int, bool);
 
-typedef void (*btf_trace_erofs_map_blocks_enter)(void *, struct inode *, struct erofs_map_blocks *, unsigned int);
+typedef void (*btf_trace_erofs_map_blocks_enter)(void *, struct inode *, struct erofs_map_blocks *,
+						 unsigned int);
 
-typedef void (*btf_trace_erofs_map_blocks_exit)(void *, struct inode *, struct erofs_map_blocks *, unsigned int, int);
+typedef void (*btf_trace_erofs_map_blocks_exit)(void *, struct inode *, struct erofs_map_blocks *,
+						unsigned int, int);
 
 enum {
 	Opt_user_xattr___2 = 0,
@@ -79441,7 +79899,7 @@ enum z_erofs_pclustermode {
 };
 
 struct z_erofs_frontend {
-	struct inode * const inode;
+	struct inode *const inode;
 	struct erofs_map_blocks map;
 	struct z_erofs_bvec_iter biter;
 	struct page *pagepool;
@@ -79716,8 +80174,8 @@ struct msg_queue {
 	struct list_head q_messages;
 	struct list_head q_receivers;
 	struct list_head q_senders;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 };
 
 struct msg_receiver {
@@ -79854,13 +80312,13 @@ struct sem_array {
 	int sem_nsems;
 	int complex_count;
 	unsigned int use_global_lock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct sem sems[0];
 };
 
@@ -79961,9 +80419,9 @@ struct shmid_kernel {
 	struct task_struct *shm_creator;
 	struct list_head shm_clist;
 	struct ipc_namespace *ns;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct shm_file_data {
@@ -80316,7 +80774,8 @@ union security_list_options {
 	int (*ptrace_access_check)(struct task_struct *, unsigned int);
 	int (*ptrace_traceme)(struct task_struct *);
 	int (*capget)(const struct task_struct *, kernel_cap_t *, kernel_cap_t *, kernel_cap_t *);
-	int (*capset)(struct cred *, const struct cred *, const kernel_cap_t *, const kernel_cap_t *, const kernel_cap_t *);
+	int (*capset)(struct cred *, const struct cred *, const kernel_cap_t *, const kernel_cap_t *,
+		      const kernel_cap_t *);
 	int (*capable)(const struct cred *, struct user_namespace *, int, unsigned int);
 	int (*quotactl)(int, int, int, const struct super_block *);
 	int (*quota_on)(struct dentry *);
@@ -80345,10 +80804,13 @@ union security_list_options {
 	int (*sb_umount)(struct vfsmount *, int);
 	int (*sb_pivotroot)(const struct path *, const struct path *);
 	int (*sb_set_mnt_opts)(struct super_block *, void *, long unsigned int, long unsigned int *);
-	int (*sb_clone_mnt_opts)(const struct super_block *, struct super_block *, long unsigned int, long unsigned int *);
+	int (*sb_clone_mnt_opts)(const struct super_block *, struct super_block *, long unsigned int,
+				 long unsigned int *);
 	int (*move_mount)(const struct path *, const struct path *);
-	int (*dentry_init_security)(struct dentry *, int, const struct qstr *, const char **, struct lsm_context *);
-	int (*dentry_create_files_as)(struct dentry *, int, const struct qstr *, const struct cred *, struct cred *);
+	int (*dentry_init_security)(struct dentry *, int, const struct qstr *, const char **,
+				    struct lsm_context *);
+	int (*dentry_create_files_as)(struct dentry *, int, const struct qstr *, const struct cred *,
+				      struct cred *);
 	int (*path_unlink)(const struct path *, struct dentry *);
 	int (*path_mkdir)(const struct path *, struct dentry *, umode_t);
 	int (*path_rmdir)(const struct path *, struct dentry *);
@@ -80357,7 +80819,8 @@ union security_list_options {
 	int (*path_truncate)(const struct path *);
 	int (*path_symlink)(const struct path *, struct dentry *, const char *);
 	int (*path_link)(struct dentry *, const struct path *, struct dentry *);
-	int (*path_rename)(const struct path *, struct dentry *, const struct path *, struct dentry *, unsigned int);
+	int (*path_rename)(const struct path *, struct dentry *, const struct path *, struct dentry *,
+			   unsigned int);
 	int (*path_chmod)(const struct path *, umode_t);
 	int (*path_chown)(const struct path *, kuid_t, kgid_t);
 	int (*path_chroot)(const struct path *);
@@ -80365,7 +80828,8 @@ union security_list_options {
 	int (*inode_alloc_security)(struct inode *);
 	void (*inode_free_security)(struct inode *);
 	void (*inode_free_security_rcu)(void *);
-	int (*inode_init_security)(struct inode *, struct inode *, const struct qstr *, struct xattr *, int *);
+	int (*inode_init_security)(struct inode *, struct inode *, const struct qstr *, struct xattr *,
+				   int *);
 	int (*inode_init_security_anon)(struct inode *, const struct qstr *, const struct inode *);
 	int (*inode_create)(struct inode *, struct dentry *, umode_t);
 	void (*inode_post_create_tmpfile)(struct mnt_idmap *, struct inode *);
@@ -80470,7 +80934,8 @@ union security_list_options {
 	int (*msg_queue_associate)(struct kern_ipc_perm *, int);
 	int (*msg_queue_msgctl)(struct kern_ipc_perm *, int);
 	int (*msg_queue_msgsnd)(struct kern_ipc_perm *, struct msg_msg *, int);
-	int (*msg_queue_msgrcv)(struct kern_ipc_perm *, struct msg_msg *, struct task_struct *, long int, int);
+	int (*msg_queue_msgrcv)(struct kern_ipc_perm *, struct msg_msg *, struct task_struct *, long int,
+				int);
 	int (*shm_alloc_security)(struct kern_ipc_perm *);
 	void (*shm_free_security)(struct kern_ipc_perm *);
 	int (*shm_associate)(struct kern_ipc_perm *, int);
@@ -80546,12 +81011,14 @@ union security_list_options {
 	void (*xfrm_state_free_security)(struct xfrm_state *);
 	int (*xfrm_state_delete_security)(struct xfrm_state *);
 	int (*xfrm_policy_lookup)(struct xfrm_sec_ctx *, u32);
-	int (*xfrm_state_pol_flow_match)(struct xfrm_state *, struct xfrm_policy *, const struct flowi_common *);
+	int (*xfrm_state_pol_flow_match)(struct xfrm_state *, struct xfrm_policy *,
+					 const struct flowi_common *);
 	int (*xfrm_decode_session)(struct sk_buff *, u32 *, int);
 	int (*key_alloc)(struct key *, const struct cred *, long unsigned int);
 	int (*key_permission)(key_ref_t, const struct cred *, enum key_need_perm);
 	int (*key_getsecurity)(struct key *, char **);
-	void (*key_post_create_or_update)(struct key *, struct key *, const void *, size_t, long unsigned int, bool);
+	void (*key_post_create_or_update)(struct key *, struct key *, const void *, size_t, long unsigned int,
+					  bool);
 	int (*audit_rule_init)(u32, u32, char *, void **, gfp_t);
 	int (*audit_rule_known)(struct audit_krule *);
 	int (*audit_rule_match)(struct lsm_prop *, u32, u32, void *);
@@ -80899,7 +81366,8 @@ struct trace_event_raw_cap_capable {
 
 struct trace_event_data_offsets_cap_capable {};
 
-typedef void (*btf_trace_cap_capable)(void *, const struct cred *, struct user_namespace *, const struct user_namespace *, int, int);
+typedef void (*btf_trace_cap_capable)(void *, const struct cred *, struct user_namespace *,
+				      const struct user_namespace *, int, int);
 
 enum lsm_event {
 	LSM_POLICY_CHANGE = 0,
@@ -80914,8 +81382,8 @@ struct ethhdr {
 struct ethtool_netdev_state {
 	struct xarray rss_ctx;
 	struct mutex rss_lock;
-	unsigned int wol_enabled: 1;
-	unsigned int module_fw_flash_in_progress: 1;
+	unsigned int wol_enabled : 1;
+	unsigned int module_fw_flash_in_progress : 1;
 };
 
 struct dim_cq_moder;
@@ -81426,10 +81894,10 @@ struct ethtool_rxfh_context {
 	u16 priv_size;
 	u8 hfunc;
 	u8 input_xfrm;
-	u8 indir_configured: 1;
-	u8 key_configured: 1;
+	u8 indir_configured : 1;
+	u8 key_configured : 1;
 	u32 key_off;
-	long: 0;
+	long : 0;
 	u8 data[0];
 };
 
@@ -82367,17 +82835,17 @@ struct sctp_association {
 		struct sctp_transport *last_data_from;
 		struct sctp_tsnmap tsn_map;
 		__be16 addip_disabled_mask;
-		__u16 ecn_capable: 1;
-		__u16 ipv4_address: 1;
-		__u16 ipv6_address: 1;
-		__u16 asconf_capable: 1;
-		__u16 prsctp_capable: 1;
-		__u16 reconf_capable: 1;
-		__u16 intl_capable: 1;
-		__u16 auth_capable: 1;
-		__u16 sack_needed: 1;
-		__u16 sack_generation: 1;
-		__u16 zero_window_announced: 1;
+		__u16 ecn_capable : 1;
+		__u16 ipv4_address : 1;
+		__u16 ipv6_address : 1;
+		__u16 asconf_capable : 1;
+		__u16 prsctp_capable : 1;
+		__u16 reconf_capable : 1;
+		__u16 intl_capable : 1;
+		__u16 auth_capable : 1;
+		__u16 sack_needed : 1;
+		__u16 sack_generation : 1;
+		__u16 zero_window_announced : 1;
 		__u32 sack_cnt;
 		__u32 adaptation_ind;
 		struct sctp_inithdr_host i;
@@ -82460,10 +82928,10 @@ struct sctp_association {
 	struct sctp_shared_key *shkey;
 	__u16 default_hmac_id;
 	__u16 active_key_id;
-	__u8 need_ecne: 1;
-	__u8 temp: 1;
-	__u8 pf_expose: 2;
-	__u8 force_delay: 1;
+	__u8 need_ecne : 1;
+	__u8 temp : 1;
+	__u8 pf_expose : 2;
+	__u8 force_delay : 1;
 	__u8 strreset_enable;
 	__u8 strreset_outstanding;
 	__u32 strreset_outseq;
@@ -82506,7 +82974,7 @@ struct nf_hook_ops {
 	struct net_device *dev;
 	void *priv;
 	u8 pf;
-	enum nf_hook_ops_type hook_ops_type: 8;
+	enum nf_hook_ops_type hook_ops_type : 8;
 	unsigned int hooknum;
 	int priority;
 };
@@ -82565,9 +83033,9 @@ enum {
 struct socket_alloc {
 	struct socket socket;
 	struct inode vfs_inode;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct ip_options {
@@ -82577,12 +83045,12 @@ struct ip_options {
 	unsigned char srr;
 	unsigned char rr;
 	unsigned char ts;
-	unsigned char is_strictroute: 1;
-	unsigned char srr_is_hit: 1;
-	unsigned char is_changed: 1;
-	unsigned char rr_needaddr: 1;
-	unsigned char ts_needtime: 1;
-	unsigned char ts_needaddr: 1;
+	unsigned char is_strictroute : 1;
+	unsigned char srr_is_hit : 1;
+	unsigned char is_changed : 1;
+	unsigned char rr_needaddr : 1;
+	unsigned char ts_needtime : 1;
+	unsigned char ts_needaddr : 1;
 	unsigned char router_alert;
 	unsigned char cipso;
 	unsigned char __pad2;
@@ -82671,7 +83139,7 @@ struct inet6_cork {
 	struct ipv6_txoptions *opt;
 	u8 hop_limit;
 	u8 tclass;
-	u8 dontfrag: 1;
+	u8 dontfrag : 1;
 };
 
 struct ipv6_mc_socklist;
@@ -82694,21 +83162,21 @@ struct ipv6_pinfo {
 	int mcast_oif;
 	union {
 		struct {
-			u16 srcrt: 1;
-			u16 osrcrt: 1;
-			u16 rxinfo: 1;
-			u16 rxoinfo: 1;
-			u16 rxhlim: 1;
-			u16 rxohlim: 1;
-			u16 hopopts: 1;
-			u16 ohopopts: 1;
-			u16 dstopts: 1;
-			u16 odstopts: 1;
-			u16 rxflow: 1;
-			u16 rxtclass: 1;
-			u16 rxpmtu: 1;
-			u16 rxorigdstaddr: 1;
-			u16 recvfragsize: 1;
+			u16 srcrt : 1;
+			u16 osrcrt : 1;
+			u16 rxinfo : 1;
+			u16 rxoinfo : 1;
+			u16 rxhlim : 1;
+			u16 rxohlim : 1;
+			u16 hopopts : 1;
+			u16 ohopopts : 1;
+			u16 dstopts : 1;
+			u16 odstopts : 1;
+			u16 rxflow : 1;
+			u16 rxtclass : 1;
+			u16 rxpmtu : 1;
+			u16 rxorigdstaddr : 1;
+			u16 recvfragsize : 1;
 		} bits;
 		u16 all;
 	} rxopt;
@@ -82736,25 +83204,25 @@ struct tcphdr {
 	__be16 dest;
 	__be32 seq;
 	__be32 ack_seq;
-	__u16 ae: 1;
-	__u16 res1: 3;
-	__u16 doff: 4;
-	__u16 fin: 1;
-	__u16 syn: 1;
-	__u16 rst: 1;
-	__u16 psh: 1;
-	__u16 ack: 1;
-	__u16 urg: 1;
-	__u16 ece: 1;
-	__u16 cwr: 1;
+	__u16 ae : 1;
+	__u16 res1 : 3;
+	__u16 doff : 4;
+	__u16 fin : 1;
+	__u16 syn : 1;
+	__u16 rst : 1;
+	__u16 psh : 1;
+	__u16 ack : 1;
+	__u16 urg : 1;
+	__u16 ece : 1;
+	__u16 cwr : 1;
 	__be16 window;
 	__sum16 check;
 	__be16 urg_ptr;
 };
 
 struct iphdr {
-	__u8 ihl: 4;
-	__u8 version: 4;
+	__u8 ihl : 4;
+	__u8 version : 4;
 	__u8 tos;
 	__be16 tot_len;
 	__be16 id;
@@ -82787,8 +83255,8 @@ struct ipv6_opt_hdr {
 };
 
 struct ipv6hdr {
-	__u8 priority: 4;
-	__u8 version: 4;
+	__u8 priority : 4;
+	__u8 version : 4;
 	__u8 flow_lbl[3];
 	__be16 payload_len;
 	__u8 nexthdr;
@@ -82955,7 +83423,7 @@ struct sctp_paddrparams {
 	__u32 spp_flags;
 	__u32 spp_ipv6_flowlabel;
 	__u8 spp_dscp;
-	int: 0;
+	int : 0;
 } __attribute__((packed));
 
 struct sctphdr {
@@ -83305,26 +83773,27 @@ struct sctp_chunk {
 	struct sctp_datamsg *msg;
 	struct sctp_transport *transport;
 	struct sk_buff *auth_chunk;
-	__u16 rtt_in_progress: 1;
-	__u16 has_tsn: 1;
-	__u16 has_ssn: 1;
-	__u16 singleton: 1;
-	__u16 end_of_packet: 1;
-	__u16 ecn_ce_done: 1;
-	__u16 pdiscard: 1;
-	__u16 tsn_gap_acked: 1;
-	__u16 data_accepted: 1;
-	__u16 auth: 1;
-	__u16 has_asconf: 1;
-	__u16 pmtu_probe: 1;
-	__u16 tsn_missing_report: 2;
-	__u16 fast_retransmit: 2;
+	__u16 rtt_in_progress : 1;
+	__u16 has_tsn : 1;
+	__u16 has_ssn : 1;
+	__u16 singleton : 1;
+	__u16 end_of_packet : 1;
+	__u16 ecn_ce_done : 1;
+	__u16 pdiscard : 1;
+	__u16 tsn_gap_acked : 1;
+	__u16 data_accepted : 1;
+	__u16 auth : 1;
+	__u16 has_asconf : 1;
+	__u16 pmtu_probe : 1;
+	__u16 tsn_missing_report : 2;
+	__u16 fast_retransmit : 2;
 };
 
 struct sctp_stream_interleave {
 	__u16 data_chunk_len;
 	__u16 ftsn_chunk_len;
-	struct sctp_chunk * (*make_datafrag)(const struct sctp_association *, const struct sctp_sndrcvinfo *, int, __u8, gfp_t);
+	struct sctp_chunk *(*make_datafrag)(const struct sctp_association *, const struct sctp_sndrcvinfo *,
+					    int, __u8, gfp_t);
 	void (*assign_number)(struct sctp_chunk *);
 	bool (*validate_data)(struct sctp_chunk *);
 	int (*ulpevent_data)(struct sctp_ulpq *, struct sctp_chunk *, gfp_t);
@@ -83392,16 +83861,16 @@ struct sctp_sock {
 	__u32 autoclose;
 	__u32 adaptation_ind;
 	__u32 pd_point;
-	__u16 nodelay: 1;
-	__u16 pf_expose: 2;
-	__u16 reuse: 1;
-	__u16 disable_fragments: 1;
-	__u16 v4mapped: 1;
-	__u16 frag_interleave: 1;
-	__u16 recvrcvinfo: 1;
-	__u16 recvnxtinfo: 1;
-	__u16 data_ready_signalled: 1;
-	__u16 cookie_auth_enable: 1;
+	__u16 nodelay : 1;
+	__u16 pf_expose : 2;
+	__u16 reuse : 1;
+	__u16 disable_fragments : 1;
+	__u16 v4mapped : 1;
+	__u16 frag_interleave : 1;
+	__u16 recvrcvinfo : 1;
+	__u16 recvnxtinfo : 1;
+	__u16 data_ready_signalled : 1;
+	__u16 cookie_auth_enable : 1;
 	atomic_t pd_mode;
 	struct sk_buff_head pd_lobby;
 	struct list_head auto_asconf_list;
@@ -83418,7 +83887,7 @@ struct sctp_pf {
 	int (*bind_verify)(struct sctp_sock *, union sctp_addr *);
 	int (*send_verify)(struct sctp_sock *, union sctp_addr *);
 	int (*supported_addrs)(const struct sctp_sock *, __be16 *);
-	struct sock * (*create_accept_sk)(struct sock *, struct sctp_association *, bool);
+	struct sock *(*create_accept_sk)(struct sock *, struct sctp_association *, bool);
 	int (*addr_to_user)(struct sctp_sock *, union sctp_addr *);
 	void (*to_sk_saddr)(union sctp_addr *, struct sock *);
 	void (*to_sk_daddr)(union sctp_addr *, struct sock *);
@@ -83438,12 +83907,12 @@ struct sctp_endpoint {
 	struct sctp_chunks_param *auth_chunk_list;
 	struct list_head endpoint_shared_keys;
 	__u16 active_key_id;
-	__u8 ecn_enable: 1;
-	__u8 auth_enable: 1;
-	__u8 intl_enable: 1;
-	__u8 prsctp_enable: 1;
-	__u8 asconf_enable: 1;
-	__u8 reconf_enable: 1;
+	__u8 ecn_enable : 1;
+	__u8 auth_enable : 1;
+	__u8 intl_enable : 1;
+	__u8 prsctp_enable : 1;
+	__u8 asconf_enable : 1;
+	__u8 reconf_enable : 1;
 	__u8 strreset_enable;
 	struct callback_head rcu;
 };
@@ -83508,23 +83977,23 @@ struct sctp_packet {
 	size_t max_size;
 	struct sctp_transport *transport;
 	struct sctp_chunk *auth;
-	u8 has_cookie_echo: 1;
-	u8 has_sack: 1;
-	u8 has_auth: 1;
-	u8 has_data: 1;
-	u8 ipfragok: 1;
+	u8 has_cookie_echo : 1;
+	u8 has_sack : 1;
+	u8 has_auth : 1;
+	u8 has_data : 1;
+	u8 ipfragok : 1;
 };
 
 struct sctp_transport {
 	struct list_head transports;
 	struct rhlist_head node;
 	refcount_t refcnt;
-	__u32 dead: 1;
-	__u32 rto_pending: 1;
-	__u32 hb_sent: 1;
-	__u32 pmtu_pending: 1;
-	__u32 dst_pending_confirm: 1;
-	__u32 sack_generation: 1;
+	__u32 dead : 1;
+	__u32 rto_pending : 1;
+	__u32 hb_sent : 1;
+	__u32 pmtu_pending : 1;
+	__u32 dst_pending_confirm : 1;
+	__u32 sack_generation : 1;
 	u32 dst_cookie;
 	struct flowi fl;
 	union sctp_addr ipaddr;
@@ -83590,9 +84059,9 @@ struct sctp_datamsg {
 	refcount_t refcnt;
 	long unsigned int expires_at;
 	int send_error;
-	u8 send_failed: 1;
-	u8 can_delay: 1;
-	u8 abandoned: 1;
+	u8 send_failed : 1;
+	u8 can_delay : 1;
+	u8 abandoned : 1;
 };
 
 struct sctp_stream_priorities {
@@ -84265,8 +84734,8 @@ struct policydb {
 	struct ebitmap neveraudit_map;
 	size_t len;
 	unsigned int policyvers;
-	unsigned int reject_unknown: 1;
-	unsigned int allow_unknown: 1;
+	unsigned int reject_unknown : 1;
+	unsigned int allow_unknown : 1;
 	u16 process_class;
 	u32 process_trans_perms;
 };
@@ -84448,9 +84917,9 @@ struct dev_cgroup {
 typedef u16 access_mask_t;
 
 struct access_masks {
-	access_mask_t fs: 16;
-	access_mask_t net: 2;
-	access_mask_t scope: 2;
+	access_mask_t fs : 16;
+	access_mask_t net : 2;
+	access_mask_t scope : 2;
 };
 
 union access_masks_all {
@@ -84481,7 +84950,7 @@ struct landlock_ruleset {
 struct landlock_cred_security {
 	struct landlock_ruleset *domain;
 	u16 domain_exec;
-	u8 log_subdomains_off: 1;
+	u8 log_subdomains_off : 1;
 } __attribute__((packed));
 
 struct landlock_erratum {
@@ -84533,8 +85002,8 @@ struct landlock_hierarchy {
 	atomic64_t num_denials;
 	u64 id;
 	const struct landlock_details *details;
-	u32 log_same_exec: 1;
-	u32 log_new_exec: 1;
+	u32 log_same_exec : 1;
+	u32 log_new_exec : 1;
 };
 
 struct landlock_details {
@@ -84547,7 +85016,7 @@ struct landlock_details {
 struct landlock_object;
 
 struct landlock_object_underops {
-	void (*release)(struct landlock_object * const);
+	void (*release)(struct landlock_object *const);
 };
 
 struct landlock_object {
@@ -84589,7 +85058,7 @@ struct landlock_rule {
 	struct landlock_layer layers[0];
 };
 
-typedef access_mask_t get_access_mask_t(const struct landlock_ruleset * const, const u16);
+typedef access_mask_t get_access_mask_t(const struct landlock_ruleset *const, const u16);
 
 enum landlock_request_type {
 	LANDLOCK_REQUEST_PTRACE = 1,
@@ -84706,7 +85175,7 @@ union crypto_no_such_thing;
 
 struct scatter_walk {
 	union {
-		void * const addr;
+		void *const addr;
 		union crypto_no_such_thing *__addr;
 	};
 	struct scatterlist *sg;
@@ -84717,7 +85186,7 @@ struct skcipher_walk {
 	union {
 		struct {
 			struct {
-				const void * const addr;
+				const void *const addr;
 			} virt;
 		} src;
 		struct scatter_walk in;
@@ -84725,7 +85194,7 @@ struct skcipher_walk {
 	union {
 		struct {
 			struct {
-				void * const addr;
+				void *const addr;
 			} virt;
 		} dst;
 		struct scatter_walk out;
@@ -85349,7 +85818,7 @@ struct crypto_acomp_stream {
 };
 
 struct crypto_acomp_streams {
-	void * (*alloc_ctx)(void);
+	void *(*alloc_ctx)(void);
 	void (*free_ctx)(void *);
 	struct crypto_acomp_stream *streams;
 	struct work_struct stream_work;
@@ -85360,7 +85829,7 @@ struct acomp_walk {
 	union {
 		struct {
 			struct {
-				const void * const addr;
+				const void *const addr;
 			} virt;
 		} src;
 		struct scatter_walk in;
@@ -85368,7 +85837,7 @@ struct acomp_walk {
 	union {
 		struct {
 			struct {
-				void * const addr;
+				void *const addr;
 			} virt;
 		} dst;
 		struct scatter_walk out;
@@ -85733,7 +86202,7 @@ struct rand_data {
 	unsigned int apt_count;
 	unsigned int apt_base;
 	unsigned int health_failure;
-	unsigned int apt_base_set: 1;
+	unsigned int apt_base_set : 1;
 };
 
 struct jitterentropy {
@@ -85779,10 +86248,14 @@ struct xor_block_template {
 	struct xor_block_template *next;
 	const char *name;
 	int speed;
-	void (*do_2)(long unsigned int, long unsigned int * restrict, const long unsigned int * restrict);
-	void (*do_3)(long unsigned int, long unsigned int * restrict, const long unsigned int * restrict, const long unsigned int * restrict);
-	void (*do_4)(long unsigned int, long unsigned int * restrict, const long unsigned int * restrict, const long unsigned int * restrict, const long unsigned int * restrict);
-	void (*do_5)(long unsigned int, long unsigned int * restrict, const long unsigned int * restrict, const long unsigned int * restrict, const long unsigned int * restrict, const long unsigned int * restrict);
+	void (*do_2)(long unsigned int, long unsigned int *restrict, const long unsigned int *restrict);
+	void (*do_3)(long unsigned int, long unsigned int *restrict, const long unsigned int *restrict,
+		     const long unsigned int *restrict);
+	void (*do_4)(long unsigned int, long unsigned int *restrict, const long unsigned int *restrict,
+		     const long unsigned int *restrict, const long unsigned int *restrict);
+	void (*do_5)(long unsigned int, long unsigned int *restrict, const long unsigned int *restrict,
+		     const long unsigned int *restrict, const long unsigned int *restrict,
+		     const long unsigned int *restrict);
 };
 
 enum asymmetric_payload_bits {
@@ -86162,13 +86635,13 @@ struct blkdev_dio {
 	size_t size;
 	atomic_t ref;
 	unsigned int flags;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct bio bio;
-	long: 64;
+	long : 64;
 };
 
 struct blkg_iostat {
@@ -86353,7 +86826,7 @@ struct blk_mq_ctx {
 	struct {
 		spinlock_t lock;
 		struct list_head rq_lists[3];
-		long: 64;
+		long : 64;
 	};
 	unsigned int cpu;
 	short unsigned int index_hw[3];
@@ -86361,7 +86834,7 @@ struct blk_mq_ctx {
 	struct request_queue *queue;
 	struct blk_mq_ctxs *ctxs;
 	struct kobject kobj;
-	long: 64;
+	long : 64;
 };
 
 enum rqf_flags {
@@ -86446,7 +86919,7 @@ struct elevator_mq_ops {
 	int (*init_hctx)(struct blk_mq_hw_ctx *, unsigned int);
 	void (*exit_hctx)(struct blk_mq_hw_ctx *, unsigned int);
 	void (*depth_updated)(struct request_queue *);
-	void * (*alloc_sched_data)(struct request_queue *);
+	void *(*alloc_sched_data)(struct request_queue *);
 	void (*free_sched_data)(void *);
 	bool (*allow_merge)(struct request_queue *, struct request *, struct bio *);
 	bool (*bio_merge)(struct request_queue *, struct bio *, unsigned int);
@@ -86457,12 +86930,12 @@ struct elevator_mq_ops {
 	void (*prepare_request)(struct request *);
 	void (*finish_request)(struct request *);
 	void (*insert_requests)(struct blk_mq_hw_ctx *, struct list_head *, blk_insert_t);
-	struct request * (*dispatch_request)(struct blk_mq_hw_ctx *);
+	struct request *(*dispatch_request)(struct blk_mq_hw_ctx *);
 	bool (*has_work)(struct blk_mq_hw_ctx *);
 	void (*completed_request)(struct request *, u64);
 	void (*requeue_request)(struct request *);
-	struct request * (*former_request)(struct request_queue *, struct request *);
-	struct request * (*next_request)(struct request_queue *, struct request *);
+	struct request *(*former_request)(struct request_queue *, struct request *);
+	struct request *(*next_request)(struct request_queue *, struct request *);
 	void (*init_icq)(struct io_cq *);
 	void (*exit_icq)(struct io_cq *);
 };
@@ -86703,9 +87176,11 @@ typedef void (*btf_trace_block_rq_remap)(void *, struct request *, dev_t, sector
 
 typedef void (*btf_trace_blkdev_zone_mgmt)(void *, struct bio *, sector_t);
 
-typedef void (*btf_trace_disk_zone_wplug_add_bio)(void *, struct request_queue *, unsigned int, sector_t, unsigned int);
+typedef void (*btf_trace_disk_zone_wplug_add_bio)(void *, struct request_queue *, unsigned int, sector_t,
+						  unsigned int);
 
-typedef void (*btf_trace_blk_zone_wplug_bio)(void *, struct request_queue *, unsigned int, sector_t, unsigned int);
+typedef void (*btf_trace_blk_zone_wplug_bio)(void *, struct request_queue *, unsigned int, sector_t,
+					     unsigned int);
 
 typedef struct blkcg_policy_data *blkcg_pol_alloc_cpd_fn(gfp_t);
 
@@ -86851,8 +87326,8 @@ struct rq_map_data {
 };
 
 struct bio_map_data {
-	bool is_our_pages: 1;
-	bool is_null_mapped: 1;
+	bool is_our_pages : 1;
+	bool is_null_mapped : 1;
 	struct iov_iter iter;
 	struct iovec iov[0];
 };
@@ -87172,7 +87647,7 @@ struct parsed_partitions {
 		int flags;
 		bool has_info;
 		struct partition_meta_info info;
-	} *parts;
+	} * parts;
 	int next;
 	int limit;
 	bool access_beyond_eod;
@@ -87510,8 +87985,8 @@ struct ioc {
 	u64 autop_too_fast_at;
 	u64 autop_too_slow_at;
 	int autop_idx;
-	bool user_qos_params: 1;
-	bool user_cost_model: 1;
+	bool user_qos_params : 1;
+	bool user_cost_model : 1;
 };
 
 struct iocg_pcpu_stat {
@@ -87674,19 +88149,25 @@ struct trace_event_data_offsets_iocost_iocg_forgive_debt {
 	const void *cgroup_ptr_;
 };
 
-typedef void (*btf_trace_iocost_iocg_activate)(void *, struct ioc_gq *, const char *, struct ioc_now *, u64, u64, u64);
+typedef void (*btf_trace_iocost_iocg_activate)(void *, struct ioc_gq *, const char *, struct ioc_now *, u64,
+					       u64, u64);
 
-typedef void (*btf_trace_iocost_iocg_idle)(void *, struct ioc_gq *, const char *, struct ioc_now *, u64, u64, u64);
+typedef void (*btf_trace_iocost_iocg_idle)(void *, struct ioc_gq *, const char *, struct ioc_now *, u64, u64,
+					   u64);
 
-typedef void (*btf_trace_iocost_inuse_shortage)(void *, struct ioc_gq *, const char *, struct ioc_now *, u32, u32, u64, u64);
+typedef void (*btf_trace_iocost_inuse_shortage)(void *, struct ioc_gq *, const char *, struct ioc_now *, u32,
+						u32, u64, u64);
 
-typedef void (*btf_trace_iocost_inuse_transfer)(void *, struct ioc_gq *, const char *, struct ioc_now *, u32, u32, u64, u64);
+typedef void (*btf_trace_iocost_inuse_transfer)(void *, struct ioc_gq *, const char *, struct ioc_now *, u32,
+						u32, u64, u64);
 
-typedef void (*btf_trace_iocost_inuse_adjust)(void *, struct ioc_gq *, const char *, struct ioc_now *, u32, u32, u64, u64);
+typedef void (*btf_trace_iocost_inuse_adjust)(void *, struct ioc_gq *, const char *, struct ioc_now *, u32,
+					      u32, u64, u64);
 
 typedef void (*btf_trace_iocost_ioc_vrate_adj)(void *, struct ioc *, u64, u32 *, u32, int, int);
 
-typedef void (*btf_trace_iocost_iocg_forgive_debt)(void *, struct ioc_gq *, const char *, struct ioc_now *, u32, u64, u64, u64, u64);
+typedef void (*btf_trace_iocost_iocg_forgive_debt)(void *, struct ioc_gq *, const char *, struct ioc_now *,
+						   u32, u64, u64, u64, u64);
 
 enum dd_data_dir {
 	DD_READ = 0,
@@ -87770,7 +88251,8 @@ struct trace_event_data_offsets_kyber_adjust {};
 
 struct trace_event_data_offsets_kyber_throttled {};
 
-typedef void (*btf_trace_kyber_latency)(void *, dev_t, const char *, const char *, unsigned int, unsigned int, unsigned int, unsigned int);
+typedef void (*btf_trace_kyber_latency)(void *, dev_t, const char *, const char *, unsigned int, unsigned int,
+					unsigned int, unsigned int);
 
 typedef void (*btf_trace_kyber_adjust)(void *, dev_t, const char *, unsigned int);
 
@@ -87806,13 +88288,13 @@ struct kyber_cpu_latency {
 struct kyber_ctx_queue {
 	spinlock_t lock;
 	struct list_head rq_list[4];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct kyber_queue_data {
@@ -88172,7 +88654,8 @@ typedef void (*btf_trace_wbt_stat)(void *, struct backing_dev_info *, struct blk
 
 typedef void (*btf_trace_wbt_lat)(void *, struct backing_dev_info *, long unsigned int);
 
-typedef void (*btf_trace_wbt_step)(void *, struct backing_dev_info *, const char *, int, long unsigned int, unsigned int, unsigned int, unsigned int);
+typedef void (*btf_trace_wbt_step)(void *, struct backing_dev_info *, const char *, int, long unsigned int,
+				   unsigned int, unsigned int, unsigned int);
 
 typedef void (*btf_trace_wbt_timer)(void *, struct backing_dev_info *, unsigned int, int, unsigned int);
 
@@ -88307,7 +88790,8 @@ struct io_uring_buf_ring {
 			__u16 tail;
 		};
 		struct {
-			struct {} __empty_bufs;
+			struct {
+			} __empty_bufs;
 			struct io_uring_buf bufs[0];
 		};
 	};
@@ -88685,7 +89169,8 @@ struct trace_event_data_offsets_io_uring_local_work_run {};
 
 typedef void (*btf_trace_io_uring_create)(void *, int, void *, u32, u32, u32);
 
-typedef void (*btf_trace_io_uring_register)(void *, void *, unsigned int, unsigned int, unsigned int, long int);
+typedef void (*btf_trace_io_uring_register)(void *, void *, unsigned int, unsigned int, unsigned int,
+					    long int);
 
 typedef void (*btf_trace_io_uring_file_get)(void *, struct io_kiocb *, int);
 
@@ -88753,19 +89238,19 @@ enum {
 };
 
 struct io_issue_def {
-	unsigned int needs_file: 1;
-	unsigned int plug: 1;
-	unsigned int ioprio: 1;
-	unsigned int iopoll: 1;
-	unsigned int buffer_select: 1;
-	unsigned int hash_reg_file: 1;
-	unsigned int unbound_nonreg_file: 1;
-	unsigned int pollin: 1;
-	unsigned int pollout: 1;
-	unsigned int poll_exclusive: 1;
-	unsigned int audit_skip: 1;
-	unsigned int iopoll_queue: 1;
-	unsigned int vectored: 1;
+	unsigned int needs_file : 1;
+	unsigned int plug : 1;
+	unsigned int ioprio : 1;
+	unsigned int iopoll : 1;
+	unsigned int buffer_select : 1;
+	unsigned int hash_reg_file : 1;
+	unsigned int unbound_nonreg_file : 1;
+	unsigned int pollin : 1;
+	unsigned int pollout : 1;
+	unsigned int poll_exclusive : 1;
+	unsigned int audit_skip : 1;
+	unsigned int iopoll_queue : 1;
+	unsigned int vectored : 1;
 	short unsigned int async_size;
 	int (*issue)(struct io_kiocb *, unsigned int);
 	int (*prep)(struct io_kiocb *, const struct io_uring_sqe *);
@@ -89553,8 +90038,8 @@ struct netdev_config {
 };
 
 struct offload_callbacks {
-	struct sk_buff * (*gso_segment)(struct sk_buff *, netdev_features_t);
-	struct sk_buff * (*gro_receive)(struct list_head *, struct sk_buff *);
+	struct sk_buff *(*gso_segment)(struct sk_buff *, netdev_features_t);
+	struct sk_buff *(*gro_receive)(struct list_head *, struct sk_buff *);
 	int (*gro_complete)(struct sk_buff *, int);
 };
 
@@ -89620,8 +90105,8 @@ struct rps_dev_flow_table {
 struct net_protocol {
 	int (*handler)(struct sk_buff *);
 	int (*err_handler)(struct sk_buff *, u32);
-	unsigned int no_policy: 1;
-	unsigned int icmp_strict_tag_validation: 1;
+	unsigned int no_policy : 1;
+	unsigned int icmp_strict_tag_validation : 1;
 	u32 secret;
 };
 
@@ -89641,12 +90126,12 @@ struct net_offload {
 struct skb_defer_node {
 	struct llist_head defer_list;
 	atomic_long_t defer_count;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct rps_sock_flow_table;
@@ -89684,11 +90169,11 @@ struct net_hotdata {
 struct rps_sock_flow_table {
 	struct callback_head rcu;
 	u32 mask;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	u32 ents[0];
 };
 
@@ -89712,27 +90197,27 @@ struct io_zcrx_area {
 	atomic_t *user_refs;
 	bool is_mapped;
 	u16 area_id;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 	spinlock_t freelist_lock;
 	u32 free_count;
 	u32 *freelist;
 	struct io_zcrx_mem mem;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct io_zcrx_ifq {
 	struct io_ring_ctx *ctx;
 	struct io_zcrx_area *area;
 	unsigned int niov_shift;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	spinlock_t rq_lock;
 	struct io_uring *rq_ring;
 	struct io_uring_zcrx_rqe *rqes;
@@ -89744,8 +90229,8 @@ struct io_zcrx_ifq {
 	netdevice_tracker netdev_tracker;
 	struct mutex pp_lock;
 	struct io_mapped_region region;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 };
 
 struct io_zcrx_args {
@@ -90093,8 +90578,8 @@ struct sock_exterr_skb {
 	struct sock_extended_err ee;
 	u16 addr_offset;
 	__be16 port;
-	u8 opt_stats: 1;
-	u8 unused: 7;
+	u8 opt_stats : 1;
+	u8 unused : 7;
 };
 
 enum io_uring_socket_op {
@@ -90317,7 +90802,8 @@ struct xxh32_state {
 
 struct gen_pool;
 
-typedef long unsigned int (*genpool_algo_t)(long unsigned int *, long unsigned int, long unsigned int, unsigned int, void *, struct gen_pool *, long unsigned int);
+typedef long unsigned int (*genpool_algo_t)(long unsigned int *, long unsigned int, long unsigned int,
+					    unsigned int, void *, struct gen_pool *, long unsigned int);
 
 struct gen_pool {
 	spinlock_t lock;
@@ -90935,9 +91421,11 @@ typedef struct {
 	size_t idx;
 } seqStoreSplits;
 
-typedef size_t (*ZSTD_SequenceCopier_f)(ZSTD_CCtx *, ZSTD_SequencePosition *, const ZSTD_Sequence * const, size_t, const void *, size_t, ZSTD_ParamSwitch_e);
+typedef size_t (*ZSTD_SequenceCopier_f)(ZSTD_CCtx *, ZSTD_SequencePosition *, const ZSTD_Sequence *const,
+					size_t, const void *, size_t, ZSTD_ParamSwitch_e);
 
-typedef size_t (*huf_compress_f)(void *, size_t, const void *, size_t, unsigned int, unsigned int, void *, size_t, HUF_CElt *, HUF_repeat *, int);
+typedef size_t (*huf_compress_f)(void *, size_t, const void *, size_t, unsigned int, unsigned int, void *,
+				 size_t, HUF_CElt *, HUF_repeat *, int);
 
 typedef struct {
 	S16 norm[53];
@@ -90974,7 +91462,8 @@ typedef enum {
 	base_1guaranteed = 1,
 } base_directive_e;
 
-typedef U32 (*ZSTD_getAllMatchesFn)(ZSTD_match_t *, ZSTD_MatchState_t *, U32 *, const BYTE *, const BYTE *, const U32 *, const U32, const U32);
+typedef U32 (*ZSTD_getAllMatchesFn)(ZSTD_match_t *, ZSTD_MatchState_t *, U32 *, const BYTE *, const BYTE *,
+				    const U32 *, const U32, const U32);
 
 typedef struct {
 	RawSeqStore_t seqStore;
@@ -91413,10 +91902,10 @@ struct ts_config;
 
 struct ts_ops {
 	const char *name;
-	struct ts_config * (*init)(const void *, unsigned int, gfp_t, int);
+	struct ts_config *(*init)(const void *, unsigned int, gfp_t, int);
 	unsigned int (*find)(struct ts_config *, struct ts_state *);
 	void (*destroy)(struct ts_config *);
-	void * (*get_pattern)(struct ts_config *);
+	void *(*get_pattern)(struct ts_config *);
 	unsigned int (*get_pattern_len)(struct ts_config *);
 	struct module *owner;
 	struct list_head list;
@@ -91614,9 +92103,9 @@ enum {
 union handle_parts {
 	depot_stack_handle_t handle;
 	struct {
-		u32 pool_index_plus_1: 17;
-		u32 offset: 10;
-		u32 extra: 5;
+		u32 pool_index_plus_1 : 17;
+		u32 offset : 10;
+		u32 extra : 5;
 	};
 };
 
@@ -91881,20 +92370,21 @@ struct pci_host_bridge {
 	int (*enable_device)(struct pci_host_bridge *, struct pci_dev *);
 	void (*disable_device)(struct pci_host_bridge *, struct pci_dev *);
 	void *release_data;
-	unsigned int ignore_reset_delay: 1;
-	unsigned int no_ext_tags: 1;
-	unsigned int no_inc_mrrs: 1;
-	unsigned int native_aer: 1;
-	unsigned int native_pcie_hotplug: 1;
-	unsigned int native_shpc_hotplug: 1;
-	unsigned int native_pme: 1;
-	unsigned int native_ltr: 1;
-	unsigned int native_dpc: 1;
-	unsigned int native_cxl_error: 1;
-	unsigned int preserve_config: 1;
-	unsigned int size_windows: 1;
-	unsigned int msi_domain: 1;
-	resource_size_t (*align_resource)(struct pci_dev *, const struct resource *, resource_size_t, resource_size_t, resource_size_t);
+	unsigned int ignore_reset_delay : 1;
+	unsigned int no_ext_tags : 1;
+	unsigned int no_inc_mrrs : 1;
+	unsigned int native_aer : 1;
+	unsigned int native_pcie_hotplug : 1;
+	unsigned int native_shpc_hotplug : 1;
+	unsigned int native_pme : 1;
+	unsigned int native_ltr : 1;
+	unsigned int native_dpc : 1;
+	unsigned int native_cxl_error : 1;
+	unsigned int preserve_config : 1;
+	unsigned int size_windows : 1;
+	unsigned int msi_domain : 1;
+	resource_size_t (*align_resource)(struct pci_dev *, const struct resource *, resource_size_t,
+					  resource_size_t, resource_size_t);
 	long unsigned int private[0];
 };
 
@@ -91917,40 +92407,40 @@ enum pcie_bus_config_types {
 };
 
 struct acpi_device_status {
-	u32 present: 1;
-	u32 enabled: 1;
-	u32 show_in_ui: 1;
-	u32 functional: 1;
-	u32 battery_present: 1;
-	u32 reserved: 27;
+	u32 present : 1;
+	u32 enabled : 1;
+	u32 show_in_ui : 1;
+	u32 functional : 1;
+	u32 battery_present : 1;
+	u32 reserved : 27;
 };
 
 struct acpi_device_flags {
-	u32 dynamic_status: 1;
-	u32 removable: 1;
-	u32 ejectable: 1;
-	u32 power_manageable: 1;
-	u32 match_driver: 1;
-	u32 initialized: 1;
-	u32 visited: 1;
-	u32 hotplug_notify: 1;
-	u32 is_dock_station: 1;
-	u32 of_compatible_ok: 1;
-	u32 coherent_dma: 1;
-	u32 cca_seen: 1;
-	u32 enumeration_by_parent: 1;
-	u32 honor_deps: 1;
-	u32 reserved: 18;
+	u32 dynamic_status : 1;
+	u32 removable : 1;
+	u32 ejectable : 1;
+	u32 power_manageable : 1;
+	u32 match_driver : 1;
+	u32 initialized : 1;
+	u32 visited : 1;
+	u32 hotplug_notify : 1;
+	u32 is_dock_station : 1;
+	u32 of_compatible_ok : 1;
+	u32 coherent_dma : 1;
+	u32 cca_seen : 1;
+	u32 enumeration_by_parent : 1;
+	u32 honor_deps : 1;
+	u32 reserved : 18;
 };
 
 typedef char acpi_bus_id[8];
 
 struct acpi_pnp_type {
-	u32 hardware_id: 1;
-	u32 bus_address: 1;
-	u32 platform_id: 1;
-	u32 backlight: 1;
-	u32 reserved: 28;
+	u32 hardware_id : 1;
+	u32 bus_address : 1;
+	u32 platform_id : 1;
+	u32 backlight : 1;
+	u32 reserved : 28;
 };
 
 typedef u64 acpi_bus_address;
@@ -91971,21 +92461,21 @@ struct acpi_device_pnp {
 };
 
 struct acpi_device_power_flags {
-	u32 explicit_get: 1;
-	u32 power_resources: 1;
-	u32 inrush_current: 1;
-	u32 power_removed: 1;
-	u32 ignore_parent: 1;
-	u32 dsw_present: 1;
-	u32 reserved: 26;
+	u32 explicit_get : 1;
+	u32 power_resources : 1;
+	u32 inrush_current : 1;
+	u32 power_removed : 1;
+	u32 ignore_parent : 1;
+	u32 dsw_present : 1;
+	u32 reserved : 26;
 };
 
 struct acpi_device_power_state {
 	struct list_head resources;
 	struct {
-		u8 valid: 1;
-		u8 explicit_set: 1;
-		u8 reserved: 6;
+		u8 valid : 1;
+		u8 explicit_set : 1;
+		u8 reserved : 6;
 	} flags;
 	int power;
 	int latency;
@@ -91999,8 +92489,8 @@ struct acpi_device_power {
 };
 
 struct acpi_device_wakeup_flags {
-	u8 valid: 1;
-	u8 notifier_present: 1;
+	u8 valid : 1;
+	u8 notifier_present : 1;
 };
 
 struct acpi_device_wakeup_context {
@@ -92021,7 +92511,7 @@ struct acpi_device_wakeup {
 };
 
 struct acpi_device_perf_flags {
-	u8 reserved: 8;
+	u8 reserved : 8;
 };
 
 struct acpi_device_perf_state;
@@ -92110,8 +92600,8 @@ struct acpi_hotplug_profile {
 	struct kobject kobj;
 	int (*scan_dependent)(struct acpi_device *);
 	void (*notify_online)(struct acpi_device *);
-	bool enabled: 1;
-	bool demand_offline: 1;
+	bool enabled : 1;
+	bool demand_offline : 1;
 };
 
 struct acpi_scan_handler {
@@ -92141,8 +92631,8 @@ struct acpi_hotplug_context {
 
 struct acpi_device_perf_state {
 	struct {
-		u8 valid: 1;
-		u8 reserved: 7;
+		u8 valid : 1;
+		u8 reserved : 7;
 	} flags;
 	u8 power;
 	u8 performance;
@@ -92340,16 +92830,16 @@ struct pcie_link_state {
 	struct pcie_link_state *root;
 	struct pcie_link_state *parent;
 	struct list_head sibling;
-	u32 aspm_support: 7;
-	u32 aspm_enabled: 7;
-	u32 aspm_capable: 7;
-	u32 aspm_default: 7;
-	int: 4;
-	u32 aspm_disable: 7;
-	u32 clkpm_capable: 1;
-	u32 clkpm_enabled: 1;
-	u32 clkpm_default: 1;
-	u32 clkpm_disable: 1;
+	u32 aspm_support : 7;
+	u32 aspm_enabled : 7;
+	u32 aspm_capable : 7;
+	u32 aspm_default : 7;
+	int : 4;
+	u32 aspm_disable : 7;
+	u32 clkpm_capable : 1;
+	u32 clkpm_enabled : 1;
+	u32 clkpm_default : 1;
+	u32 clkpm_disable : 1;
 };
 
 struct pci_filp_private {
@@ -92703,7 +93193,7 @@ struct console_font;
 
 struct consw {
 	struct module *owner;
-	const char * (*con_startup)(void);
+	const char *(*con_startup)(void);
 	void (*con_init)(struct vc_data *, bool);
 	void (*con_deinit)(struct vc_data *);
 	void (*con_clear)(struct vc_data *, unsigned int, unsigned int, unsigned int);
@@ -92796,7 +93286,7 @@ struct vc_state {
 	unsigned int y;
 	unsigned char color;
 	unsigned char Gx_charset[2];
-	unsigned int charset: 1;
+	unsigned int charset : 1;
 	enum vc_intensity intensity;
 	bool italic;
 	bool underline;
@@ -92852,19 +93342,19 @@ struct vc_data {
 	struct pid *vt_pid;
 	int vt_newvt;
 	wait_queue_head_t paste_wait;
-	unsigned int vc_disp_ctrl: 1;
-	unsigned int vc_toggle_meta: 1;
-	unsigned int vc_decscnm: 1;
-	unsigned int vc_decom: 1;
-	unsigned int vc_decawm: 1;
-	unsigned int vc_deccm: 1;
-	unsigned int vc_decim: 1;
-	unsigned int vc_priv: 3;
-	unsigned int vc_need_wrap: 1;
-	unsigned int vc_can_do_color: 1;
-	unsigned int vc_report_mouse: 2;
-	unsigned int vc_bracketed_paste: 1;
-	unsigned char vc_utf: 1;
+	unsigned int vc_disp_ctrl : 1;
+	unsigned int vc_toggle_meta : 1;
+	unsigned int vc_decscnm : 1;
+	unsigned int vc_decom : 1;
+	unsigned int vc_decawm : 1;
+	unsigned int vc_deccm : 1;
+	unsigned int vc_decim : 1;
+	unsigned int vc_priv : 3;
+	unsigned int vc_need_wrap : 1;
+	unsigned int vc_can_do_color : 1;
+	unsigned int vc_report_mouse : 2;
+	unsigned int vc_bracketed_paste : 1;
+	unsigned char vc_utf : 1;
 	unsigned char vc_utf_count;
 	int vc_utf_char;
 	long unsigned int vc_tab_stop[4];
@@ -93178,12 +93668,12 @@ struct acpi_osi_entry {
 
 struct acpi_osi_config {
 	u8 default_disabling;
-	unsigned int linux_enable: 1;
-	unsigned int linux_dmi: 1;
-	unsigned int linux_cmdline: 1;
-	unsigned int darwin_enable: 1;
-	unsigned int darwin_dmi: 1;
-	unsigned int darwin_cmdline: 1;
+	unsigned int linux_enable : 1;
+	unsigned int linux_dmi : 1;
+	unsigned int linux_cmdline : 1;
+	unsigned int darwin_enable : 1;
+	unsigned int darwin_dmi : 1;
+	unsigned int darwin_cmdline : 1;
 };
 
 struct acpi_predefined_names {
@@ -93374,7 +93864,7 @@ struct acpi_device_physical_node {
 	struct list_head node;
 	struct device *dev;
 	unsigned int node_id;
-	bool put_online: 1;
+	bool put_online : 1;
 };
 
 struct acpi_osc_context {
@@ -93399,7 +93889,7 @@ struct acpi_bus_type {
 	struct list_head list;
 	const char *name;
 	bool (*match)(struct device *);
-	struct acpi_device * (*find_companion)(struct device *);
+	struct acpi_device *(*find_companion)(struct device *);
 	void (*setup)(struct device *);
 };
 
@@ -93483,7 +93973,8 @@ struct acpi_resource_irq {
 	union {
 		u8 interrupt;
 		struct {
-			struct {} __Empty_interrupts;
+			struct {
+			} __Empty_interrupts;
 			u8 interrupts[0];
 		};
 	};
@@ -93497,7 +93988,8 @@ struct acpi_resource_dma {
 	union {
 		u8 channel;
 		struct {
-			struct {} __Empty_channels;
+			struct {
+			} __Empty_channels;
 			u8 channels[0];
 		};
 	};
@@ -93686,7 +94178,8 @@ struct acpi_resource_extended_irq {
 	union {
 		u32 interrupt;
 		struct {
-			struct {} __Empty_interrupts;
+			struct {
+			} __Empty_interrupts;
 			u32 interrupts[0];
 		};
 	};
@@ -94026,9 +94519,9 @@ struct res_proc_context {
 struct acpi_processor_errata {
 	u8 smp;
 	struct {
-		u8 throttle: 1;
-		u8 fdma: 1;
-		u8 reserved: 6;
+		u8 throttle : 1;
+		u8 fdma : 1;
+		u8 reserved : 6;
 		u32 bmisx;
 	} piix4;
 };
@@ -94165,8 +94658,8 @@ struct acpi_pci_link_irq {
 	u8 resource_type;
 	u8 possible_count;
 	u32 possible[16];
-	u8 initialized: 1;
-	u8 reserved: 7;
+	u8 initialized : 1;
+	u8 reserved : 7;
 };
 
 struct acpi_pci_link {
@@ -94184,7 +94677,8 @@ struct acpi_pci_routing_table {
 	union {
 		char pad[4];
 		struct {
-			struct {} __Empty_source;
+			struct {
+			} __Empty_source;
 			char source[0];
 		};
 	};
@@ -94410,8 +94904,8 @@ struct mbox_controller {
 	bool txdone_irq;
 	bool txdone_poll;
 	unsigned int txpoll_period;
-	struct mbox_chan * (*fw_xlate)(struct mbox_controller *, const struct fwnode_reference_args *);
-	struct mbox_chan * (*of_xlate)(struct mbox_controller *, const struct of_phandle_args *);
+	struct mbox_chan *(*fw_xlate)(struct mbox_controller *, const struct fwnode_reference_args *);
+	struct mbox_chan *(*of_xlate)(struct mbox_controller *, const struct of_phandle_args *);
 	struct hrtimer poll_hrt;
 	spinlock_t poll_hrt_lock;
 	struct list_head node;
@@ -95564,7 +96058,8 @@ enum acpi_return_package_types {
 	ACPI_PTYPE_CUSTOM = 13,
 };
 
-typedef acpi_status (*acpi_object_converter)(struct acpi_namespace_node *, union acpi_operand_object *, union acpi_operand_object **);
+typedef acpi_status (*acpi_object_converter)(struct acpi_namespace_node *, union acpi_operand_object *,
+					     union acpi_operand_object **);
 
 struct acpi_simple_repair_info {
 	char name[4];
@@ -95767,7 +96262,8 @@ struct aml_resource_extended_irq {
 	union {
 		u32 interrupt;
 		struct {
-			struct {} __Empty_interrupts;
+			struct {
+			} __Empty_interrupts;
 			u32 interrupts[0];
 		};
 	};
@@ -96538,7 +97034,7 @@ struct clk_parent_data {
 struct clk_init_data {
 	const char *name;
 	const struct clk_ops *ops;
-	const char * const *parent_names;
+	const char *const *parent_names;
 	const struct clk_parent_data *parent_data;
 	const struct clk_hw **parent_hws;
 	u8 num_parents;
@@ -96842,7 +97338,8 @@ struct clk_fractional_divider {
 	u8 nshift;
 	u8 nwidth;
 	u8 flags;
-	void (*approximation)(struct clk_hw *, long unsigned int, long unsigned int *, long unsigned int *, long unsigned int *);
+	void (*approximation)(struct clk_hw *, long unsigned int, long unsigned int *, long unsigned int *,
+			      long unsigned int *);
 	spinlock_t *lock;
 };
 
@@ -97064,18 +97561,42 @@ struct dma_device {
 	int (*device_alloc_chan_resources)(struct dma_chan___2 *);
 	int (*device_router_config)(struct dma_chan___2 *);
 	void (*device_free_chan_resources)(struct dma_chan___2 *);
-	struct dma_async_tx_descriptor * (*device_prep_dma_memcpy)(struct dma_chan___2 *, dma_addr_t, dma_addr_t, size_t, long unsigned int);
-	struct dma_async_tx_descriptor * (*device_prep_dma_xor)(struct dma_chan___2 *, dma_addr_t, dma_addr_t *, unsigned int, size_t, long unsigned int);
-	struct dma_async_tx_descriptor * (*device_prep_dma_xor_val)(struct dma_chan___2 *, dma_addr_t *, unsigned int, size_t, enum sum_check_flags *, long unsigned int);
-	struct dma_async_tx_descriptor * (*device_prep_dma_pq)(struct dma_chan___2 *, dma_addr_t *, dma_addr_t *, unsigned int, const unsigned char *, size_t, long unsigned int);
-	struct dma_async_tx_descriptor * (*device_prep_dma_pq_val)(struct dma_chan___2 *, dma_addr_t *, dma_addr_t *, unsigned int, const unsigned char *, size_t, enum sum_check_flags *, long unsigned int);
-	struct dma_async_tx_descriptor * (*device_prep_dma_memset)(struct dma_chan___2 *, dma_addr_t, int, size_t, long unsigned int);
-	struct dma_async_tx_descriptor * (*device_prep_dma_memset_sg)(struct dma_chan___2 *, struct scatterlist *, unsigned int, int, long unsigned int);
-	struct dma_async_tx_descriptor * (*device_prep_dma_interrupt)(struct dma_chan___2 *, long unsigned int);
-	struct dma_async_tx_descriptor * (*device_prep_peripheral_dma_vec)(struct dma_chan___2 *, const struct dma_vec *, size_t, enum dma_transfer_direction, long unsigned int);
-	struct dma_async_tx_descriptor * (*device_prep_slave_sg)(struct dma_chan___2 *, struct scatterlist *, unsigned int, enum dma_transfer_direction, long unsigned int, void *);
-	struct dma_async_tx_descriptor * (*device_prep_dma_cyclic)(struct dma_chan___2 *, dma_addr_t, size_t, size_t, enum dma_transfer_direction, long unsigned int);
-	struct dma_async_tx_descriptor * (*device_prep_interleaved_dma)(struct dma_chan___2 *, struct dma_interleaved_template *, long unsigned int);
+	struct dma_async_tx_descriptor *(*device_prep_dma_memcpy)(struct dma_chan___2 *, dma_addr_t,
+								  dma_addr_t, size_t, long unsigned int);
+	struct dma_async_tx_descriptor *(*device_prep_dma_xor)(struct dma_chan___2 *, dma_addr_t,
+							       dma_addr_t *, unsigned int, size_t,
+							       long unsigned int);
+	struct dma_async_tx_descriptor *(*device_prep_dma_xor_val)(struct dma_chan___2 *, dma_addr_t *,
+								   unsigned int, size_t,
+								   enum sum_check_flags *, long unsigned int);
+	struct dma_async_tx_descriptor *(*device_prep_dma_pq)(struct dma_chan___2 *, dma_addr_t *,
+							      dma_addr_t *, unsigned int,
+							      const unsigned char *, size_t,
+							      long unsigned int);
+	struct dma_async_tx_descriptor *(*device_prep_dma_pq_val)(struct dma_chan___2 *, dma_addr_t *,
+								  dma_addr_t *, unsigned int,
+								  const unsigned char *, size_t,
+								  enum sum_check_flags *, long unsigned int);
+	struct dma_async_tx_descriptor *(*device_prep_dma_memset)(struct dma_chan___2 *, dma_addr_t, int,
+								  size_t, long unsigned int);
+	struct dma_async_tx_descriptor *(*device_prep_dma_memset_sg)(struct dma_chan___2 *,
+								     struct scatterlist *, unsigned int, int,
+								     long unsigned int);
+	struct dma_async_tx_descriptor *(*device_prep_dma_interrupt)(struct dma_chan___2 *,
+								     long unsigned int);
+	struct dma_async_tx_descriptor *(*device_prep_peripheral_dma_vec)(struct dma_chan___2 *,
+									  const struct dma_vec *, size_t,
+									  enum dma_transfer_direction,
+									  long unsigned int);
+	struct dma_async_tx_descriptor *(*device_prep_slave_sg)(struct dma_chan___2 *, struct scatterlist *,
+								unsigned int, enum dma_transfer_direction,
+								long unsigned int, void *);
+	struct dma_async_tx_descriptor *(*device_prep_dma_cyclic)(struct dma_chan___2 *, dma_addr_t, size_t,
+								  size_t, enum dma_transfer_direction,
+								  long unsigned int);
+	struct dma_async_tx_descriptor *(*device_prep_interleaved_dma)(struct dma_chan___2 *,
+								       struct dma_interleaved_template *,
+								       long unsigned int);
 	void (*device_caps)(struct dma_chan___2 *, struct dma_slave_caps *);
 	int (*device_config)(struct dma_chan___2 *, struct dma_slave_config *);
 	int (*device_pause)(struct dma_chan___2 *);
@@ -97167,7 +97688,7 @@ struct dmaengine_unmap_data {
 
 struct dma_descriptor_metadata_ops {
 	int (*attach)(struct dma_async_tx_descriptor *, void *, size_t);
-	void * (*get_ptr)(struct dma_async_tx_descriptor *, size_t *, size_t *);
+	void *(*get_ptr)(struct dma_async_tx_descriptor *, size_t *, size_t *);
 	int (*set_len)(struct dma_async_tx_descriptor *, size_t);
 };
 
@@ -97274,7 +97795,7 @@ struct acpi_dma_spec {
 struct acpi_dma {
 	struct list_head dma_controllers;
 	struct device *dev;
-	struct dma_chan___2 * (*acpi_dma_xlate)(struct acpi_dma_spec *, struct acpi_dma *);
+	struct dma_chan___2 *(*acpi_dma_xlate)(struct acpi_dma_spec *, struct acpi_dma *);
 	void *data;
 	short unsigned int base_request_line;
 	short unsigned int end_request_line;
@@ -97609,26 +98130,28 @@ struct virtio_config_ops {
 	u8 (*get_status)(struct virtio_device *);
 	void (*set_status)(struct virtio_device *, u8);
 	void (*reset)(struct virtio_device *);
-	int (*find_vqs)(struct virtio_device *, unsigned int, struct virtqueue **, struct virtqueue_info *, struct irq_affinity *);
+	int (*find_vqs)(struct virtio_device *, unsigned int, struct virtqueue **, struct virtqueue_info *,
+			struct irq_affinity *);
 	void (*del_vqs)(struct virtio_device *);
 	void (*synchronize_cbs)(struct virtio_device *);
 	u64 (*get_features)(struct virtio_device *);
 	void (*get_extended_features)(struct virtio_device *, u64 *);
 	int (*finalize_features)(struct virtio_device *);
-	const char * (*bus_name)(struct virtio_device *);
+	const char *(*bus_name)(struct virtio_device *);
 	int (*set_vq_affinity)(struct virtqueue *, const struct cpumask *);
-	const struct cpumask * (*get_vq_affinity)(struct virtio_device *, int);
+	const struct cpumask *(*get_vq_affinity)(struct virtio_device *, int);
 	bool (*get_shm_region)(struct virtio_device *, struct virtio_shm_region *, u8);
 	int (*disable_vq_and_reset)(struct virtqueue *);
 	int (*enable_vq_after_reset)(struct virtqueue *);
 };
 
 struct virtio_map_ops {
-	dma_addr_t (*map_page)(union virtio_map, struct page *, long unsigned int, size_t, enum dma_data_direction, long unsigned int);
+	dma_addr_t (*map_page)(union virtio_map, struct page *, long unsigned int, size_t,
+			       enum dma_data_direction, long unsigned int);
 	void (*unmap_page)(union virtio_map, dma_addr_t, size_t, enum dma_data_direction, long unsigned int);
 	void (*sync_single_for_cpu)(union virtio_map, dma_addr_t, size_t, enum dma_data_direction);
 	void (*sync_single_for_device)(union virtio_map, dma_addr_t, size_t, enum dma_data_direction);
-	void * (*alloc)(union virtio_map, size_t, dma_addr_t *, gfp_t);
+	void *(*alloc)(union virtio_map, size_t, dma_addr_t *, gfp_t);
 	void (*free)(union virtio_map, size_t, void *, dma_addr_t, long unsigned int);
 	bool (*need_sync)(union virtio_map, dma_addr_t);
 	int (*mapping_error)(union virtio_map, dma_addr_t);
@@ -98009,7 +98532,8 @@ struct virtio_pci_device {
 	unsigned int msix_vectors;
 	unsigned int msix_used_vectors;
 	bool per_vq_vectors;
-	struct virtqueue * (*setup_vq)(struct virtio_pci_device *, struct virtio_pci_vq_info *, unsigned int, void (*)(struct virtqueue *), const char *, bool, u16);
+	struct virtqueue *(*setup_vq)(struct virtio_pci_device *, struct virtio_pci_vq_info *, unsigned int,
+				      void (*)(struct virtqueue *), const char *, bool, u16);
 	void (*del_vq)(struct virtio_pci_vq_info *);
 	u16 (*config_vector)(struct virtio_pci_device *, u16);
 	int (*avq_index)(struct virtio_device *, u16 *, u16 *);
@@ -98306,12 +98830,12 @@ struct n_tty_data {
 	long unsigned int overrun_time;
 	unsigned int num_overrun;
 	bool no_room;
-	unsigned char lnext: 1;
-	unsigned char erasing: 1;
-	unsigned char raw: 1;
-	unsigned char real_raw: 1;
-	unsigned char icanon: 1;
-	unsigned char push: 1;
+	unsigned char lnext : 1;
+	unsigned char erasing : 1;
+	unsigned char raw : 1;
+	unsigned char real_raw : 1;
+	unsigned char icanon : 1;
+	unsigned char push : 1;
 	u8 read_buf[4096];
 	long unsigned int read_flags[64];
 	u8 echo_buf[4096];
@@ -98783,13 +99307,13 @@ struct keyboard_notifier_param {
 struct kbd_struct {
 	unsigned char lockstate;
 	unsigned char slockstate;
-	unsigned char ledmode: 1;
-	unsigned char ledflagstate: 4;
-	char: 3;
-	unsigned char default_ledflagstate: 4;
-	unsigned char kbdmode: 3;
-	int: 1;
-	unsigned char modeflags: 5;
+	unsigned char ledmode : 1;
+	unsigned char ledflagstate : 4;
+	char : 3;
+	unsigned char default_ledflagstate : 4;
+	unsigned char kbdmode : 3;
+	int : 1;
+	unsigned char modeflags : 5;
 };
 
 typedef void k_handler_fn(struct vc_data *, unsigned char, char);
@@ -99088,7 +99612,7 @@ struct uart_ops {
 	void (*set_termios)(struct uart_port *, struct ktermios *, const struct ktermios *);
 	void (*set_ldisc)(struct uart_port *, struct ktermios *);
 	void (*pm)(struct uart_port *, unsigned int, unsigned int);
-	const char * (*type)(struct uart_port *);
+	const char *(*type)(struct uart_port *);
 	void (*release_port)(struct uart_port *);
 	int (*request_port)(struct uart_port *);
 	void (*config_port)(struct uart_port *, int);
@@ -99215,7 +99739,7 @@ struct uart_state {
 struct serial_port_device {
 	struct device dev;
 	struct uart_port *port;
-	unsigned int tx_enabled: 1;
+	unsigned int tx_enabled : 1;
 };
 
 typedef struct uart_port *class_uart_port_lock_irq_t;
@@ -99311,7 +99835,7 @@ struct uart_8250_em485 {
 	struct hrtimer stop_tx_timer;
 	struct hrtimer *active_timer;
 	struct uart_8250_port *port;
-	unsigned int tx_stopped: 1;
+	unsigned int tx_stopped : 1;
 };
 
 struct uart_8250_dma {
@@ -100102,7 +100626,8 @@ struct iommufd_hw_queue;
 
 struct iommufd_viommu_ops {
 	void (*destroy)(struct iommufd_viommu *);
-	struct iommu_domain * (*alloc_domain_nested)(struct iommufd_viommu *, u32, const struct iommu_user_data *);
+	struct iommu_domain *(*alloc_domain_nested)(struct iommufd_viommu *, u32,
+						    const struct iommu_user_data *);
 	int (*cache_invalidate)(struct iommufd_viommu *, struct iommu_user_data_array *);
 	const size_t vdevice_size;
 	int (*vdevice_init)(struct iommufd_vdevice *);
@@ -100626,7 +101151,7 @@ struct subsys_private {
 	struct klist klist_devices;
 	struct klist klist_drivers;
 	struct blocking_notifier_head bus_notifier;
-	unsigned int drivers_autoprobe: 1;
+	unsigned int drivers_autoprobe : 1;
 	const struct bus_type *bus;
 	struct device *dev_root;
 	struct kset glue_dirs;
@@ -100664,7 +101189,7 @@ struct device_private {
 	const struct device_driver *async_driver;
 	char *deferred_probe_reason;
 	struct device *device;
-	u8 dead: 1;
+	u8 dead : 1;
 };
 
 struct fwnode_link {
@@ -100743,7 +101268,7 @@ struct cpu {
 
 struct cpu_attr {
 	struct device_attribute attr;
-	const struct cpumask * const map;
+	const struct cpumask *const map;
 };
 
 struct probe {
@@ -100824,7 +101349,7 @@ struct anon_transport_class {
 	struct attribute_container container;
 };
 
-typedef void * (*devcon_match_fn_t)(const struct fwnode_handle *, const char *, void *);
+typedef void *(*devcon_match_fn_t)(const struct fwnode_handle *, const char *, void *);
 
 typedef enum {
 	PHY_INTERFACE_MODE_NA = 0,
@@ -100877,8 +101402,8 @@ struct swnode {
 	struct list_head entry;
 	struct list_head children;
 	struct swnode *parent;
-	unsigned int allocated: 1;
-	unsigned int managed: 1;
+	unsigned int allocated : 1;
+	unsigned int managed : 1;
 };
 
 struct faux_object {
@@ -100899,7 +101424,7 @@ struct req {
 };
 
 struct dev_pm_domain_attach_data {
-	const char * const *pd_names;
+	const char *const *pd_names;
 	u32 num_pd_names;
 	u32 pd_flags;
 };
@@ -100915,18 +101440,19 @@ struct opp_table;
 
 struct dev_pm_opp;
 
-typedef int (*config_regulators_t)(struct device *, struct dev_pm_opp *, struct dev_pm_opp *, struct regulator **, unsigned int);
+typedef int (*config_regulators_t)(struct device *, struct dev_pm_opp *, struct dev_pm_opp *,
+				   struct regulator **, unsigned int);
 
 typedef int (*config_clks_t)(struct device *, struct opp_table *, struct dev_pm_opp *, void *, bool);
 
 struct dev_pm_opp_config {
-	const char * const *clk_names;
+	const char *const *clk_names;
 	config_clks_t config_clks;
 	const char *prop_name;
 	config_regulators_t config_regulators;
 	const unsigned int *supported_hw;
 	unsigned int supported_hw_count;
-	const char * const *regulator_names;
+	const char *const *regulator_names;
 	struct device *required_dev;
 	unsigned int required_dev_index;
 };
@@ -101258,10 +101784,10 @@ struct virtio_blk_vq {
 	struct virtqueue *vq;
 	spinlock_t lock;
 	char name[16];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct virtio_blk {
@@ -101503,21 +102029,21 @@ struct mei_device {
 	bool hbuf_is_ready;
 	struct mei_dma_dscr dr_dscr[3];
 	struct hbm_version version;
-	unsigned int hbm_f_pg_supported: 1;
-	unsigned int hbm_f_dc_supported: 1;
-	unsigned int hbm_f_dot_supported: 1;
-	unsigned int hbm_f_ev_supported: 1;
-	unsigned int hbm_f_fa_supported: 1;
-	unsigned int hbm_f_ie_supported: 1;
-	unsigned int hbm_f_os_supported: 1;
-	unsigned int hbm_f_dr_supported: 1;
-	unsigned int hbm_f_vt_supported: 1;
-	unsigned int hbm_f_cap_supported: 1;
-	unsigned int hbm_f_cd_supported: 1;
-	unsigned int hbm_f_gsc_supported: 1;
+	unsigned int hbm_f_pg_supported : 1;
+	unsigned int hbm_f_dc_supported : 1;
+	unsigned int hbm_f_dot_supported : 1;
+	unsigned int hbm_f_ev_supported : 1;
+	unsigned int hbm_f_fa_supported : 1;
+	unsigned int hbm_f_ie_supported : 1;
+	unsigned int hbm_f_os_supported : 1;
+	unsigned int hbm_f_dr_supported : 1;
+	unsigned int hbm_f_vt_supported : 1;
+	unsigned int hbm_f_cap_supported : 1;
+	unsigned int hbm_f_cd_supported : 1;
+	unsigned int hbm_f_gsc_supported : 1;
 	struct mei_fw_version fw_ver[3];
-	unsigned int fw_f_fw_ver_supported: 1;
-	unsigned int fw_ver_received: 1;
+	unsigned int fw_f_fw_ver_supported : 1;
+	unsigned int fw_ver_received : 1;
 	struct rw_semaphore me_clients_rwsem;
 	struct list_head me_clients;
 	long unsigned int me_clients_map[4];
@@ -101612,8 +102138,8 @@ struct mei_cl_device {
 	mei_cldev_cb_t rx_cb;
 	struct work_struct notif_work;
 	mei_cldev_cb_t notif_cb;
-	unsigned int do_match: 1;
-	unsigned int is_added: 1;
+	unsigned int do_match : 1;
+	unsigned int is_added : 1;
 	void *priv_data;
 };
 
@@ -101622,9 +102148,9 @@ struct mei_client_properties {
 	u8 protocol_version;
 	u8 max_number_of_connections;
 	u8 fixed_address;
-	u8 single_recv_buf: 1;
-	u8 vt_supported: 1;
-	u8 reserved: 6;
+	u8 single_recv_buf : 1;
+	u8 vt_supported : 1;
+	u8 reserved : 6;
 	u32 max_msg_length;
 };
 
@@ -101722,14 +102248,14 @@ struct mei_ext_hdr {
 };
 
 struct mei_msg_hdr {
-	u32 me_addr: 8;
-	u32 host_addr: 8;
-	u32 length: 9;
-	u32 reserved: 3;
-	u32 extended: 1;
-	u32 dma_ring: 1;
-	u32 internal: 1;
-	u32 msg_complete: 1;
+	u32 me_addr : 8;
+	u32 host_addr : 8;
+	u32 length : 9;
+	u32 reserved : 3;
+	u32 extended : 1;
+	u32 dma_ring : 1;
+	u32 internal : 1;
+	u32 msg_complete : 1;
 	u32 extension[0];
 };
 
@@ -101925,8 +102451,8 @@ struct mei_cl_cb {
 	u8 vtag;
 	const struct file *fp;
 	int status;
-	u32 internal: 1;
-	u32 blocking: 1;
+	u32 internal : 1;
+	u32 blocking : 1;
 	struct mei_ext_hdr *ext_hdr;
 };
 
@@ -101961,7 +102487,7 @@ struct mei_cl_vtag {
 	struct list_head list;
 	const struct file *fp;
 	u8 vtag;
-	u8 pending_read: 1;
+	u8 pending_read : 1;
 };
 
 struct mei_client {
@@ -102185,8 +102711,8 @@ struct mei_cfg {
 	bool (*quirk_probe)(const struct pci_dev *);
 	const char *kind;
 	size_t dma_size[3];
-	u32 fw_ver_supported: 1;
-	u32 hw_trc_supported: 1;
+	u32 fw_ver_supported : 1;
+	u32 hw_trc_supported : 1;
 };
 
 struct mei_me_hw {
@@ -102232,7 +102758,8 @@ struct nvdimm_bus_descriptor;
 
 struct nvdimm;
 
-typedef int (*ndctl_fn)(struct nvdimm_bus_descriptor *, struct nvdimm *, unsigned int, void *, unsigned int, int *);
+typedef int (*ndctl_fn)(struct nvdimm_bus_descriptor *, struct nvdimm *, unsigned int, void *, unsigned int,
+			int *);
 
 struct nvdimm_bus_fw_ops;
 
@@ -102308,7 +102835,8 @@ enum nvdimm_passphrase_type {
 struct nvdimm_security_ops {
 	long unsigned int (*get_flags)(struct nvdimm *, enum nvdimm_passphrase_type);
 	int (*freeze)(struct nvdimm *);
-	int (*change_key)(struct nvdimm *, const struct nvdimm_key_data *, const struct nvdimm_key_data *, enum nvdimm_passphrase_type);
+	int (*change_key)(struct nvdimm *, const struct nvdimm_key_data *, const struct nvdimm_key_data *,
+			  enum nvdimm_passphrase_type);
 	int (*unlock)(struct nvdimm *, const struct nvdimm_key_data *);
 	int (*disable)(struct nvdimm *, const struct nvdimm_key_data *);
 	int (*erase)(struct nvdimm *, const struct nvdimm_key_data *, enum nvdimm_passphrase_type);
@@ -102542,7 +103070,8 @@ struct nd_namespace_common {
 	struct device dev;
 	struct device *claim;
 	enum nvdimm_claim_class claim_class;
-	int (*rw_bytes)(struct nd_namespace_common *, resource_size_t, void *, size_t, int, long unsigned int);
+	int (*rw_bytes)(struct nd_namespace_common *, resource_size_t, void *, size_t, int,
+			long unsigned int);
 };
 
 struct nd_namespace_io {
@@ -102567,10 +103096,10 @@ struct nvdimm_drvdata {
 
 struct nd_lane {
 	struct mutex lock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct btt;
@@ -102924,7 +103453,8 @@ enum nvdimmsec_op_ids {
 };
 
 struct dax_operations {
-	long int (*direct_access)(struct dax_device *, long unsigned int, long int, enum dax_access_mode, void **, long unsigned int *);
+	long int (*direct_access)(struct dax_device *, long unsigned int, long int, enum dax_access_mode,
+				  void **, long unsigned int *);
 	int (*zero_page_range)(struct dax_device *, long unsigned int, size_t);
 	size_t (*recovery_write)(struct dax_device *, long unsigned int, void *, size_t, struct iov_iter *);
 };
@@ -103496,13 +104026,13 @@ struct ifb_q_private {
 	struct sk_buff_head tq;
 	struct ifb_q_stats rx_stats;
 	struct ifb_q_stats tx_stats;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct ifb_dev_private {
@@ -103631,27 +104161,27 @@ struct phy_device {
 	u32 phyindex;
 	u32 phy_id;
 	struct phy_c45_device_ids c45_ids;
-	unsigned int is_c45: 1;
-	unsigned int is_internal: 1;
-	unsigned int is_pseudo_fixed_link: 1;
-	unsigned int is_gigabit_capable: 1;
-	unsigned int has_fixups: 1;
-	unsigned int suspended: 1;
-	unsigned int suspended_by_mdio_bus: 1;
-	unsigned int sysfs_links: 1;
-	unsigned int loopback_enabled: 1;
-	unsigned int downshifted_rate: 1;
-	unsigned int is_on_sfp_module: 1;
-	unsigned int mac_managed_pm: 1;
-	unsigned int wol_enabled: 1;
-	unsigned int is_genphy_driven: 1;
-	unsigned int autoneg: 1;
-	unsigned int link: 1;
-	unsigned int autoneg_complete: 1;
-	unsigned int interrupts: 1;
-	unsigned int irq_suspended: 1;
-	unsigned int irq_rerun: 1;
-	unsigned int default_timestamp: 1;
+	unsigned int is_c45 : 1;
+	unsigned int is_internal : 1;
+	unsigned int is_pseudo_fixed_link : 1;
+	unsigned int is_gigabit_capable : 1;
+	unsigned int has_fixups : 1;
+	unsigned int suspended : 1;
+	unsigned int suspended_by_mdio_bus : 1;
+	unsigned int sysfs_links : 1;
+	unsigned int loopback_enabled : 1;
+	unsigned int downshifted_rate : 1;
+	unsigned int is_on_sfp_module : 1;
+	unsigned int mac_managed_pm : 1;
+	unsigned int wol_enabled : 1;
+	unsigned int is_genphy_driven : 1;
+	unsigned int autoneg : 1;
+	unsigned int link : 1;
+	unsigned int autoneg_complete : 1;
+	unsigned int interrupts : 1;
+	unsigned int irq_suspended : 1;
+	unsigned int irq_rerun : 1;
+	unsigned int default_timestamp : 1;
 	int rate_matching;
 	enum phy_state state;
 	u32 dev_flags;
@@ -103854,7 +104384,7 @@ struct phy_driver {
 	u32 phy_id;
 	char *name;
 	u32 phy_id_mask;
-	const long unsigned int * const features;
+	const long unsigned int *const features;
 	u32 flags;
 	const void *driver_data;
 	int (*soft_reset)(struct phy_device *);
@@ -103885,7 +104415,8 @@ struct phy_driver {
 	int (*cable_test_start)(struct phy_device *);
 	int (*cable_test_tdr_start)(struct phy_device *, const struct phy_tdr_config *);
 	int (*cable_test_get_status)(struct phy_device *, bool *);
-	void (*get_phy_stats)(struct phy_device *, struct ethtool_eth_phy_stats *, struct ethtool_phy_stats *);
+	void (*get_phy_stats)(struct phy_device *, struct ethtool_eth_phy_stats *,
+			      struct ethtool_phy_stats *);
 	void (*get_link_stats)(struct phy_device *, struct ethtool_link_ext_stats *);
 	int (*update_stats)(struct phy_device *);
 	int (*get_sset_count)(struct phy_device *);
@@ -103937,12 +104468,12 @@ struct tap_dev {
 
 struct tap_queue {
 	struct sock sk;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct socket sock;
 	int vnet_hdr_sz;
 	struct tap_dev *tap;
@@ -103951,8 +104482,8 @@ struct tap_queue {
 	u16 queue_index;
 	bool enabled;
 	struct list_head next;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 	struct ptr_ring ring;
 };
 
@@ -103972,7 +104503,7 @@ enum {
 };
 
 struct mii_timestamping_ctrl {
-	struct mii_timestamper * (*probe_channel)(struct device *, unsigned int);
+	struct mii_timestamper *(*probe_channel)(struct device *, unsigned int);
 	void (*release_channel)(struct device *, struct mii_timestamper *);
 };
 
@@ -104304,12 +104835,12 @@ struct tun_struct;
 
 struct tun_file {
 	struct sock sk;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct socket socket;
 	struct tun_struct *tun;
 	struct fasync_struct *fasync;
@@ -104324,13 +104855,13 @@ struct tun_file {
 	struct mutex napi_mutex;
 	struct list_head next;
 	struct tun_struct *detached;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct ptr_ring tx_ring;
 	struct xdp_rxq_info xdp_rxq;
 };
@@ -104382,15 +104913,15 @@ struct tun_flow_entry {
 	u32 rxhash;
 	u32 rps_rxhash;
 	int queue_index;
-	long: 64;
+	long : 64;
 	long unsigned int updated;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct tun_prog {
@@ -104483,20 +105014,20 @@ struct veth_rq {
 	struct xdp_mem_info xdp_mem;
 	struct veth_rq_stats stats;
 	bool rx_notify_masked;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct ptr_ring xdp_ring;
 	struct xdp_rxq_info xdp_rxq;
 	struct page_pool *page_pool;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct veth_priv {
@@ -104601,8 +105132,8 @@ struct xsk_buff_pool {
 	spinlock_t cq_prod_lock;
 	spinlock_t cq_cached_prod_lock;
 	struct xdp_buff_xsk *free_heads[0];
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 };
 
 struct sd_flow_limit;
@@ -104622,29 +105153,29 @@ struct softnet_data {
 	struct Qdisc **output_queue_tailp;
 	struct sk_buff *completion_queue;
 	struct netdev_xmit xmit;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	unsigned int input_queue_head;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	call_single_data_t csd;
 	struct softnet_data *rps_ipi_next;
 	unsigned int cpu;
 	unsigned int input_queue_tail;
 	struct sk_buff_head input_pkt_queue;
 	struct napi_struct backlog;
-	long: 64;
+	long : 64;
 	struct numa_drop_counters drop_counters;
 	int defer_ipi_scheduled;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	call_single_data_t defer_csd;
 };
 
@@ -104830,7 +105361,7 @@ struct xdp_buff_xsk {
 	dma_addr_t frame_dma;
 	struct xsk_buff_pool *pool;
 	struct list_head list_node;
-	long: 64;
+	long : 64;
 };
 
 struct ewma_pkt_len {
@@ -104916,31 +105447,31 @@ struct receive_queue {
 	struct scatterlist sg[19];
 	unsigned int min_buf_len;
 	char name[16];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct xdp_rxq_info xdp_rxq;
 	struct virtnet_rq_dma *last_dma;
 	struct xsk_buff_pool *xsk_pool;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct xdp_rxq_info xsk_rxq_info;
 	struct xdp_buff **xsk_buffs;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct control_buf {
@@ -105034,20 +105565,20 @@ struct icmpv6_echo {
 };
 
 struct icmpv6_nd_advt {
-	__u32 reserved: 5;
-	__u32 override: 1;
-	__u32 solicited: 1;
-	__u32 router: 1;
-	__u32 reserved2: 24;
+	__u32 reserved : 5;
+	__u32 override : 1;
+	__u32 solicited : 1;
+	__u32 router : 1;
+	__u32 reserved2 : 24;
 };
 
 struct icmpv6_nd_ra {
 	__u8 hop_limit;
-	__u8 reserved: 3;
-	__u8 router_pref: 2;
-	__u8 home_agent: 1;
-	__u8 other: 1;
-	__u8 managed: 1;
+	__u8 reserved : 3;
+	__u8 router_pref : 2;
+	__u8 home_agent : 1;
+	__u8 other : 1;
+	__u8 managed : 1;
 	__be16 rt_lifetime;
 };
 
@@ -105228,8 +105759,8 @@ struct nl_info {
 	struct nlmsghdr *nlh;
 	struct net *nl_net;
 	u32 portid;
-	u8 skip_notify: 1;
-	u8 skip_notify_kernel: 1;
+	u8 skip_notify : 1;
+	u8 skip_notify_kernel : 1;
 };
 
 struct ip_sf_socklist;
@@ -105257,12 +105788,12 @@ enum {
 struct udp_prod_queue {
 	struct llist_head ll_root;
 	atomic_t rmem_alloc;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct udp_sock {
@@ -105280,20 +105811,20 @@ struct udp_sock {
 	void (*encap_err_rcv)(struct sock *, struct sk_buff *, int, __be16, u32, u8 *);
 	int (*encap_err_lookup)(struct sock *, struct sk_buff *);
 	void (*encap_destroy)(struct sock *);
-	struct sk_buff * (*gro_receive)(struct sock *, struct list_head *, struct sk_buff *);
+	struct sk_buff *(*gro_receive)(struct sock *, struct list_head *, struct sk_buff *);
 	int (*gro_complete)(struct sock *, struct sk_buff *, int);
 	struct udp_prod_queue *udp_prod_queue;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct sk_buff_head reader_queue;
 	int forward_deficit;
 	int forward_threshold;
 	bool peeking_with_offset;
 	struct hlist_node tunnel_list;
-	long: 64;
+	long : 64;
 	struct numa_drop_counters drop_counters;
 };
 
@@ -105319,29 +105850,37 @@ struct fib6_config;
 struct ipv6_stub {
 	int (*ipv6_sock_mc_join)(struct sock *, int, const struct in6_addr *);
 	int (*ipv6_sock_mc_drop)(struct sock *, int, const struct in6_addr *);
-	struct dst_entry * (*ipv6_dst_lookup_flow)(struct net *, const struct sock *, struct flowi6 *, const struct in6_addr *);
+	struct dst_entry *(*ipv6_dst_lookup_flow)(struct net *, const struct sock *, struct flowi6 *,
+						  const struct in6_addr *);
 	int (*ipv6_route_input)(struct sk_buff *);
-	struct fib6_table * (*fib6_get_table)(struct net *, u32);
+	struct fib6_table *(*fib6_get_table)(struct net *, u32);
 	int (*fib6_lookup)(struct net *, int, struct flowi6 *, struct fib6_result *, int);
-	int (*fib6_table_lookup)(struct net *, struct fib6_table *, int, struct flowi6 *, struct fib6_result *, int);
-	void (*fib6_select_path)(const struct net *, struct fib6_result *, struct flowi6 *, int, bool, const struct sk_buff *, int);
-	u32 (*ip6_mtu_from_fib6)(const struct fib6_result *, const struct in6_addr *, const struct in6_addr *);
-	int (*fib6_nh_init)(struct net *, struct fib6_nh *, struct fib6_config *, gfp_t, struct netlink_ext_ack *);
+	int (*fib6_table_lookup)(struct net *, struct fib6_table *, int, struct flowi6 *,
+				 struct fib6_result *, int);
+	void (*fib6_select_path)(const struct net *, struct fib6_result *, struct flowi6 *, int, bool,
+				 const struct sk_buff *, int);
+	u32 (*ip6_mtu_from_fib6)(const struct fib6_result *, const struct in6_addr *,
+				 const struct in6_addr *);
+	int (*fib6_nh_init)(struct net *, struct fib6_nh *, struct fib6_config *, gfp_t,
+			    struct netlink_ext_ack *);
 	void (*fib6_nh_release)(struct fib6_nh *);
 	void (*fib6_nh_release_dsts)(struct fib6_nh *);
 	void (*fib6_update_sernum)(struct net *, struct fib6_info *);
 	int (*ip6_del_rt)(struct net *, struct fib6_info *, bool);
 	void (*fib6_rt_update)(struct net *, struct fib6_info *, struct nl_info *);
 	void (*udpv6_encap_enable)(void);
-	void (*ndisc_send_na)(struct net_device *, const struct in6_addr *, const struct in6_addr *, bool, bool, bool, bool);
+	void (*ndisc_send_na)(struct net_device *, const struct in6_addr *, const struct in6_addr *, bool,
+			      bool, bool, bool);
 	void (*xfrm6_local_rxpmtu)(struct sk_buff *, u32);
 	int (*xfrm6_udp_encap_rcv)(struct sock *, struct sk_buff *);
-	struct sk_buff * (*xfrm6_gro_udp_encap_rcv)(struct sock *, struct list_head *, struct sk_buff *);
+	struct sk_buff *(*xfrm6_gro_udp_encap_rcv)(struct sock *, struct list_head *, struct sk_buff *);
 	int (*xfrm6_rcv_encap)(struct sk_buff *, int, __be32, int);
 	struct neigh_table *nd_tbl;
-	int (*ipv6_fragment)(struct net *, struct sock *, struct sk_buff *, int (*)(struct net *, struct sock *, struct sk_buff *));
-	struct net_device * (*ipv6_dev_find)(struct net *, const struct in6_addr *, struct net_device *);
-	int (*ip6_xmit)(const struct sock *, struct sk_buff *, struct flowi6 *, __u32, struct ipv6_txoptions *, int, u32);
+	int (*ipv6_fragment)(struct net *, struct sock *, struct sk_buff *,
+			     int (*)(struct net *, struct sock *, struct sk_buff *));
+	struct net_device *(*ipv6_dev_find)(struct net *, const struct in6_addr *, struct net_device *);
+	int (*ip6_xmit)(const struct sock *, struct sk_buff *, struct flowi6 *, __u32,
+			struct ipv6_txoptions *, int, u32);
 };
 
 struct fib6_result {
@@ -105361,9 +105900,9 @@ struct fib6_config {
 	u32 fc_flags;
 	u32 fc_protocol;
 	u16 fc_type;
-	u16 fc_delete_all_nh: 1;
-	u16 fc_ignore_dev_down: 1;
-	u16 __unused: 14;
+	u16 fc_delete_all_nh : 1;
+	u16 fc_ignore_dev_down : 1;
+	u16 __unused : 14;
 	u32 fc_nh_id;
 	struct in6_addr fc_dst;
 	struct in6_addr fc_src;
@@ -105420,27 +105959,27 @@ struct napi_gro_cb {
 	union {
 		struct {
 			u16 gro_remcsum_start;
-			u8 same_flow: 1;
-			u8 encap_mark: 1;
-			u8 csum_valid: 1;
-			u8 csum_cnt: 3;
-			u8 free: 2;
-			u8 is_fou: 1;
-			u8 ip_fixedid: 2;
-			u8 recursion_counter: 4;
-			u8 is_flist: 1;
+			u8 same_flow : 1;
+			u8 encap_mark : 1;
+			u8 csum_valid : 1;
+			u8 csum_cnt : 3;
+			u8 free : 2;
+			u8 is_fou : 1;
+			u8 ip_fixedid : 2;
+			u8 recursion_counter : 4;
+			u8 is_flist : 1;
 		};
 		struct {
 			u16 gro_remcsum_start;
-			u8 same_flow: 1;
-			u8 encap_mark: 1;
-			u8 csum_valid: 1;
-			u8 csum_cnt: 3;
-			u8 free: 2;
-			u8 is_fou: 1;
-			u8 ip_fixedid: 2;
-			u8 recursion_counter: 4;
-			u8 is_flist: 1;
+			u8 same_flow : 1;
+			u8 encap_mark : 1;
+			u8 csum_valid : 1;
+			u8 csum_cnt : 3;
+			u8 free : 2;
+			u8 is_fou : 1;
+			u8 ip_fixedid : 2;
+			u8 recursion_counter : 4;
+			u8 is_flist : 1;
 		} zeroed;
 	};
 	__wsum csum;
@@ -105453,7 +105992,7 @@ struct napi_gro_cb {
 	};
 };
 
-typedef struct sk_buff * (*gro_receive_t)(struct list_head *, struct sk_buff *);
+typedef struct sk_buff *(*gro_receive_t)(struct list_head *, struct sk_buff *);
 
 struct gro_remcsum {
 	int offset;
@@ -105505,9 +106044,9 @@ struct nh_notifier_single_info {
 		struct in6_addr ipv6;
 	};
 	u32 id;
-	u8 is_reject: 1;
-	u8 is_fdb: 1;
-	u8 has_encap: 1;
+	u8 is_reject : 1;
+	u8 is_fdb : 1;
+	u8 has_encap : 1;
 };
 
 struct nh_notifier_grp_entry_info {
@@ -105596,7 +106135,7 @@ struct ip_tunnel_info {
 	struct dst_cache dst_cache;
 	u8 options_len;
 	u8 mode;
-	long: 0;
+	long : 0;
 	u8 options[0];
 };
 
@@ -105613,10 +106152,10 @@ struct udp_port_cfg {
 	__be16 local_udp_port;
 	__be16 peer_udp_port;
 	int bind_ifindex;
-	unsigned int use_udp_checksums: 1;
-	unsigned int use_udp6_tx_checksums: 1;
-	unsigned int use_udp6_rx_checksums: 1;
-	unsigned int ipv6_v6only: 1;
+	unsigned int use_udp_checksums : 1;
+	unsigned int use_udp6_tx_checksums : 1;
+	unsigned int use_udp6_rx_checksums : 1;
+	unsigned int ipv6_v6only : 1;
 };
 
 typedef int (*udp_tunnel_encap_rcv_t)(struct sock *, struct sk_buff *);
@@ -105627,7 +106166,7 @@ typedef void (*udp_tunnel_encap_err_rcv_t)(struct sock *, struct sk_buff *, int,
 
 typedef void (*udp_tunnel_encap_destroy_t)(struct sock *);
 
-typedef struct sk_buff * (*udp_tunnel_gro_receive_t)(struct sock *, struct list_head *, struct sk_buff *);
+typedef struct sk_buff *(*udp_tunnel_gro_receive_t)(struct sock *, struct list_head *, struct sk_buff *);
 
 typedef int (*udp_tunnel_gro_complete_t)(struct sock *, struct sk_buff *, int);
 
@@ -105728,22 +106267,22 @@ struct vxlanhdr {
 
 struct vxlanhdr_gbp {
 	u8 vx_flags;
-	u8 reserved_flags1: 3;
-	u8 policy_applied: 1;
-	u8 reserved_flags2: 2;
-	u8 dont_learn: 1;
-	u8 reserved_flags3: 1;
+	u8 reserved_flags1 : 3;
+	u8 policy_applied : 1;
+	u8 reserved_flags2 : 2;
+	u8 dont_learn : 1;
+	u8 reserved_flags3 : 1;
 	__be16 policy_id;
 	__be32 vx_vni;
 };
 
 struct vxlanhdr_gpe {
-	u8 oam_flag: 1;
-	u8 reserved_flags1: 1;
-	u8 np_applied: 1;
-	u8 instance_applied: 1;
-	u8 version: 2;
-	u8 reserved_flags2: 2;
+	u8 oam_flag : 1;
+	u8 reserved_flags1 : 1;
+	u8 np_applied : 1;
+	u8 instance_applied : 1;
+	u8 version : 2;
+	u8 reserved_flags2 : 2;
 	u8 reserved_flags3;
 	u8 reserved_flags4;
 	u8 next_protocol;
@@ -105771,7 +106310,7 @@ union vxlan_addr {
 struct vxlan_rdst {
 	union vxlan_addr remote_ip;
 	__be16 remote_port;
-	u8 offloaded: 1;
+	u8 offloaded : 1;
 	__be32 remote_vni;
 	u32 remote_ifindex;
 	struct net_device *remote_dev;
@@ -106147,8 +106686,8 @@ struct vxlan_mdb_flush_desc {
 };
 
 struct netdev_lag_lower_state_info {
-	u8 link_up: 1;
-	u8 tx_enabled: 1;
+	u8 link_up : 1;
+	u8 tx_enabled : 1;
 };
 
 struct net_failover_info {
@@ -106782,7 +107321,8 @@ struct power_supply_desc {
 	const enum power_supply_property *properties;
 	size_t num_properties;
 	int (*get_property)(struct power_supply *, enum power_supply_property, union power_supply_propval *);
-	int (*set_property)(struct power_supply *, enum power_supply_property, const union power_supply_propval *);
+	int (*set_property)(struct power_supply *, enum power_supply_property,
+			    const union power_supply_propval *);
 	int (*property_is_writeable)(struct power_supply *, enum power_supply_property);
 	void (*external_power_changed)(struct power_supply *);
 	bool no_thermal;
@@ -106817,14 +107357,17 @@ struct power_supply {
 };
 
 struct power_supply_ext {
-	const char * const name;
+	const char *const name;
 	u8 charge_behaviours;
 	u32 charge_types;
 	const enum power_supply_property *properties;
 	size_t num_properties;
-	int (*get_property)(struct power_supply *, const struct power_supply_ext *, void *, enum power_supply_property, union power_supply_propval *);
-	int (*set_property)(struct power_supply *, const struct power_supply_ext *, void *, enum power_supply_property, const union power_supply_propval *);
-	int (*property_is_writeable)(struct power_supply *, const struct power_supply_ext *, void *, enum power_supply_property);
+	int (*get_property)(struct power_supply *, const struct power_supply_ext *, void *,
+			    enum power_supply_property, union power_supply_propval *);
+	int (*set_property)(struct power_supply *, const struct power_supply_ext *, void *,
+			    enum power_supply_property, const union power_supply_propval *);
+	int (*property_is_writeable)(struct power_supply *, const struct power_supply_ext *, void *,
+				     enum power_supply_property);
 };
 
 struct power_supply_maintenance_charge_table;
@@ -106930,7 +107473,8 @@ struct cooling_spec {
 };
 
 struct thermal_zone_device_ops {
-	bool (*should_bind)(struct thermal_zone_device *, const struct thermal_trip *, struct thermal_cooling_device *, struct cooling_spec *);
+	bool (*should_bind)(struct thermal_zone_device *, const struct thermal_trip *,
+			    struct thermal_cooling_device *, struct cooling_spec *);
 	int (*get_temp)(struct thermal_zone_device *, int *);
 	int (*set_trips)(struct thermal_zone_device *, int, int);
 	int (*change_mode)(struct thermal_zone_device *, enum thermal_device_mode);
@@ -107052,7 +107596,7 @@ struct power_supply_attr {
 	const char *prop_name;
 	char attr_name[31];
 	struct device_attribute dev_attr;
-	const char * const *text_values;
+	const char *const *text_values;
 	int text_values_len;
 };
 
@@ -107211,7 +107755,8 @@ typedef void (*btf_trace_thermal_temperature)(void *, struct thermal_zone_device
 
 typedef void (*btf_trace_cdev_update)(void *, struct thermal_cooling_device *, long unsigned int);
 
-typedef void (*btf_trace_thermal_zone_trip)(void *, struct thermal_zone_device *, int, enum thermal_trip_type);
+typedef void (*btf_trace_thermal_zone_trip)(void *, struct thermal_zone_device *, int,
+					    enum thermal_trip_type);
 
 struct user_threshold {
 	struct list_head list_node;
@@ -108078,9 +108623,11 @@ struct hid_driver {
 	const struct hid_usage_id *usage_table;
 	int (*event)(struct hid_device *, struct hid_field *, struct hid_usage *, __s32);
 	void (*report)(struct hid_device *, struct hid_report *);
-	const __u8 * (*report_fixup)(struct hid_device *, __u8 *, unsigned int *);
-	int (*input_mapping)(struct hid_device *, struct hid_input *, struct hid_field *, struct hid_usage *, long unsigned int **, int *);
-	int (*input_mapped)(struct hid_device *, struct hid_input *, struct hid_field *, struct hid_usage *, long unsigned int **, int *);
+	const __u8 *(*report_fixup)(struct hid_device *, __u8 *, unsigned int *);
+	int (*input_mapping)(struct hid_device *, struct hid_input *, struct hid_field *, struct hid_usage *,
+			     long unsigned int **, int *);
+	int (*input_mapped)(struct hid_device *, struct hid_input *, struct hid_field *, struct hid_usage *,
+			    long unsigned int **, int *);
 	int (*input_configured)(struct hid_device *, struct hid_input *);
 	void (*feature_mapping)(struct hid_device *, struct hid_field *, struct hid_usage *);
 	int (*suspend)(struct hid_device *, pm_message_t);
@@ -108451,11 +108998,15 @@ struct trace_event_data_offsets_non_standard_event {
 	const void *buf_ptr_;
 };
 
-typedef void (*btf_trace_mc_event)(void *, const unsigned int, const char *, const char *, const int, const u8, const s8, const s8, const s8, long unsigned int, const u8, long unsigned int, const char *);
+typedef void (*btf_trace_mc_event)(void *, const unsigned int, const char *, const char *, const int,
+				   const u8, const s8, const s8, const s8, long unsigned int, const u8,
+				   long unsigned int, const char *);
 
-typedef void (*btf_trace_arm_event)(void *, const struct cper_sec_proc_arm *, const u8 *, const u32, const u8 *, const u32, const u8 *, const u32, u8, int);
+typedef void (*btf_trace_arm_event)(void *, const struct cper_sec_proc_arm *, const u8 *, const u32,
+				    const u8 *, const u32, const u8 *, const u32, u8, int);
 
-typedef void (*btf_trace_non_standard_event)(void *, const guid_t *, const guid_t *, const char *, const u8, const u8 *, const u32);
+typedef void (*btf_trace_non_standard_event)(void *, const guid_t *, const guid_t *, const char *, const u8,
+					     const u8 *, const u32);
 
 struct nvp_uvm_proc {
 	struct list_head node;
@@ -109072,7 +109623,9 @@ struct inet_connection_sock_af_ops {
 	int (*rebuild_header)(struct sock *);
 	void (*sk_rx_dst_set)(struct sock *, const struct sk_buff *);
 	int (*conn_request)(struct sock *, struct sk_buff *);
-	struct sock * (*syn_recv_sock)(const struct sock *, struct sk_buff *, struct request_sock *, struct dst_entry *, struct request_sock *, bool *, void (*)(struct sock *, const struct sock *));
+	struct sock *(*syn_recv_sock)(const struct sock *, struct sk_buff *, struct request_sock *,
+				      struct dst_entry *, struct request_sock *, bool *,
+				      void (*)(struct sock *, const struct sock *));
 	u16 net_header_len;
 	int (*setsockopt)(struct sock *, int, int, sockptr_t, unsigned int);
 	int (*getsockopt)(struct sock *, int, int, char *, int *);
@@ -109102,10 +109655,10 @@ struct inet_connection_sock {
 	const struct tcp_ulp_ops *icsk_ulp_ops;
 	void *icsk_ulp_data;
 	unsigned int (*icsk_sync_mss)(struct sock *, u32);
-	__u8 icsk_ca_state: 5;
-	__u8 icsk_ca_initialized: 1;
-	__u8 icsk_ca_setsockopt: 1;
-	__u8 icsk_ca_dst_locked: 1;
+	__u8 icsk_ca_state : 5;
+	__u8 icsk_ca_initialized : 1;
+	__u8 icsk_ca_setsockopt : 1;
+	__u8 icsk_ca_dst_locked : 1;
 	__u8 icsk_retransmits;
 	__u8 icsk_pending;
 	__u8 icsk_backoff;
@@ -109117,10 +109670,10 @@ struct inet_connection_sock {
 		__u8 quick;
 		__u8 pingpong;
 		__u8 retry;
-		__u32 ato: 8;
-		__u32 lrcv_flowlabel: 20;
-		__u32 dst_quick_ack: 1;
-		__u32 unused: 3;
+		__u32 ato : 8;
+		__u32 lrcv_flowlabel : 20;
+		__u32 dst_quick_ack : 1;
+		__u32 unused : 3;
 		__u32 lrcvtime;
 		__u16 last_seg_size;
 		__u16 rcv_mss;
@@ -109128,8 +109681,8 @@ struct inet_connection_sock {
 	struct {
 		int search_high;
 		int search_low;
-		u32 probe_size: 31;
-		u32 enabled: 1;
+		u32 probe_size : 31;
+		u32 enabled : 1;
 		u32 probe_timestamp;
 	} icsk_mtup;
 	u32 icsk_probes_tstamp;
@@ -109194,17 +109747,17 @@ struct tcp_options_received {
 	u32 ts_recent;
 	u32 rcv_tsval;
 	u32 rcv_tsecr;
-	u16 saw_tstamp: 1;
-	u16 tstamp_ok: 1;
-	u16 dsack: 1;
-	u16 wscale_ok: 1;
-	u16 sack_ok: 3;
-	u16 smc_ok: 1;
-	u16 snd_wscale: 4;
-	u16 rcv_wscale: 4;
-	u8 accecn: 6;
-	u8 saw_unknown: 1;
-	u8 unused: 1;
+	u16 saw_tstamp : 1;
+	u16 tstamp_ok : 1;
+	u16 dsack : 1;
+	u16 wscale_ok : 1;
+	u16 sack_ok : 3;
+	u16 smc_ok : 1;
+	u16 snd_wscale : 4;
+	u16 rcv_wscale : 4;
+	u8 accecn : 6;
+	u8 saw_unknown : 1;
+	u8 unused : 1;
 	u8 num_sacks;
 	u16 user_mss;
 	u16 mss_clamp;
@@ -109216,9 +109769,9 @@ struct tcp_rack {
 	u32 end_seq;
 	u32 last_delivered;
 	u8 reo_wnd_steps;
-	u8 reo_wnd_persist: 5;
-	u8 dsack_seen: 1;
-	u8 advanced: 1;
+	u8 reo_wnd_persist : 5;
+	u8 dsack_seen : 1;
+	u8 advanced : 1;
 };
 
 struct tcp_sock_af_ops;
@@ -109247,11 +109800,11 @@ struct tcp_sock {
 	u32 sacked_out;
 	u16 tcp_header_len;
 	u8 scaling_ratio;
-	u8 repair: 1;
-	u8 tcp_usec_ts: 1;
-	u8 is_sack_reneg: 1;
-	u8 is_cwnd_limited: 1;
-	u8 recvmsg_inq: 1;
+	u8 repair : 1;
+	u8 tcp_usec_ts : 1;
+	u8 is_sack_reneg : 1;
+	u8 is_cwnd_limited : 1;
+	u8 recvmsg_inq : 1;
 	__u8 __cacheline_group_end__tcp_sock_read_txrx[0];
 	__u8 __cacheline_group_begin__tcp_sock_read_rx[0];
 	u32 copied_seq;
@@ -109266,7 +109819,7 @@ struct tcp_sock {
 	struct minmax rtt_min;
 	struct rb_root out_of_order_queue;
 	__u8 __cacheline_group_end__tcp_sock_read_rx[0];
-	long: 64;
+	long : 64;
 	__u8 __cacheline_group_begin__tcp_sock_write_tx[0];
 	u32 segs_out;
 	u32 data_segs_out;
@@ -109287,15 +109840,15 @@ struct tcp_sock {
 	u8 ecn_flags;
 	__u8 __cacheline_group_end__tcp_sock_write_tx[0];
 	__u8 __cacheline_group_begin__tcp_sock_write_txrx[0];
-	u8 nonagle: 4;
-	u8 rate_app_limited: 1;
-	short: 3;
-	u8 received_ce_pending: 4;
-	u8 unused2: 4;
-	u8 accecn_minlen: 2;
-	u8 est_ecnfield: 2;
-	u8 accecn_opt_demand: 2;
-	u8 prev_ecnfield: 2;
+	u8 nonagle : 4;
+	u8 rate_app_limited : 1;
+	short : 3;
+	u8 received_ce_pending : 4;
+	u8 unused2 : 4;
+	u8 accecn_minlen : 2;
+	u8 est_ecnfield : 2;
+	u8 accecn_opt_demand : 2;
+	u8 prev_ecnfield : 2;
 	__be32 pred_flags;
 	u64 tcp_clock_cache;
 	u64 tcp_mstamp;
@@ -109345,26 +109898,26 @@ struct tcp_sock {
 	struct list_head tsq_node;
 	struct tcp_rack rack;
 	u8 compressed_ack;
-	u8 dup_ack_counter: 2;
-	u8 tlp_retrans: 1;
-	u8 syn_ect_snt: 2;
-	u8 syn_ect_rcv: 2;
-	u8 thin_lto: 1;
-	u8 fastopen_connect: 1;
-	u8 fastopen_no_cookie: 1;
-	u8 fastopen_client_fail: 2;
-	u8 frto: 1;
+	u8 dup_ack_counter : 2;
+	u8 tlp_retrans : 1;
+	u8 syn_ect_snt : 2;
+	u8 syn_ect_rcv : 2;
+	u8 thin_lto : 1;
+	u8 fastopen_connect : 1;
+	u8 fastopen_no_cookie : 1;
+	u8 fastopen_client_fail : 2;
+	u8 frto : 1;
 	u8 repair_queue;
-	u8 save_syn: 2;
-	u8 syn_data: 1;
-	u8 syn_fastopen: 1;
-	u8 syn_fastopen_exp: 1;
-	u8 syn_fastopen_ch: 1;
-	u8 syn_data_acked: 1;
-	u8 syn_fastopen_child: 1;
+	u8 save_syn : 2;
+	u8 syn_data : 1;
+	u8 syn_fastopen : 1;
+	u8 syn_fastopen_exp : 1;
+	u8 syn_fastopen_ch : 1;
+	u8 syn_data_acked : 1;
+	u8 syn_fastopen_child : 1;
 	u8 keepalive_probes;
-	u8 accecn_fail_mode: 4;
-	u8 saw_accecn_opt: 2;
+	u8 accecn_fail_mode : 4;
+	u8 saw_accecn_opt : 2;
 	u32 tcp_tx_delay;
 	u32 mdev_max_us;
 	u32 reord_seen;
@@ -109398,7 +109951,7 @@ struct tcp_sock {
 	unsigned int keepalive_intvl;
 	int linger2;
 	u8 bpf_sock_ops_cb_flags;
-	u8 bpf_chg_cc_inprogress: 1;
+	u8 bpf_chg_cc_inprogress : 1;
 	u16 timeout_rehash;
 	u32 rcv_ooopack;
 	struct {
@@ -109412,14 +109965,15 @@ struct tcp_sock {
 	struct tcp_fastopen_request *fastopen_req;
 	struct request_sock *fastopen_rsk;
 	struct saved_syn *saved_syn;
-	long: 64;
+	long : 64;
 };
 
 struct tcp_md5sig_key;
 
 struct tcp_sock_af_ops {
-	struct tcp_md5sig_key * (*md5_lookup)(const struct sock *, const struct sock *);
-	int (*calc_md5_hash)(char *, const struct tcp_md5sig_key *, const struct sock *, const struct sk_buff *);
+	struct tcp_md5sig_key *(*md5_lookup)(const struct sock *, const struct sock *);
+	int (*calc_md5_hash)(char *, const struct tcp_md5sig_key *, const struct sock *,
+			     const struct sk_buff *);
 	int (*md5_parse)(struct sock *, int, sockptr_t, int);
 };
 
@@ -109500,15 +110054,15 @@ enum sknetlink_groups {
 
 struct inet_request_sock {
 	struct request_sock req;
-	u16 snd_wscale: 4;
-	u16 rcv_wscale: 4;
-	u16 tstamp_ok: 1;
-	u16 sack_ok: 1;
-	u16 wscale_ok: 1;
-	u16 ecn_ok: 1;
-	u16 acked: 1;
-	u16 no_srccheck: 1;
-	u16 smc_ok: 1;
+	u16 snd_wscale : 4;
+	u16 rcv_wscale : 4;
+	u16 tstamp_ok : 1;
+	u16 sack_ok : 1;
+	u16 wscale_ok : 1;
+	u16 ecn_ok : 1;
+	u16 acked : 1;
+	u16 no_srccheck : 1;
+	u16 smc_ok : 1;
 	u32 ir_mark;
 	union {
 		struct ip_options_rcu *ireq_opt;
@@ -109539,10 +110093,10 @@ struct tcp_request_sock {
 	u32 rcv_nxt;
 	u8 syn_tos;
 	bool accecn_ok;
-	u8 syn_ect_snt: 2;
-	u8 syn_ect_rcv: 2;
-	u8 accecn_fail_mode: 4;
-	u8 saw_accecn_opt: 2;
+	u8 syn_ect_snt : 2;
+	u8 syn_ect_rcv : 2;
+	u8 accecn_fail_mode : 4;
+	u8 saw_accecn_opt : 2;
 };
 
 enum tcp_synack_type {
@@ -109555,12 +110109,15 @@ union tcp_seq_and_ts_off;
 
 struct tcp_request_sock_ops {
 	u16 mss_clamp;
-	struct tcp_md5sig_key * (*req_md5_lookup)(const struct sock *, const struct sock *);
-	int (*calc_md5_hash)(char *, const struct tcp_md5sig_key *, const struct sock *, const struct sk_buff *);
+	struct tcp_md5sig_key *(*req_md5_lookup)(const struct sock *, const struct sock *);
+	int (*calc_md5_hash)(char *, const struct tcp_md5sig_key *, const struct sock *,
+			     const struct sk_buff *);
 	__u32 (*cookie_init_seq)(const struct sk_buff *, __u16 *);
-	struct dst_entry * (*route_req)(const struct sock *, struct sk_buff *, struct flowi *, struct request_sock *, u32);
+	struct dst_entry *(*route_req)(const struct sock *, struct sk_buff *, struct flowi *,
+				       struct request_sock *, u32);
 	union tcp_seq_and_ts_off (*init_seq_and_ts_off)(const struct net *, const struct sk_buff *);
-	int (*send_synack)(const struct sock *, struct dst_entry *, struct flowi *, struct request_sock *, struct tcp_fastopen_cookie *, enum tcp_synack_type, struct sk_buff *);
+	int (*send_synack)(const struct sock *, struct dst_entry *, struct flowi *, struct request_sock *,
+			   struct tcp_fastopen_cookie *, enum tcp_synack_type, struct sk_buff *);
 };
 
 struct mmpin {
@@ -109578,7 +110135,7 @@ struct ubuf_info_msgzc {
 		struct {
 			u32 id;
 			u16 len;
-			u16 zerocopy: 1;
+			u16 zerocopy : 1;
 			u32 bytelen;
 		};
 	};
@@ -109693,7 +110250,7 @@ enum skb_drop_reason_subsys {
 };
 
 struct drop_reason_list {
-	const char * const *reasons;
+	const char *const *reasons;
 	size_t n_reasons;
 };
 
@@ -109726,16 +110283,16 @@ struct tcp_skb_cb {
 	__u16 tcp_flags;
 	__u8 sacked;
 	__u8 ip_dsfield;
-	__u8 txstamp_ack: 2;
-	__u8 eor: 1;
-	__u8 has_rxtstamp: 1;
-	__u8 unused: 4;
+	__u8 txstamp_ack : 2;
+	__u8 eor : 1;
+	__u8 has_rxtstamp : 1;
+	__u8 unused : 4;
 	__u32 ack_seq;
 	union {
 		struct {
-			__u32 is_app_limited: 1;
-			__u32 delivered_ce: 20;
-			__u32 unused: 11;
+			__u32 is_app_limited : 1;
+			__u32 delivered_ce : 20;
+			__u32 unused : 11;
 			__u32 delivered;
 			u64 first_tx_mstamp;
 			u64 delivered_mstamp;
@@ -109965,9 +110522,9 @@ struct flow_dissector_key_tags {
 struct flow_dissector_key_vlan {
 	union {
 		struct {
-			u16 vlan_id: 12;
-			u16 vlan_dei: 1;
-			u16 vlan_priority: 3;
+			u16 vlan_id : 12;
+			u16 vlan_dei : 1;
+			u16 vlan_priority : 3;
 		};
 		__be16 vlan_tci;
 	};
@@ -109977,10 +110534,10 @@ struct flow_dissector_key_vlan {
 };
 
 struct flow_dissector_mpls_lse {
-	u32 mpls_ttl: 8;
-	u32 mpls_bos: 1;
-	u32 mpls_tc: 3;
-	u32 mpls_label: 20;
+	u32 mpls_ttl : 8;
+	u32 mpls_bos : 1;
+	u32 mpls_tc : 3;
+	u32 mpls_label : 20;
 };
 
 struct flow_dissector_key_mpls {
@@ -110125,7 +110682,7 @@ struct flow_keys {
 	struct flow_dissector_key_ports ports;
 	struct flow_dissector_key_icmp icmp;
 	struct flow_dissector_key_addrs addrs;
-	long: 0;
+	long : 0;
 };
 
 struct flow_keys_digest {
@@ -110263,27 +110820,27 @@ struct devlink_port_phys_attrs {
 struct devlink_port_pci_pf_attrs {
 	u32 controller;
 	u16 pf;
-	u8 external: 1;
+	u8 external : 1;
 };
 
 struct devlink_port_pci_vf_attrs {
 	u32 controller;
 	u16 pf;
 	u16 vf;
-	u8 external: 1;
+	u8 external : 1;
 };
 
 struct devlink_port_pci_sf_attrs {
 	u32 controller;
 	u32 sf;
 	u16 pf;
-	u8 external: 1;
+	u8 external : 1;
 };
 
 struct devlink_port_attrs {
-	u8 split: 1;
-	u8 splittable: 1;
-	u8 no_phys_port_name: 1;
+	u8 split : 1;
+	u8 splittable : 1;
+	u8 no_phys_port_name : 1;
 	u32 lanes;
 	enum devlink_port_flavour flavour;
 	struct netdev_phys_item_id switch_id;
@@ -110321,10 +110878,10 @@ struct devlink_port {
 		} type_ib;
 	};
 	struct devlink_port_attrs attrs;
-	u8 attrs_set: 1;
-	u8 switch_port: 1;
-	u8 registered: 1;
-	u8 initialized: 1;
+	u8 attrs_set : 1;
+	u8 switch_port : 1;
+	u8 registered : 1;
+	u8 initialized : 1;
 	struct delayed_work type_warn_dw;
 	struct list_head reporter_list;
 	struct devlink_rate *devlink_rate;
@@ -110407,7 +110964,8 @@ struct devlink_port_ops {
 	int (*port_fn_roce_set)(struct devlink_port *, bool, struct netlink_ext_ack *);
 	int (*port_fn_migratable_get)(struct devlink_port *, bool *, struct netlink_ext_ack *);
 	int (*port_fn_migratable_set)(struct devlink_port *, bool, struct netlink_ext_ack *);
-	int (*port_fn_state_get)(struct devlink_port *, enum devlink_port_fn_state *, enum devlink_port_fn_opstate *, struct netlink_ext_ack *);
+	int (*port_fn_state_get)(struct devlink_port *, enum devlink_port_fn_state *,
+				 enum devlink_port_fn_opstate *, struct netlink_ext_ack *);
 	int (*port_fn_state_set)(struct devlink_port *, enum devlink_port_fn_state, struct netlink_ext_ack *);
 	int (*port_fn_ipsec_crypto_get)(struct devlink_port *, bool *, struct netlink_ext_ack *);
 	int (*port_fn_ipsec_crypto_set)(struct devlink_port *, bool, struct netlink_ext_ack *);
@@ -110474,8 +111032,8 @@ struct pppoe_tag {
 };
 
 struct pppoe_hdr {
-	__u8 type: 4;
-	__u8 ver: 4;
+	__u8 type : 4;
+	__u8 ver : 4;
 	__u8 code;
 	__be16 sid;
 	__be16 length;
@@ -110535,7 +111093,7 @@ struct tc_action {
 	atomic_t tcfa_bindcnt;
 	int tcfa_action;
 	struct tcf_t tcfa_tm;
-	long: 64;
+	long : 64;
 	struct gnet_stats_basic_sync tcfa_bstats;
 	struct gnet_stats_basic_sync tcfa_bstats_hw;
 	atomic_t tcfa_drops;
@@ -110570,12 +111128,14 @@ struct tc_action_ops {
 	int (*dump)(struct sk_buff *, struct tc_action *, int, int);
 	void (*cleanup)(struct tc_action *);
 	int (*lookup)(struct net *, struct tc_action **, u32);
-	int (*init)(struct net *, struct nlattr *, struct nlattr *, struct tc_action **, struct tcf_proto *, u32, struct netlink_ext_ack *);
-	int (*walk)(struct net *, struct sk_buff *, struct netlink_callback *, int, const struct tc_action_ops *, struct netlink_ext_ack *);
+	int (*init)(struct net *, struct nlattr *, struct nlattr *, struct tc_action **, struct tcf_proto *,
+		    u32, struct netlink_ext_ack *);
+	int (*walk)(struct net *, struct sk_buff *, struct netlink_callback *, int,
+		    const struct tc_action_ops *, struct netlink_ext_ack *);
 	void (*stats_update)(struct tc_action *, u64, u64, u64, u64, bool);
 	size_t (*get_fill_size)(const struct tc_action *);
-	struct net_device * (*get_dev)(const struct tc_action *, tc_action_priv_destructor *);
-	struct psample_group * (*get_psample_group)(const struct tc_action *, tc_action_priv_destructor *);
+	struct net_device *(*get_dev)(const struct tc_action *, tc_action_priv_destructor *);
+	struct psample_group *(*get_psample_group)(const struct tc_action *, tc_action_priv_destructor *);
 	int (*offload_act_setup)(struct tc_action *, void *, u32 *, bool, struct netlink_ext_ack *);
 };
 
@@ -110646,7 +111206,8 @@ struct nf_conntrack_tuple {
 			} gre;
 		} u;
 		u_int8_t protonum;
-		struct {} __nfct_hash_offsetend;
+		struct {
+		} __nfct_hash_offsetend;
 		u_int8_t dir;
 	} dst;
 };
@@ -110684,7 +111245,8 @@ struct nf_conn {
 	long unsigned int status;
 	possible_net_t ct_net;
 	struct hlist_node nat_bysource;
-	struct {} __nfct_init_offset;
+	struct {
+	} __nfct_init_offset;
 	struct nf_conn *master;
 	u_int32_t mark;
 	u_int32_t secmark;
@@ -110702,7 +111264,7 @@ struct nf_conntrack_tuple_mask {
 struct nf_ct_ext {
 	u8 offset[9];
 	u8 len;
-	long: 0;
+	long : 0;
 	char data[0];
 };
 
@@ -110982,9 +111544,9 @@ struct tc_skb_cb {
 	u32 drop_reason;
 	u16 zone;
 	u16 mru;
-	u8 post_ct: 1;
-	u8 post_ct_snat: 1;
-	u8 post_ct_dnat: 1;
+	u8 post_ct : 1;
+	u8 post_ct_snat : 1;
+	u8 post_ct_dnat : 1;
 };
 
 struct hop_jumbo_hdr {
@@ -111136,7 +111698,7 @@ struct neigh_seq_state {
 	struct seq_net_private p;
 	struct neigh_table *tbl;
 	struct neigh_hash_table *nht;
-	void * (*neigh_sub_iter)(struct neigh_seq_state *, struct neighbour *, loff_t *);
+	void *(*neigh_sub_iter)(struct neigh_seq_state *, struct neighbour *, loff_t *);
 	unsigned int bucket;
 	unsigned int flags;
 };
@@ -111933,12 +112495,12 @@ struct inet_timewait_sock {
 	unsigned char tw_substate;
 	unsigned char tw_rcv_wscale;
 	__be16 tw_sport;
-	unsigned int tw_transparent: 1;
-	unsigned int tw_flowlabel: 20;
-	unsigned int tw_usec_ts: 1;
-	unsigned int tw_connect_bind: 1;
-	unsigned int tw_pad: 1;
-	unsigned int tw_tos: 8;
+	unsigned int tw_transparent : 1;
+	unsigned int tw_flowlabel : 20;
+	unsigned int tw_usec_ts : 1;
+	unsigned int tw_connect_bind : 1;
+	unsigned int tw_pad : 1;
+	unsigned int tw_tos : 8;
 	u32 tw_txhash;
 	u32 tw_priority;
 	u32 tw_entry_stamp;
@@ -111984,10 +112546,13 @@ struct fib_result {
 
 struct ipv6_bpf_stub {
 	int (*inet6_bind)(struct sock *, struct sockaddr *, int, u32);
-	struct sock * (*udp6_lib_lookup)(const struct net *, const struct in6_addr *, __be16, const struct in6_addr *, __be16, int, int, struct udp_table *, struct sk_buff *);
+	struct sock *(*udp6_lib_lookup)(const struct net *, const struct in6_addr *, __be16,
+					const struct in6_addr *, __be16, int, int, struct udp_table *,
+					struct sk_buff *);
 	int (*ipv6_setsockopt)(struct sock *, int, int, sockptr_t, unsigned int);
 	int (*ipv6_getsockopt)(struct sock *, int, int, sockptr_t, sockptr_t);
-	int (*ipv6_dev_get_saddr)(struct net *, const struct net_device *, const struct in6_addr *, unsigned int, struct in6_addr *);
+	int (*ipv6_dev_get_saddr)(struct net *, const struct net_device *, const struct in6_addr *,
+				  unsigned int, struct in6_addr *);
 };
 
 struct bpf_tcp_req_attrs {
@@ -112028,12 +112593,12 @@ struct sk_skb_cb {
 
 struct xdp_sock {
 	struct sock sk;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct xsk_queue *rx;
 	struct net_device *dev;
 	struct xdp_umem *umem;
@@ -112047,7 +112612,7 @@ struct xdp_sock {
 		XSK_BOUND = 1,
 		XSK_UNBOUND = 2,
 	} state;
-	long: 64;
+	long : 64;
 	struct xsk_queue *tx;
 	struct list_head tx_list;
 	u32 tx_budget_spent;
@@ -112061,13 +112626,13 @@ struct xdp_sock {
 	struct mutex mutex;
 	struct xsk_queue *fq_tmp;
 	struct xsk_queue *cq_tmp;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct ipv6_sr_hdr {
@@ -112156,10 +112721,10 @@ struct tls12_crypto_info_sm4_ccm {
 
 struct tls_strparser {
 	struct sock *sk;
-	u32 mark: 8;
-	u32 stopped: 1;
-	u32 copy_mode: 1;
-	u32 mixed_decrypted: 1;
+	u32 mark : 8;
+	u32 stopped : 1;
+	u32 copy_mode : 1;
+	u32 mixed_decrypted : 1;
 	bool msg_ready;
 	struct strp_msg stm;
 	struct sk_buff *anchor;
@@ -112172,9 +112737,9 @@ struct tls_sw_context_rx {
 	struct sk_buff_head rx_list;
 	void (*saved_data_ready)(struct sock *);
 	u8 reader_present;
-	u8 async_capable: 1;
-	u8 zc_capable: 1;
-	u8 reader_contended: 1;
+	u8 async_capable : 1;
+	u8 zc_capable : 1;
+	u8 reader_contended : 1;
 	bool key_update_pending;
 	struct tls_strparser strp;
 	atomic_t decrypt_pending;
@@ -112213,10 +112778,10 @@ union tls_crypto_context {
 
 struct tls_context {
 	struct tls_prot_info prot_info;
-	u8 tx_conf: 3;
-	u8 rx_conf: 3;
-	u8 zerocopy_sendfile: 1;
-	u8 rx_no_pad: 1;
+	u8 tx_conf : 3;
+	u8 rx_conf : 3;
+	u8 zerocopy_sendfile : 1;
+	u8 rx_no_pad : 1;
 	int (*push_pending_record)(struct sock *, int);
 	void (*sk_write_space)(struct sock *);
 	void *priv_ctx_tx;
@@ -112460,11 +113025,14 @@ typedef u64 (*btf_bpf_xdp_skc_lookup_tcp)(struct xdp_buff *, struct bpf_sock_tup
 
 typedef u64 (*btf_bpf_xdp_sk_lookup_tcp)(struct xdp_buff *, struct bpf_sock_tuple *, u32, u32, u64);
 
-typedef u64 (*btf_bpf_sock_addr_skc_lookup_tcp)(struct bpf_sock_addr_kern *, struct bpf_sock_tuple *, u32, u64, u64);
+typedef u64 (*btf_bpf_sock_addr_skc_lookup_tcp)(struct bpf_sock_addr_kern *, struct bpf_sock_tuple *, u32,
+						u64, u64);
 
-typedef u64 (*btf_bpf_sock_addr_sk_lookup_tcp)(struct bpf_sock_addr_kern *, struct bpf_sock_tuple *, u32, u64, u64);
+typedef u64 (*btf_bpf_sock_addr_sk_lookup_tcp)(struct bpf_sock_addr_kern *, struct bpf_sock_tuple *, u32, u64,
+					       u64);
 
-typedef u64 (*btf_bpf_sock_addr_sk_lookup_udp)(struct bpf_sock_addr_kern *, struct bpf_sock_tuple *, u32, u64, u64);
+typedef u64 (*btf_bpf_sock_addr_sk_lookup_udp)(struct bpf_sock_addr_kern *, struct bpf_sock_tuple *, u32, u64,
+					       u64);
 
 typedef u64 (*btf_bpf_tcp_sock)(struct sock *);
 
@@ -112991,7 +113559,8 @@ struct flow_offload_action {
 	struct flow_action action;
 };
 
-typedef int flow_indr_block_bind_cb_t(struct net_device *, struct Qdisc *, void *, enum tc_setup_type, void *, void *, void (*)(struct flow_block_cb *));
+typedef int flow_indr_block_bind_cb_t(struct net_device *, struct Qdisc *, void *, enum tc_setup_type, void *,
+				      void *, void (*)(struct flow_block_cb *));
 
 struct flow_indr_dev {
 	struct list_head list;
@@ -113142,29 +113711,29 @@ struct netdev_queue_attribute {
 
 struct net_aligned_data {
 	atomic64_t net_cookie;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	atomic_long_t tcp_memory_allocated;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	atomic_long_t udp_memory_allocated;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum {
@@ -113465,7 +114034,8 @@ struct trace_event_data_offsets_dql_stall_detected {};
 
 typedef void (*btf_trace_napi_poll)(void *, struct napi_struct *, int, int);
 
-typedef void (*btf_trace_dql_stall_detected)(void *, short unsigned int, unsigned int, long unsigned int, long unsigned int, long unsigned int, long unsigned int *);
+typedef void (*btf_trace_dql_stall_detected)(void *, short unsigned int, unsigned int, long unsigned int,
+					     long unsigned int, long unsigned int, long unsigned int *);
 
 struct trace_event_raw_sock_rcvqueue_full {
 	struct trace_entry ent;
@@ -113779,7 +114349,8 @@ struct trace_event_data_offsets_tcp_ao_event {};
 
 typedef void (*btf_trace_tcp_retransmit_skb)(void *, const struct sock *, const struct sk_buff *, int);
 
-typedef void (*btf_trace_tcp_send_reset)(void *, const struct sock *, const struct sk_buff *, const enum sk_rst_reason);
+typedef void (*btf_trace_tcp_send_reset)(void *, const struct sock *, const struct sk_buff *,
+					 const enum sk_rst_reason);
 
 typedef void (*btf_trace_tcp_receive_reset)(void *, struct sock *);
 
@@ -113791,7 +114362,8 @@ typedef void (*btf_trace_tcp_rcvbuf_grow)(void *, struct sock *, int);
 
 typedef void (*btf_trace_tcp_retransmit_synack)(void *, const struct sock *, const struct request_sock *);
 
-typedef void (*btf_trace_tcp_sendmsg_locked)(void *, const struct sock *, const struct msghdr *, const struct sk_buff *, int);
+typedef void (*btf_trace_tcp_sendmsg_locked)(void *, const struct sock *, const struct msghdr *,
+					     const struct sk_buff *, int);
 
 typedef void (*btf_trace_tcp_cwnd_reduction_tp)(void *, const struct sock *, int, int, int);
 
@@ -113811,7 +114383,8 @@ typedef void (*btf_trace_tcp_hash_md5_mismatch)(void *, const struct sock *, con
 
 typedef void (*btf_trace_tcp_hash_ao_required)(void *, const struct sock *, const struct sk_buff *);
 
-typedef void (*btf_trace_tcp_ao_handshake_failure)(void *, const struct sock *, const struct sk_buff *, const __u8, const __u8, const __u8);
+typedef void (*btf_trace_tcp_ao_handshake_failure)(void *, const struct sock *, const struct sk_buff *,
+						   const __u8, const __u8, const __u8);
 
 struct trace_event_raw_fib_table_lookup {
 	struct trace_entry ent;
@@ -113835,7 +114408,8 @@ struct trace_event_raw_fib_table_lookup {
 
 struct trace_event_data_offsets_fib_table_lookup {};
 
-typedef void (*btf_trace_fib_table_lookup)(void *, u32, const struct flowi4 *, const struct fib_nh_common *, int);
+typedef void (*btf_trace_fib_table_lookup)(void *, u32, const struct flowi4 *, const struct fib_nh_common *,
+					   int);
 
 struct trace_event_raw_qdisc_dequeue {
 	struct trace_entry ent;
@@ -113912,9 +114486,11 @@ struct trace_event_data_offsets_qdisc_create {
 	const void *kind_ptr_;
 };
 
-typedef void (*btf_trace_qdisc_dequeue)(void *, struct Qdisc *, const struct netdev_queue *, int, struct sk_buff *);
+typedef void (*btf_trace_qdisc_dequeue)(void *, struct Qdisc *, const struct netdev_queue *, int,
+					struct sk_buff *);
 
-typedef void (*btf_trace_qdisc_enqueue)(void *, struct Qdisc *, const struct netdev_queue *, struct sk_buff *);
+typedef void (*btf_trace_qdisc_enqueue)(void *, struct Qdisc *, const struct netdev_queue *,
+					struct sk_buff *);
 
 typedef void (*btf_trace_qdisc_reset)(void *, struct Qdisc *);
 
@@ -114180,15 +114756,15 @@ struct net_bridge_fdb_entry {
 	struct net_bridge_fdb_key key;
 	struct hlist_node fdb_node;
 	long unsigned int flags;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 	long unsigned int updated;
 	long unsigned int used;
 	struct callback_head rcu;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct trace_event_raw_br_fdb_add {
@@ -114271,13 +114847,16 @@ struct trace_event_data_offsets_br_mdb_full {
 	const void *dev_ptr_;
 };
 
-typedef void (*btf_trace_br_fdb_add)(void *, struct ndmsg *, struct net_device *, const unsigned char *, u16, u16);
+typedef void (*btf_trace_br_fdb_add)(void *, struct ndmsg *, struct net_device *, const unsigned char *, u16,
+				     u16);
 
-typedef void (*btf_trace_br_fdb_external_learn_add)(void *, struct net_bridge *, struct net_bridge_port *, const unsigned char *, u16);
+typedef void (*btf_trace_br_fdb_external_learn_add)(void *, struct net_bridge *, struct net_bridge_port *,
+						    const unsigned char *, u16);
 
 typedef void (*btf_trace_fdb_delete)(void *, struct net_bridge *, struct net_bridge_fdb_entry *);
 
-typedef void (*btf_trace_br_fdb_update)(void *, struct net_bridge *, struct net_bridge_port *, const unsigned char *, u16, long unsigned int);
+typedef void (*btf_trace_br_fdb_update)(void *, struct net_bridge *, struct net_bridge_port *,
+					const unsigned char *, u16, long unsigned int);
 
 typedef void (*btf_trace_br_mdb_full)(void *, const struct net_device *, const struct br_ip *);
 
@@ -114403,7 +114982,8 @@ struct trace_event_data_offsets_neigh__update {
 	const void *dev_ptr_;
 };
 
-typedef void (*btf_trace_neigh_create)(void *, struct neigh_table *, struct net_device *, const void *, const struct neighbour *, bool);
+typedef void (*btf_trace_neigh_create)(void *, struct neigh_table *, struct net_device *, const void *,
+				       const struct neighbour *, bool);
 
 typedef void (*btf_trace_neigh_update)(void *, struct neighbour *, const u8 *, u8, u32, u32);
 
@@ -114430,7 +115010,8 @@ struct rtnexthop {
 };
 
 struct lwtunnel_encap_ops {
-	int (*build_state)(struct net *, struct nlattr *, unsigned int, const void *, struct lwtunnel_state **, struct netlink_ext_ack *);
+	int (*build_state)(struct net *, struct nlattr *, unsigned int, const void *,
+			   struct lwtunnel_state **, struct netlink_ext_ack *);
 	void (*destroy_state)(struct lwtunnel_state *);
 	int (*output)(struct net *, struct sock *, struct sk_buff *);
 	int (*input)(struct sk_buff *);
@@ -114998,7 +115579,7 @@ struct tcf_pedit_parms {
 struct tcf_pedit {
 	struct tc_action common;
 	struct tcf_pedit_parms *parms;
-	long: 64;
+	long : 64;
 };
 
 union tcf_exts_miss_cookie {
@@ -115094,7 +115675,7 @@ struct tcf_mirred {
 	struct net_device *tcfm_dev;
 	netdevice_tracker tcfm_dev_tracker;
 	struct list_head tcfm_list;
-	long: 64;
+	long : 64;
 };
 
 struct tc_fifo_qopt {
@@ -115235,22 +115816,22 @@ struct htb_class {
 	enum htb_cmode cmode;
 	struct rb_node pq_node;
 	struct rb_node node[8];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	unsigned int drops;
 	unsigned int overlimits;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct htb_level {
@@ -115838,8 +116419,8 @@ struct ctrl_dump_policy_ctx {
 	struct genl_op_iter *op_iter;
 	u32 op;
 	u16 fam_id;
-	u8 dump_map: 1;
-	u8 single_op: 1;
+	u8 dump_map : 1;
+	u8 single_op : 1;
 };
 
 enum netlink_attribute_type {
@@ -115952,11 +116533,13 @@ struct xdp_page_head {
 	struct xdp_buff ctx;
 	union {
 		struct {
-			struct {} __empty_frame;
+			struct {
+			} __empty_frame;
 			struct xdp_frame frame[0];
 		};
 		struct {
-			struct {} __empty_data;
+			struct {
+			} __empty_data;
 			u8 data[0];
 		};
 	};
@@ -115964,13 +116547,13 @@ struct xdp_page_head {
 
 struct xdp_test_data {
 	struct xdp_buff *orig_ctx;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct xdp_rxq_info rxq;
 	struct net_device *dev;
 	struct page_pool *pp;
@@ -115979,8 +116562,8 @@ struct xdp_test_data {
 	struct xdp_mem_info mem;
 	u32 batch_size;
 	u32 frame_cnt;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 };
 
 struct bpf_fentry_test_t {
@@ -116029,19 +116612,19 @@ struct bpf_dummy_ops_test_args {
 
 struct bpf_struct_ops_bpf_dummy_ops {
 	struct bpf_struct_ops_common_value common;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct bpf_dummy_ops data;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct ethtool_cmd {
@@ -116303,7 +116886,8 @@ struct ethtool_phy_ops {
 	int (*set_plca_cfg)(struct phy_device *, const struct phy_plca_cfg *, struct netlink_ext_ack *);
 	int (*get_plca_status)(struct phy_device *, struct phy_plca_status *);
 	int (*start_cable_test)(struct phy_device *, struct netlink_ext_ack *);
-	int (*start_cable_test_tdr)(struct phy_device *, struct netlink_ext_ack *, const struct phy_tdr_config *);
+	int (*start_cable_test_tdr)(struct phy_device *, struct netlink_ext_ack *,
+				    const struct phy_tdr_config *);
 };
 
 struct ethtool_devlink_compat {
@@ -116936,7 +117520,8 @@ struct ethnl_request_ops {
 	bool allow_nodev_do;
 	u8 set_ntf_cmd;
 	int (*parse_request)(struct ethnl_req_info *, struct nlattr **, struct netlink_ext_ack *);
-	int (*prepare_data)(const struct ethnl_req_info *, struct ethnl_reply_data *, const struct genl_info *);
+	int (*prepare_data)(const struct ethnl_req_info *, struct ethnl_reply_data *,
+			    const struct genl_info *);
 	int (*reply_size)(const struct ethnl_req_info *, const struct ethnl_reply_data *);
 	int (*fill_reply)(struct sk_buff *, const struct ethnl_req_info *, const struct ethnl_reply_data *);
 	void (*cleanup_data)(struct ethnl_reply_data *);
@@ -116986,7 +117571,7 @@ enum {
 	ETHTOOL_A_BITSET_MAX = 5,
 };
 
-typedef const char (* const ethnl_string_array_t)[32];
+typedef const char (*const ethnl_string_array_t)[32];
 
 enum {
 	ETHTOOL_A_STRING_UNSPEC = 0,
@@ -117680,7 +118265,7 @@ struct ethnl_module_fw_flash_ntf_params {
 
 struct ethtool_module_fw_flash_params {
 	__be32 password;
-	u8 password_valid: 1;
+	u8 password_valid : 1;
 };
 
 struct ethtool_cmis_fw_update_params {
@@ -118098,7 +118683,8 @@ struct nf_queue_entry;
 
 struct nf_ipv6_ops {
 	void (*route_input)(struct sk_buff *);
-	int (*fragment)(struct net *, struct sock *, struct sk_buff *, int (*)(struct net *, struct sock *, struct sk_buff *));
+	int (*fragment)(struct net *, struct sock *, struct sk_buff *,
+			int (*)(struct net *, struct sock *, struct sk_buff *));
 	int (*reroute)(struct sk_buff *, const struct nf_queue_entry *);
 };
 
@@ -118143,11 +118729,11 @@ struct nf_bridge_info {
 		BRNF_PROTO_UNCHANGED = 0,
 		BRNF_PROTO_8021Q = 1,
 		BRNF_PROTO_PPPOE = 2,
-	} orig_proto: 8;
-	u8 pkt_otherhost: 1;
-	u8 in_prerouting: 1;
-	u8 bridged_dnat: 1;
-	u8 sabotage_in_done: 1;
+	} orig_proto : 8;
+	u8 pkt_otherhost : 1;
+	u8 in_prerouting : 1;
+	u8 bridged_dnat : 1;
+	u8 sabotage_in_done : 1;
 	__u16 frag_max_size;
 	int physinif;
 	struct net_device *physoutdev;
@@ -118239,7 +118825,7 @@ enum nfnl_callback_type {
 };
 
 struct nfnl_callback {
-	int (*call)(struct sk_buff *, const struct nfnl_info *, const struct nlattr * const *);
+	int (*call)(struct sk_buff *, const struct nfnl_info *, const struct nlattr *const *);
 	const struct nla_policy *policy;
 	enum nfnl_callback_type type;
 	__u16 attr_count;
@@ -118492,16 +119078,16 @@ struct nfqnl_instance {
 	u_int16_t queue_num;
 	u_int8_t copy_mode;
 	u_int32_t flags;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 	spinlock_t lock;
 	unsigned int queue_total;
 	unsigned int id_sequence;
 	struct list_head queue_list;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 typedef int (*nfqnl_cmpfn)(struct nf_queue_entry *, long unsigned int);
@@ -118819,7 +119405,7 @@ struct nf_conn_help {
 	struct nf_conntrack_helper *helper;
 	struct hlist_head expectations;
 	u8 expecting[4];
-	long: 0;
+	long : 0;
 	char data[32];
 };
 
@@ -119087,7 +119673,7 @@ enum ctattr_timeout_icmpv6 {
 };
 
 struct nf_ct_timeout_hooks {
-	struct nf_ct_timeout * (*timeout_find_get)(struct net *, const char *);
+	struct nf_ct_timeout *(*timeout_find_get)(struct net *, const char *);
 	void (*timeout_put)(struct nf_ct_timeout *);
 };
 
@@ -119626,10 +120212,14 @@ typedef struct H2250LogicalChannelParameters H2250LogicalChannelParameters;
 
 struct OpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters {
 	enum {
-		eOpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters_h222LogicalChannelParameters = 0,
-		eOpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters_h223LogicalChannelParameters = 1,
-		eOpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters_v76LogicalChannelParameters = 2,
-		eOpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters_h2250LogicalChannelParameters = 3,
+		eOpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters_h222LogicalChannelParameters =
+			0,
+		eOpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters_h223LogicalChannelParameters =
+			1,
+		eOpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters_v76LogicalChannelParameters =
+			2,
+		eOpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters_h2250LogicalChannelParameters =
+			3,
 		eOpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters_none = 4,
 	} choice;
 	union {
@@ -119637,43 +120227,52 @@ struct OpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters {
 	};
 };
 
-typedef struct OpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters OpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters;
+typedef struct OpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters
+	OpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters;
 
 struct OpenLogicalChannel_forwardLogicalChannelParameters {
 	enum {
 		eOpenLogicalChannel_forwardLogicalChannelParameters_portNumber = -2147483648,
-		eOpenLogicalChannel_forwardLogicalChannelParameters_forwardLogicalChannelDependency = 1073741824,
+		eOpenLogicalChannel_forwardLogicalChannelParameters_forwardLogicalChannelDependency =
+			1073741824,
 		eOpenLogicalChannel_forwardLogicalChannelParameters_replacementFor = 536870912,
 	} options;
 	DataType dataType;
 	OpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters multiplexParameters;
 };
 
-typedef struct OpenLogicalChannel_forwardLogicalChannelParameters OpenLogicalChannel_forwardLogicalChannelParameters;
+typedef struct OpenLogicalChannel_forwardLogicalChannelParameters
+	OpenLogicalChannel_forwardLogicalChannelParameters;
 
 struct OpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters {
 	enum {
-		eOpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters_h223LogicalChannelParameters = 0,
-		eOpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters_v76LogicalChannelParameters = 1,
-		eOpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters_h2250LogicalChannelParameters = 2,
+		eOpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters_h223LogicalChannelParameters =
+			0,
+		eOpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters_v76LogicalChannelParameters =
+			1,
+		eOpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters_h2250LogicalChannelParameters =
+			2,
 	} choice;
 	union {
 		H2250LogicalChannelParameters h2250LogicalChannelParameters;
 	};
 };
 
-typedef struct OpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters OpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters;
+typedef struct OpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters
+	OpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters;
 
 struct OpenLogicalChannel_reverseLogicalChannelParameters {
 	enum {
 		eOpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters = -2147483648,
-		eOpenLogicalChannel_reverseLogicalChannelParameters_reverseLogicalChannelDependency = 1073741824,
+		eOpenLogicalChannel_reverseLogicalChannelParameters_reverseLogicalChannelDependency =
+			1073741824,
 		eOpenLogicalChannel_reverseLogicalChannelParameters_replacementFor = 536870912,
 	} options;
 	OpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters multiplexParameters;
 };
 
-typedef struct OpenLogicalChannel_reverseLogicalChannelParameters OpenLogicalChannel_reverseLogicalChannelParameters;
+typedef struct OpenLogicalChannel_reverseLogicalChannelParameters
+	OpenLogicalChannel_reverseLogicalChannelParameters;
 
 struct NetworkAccessParameters_networkAddress {
 	enum {
@@ -119985,15 +120584,18 @@ typedef struct RequestMessage RequestMessage;
 
 struct OpenLogicalChannelAck_reverseLogicalChannelParameters_multiplexParameters {
 	enum {
-		eOpenLogicalChannelAck_reverseLogicalChannelParameters_multiplexParameters_h222LogicalChannelParameters = 0,
-		eOpenLogicalChannelAck_reverseLogicalChannelParameters_multiplexParameters_h2250LogicalChannelParameters = 1,
+		eOpenLogicalChannelAck_reverseLogicalChannelParameters_multiplexParameters_h222LogicalChannelParameters =
+			0,
+		eOpenLogicalChannelAck_reverseLogicalChannelParameters_multiplexParameters_h2250LogicalChannelParameters =
+			1,
 	} choice;
 	union {
 		H2250LogicalChannelParameters h2250LogicalChannelParameters;
 	};
 };
 
-typedef struct OpenLogicalChannelAck_reverseLogicalChannelParameters_multiplexParameters OpenLogicalChannelAck_reverseLogicalChannelParameters_multiplexParameters;
+typedef struct OpenLogicalChannelAck_reverseLogicalChannelParameters_multiplexParameters
+	OpenLogicalChannelAck_reverseLogicalChannelParameters_multiplexParameters;
 
 struct OpenLogicalChannelAck_reverseLogicalChannelParameters {
 	enum {
@@ -120004,7 +120606,8 @@ struct OpenLogicalChannelAck_reverseLogicalChannelParameters {
 	OpenLogicalChannelAck_reverseLogicalChannelParameters_multiplexParameters multiplexParameters;
 };
 
-typedef struct OpenLogicalChannelAck_reverseLogicalChannelParameters OpenLogicalChannelAck_reverseLogicalChannelParameters;
+typedef struct OpenLogicalChannelAck_reverseLogicalChannelParameters
+	OpenLogicalChannelAck_reverseLogicalChannelParameters;
 
 struct H2250LogicalChannelAckParameters {
 	enum {
@@ -120031,7 +120634,8 @@ struct OpenLogicalChannelAck_forwardMultiplexAckParameters {
 	};
 };
 
-typedef struct OpenLogicalChannelAck_forwardMultiplexAckParameters OpenLogicalChannelAck_forwardMultiplexAckParameters;
+typedef struct OpenLogicalChannelAck_forwardMultiplexAckParameters
+	OpenLogicalChannelAck_forwardMultiplexAckParameters;
 
 struct OpenLogicalChannelAck {
 	enum {
@@ -120517,15 +121121,26 @@ struct nf_ct_h323_master {
 };
 
 struct nfct_h323_nat_hooks {
-	int (*set_h245_addr)(struct sk_buff *, unsigned int, unsigned char **, int, H245_TransportAddress *, union nf_inet_addr *, __be16);
-	int (*set_h225_addr)(struct sk_buff *, unsigned int, unsigned char **, int, TransportAddress *, union nf_inet_addr *, __be16);
-	int (*set_sig_addr)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int, unsigned char **, TransportAddress *, int);
-	int (*set_ras_addr)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int, unsigned char **, TransportAddress *, int);
-	int (*nat_rtp_rtcp)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int, unsigned char **, int, H245_TransportAddress *, __be16, __be16, struct nf_conntrack_expect *, struct nf_conntrack_expect *);
-	int (*nat_t120)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int, unsigned char **, int, H245_TransportAddress *, __be16, struct nf_conntrack_expect *);
-	int (*nat_h245)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int, unsigned char **, int, TransportAddress *, __be16, struct nf_conntrack_expect *);
-	int (*nat_callforwarding)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int, unsigned char **, int, TransportAddress *, __be16, struct nf_conntrack_expect *);
-	int (*nat_q931)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int, unsigned char **, TransportAddress *, int, __be16, struct nf_conntrack_expect *);
+	int (*set_h245_addr)(struct sk_buff *, unsigned int, unsigned char **, int, H245_TransportAddress *,
+			     union nf_inet_addr *, __be16);
+	int (*set_h225_addr)(struct sk_buff *, unsigned int, unsigned char **, int, TransportAddress *,
+			     union nf_inet_addr *, __be16);
+	int (*set_sig_addr)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int,
+			    unsigned char **, TransportAddress *, int);
+	int (*set_ras_addr)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int,
+			    unsigned char **, TransportAddress *, int);
+	int (*nat_rtp_rtcp)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int,
+			    unsigned char **, int, H245_TransportAddress *, __be16, __be16,
+			    struct nf_conntrack_expect *, struct nf_conntrack_expect *);
+	int (*nat_t120)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int,
+			unsigned char **, int, H245_TransportAddress *, __be16, struct nf_conntrack_expect *);
+	int (*nat_h245)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int,
+			unsigned char **, int, TransportAddress *, __be16, struct nf_conntrack_expect *);
+	int (*nat_callforwarding)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int,
+				  unsigned char **, int, TransportAddress *, __be16,
+				  struct nf_conntrack_expect *);
+	int (*nat_q931)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int,
+			unsigned char **, TransportAddress *, int, __be16, struct nf_conntrack_expect *);
 };
 
 struct field_t {
@@ -120701,8 +121316,10 @@ union pptp_ctrl_union {
 };
 
 struct nf_nat_pptp_hook {
-	int (*outbound)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int, struct PptpControlHeader *, union pptp_ctrl_union *);
-	int (*inbound)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int, struct PptpControlHeader *, union pptp_ctrl_union *);
+	int (*outbound)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int,
+			struct PptpControlHeader *, union pptp_ctrl_union *);
+	int (*inbound)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int,
+		       struct PptpControlHeader *, union pptp_ctrl_union *);
 	void (*exp_gre)(struct nf_conntrack_expect *, struct nf_conntrack_expect *);
 	void (*expectfn)(struct nf_conn *, struct nf_conntrack_expect *);
 };
@@ -120750,8 +121367,10 @@ struct sdp_media_type {
 struct sip_handler {
 	const char *method;
 	unsigned int len;
-	int (*request)(struct sk_buff *, unsigned int, unsigned int, const char **, unsigned int *, unsigned int);
-	int (*response)(struct sk_buff *, unsigned int, unsigned int, const char **, unsigned int *, unsigned int, unsigned int);
+	int (*request)(struct sk_buff *, unsigned int, unsigned int, const char **, unsigned int *,
+		       unsigned int);
+	int (*response)(struct sk_buff *, unsigned int, unsigned int, const char **, unsigned int *,
+			unsigned int, unsigned int);
 };
 
 struct sip_header {
@@ -120787,11 +121406,18 @@ enum sdp_header_types {
 struct nf_nat_sip_hooks {
 	unsigned int (*msg)(struct sk_buff *, unsigned int, unsigned int, const char **, unsigned int *);
 	void (*seq_adjust)(struct sk_buff *, unsigned int, s32);
-	unsigned int (*expect)(struct sk_buff *, unsigned int, unsigned int, const char **, unsigned int *, struct nf_conntrack_expect *, unsigned int, unsigned int);
-	unsigned int (*sdp_addr)(struct sk_buff *, unsigned int, unsigned int, const char **, unsigned int *, unsigned int, enum sdp_header_types, enum sdp_header_types, const union nf_inet_addr *);
-	unsigned int (*sdp_port)(struct sk_buff *, unsigned int, unsigned int, const char **, unsigned int *, unsigned int, unsigned int, u_int16_t);
-	unsigned int (*sdp_session)(struct sk_buff *, unsigned int, unsigned int, const char **, unsigned int *, unsigned int, const union nf_inet_addr *);
-	unsigned int (*sdp_media)(struct sk_buff *, unsigned int, unsigned int, const char **, unsigned int *, struct nf_conntrack_expect *, struct nf_conntrack_expect *, unsigned int, unsigned int, union nf_inet_addr *);
+	unsigned int (*expect)(struct sk_buff *, unsigned int, unsigned int, const char **, unsigned int *,
+			       struct nf_conntrack_expect *, unsigned int, unsigned int);
+	unsigned int (*sdp_addr)(struct sk_buff *, unsigned int, unsigned int, const char **, unsigned int *,
+				 unsigned int, enum sdp_header_types, enum sdp_header_types,
+				 const union nf_inet_addr *);
+	unsigned int (*sdp_port)(struct sk_buff *, unsigned int, unsigned int, const char **, unsigned int *,
+				 unsigned int, unsigned int, u_int16_t);
+	unsigned int (*sdp_session)(struct sk_buff *, unsigned int, unsigned int, const char **,
+				    unsigned int *, unsigned int, const union nf_inet_addr *);
+	unsigned int (*sdp_media)(struct sk_buff *, unsigned int, unsigned int, const char **, unsigned int *,
+				  struct nf_conntrack_expect *, struct nf_conntrack_expect *, unsigned int,
+				  unsigned int, union nf_inet_addr *);
 };
 
 struct tftphdr {
@@ -121049,7 +121675,8 @@ struct nf_flowtable_type {
 	int (*init)(struct nf_flowtable *);
 	bool (*gc)(const struct flow_offload *);
 	int (*setup)(struct nf_flowtable *, struct net_device *, enum flow_block_command);
-	int (*action)(struct net *, struct flow_offload *, enum flow_offload_tuple_dir, struct nf_flow_rule *);
+	int (*action)(struct net *, struct flow_offload *, enum flow_offload_tuple_dir,
+		      struct nf_flow_rule *);
 	void (*free)(struct nf_flowtable *);
 	void (*get)(struct nf_flowtable *);
 	void (*put)(struct nf_flowtable *);
@@ -121077,12 +121704,13 @@ struct flow_offload_tuple {
 		u16 id;
 		__be16 proto;
 	} encap[2];
-	struct {} __hash;
-	u8 dir: 2;
-	u8 xmit_type: 3;
-	u8 encap_num: 2;
-	char: 1;
-	u8 in_vlan_ingress: 2;
+	struct {
+	} __hash;
+	u8 dir : 2;
+	u8 xmit_type : 3;
+	u8 encap_num : 2;
+	char : 1;
+	u8 in_vlan_ingress : 2;
 	u16 mtu;
 	union {
 		struct {
@@ -121150,9 +121778,9 @@ struct nft_chain {
 	struct nft_table *table;
 	u64 handle;
 	u32 use;
-	u8 flags: 5;
-	u8 bound: 1;
-	u8 genmask: 2;
+	u8 flags : 5;
+	u8 bound : 1;
+	u8 genmask : 2;
 	char *name;
 	u16 udlen;
 	u8 *udata;
@@ -121178,9 +121806,9 @@ struct nft_table {
 	u64 hgenerator;
 	u64 handle;
 	u32 use;
-	u16 family: 6;
-	u16 flags: 8;
-	u16 genmask: 2;
+	u16 family : 6;
+	u16 flags : 8;
+	u16 genmask : 2;
 	u32 nlpid;
 	char *name;
 	u16 udlen;
@@ -121307,7 +121935,7 @@ struct nft_ctx {
 	struct net *net;
 	struct nft_table *table;
 	struct nft_chain *chain;
-	const struct nlattr * const *nla;
+	const struct nlattr *const *nla;
 	u32 portid;
 	u32 seq;
 	u16 flags;
@@ -121338,7 +121966,7 @@ struct nft_expr_ops {
 	void (*eval)(const struct nft_expr *, struct nft_regs *, const struct nft_pktinfo *);
 	int (*clone)(struct nft_expr *, const struct nft_expr *, gfp_t);
 	unsigned int size;
-	int (*init)(const struct nft_ctx *, const struct nft_expr *, const struct nlattr * const *);
+	int (*init)(const struct nft_ctx *, const struct nft_expr *, const struct nlattr *const *);
 	void (*activate)(const struct nft_ctx *, const struct nft_expr *);
 	void (*deactivate)(const struct nft_ctx *, const struct nft_expr *, enum nft_trans_phase);
 	void (*destroy)(const struct nft_ctx *, const struct nft_expr *);
@@ -121354,7 +121982,7 @@ struct nft_expr_ops {
 };
 
 struct nft_expr_type {
-	const struct nft_expr_ops * (*select_ops)(const struct nft_ctx *, const struct nlattr * const *);
+	const struct nft_expr_ops *(*select_ops)(const struct nft_ctx *, const struct nlattr *const *);
 	void (*release_ops)(const struct nft_expr_ops *);
 	const struct nft_expr_ops *ops;
 	const struct nft_expr_ops *inner_ops;
@@ -121368,10 +121996,10 @@ struct nft_expr_type {
 };
 
 struct nft_rule_dp {
-	u64 is_last: 1;
-	u64 dlen: 12;
-	u64 handle: 42;
-	long: 0;
+	u64 is_last : 1;
+	u64 dlen : 12;
+	u64 handle : 42;
+	long : 0;
 	unsigned char data[0];
 };
 
@@ -121414,26 +122042,26 @@ struct nft_object {
 	struct list_head list;
 	struct rhlist_head rhlhead;
 	struct nft_object_hash_key key;
-	u32 genmask: 2;
+	u32 genmask : 2;
 	u32 use;
 	u64 handle;
 	u16 udlen;
 	u8 *udata;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	const struct nft_object_ops *ops;
 	unsigned char data[0];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct nft_object_type;
@@ -121441,7 +122069,7 @@ struct nft_object_type;
 struct nft_object_ops {
 	void (*eval)(struct nft_object *, struct nft_regs *, const struct nft_pktinfo *);
 	unsigned int size;
-	int (*init)(const struct nft_ctx *, const struct nlattr * const *, struct nft_object *);
+	int (*init)(const struct nft_ctx *, const struct nlattr *const *, struct nft_object *);
 	void (*destroy)(const struct nft_ctx *, struct nft_object *);
 	int (*dump)(struct sk_buff *, struct nft_object *, bool);
 	void (*update)(struct nft_object *, struct nft_object *);
@@ -121449,7 +122077,7 @@ struct nft_object_ops {
 };
 
 struct nft_object_type {
-	const struct nft_object_ops * (*select_ops)(const struct nft_ctx *, const struct nlattr * const *);
+	const struct nft_object_ops *(*select_ops)(const struct nft_ctx *, const struct nlattr *const *);
 	const struct nft_object_ops *ops;
 	struct list_head list;
 	u32 type;
@@ -121463,14 +122091,14 @@ struct nft_traceinfo {
 	bool trace;
 	bool nf_trace;
 	bool packet_dumped;
-	enum nft_trace_types type: 8;
+	enum nft_trace_types type : 8;
 	u32 skbid;
 	const struct nft_base_chain *basechain;
 };
 
 struct nft_bitwise_fast_expr {
 	u32 mask;
-	u32 xor;
+	u32 xor ;
 	u8 sreg;
 	u8 dreg;
 };
@@ -121492,7 +122120,7 @@ struct nft_cmp16_fast_expr {
 };
 
 struct nft_payload {
-	enum nft_payload_bases base: 8;
+	enum nft_payload_bases base : 8;
 	u16 offset;
 	u8 len;
 	u8 dreg;
@@ -121831,11 +122459,12 @@ struct nft_set;
 
 struct nft_set_iter {
 	u8 genmask;
-	enum nft_iter_type type: 8;
+	enum nft_iter_type type : 8;
 	unsigned int count;
 	unsigned int skip;
 	int err;
-	int (*fn)(const struct nft_ctx *, struct nft_set *, const struct nft_set_iter *, struct nft_elem_priv *);
+	int (*fn)(const struct nft_ctx *, struct nft_set *, const struct nft_set_iter *,
+		  struct nft_elem_priv *);
 };
 
 struct nft_set_ops;
@@ -121864,22 +122493,22 @@ struct nft_set {
 	u16 udlen;
 	unsigned char *udata;
 	struct list_head pending_update;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	const struct nft_set_ops *ops;
-	u16 flags: 13;
-	u16 dead: 1;
-	u16 genmask: 2;
+	u16 flags : 13;
+	u16 dead : 1;
+	u16 genmask : 2;
 	u8 klen;
 	u8 dlen;
 	u8 num_exprs;
 	struct nft_expr *exprs[2];
 	struct list_head catchall_list;
 	unsigned char data[0];
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 };
 
 struct nft_set_desc {
@@ -121912,24 +122541,28 @@ struct nft_set_estimate {
 struct nft_set_ext;
 
 struct nft_set_ops {
-	const struct nft_set_ext * (*lookup)(const struct net *, const struct nft_set *, const u32 *);
-	const struct nft_set_ext * (*update)(struct nft_set *, const u32 *, const struct nft_expr *, struct nft_regs *);
+	const struct nft_set_ext *(*lookup)(const struct net *, const struct nft_set *, const u32 *);
+	const struct nft_set_ext *(*update)(struct nft_set *, const u32 *, const struct nft_expr *,
+					    struct nft_regs *);
 	bool (*delete)(const struct nft_set *, const u32 *);
-	int (*insert)(const struct net *, const struct nft_set *, const struct nft_set_elem *, struct nft_elem_priv **);
+	int (*insert)(const struct net *, const struct nft_set *, const struct nft_set_elem *,
+		      struct nft_elem_priv **);
 	void (*activate)(const struct net *, const struct nft_set *, struct nft_elem_priv *);
-	struct nft_elem_priv * (*deactivate)(const struct net *, const struct nft_set *, const struct nft_set_elem *);
+	struct nft_elem_priv *(*deactivate)(const struct net *, const struct nft_set *,
+					    const struct nft_set_elem *);
 	void (*flush)(const struct net *, const struct nft_set *, struct nft_elem_priv *);
 	void (*remove)(const struct net *, const struct nft_set *, struct nft_elem_priv *);
 	void (*walk)(const struct nft_ctx *, struct nft_set *, struct nft_set_iter *);
-	struct nft_elem_priv * (*get)(const struct net *, const struct nft_set *, const struct nft_set_elem *, unsigned int);
+	struct nft_elem_priv *(*get)(const struct net *, const struct nft_set *, const struct nft_set_elem *,
+				     unsigned int);
 	u32 (*ksize)(u32);
 	u32 (*usize)(u32);
 	u32 (*adjust_maxsize)(const struct nft_set *);
 	void (*commit)(struct nft_set *);
 	void (*abort)(const struct nft_set *);
-	u64 (*privsize)(const struct nlattr * const *, const struct nft_set_desc *);
+	u64 (*privsize)(const struct nlattr *const *, const struct nft_set_desc *);
 	bool (*estimate)(const struct nft_set_desc *, u32, struct nft_set_estimate *);
-	int (*init)(const struct nft_set *, const struct nft_set_desc *, const struct nlattr * const *);
+	int (*init)(const struct nft_set *, const struct nft_set_desc *, const struct nlattr *const *);
 	void (*destroy)(const struct nft_ctx *, const struct nft_set *);
 	void (*gc_init)(const struct nft_set *);
 	bool abort_skip_removal;
@@ -121940,7 +122573,7 @@ struct nft_set_ext {
 	u8 genmask;
 	u8 offset[8];
 	char data[0];
-	long: 0;
+	long : 0;
 };
 
 struct nft_set_type {
@@ -121950,7 +122583,7 @@ struct nft_set_type {
 
 struct nft_set_elem_expr {
 	u8 size;
-	long: 0;
+	long : 0;
 	unsigned char data[0];
 };
 
@@ -121978,10 +122611,10 @@ struct nft_timeout {
 
 struct nft_rule {
 	struct list_head list;
-	u64 handle: 42;
-	u64 genmask: 2;
-	u64 dlen: 12;
-	u64 udata: 1;
+	u64 handle : 42;
+	u64 genmask : 2;
+	u64 dlen : 12;
+	u64 udata : 1;
 	unsigned char data[0];
 };
 
@@ -122006,18 +122639,18 @@ struct nft_flowtable {
 	char *name;
 	int hooknum;
 	int ops_len;
-	u32 genmask: 2;
+	u32 genmask : 2;
 	u32 use;
 	u64 handle;
-	long: 64;
+	long : 64;
 	struct list_head hook_list;
 	struct nf_flowtable data;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct nft_trans {
@@ -122027,8 +122660,8 @@ struct nft_trans {
 	int msg_type;
 	u32 seq;
 	u16 flags;
-	u8 report: 1;
-	u8 put_net: 1;
+	u8 report : 1;
+	u8 put_net : 1;
 };
 
 struct nft_trans_binding {
@@ -122289,7 +122922,7 @@ struct nft_cmp_expr {
 	struct nft_data data;
 	u8 sreg;
 	u8 len;
-	enum nft_cmp_ops op: 8;
+	enum nft_cmp_ops op : 8;
 };
 
 union nft_cmp_offload_data {
@@ -122317,7 +122950,7 @@ struct nft_range_expr {
 	struct nft_data data_to;
 	u8 sreg;
 	u8 len;
-	enum nft_range_ops op: 8;
+	enum nft_range_ops op : 8;
 };
 
 enum nft_bitwise_ops {
@@ -122346,10 +122979,10 @@ struct nft_bitwise {
 	u8 sreg;
 	u8 sreg2;
 	u8 dreg;
-	enum nft_bitwise_ops op: 8;
+	enum nft_bitwise_ops op : 8;
 	u8 len;
 	struct nft_data mask;
-	struct nft_data xor;
+	struct nft_data xor ;
 	struct nft_data data;
 };
 
@@ -122371,7 +123004,7 @@ enum nft_byteorder_attributes {
 struct nft_byteorder {
 	u8 sreg;
 	u8 dreg;
-	enum nft_byteorder_ops op: 8;
+	enum nft_byteorder_ops op : 8;
 	u8 len;
 	u8 size;
 };
@@ -122419,7 +123052,7 @@ struct nft_inner_tun_ctx {
 };
 
 struct nft_payload_set {
-	enum nft_payload_bases base: 8;
+	enum nft_payload_bases base : 8;
 	u16 offset;
 	u8 len;
 	u8 sreg;
@@ -122485,7 +123118,7 @@ enum nft_dynset_attributes {
 struct nft_dynset {
 	struct nft_set *set;
 	struct nft_set_ext_tmpl tmpl;
-	enum nft_dynset_ops op: 8;
+	enum nft_dynset_ops op : 8;
 	u8 sreg_key;
 	u8 sreg_data;
 	bool invert;
@@ -122552,7 +123185,7 @@ enum nft_secmark_attributes {
 };
 
 struct nft_meta {
-	enum nft_meta_keys key: 8;
+	enum nft_meta_keys key : 8;
 	u8 len;
 	union {
 		u8 dreg;
@@ -122582,7 +123215,7 @@ enum nft_rt_attributes {
 };
 
 struct nft_rt {
-	enum nft_rt_keys key: 8;
+	enum nft_rt_keys key : 8;
 	u8 dreg;
 };
 
@@ -122692,11 +123325,11 @@ enum nft_inner_attributes {
 };
 
 struct genevehdr {
-	u8 opt_len: 6;
-	u8 ver: 2;
-	u8 rsvd1: 6;
-	u8 critical: 1;
-	u8 oam: 1;
+	u8 opt_len : 6;
+	u8 ver : 2;
+	u8 rsvd1 : 6;
+	u8 critical : 1;
+	u8 oam : 1;
 	__be16 proto_type;
 	u8 vni[3];
 	u8 rsvd2;
@@ -122763,7 +123396,7 @@ struct nft_rhash_elem {
 	struct rhash_head node;
 	struct llist_node walk_node;
 	u32 wq_gc_seq;
-	long: 0;
+	long : 0;
 	struct nft_set_ext ext;
 };
 
@@ -122885,7 +123518,7 @@ enum nft_pipapo_clone_state {
 
 struct nft_pipapo_match {
 	u8 field_count;
-	enum nft_pipapo_clone_state state: 8;
+	enum nft_pipapo_clone_state state : 8;
 	unsigned int bsize_max;
 	struct nft_pipapo_scratch **scratch;
 	struct callback_head rcu;
@@ -122929,8 +123562,8 @@ enum nft_ct_keys {
 };
 
 struct nft_ct {
-	enum nft_ct_keys key: 8;
-	enum ip_conntrack_dir dir: 8;
+	enum nft_ct_keys key : 8;
+	enum ip_conntrack_dir dir : 8;
 	u8 len;
 	union {
 		u8 dreg;
@@ -123379,7 +124012,7 @@ struct nft_nat {
 	u8 sreg_addr_max;
 	u8 sreg_proto_min;
 	u8 sreg_proto_max;
-	enum nf_nat_manip_type type: 8;
+	enum nf_nat_manip_type type : 8;
 	u8 family;
 	u16 flags;
 };
@@ -123426,7 +124059,7 @@ enum nft_reject_attributes {
 };
 
 struct nft_reject {
-	enum nft_reject_types type: 8;
+	enum nft_reject_types type : 8;
 	u8 icmp_code;
 };
 
@@ -123520,13 +124153,13 @@ enum nft_tunnel_attributes {
 struct erspan_md2 {
 	__be32 timestamp;
 	__be16 sgt;
-	__u8 hwid_upper: 2;
-	__u8 ft: 5;
-	__u8 p: 1;
-	__u8 o: 1;
-	__u8 gra: 2;
-	__u8 dir: 1;
-	__u8 hwid: 4;
+	__u8 hwid_upper : 2;
+	__u8 ft : 5;
+	__u8 p : 1;
+	__u8 o : 1;
+	__u8 gra : 2;
+	__u8 dir : 1;
+	__u8 hwid : 4;
 };
 
 struct erspan_metadata {
@@ -123540,17 +124173,17 @@ struct erspan_metadata {
 struct geneve_opt {
 	__be16 opt_class;
 	u8 type;
-	u8 length: 5;
-	u8 r3: 1;
-	u8 r2: 1;
-	u8 r1: 1;
+	u8 length : 5;
+	u8 r3 : 1;
+	u8 r2 : 1;
+	u8 r1 : 1;
 	u8 opt_data[0];
 };
 
 struct nft_tunnel {
-	enum nft_tunnel_keys key: 8;
+	enum nft_tunnel_keys key : 8;
 	u8 dreg;
-	enum nft_tunnel_mode mode: 8;
+	enum nft_tunnel_mode mode : 8;
 	u8 len;
 };
 
@@ -123649,7 +124282,7 @@ struct nft_jhash {
 	u8 sreg;
 	u8 dreg;
 	u8 len;
-	bool autogen_seed: 1;
+	bool autogen_seed : 1;
 	u32 modulus;
 	u32 seed;
 	u32 offset;
@@ -123709,7 +124342,7 @@ enum nft_socket_keys {
 };
 
 struct nft_socket {
-	enum nft_socket_keys key: 8;
+	enum nft_socket_keys key : 8;
 	u8 level;
 	u8 level_user;
 	u8 len;
@@ -123776,7 +124409,7 @@ enum nft_xfrm_keys {
 };
 
 struct nft_xfrm {
-	enum nft_xfrm_keys key: 8;
+	enum nft_xfrm_keys key : 8;
 	u8 dreg;
 	u8 dir;
 	u8 spnum;
@@ -124504,7 +125137,7 @@ struct xt_rateest {
 	struct gnet_estimator params;
 	struct callback_head rcu;
 	struct net_rate_estimator *rate_est;
-	long: 64;
+	long : 64;
 };
 
 struct xt_rateest_net {
@@ -124802,12 +125435,12 @@ struct dccp_hdr {
 	__be16 dccph_sport;
 	__be16 dccph_dport;
 	__u8 dccph_doff;
-	__u8 dccph_cscov: 4;
-	__u8 dccph_ccval: 4;
+	__u8 dccph_cscov : 4;
+	__u8 dccph_ccval : 4;
 	__sum16 dccph_checksum;
-	__u8 dccph_x: 1;
-	__u8 dccph_type: 4;
-	__u8 dccph_reserved: 3;
+	__u8 dccph_x : 1;
+	__u8 dccph_type : 4;
+	__u8 dccph_reserved : 3;
 	__u8 dccph_seq2;
 	__be16 dccph_seq;
 };
@@ -125215,12 +125848,12 @@ enum xt_policy_flags {
 };
 
 struct xt_policy_spec {
-	__u8 saddr: 1;
-	__u8 daddr: 1;
-	__u8 proto: 1;
-	__u8 mode: 1;
-	__u8 spi: 1;
-	__u8 reqid: 1;
+	__u8 saddr : 1;
+	__u8 daddr : 1;
+	__u8 proto : 1;
+	__u8 mode : 1;
+	__u8 spi : 1;
+	__u8 reqid : 1;
 };
 
 struct xt_policy_elem {
@@ -125424,13 +126057,13 @@ struct xt_statistic_info {
 
 struct xt_statistic_priv {
 	atomic_t count;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum {
@@ -125717,7 +126350,8 @@ struct ip_set_comment {
 typedef int (*ipset_adtfn)(struct ip_set *, void *, const struct ip_set_ext *, struct ip_set_ext *, u32);
 
 struct ip_set_type_variant {
-	int (*kadt)(struct ip_set *, const struct sk_buff *, const struct xt_action_param *, enum ipset_adt, struct ip_set_adt_opt *);
+	int (*kadt)(struct ip_set *, const struct sk_buff *, const struct xt_action_param *, enum ipset_adt,
+		    struct ip_set_adt_opt *);
 	int (*uadt)(struct ip_set *, struct nlattr **, enum ipset_adt, u32 *, u32, bool);
 	ipset_adtfn adt[3];
 	int (*resize)(struct ip_set *, bool);
@@ -125819,7 +126453,7 @@ struct bitmap_ipmac_adt_elem {
 struct bitmap_ipmac_elem {
 	unsigned char ether[6];
 	unsigned char filled;
-	long: 0;
+	long : 0;
 };
 
 struct bitmap_port {
@@ -125863,7 +126497,7 @@ struct hbucket {
 	long unsigned int used[1];
 	u8 size;
 	u8 pos;
-	long: 0;
+	long : 0;
 	unsigned char value[0];
 };
 
@@ -126042,8 +126676,8 @@ struct hash_ipportnet4_elem {
 	__be32 ip;
 	__be32 ip2;
 	__be16 port;
-	u8 cidr: 7;
-	u8 nomatch: 1;
+	u8 cidr : 7;
+	u8 nomatch : 1;
 	u8 proto;
 };
 
@@ -126076,8 +126710,8 @@ struct hash_ipportnet6_elem {
 	union nf_inet_addr ip;
 	union nf_inet_addr ip2;
 	__be16 port;
-	u8 cidr: 7;
-	u8 nomatch: 1;
+	u8 cidr : 7;
+	u8 nomatch : 1;
 	u8 proto;
 };
 
@@ -126159,8 +126793,8 @@ struct hash_netport4_elem {
 	__be32 ip;
 	__be16 port;
 	u8 proto;
-	u8 cidr: 7;
-	u8 nomatch: 1;
+	u8 cidr : 7;
+	u8 nomatch : 1;
 };
 
 struct hash_netport4 {
@@ -126187,8 +126821,8 @@ struct hash_netport6_elem {
 	union nf_inet_addr ip;
 	__be16 port;
 	u8 proto;
-	u8 cidr: 7;
-	u8 nomatch: 1;
+	u8 cidr : 7;
+	u8 nomatch : 1;
 };
 
 struct hash_netport6 {
@@ -126399,10 +127033,10 @@ struct fib_rt_info {
 	int dst_len;
 	dscp_t dscp;
 	u8 type;
-	u8 offload: 1;
-	u8 trap: 1;
-	u8 offload_failed: 1;
-	u8 unused: 5;
+	u8 offload : 1;
+	u8 trap : 1;
+	u8 offload_failed : 1;
+	u8 unused : 5;
 };
 
 struct ip_rt_acct {
@@ -126445,13 +127079,13 @@ struct fib_prop {
 
 struct raw_hashinfo {
 	spinlock_t lock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct hlist_head ht[256];
 };
 
@@ -126536,7 +127170,8 @@ struct ip_msfilter {
 	union {
 		__be32 imsf_slist[1];
 		struct {
-			struct {} __empty_imsf_slist_flex;
+			struct {
+			} __empty_imsf_slist_flex;
 			__be32 imsf_slist_flex[0];
 		};
 	};
@@ -126700,10 +127335,10 @@ struct tcp_info {
 	__u8 tcpi_probes;
 	__u8 tcpi_backoff;
 	__u8 tcpi_options;
-	__u8 tcpi_snd_wscale: 4;
-	__u8 tcpi_rcv_wscale: 4;
-	__u8 tcpi_delivery_rate_app_limited: 1;
-	__u8 tcpi_fastopen_client_fail: 2;
+	__u8 tcpi_snd_wscale : 4;
+	__u8 tcpi_rcv_wscale : 4;
+	__u8 tcpi_delivery_rate_app_limited : 1;
+	__u8 tcpi_fastopen_client_fail : 2;
 	__u32 tcpi_rto;
 	__u32 tcpi_ato;
 	__u32 tcpi_snd_mss;
@@ -126876,17 +127511,17 @@ struct mptcp_ext {
 	u32 subflow_seq;
 	u16 data_len;
 	__sum16 csum;
-	u8 use_map: 1;
-	u8 dsn64: 1;
-	u8 data_fin: 1;
-	u8 use_ack: 1;
-	u8 ack64: 1;
-	u8 mpc_map: 1;
-	u8 frozen: 1;
-	u8 reset_transient: 1;
-	u8 reset_reason: 4;
-	u8 csum_reqd: 1;
-	u8 infinite_map: 1;
+	u8 use_map : 1;
+	u8 dsn64 : 1;
+	u8 data_fin : 1;
+	u8 use_ack : 1;
+	u8 ack64 : 1;
+	u8 mpc_map : 1;
+	u8 frozen : 1;
+	u8 reset_transient : 1;
+	u8 reset_reason : 4;
+	u8 csum_reqd : 1;
+	u8 infinite_map : 1;
 };
 
 enum tcp_queue {
@@ -126966,10 +127601,10 @@ struct mptcp_out_options {
 	struct mptcp_rm_list rm_list;
 	u8 join_id;
 	u8 backup;
-	u8 reset_reason: 4;
-	u8 reset_transient: 1;
-	u8 csum_reqd: 1;
-	u8 allow_join_id0: 1;
+	u8 reset_reason : 4;
+	u8 reset_transient : 1;
+	u8 csum_reqd : 1;
+	u8 allow_join_id0 : 1;
 	union {
 		struct {
 			u64 sndr_key;
@@ -127033,8 +127668,8 @@ struct tcp_out_options {
 	u16 mss;
 	u8 ws;
 	u8 num_sack_blocks;
-	u8 num_accecn_fields: 7;
-	u8 use_synack_ecn_bytes: 1;
+	u8 num_accecn_fields : 7;
+	u8 use_synack_ecn_bytes : 1;
 	u8 hash_size;
 	u8 bpf_opt_len;
 	__u8 *hash_location;
@@ -127065,7 +127700,7 @@ struct tcp_md5sig {
 
 struct icmp_err {
 	int errno;
-	unsigned int fatal: 1;
+	unsigned int fatal : 1;
 };
 
 enum tcp_tw_status {
@@ -127165,8 +127800,8 @@ enum {
 
 struct tcp_fastopen_metrics {
 	u16 mss;
-	u16 syn_loss: 10;
-	u16 try_exp: 2;
+	u16 syn_loss : 10;
+	u16 try_exp : 2;
 	long unsigned int last_syn_loss;
 	struct tcp_fastopen_cookie cookie;
 };
@@ -127188,8 +127823,8 @@ struct tcpm_hash_bucket {
 };
 
 struct tcp_plb_state {
-	u8 consec_cong_rounds: 5;
-	u8 unused: 3;
+	u8 consec_cong_rounds : 5;
+	u8 unused : 3;
 	u32 pause_until;
 };
 
@@ -127250,7 +127885,7 @@ struct udp_iter_state {
 	int bucket;
 };
 
-typedef struct sk_buff * (*udp_gro_receive_t)(struct sock *, struct list_head *, struct sk_buff *);
+typedef struct sk_buff *(*udp_gro_receive_t)(struct sock *, struct list_head *, struct sk_buff *);
 
 struct bpf_iter__udp {
 	union {
@@ -127260,7 +127895,7 @@ struct bpf_iter__udp {
 		struct udp_sock *udp_sk;
 	};
 	uid_t uid;
-	long: 0;
+	long : 0;
 	int bucket;
 };
 
@@ -127286,11 +127921,11 @@ struct inet_protosw {
 	unsigned char flags;
 };
 
-typedef struct sock * (*udp_lookup_t)(const struct sk_buff *, __be16, __be16);
+typedef struct sock *(*udp_lookup_t)(const struct sk_buff *, __be16, __be16);
 
-typedef struct sk_buff * (*gro_receive_sk_t)(struct sock *, struct list_head *, struct sk_buff *);
+typedef struct sk_buff *(*gro_receive_sk_t)(struct sock *, struct list_head *, struct sk_buff *);
 
-typedef struct sk_buff * (*udp_tunnel_gro_rcv_t)(struct sock *, struct list_head *, struct sk_buff *);
+typedef struct sk_buff *(*udp_tunnel_gro_rcv_t)(struct sock *, struct list_head *, struct sk_buff *);
 
 struct udp_tunnel_type_entry {
 	udp_tunnel_gro_rcv_t gro_receive;
@@ -127312,8 +127947,8 @@ enum {
 };
 
 struct icmp_ext_hdr {
-	__u8 reserved1: 4;
-	__u8 version: 4;
+	__u8 reserved1 : 4;
+	__u8 version : 4;
 	__u8 reserved2;
 	__sum16 checksum;
 };
@@ -127526,9 +128161,9 @@ struct igmpv3_query {
 	__u8 code;
 	__sum16 csum;
 	__be32 group;
-	__u8 qrv: 3;
-	__u8 suppress: 1;
-	__u8 resv: 4;
+	__u8 qrv : 3;
+	__u8 suppress : 1;
+	__u8 resv : 4;
 	__u8 qqic;
 	__be16 nsrcs;
 	__be32 srcs[0];
@@ -127627,7 +128262,8 @@ struct key_vector {
 	union {
 		struct hlist_head leaf;
 		struct {
-			struct {} __empty_tnode;
+			struct {
+			} __empty_tnode;
 			struct key_vector *tnode[0];
 		};
 	};
@@ -127996,7 +128632,7 @@ struct fib4_rule {
 	u8 src_len;
 	dscp_t dscp;
 	dscp_t dscp_mask;
-	u8 dscp_full: 1;
+	u8 dscp_full : 1;
 	__be32 src;
 	__be32 srcmask;
 	__be32 dst;
@@ -128265,8 +128901,8 @@ struct udp_tunnel_nic {
 	struct delayed_work work;
 	struct net_device *dev;
 	struct mutex lock;
-	u8 need_sync: 1;
-	u8 need_replay: 1;
+	u8 need_sync : 1;
+	u8 need_replay : 1;
 	unsigned int n_tables;
 	long unsigned int missed;
 	struct udp_tunnel_nic_table_entry *entries[0];
@@ -128527,8 +129163,8 @@ struct ipt_ECN_info {
 	__u8 ip_ect;
 	union {
 		struct {
-			__u8 ece: 1;
-			__u8 cwr: 1;
+			__u8 ece : 1;
+			__u8 cwr : 1;
 		} tcp;
 	} proto;
 };
@@ -128737,18 +129373,18 @@ struct inet_diag_meminfo {
 };
 
 struct inet_diag_sockopt {
-	__u8 recverr: 1;
-	__u8 is_icsk: 1;
-	__u8 freebind: 1;
-	__u8 hdrincl: 1;
-	__u8 mc_loop: 1;
-	__u8 transparent: 1;
-	__u8 mc_all: 1;
-	__u8 nodefrag: 1;
-	__u8 bind_address_no_port: 1;
-	__u8 recverr_rfc4884: 1;
-	__u8 defer_connect: 1;
-	__u8 unused: 5;
+	__u8 recverr : 1;
+	__u8 is_icsk : 1;
+	__u8 freebind : 1;
+	__u8 hdrincl : 1;
+	__u8 mc_loop : 1;
+	__u8 transparent : 1;
+	__u8 mc_all : 1;
+	__u8 nodefrag : 1;
+	__u8 bind_address_no_port : 1;
+	__u8 recverr_rfc4884 : 1;
+	__u8 defer_connect : 1;
+	__u8 unused : 5;
 };
 
 struct inet_diag_handler {
@@ -128813,35 +129449,35 @@ struct bbr {
 	u32 rtt_cnt;
 	u32 next_rtt_delivered;
 	u64 cycle_mstamp;
-	u32 mode: 3;
-	u32 prev_ca_state: 3;
-	u32 packet_conservation: 1;
-	u32 round_start: 1;
-	u32 idle_restart: 1;
-	u32 probe_rtt_round_done: 1;
-	u32 unused: 13;
-	u32 lt_is_sampling: 1;
-	u32 lt_rtt_cnt: 7;
-	u32 lt_use_bw: 1;
+	u32 mode : 3;
+	u32 prev_ca_state : 3;
+	u32 packet_conservation : 1;
+	u32 round_start : 1;
+	u32 idle_restart : 1;
+	u32 probe_rtt_round_done : 1;
+	u32 unused : 13;
+	u32 lt_is_sampling : 1;
+	u32 lt_rtt_cnt : 7;
+	u32 lt_use_bw : 1;
 	u32 lt_bw;
 	u32 lt_last_delivered;
 	u32 lt_last_stamp;
 	u32 lt_last_lost;
-	u32 pacing_gain: 10;
-	u32 cwnd_gain: 10;
-	u32 full_bw_reached: 1;
-	u32 full_bw_cnt: 2;
-	u32 cycle_idx: 3;
-	u32 has_seen_rtt: 1;
-	u32 unused_b: 5;
+	u32 pacing_gain : 10;
+	u32 cwnd_gain : 10;
+	u32 full_bw_reached : 1;
+	u32 full_bw_cnt : 2;
+	u32 cycle_idx : 3;
+	u32 has_seen_rtt : 1;
+	u32 unused_b : 5;
 	u32 prior_cwnd;
 	u32 full_bw;
 	u64 ack_epoch_mstamp;
 	u16 extra_acked[2];
-	u32 ack_epoch_acked: 20;
-	u32 extra_acked_win_rtts: 5;
-	u32 extra_acked_win_idx: 1;
-	u32 unused_c: 6;
+	u32 ack_epoch_acked : 20;
+	u32 extra_acked_win_rtts : 5;
+	u32 extra_acked_win_idx : 1;
+	u32 unused_c : 6;
 };
 
 struct bictcp {
@@ -128873,8 +129509,8 @@ struct sigpool_entry {
 	struct crypto_ahash *hash;
 	const char *alg;
 	struct kref kref;
-	uint16_t needs_key: 1;
-	uint16_t reserved: 15;
+	uint16_t needs_key : 1;
+	uint16_t reserved : 15;
 };
 
 struct scratches_to_free {
@@ -128897,7 +129533,7 @@ struct tls_sw_context_tx {
 	struct tls_rec *open_rec;
 	struct list_head tx_list;
 	atomic_t encrypt_pending;
-	u8 async_capable: 1;
+	u8 async_capable : 1;
 	long unsigned int tx_bitmask;
 };
 
@@ -128982,10 +129618,10 @@ struct xfrm_dst_lookup_params {
 
 struct xfrm_policy_afinfo {
 	struct dst_ops *dst_ops;
-	struct dst_entry * (*dst_lookup)(const struct xfrm_dst_lookup_params *);
+	struct dst_entry *(*dst_lookup)(const struct xfrm_dst_lookup_params *);
 	int (*get_saddr)(xfrm_address_t *, const struct xfrm_dst_lookup_params *);
 	int (*fill_dst)(struct xfrm_dst *, struct net_device *, const struct flowi *);
-	struct dst_entry * (*blackhole_route)(struct net *, struct dst_entry *);
+	struct dst_entry *(*blackhole_route)(struct net *, struct dst_entry *);
 };
 
 struct xfrm_state_afinfo {
@@ -129055,13 +129691,13 @@ typedef u64 (*btf_bpf_tcp_send_ack)(struct tcp_sock *, u32);
 
 struct bpf_struct_ops_tcp_congestion_ops {
 	struct bpf_struct_ops_common_value common;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct tcp_congestion_ops data;
 };
 
@@ -129237,11 +129873,12 @@ struct xfrm_mgr {
 	struct list_head list;
 	int (*notify)(struct xfrm_state *, const struct km_event *);
 	int (*acquire)(struct xfrm_state *, struct xfrm_tmpl *, struct xfrm_policy *);
-	struct xfrm_policy * (*compile_policy)(struct sock *, int, u8 *, int, int *);
+	struct xfrm_policy *(*compile_policy)(struct sock *, int, u8 *, int, int *);
 	int (*new_mapping)(struct xfrm_state *, xfrm_address_t *, __be16);
 	int (*notify_policy)(struct xfrm_policy *, int, const struct km_event *);
 	int (*report)(struct net *, u8, struct xfrm_selector *, xfrm_address_t *);
-	int (*migrate)(const struct xfrm_selector *, u8, u8, const struct xfrm_migrate *, int, const struct xfrm_kmaddress *, struct net *, const struct xfrm_encap_tmpl *);
+	int (*migrate)(const struct xfrm_selector *, u8, u8, const struct xfrm_migrate *, int,
+		       const struct xfrm_kmaddress *, struct net *, const struct xfrm_encap_tmpl *);
 	bool (*is_alive)(const struct km_event *);
 };
 
@@ -129253,7 +129890,8 @@ struct xfrmk_sadinfo {
 
 struct xfrm_translator {
 	int (*alloc_compat)(struct sk_buff *, const struct nlmsghdr *);
-	struct nlmsghdr * (*rcv_msg_compat)(const struct nlmsghdr *, int, const struct nla_policy *, struct netlink_ext_ack *);
+	struct nlmsghdr *(*rcv_msg_compat)(const struct nlmsghdr *, int, const struct nla_policy *,
+					   struct netlink_ext_ack *);
 	int (*xlate_user_policy_sockptr)(u8 **, int);
 	struct module *owner;
 };
@@ -129389,8 +130027,8 @@ struct xfrm_algo_comp_info {
 struct xfrm_algo_desc {
 	char *name;
 	char *compat;
-	u8 available: 1;
-	u8 pfkey_supported: 1;
+	u8 available : 1;
+	u8 pfkey_supported : 1;
 	union {
 		struct xfrm_algo_aead_info aead;
 		struct xfrm_algo_auth_info auth;
@@ -130095,15 +130733,16 @@ struct rt6_exception {
 	struct callback_head rcu;
 };
 
-typedef struct rt6_info * (*pol_lookup_t)(struct net *, struct fib6_table *, struct flowi6 *, const struct sk_buff *, int);
+typedef struct rt6_info *(*pol_lookup_t)(struct net *, struct fib6_table *, struct flowi6 *,
+					 const struct sk_buff *, int);
 
 struct route_info {
 	__u8 type;
 	__u8 length;
 	__u8 prefix_len;
-	__u8 reserved_l: 3;
-	__u8 route_pref: 2;
-	__u8 reserved_h: 3;
+	__u8 reserved_l : 3;
+	__u8 route_pref : 2;
+	__u8 reserved_h : 3;
 	__be32 lifetime;
 	__u8 prefix[0];
 };
@@ -130145,7 +130784,8 @@ struct trace_event_raw_fib6_table_lookup {
 
 struct trace_event_data_offsets_fib6_table_lookup {};
 
-typedef void (*btf_trace_fib6_table_lookup)(void *, const struct net *, const struct fib6_result *, struct fib6_table *, const struct flowi6 *);
+typedef void (*btf_trace_fib6_table_lookup)(void *, const struct net *, const struct fib6_result *,
+					    struct fib6_table *, const struct flowi6 *);
 
 enum rt6_nud_state {
 	RT6_NUD_FAIL_HARD = -3,
@@ -130361,7 +131001,8 @@ struct ra_msg {
 	__be32 retrans_timer;
 };
 
-typedef u32 inet6_ehashfn_t(const struct net *, const struct in6_addr *, const u16, const struct in6_addr *, const __be16);
+typedef u32 inet6_ehashfn_t(const struct net *, const struct in6_addr *, const u16, const struct in6_addr *,
+			    const __be16);
 
 struct icmp6_filter {
 	__u32 data[8];
@@ -130373,9 +131014,9 @@ struct raw6_sock {
 	__u32 offset;
 	struct icmp6_filter filter;
 	__u32 ip6mr_table;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct numa_drop_counters drop_counters;
 	struct ipv6_pinfo inet6;
 };
@@ -130386,7 +131027,8 @@ struct raw6_frag_vec {
 	char c[4];
 };
 
-typedef void ip6_icmp_send_t(struct sk_buff *, u8, u8, __u32, const struct in6_addr *, const struct inet6_skb_parm *);
+typedef void ip6_icmp_send_t(struct sk_buff *, u8, u8, __u32, const struct in6_addr *,
+			     const struct inet6_skb_parm *);
 
 struct icmpv6_msg {
 	struct sk_buff *skb;
@@ -130420,9 +131062,9 @@ struct mld2_report {
 struct mld2_query {
 	struct icmp6hdr mld2q_hdr;
 	struct in6_addr mld2q_mca;
-	__u8 mld2q_qrv: 3;
-	__u8 mld2q_suppress: 1;
-	__u8 mld2q_resv2: 4;
+	__u8 mld2q_qrv : 3;
+	__u8 mld2q_suppress : 1;
+	__u8 mld2q_resv2 : 4;
 	__u8 mld2q_qqic;
 	__be16 mld2q_nsrcs;
 	struct in6_addr mld2q_srcs[0];
@@ -130476,18 +131118,20 @@ struct ipv6_rpl_sr_hdr {
 	__u8 hdrlen;
 	__u8 type;
 	__u8 segments_left;
-	__u32 cmpre: 4;
-	__u32 cmpri: 4;
-	__u32 reserved: 4;
-	__u32 pad: 4;
-	__u32 reserved1: 16;
+	__u32 cmpre : 4;
+	__u32 cmpri : 4;
+	__u32 reserved : 4;
+	__u32 pad : 4;
+	__u32 reserved1 : 16;
 	union {
 		struct {
-			struct {} __empty_addr;
+			struct {
+			} __empty_addr;
 			struct in6_addr addr[0];
 		};
 		struct {
-			struct {} __empty_data;
+			struct {
+			} __empty_data;
 			__u8 data[0];
 		};
 	} segments;
@@ -130496,43 +131140,43 @@ struct ipv6_rpl_sr_hdr {
 struct ioam6_hdr {
 	__u8 opt_type;
 	__u8 opt_len;
-	char: 8;
+	char : 8;
 	__u8 type;
 };
 
 struct ioam6_trace_hdr {
 	__be16 namespace_id;
-	char: 2;
-	__u8 overflow: 1;
-	__u8 nodelen: 5;
-	__u8 remlen: 7;
+	char : 2;
+	__u8 overflow : 1;
+	__u8 nodelen : 5;
+	__u8 remlen : 7;
 	union {
 		__be32 type_be32;
 		struct {
-			__u32 bit7: 1;
-			__u32 bit6: 1;
-			__u32 bit5: 1;
-			__u32 bit4: 1;
-			__u32 bit3: 1;
-			__u32 bit2: 1;
-			__u32 bit1: 1;
-			__u32 bit0: 1;
-			__u32 bit15: 1;
-			__u32 bit14: 1;
-			__u32 bit13: 1;
-			__u32 bit12: 1;
-			__u32 bit11: 1;
-			__u32 bit10: 1;
-			__u32 bit9: 1;
-			__u32 bit8: 1;
-			__u32 bit23: 1;
-			__u32 bit22: 1;
-			__u32 bit21: 1;
-			__u32 bit20: 1;
-			__u32 bit19: 1;
-			__u32 bit18: 1;
-			__u32 bit17: 1;
-			__u32 bit16: 1;
+			__u32 bit7 : 1;
+			__u32 bit6 : 1;
+			__u32 bit5 : 1;
+			__u32 bit4 : 1;
+			__u32 bit3 : 1;
+			__u32 bit2 : 1;
+			__u32 bit1 : 1;
+			__u32 bit0 : 1;
+			__u32 bit15 : 1;
+			__u32 bit14 : 1;
+			__u32 bit13 : 1;
+			__u32 bit12 : 1;
+			__u32 bit11 : 1;
+			__u32 bit10 : 1;
+			__u32 bit9 : 1;
+			__u32 bit8 : 1;
+			__u32 bit23 : 1;
+			__u32 bit22 : 1;
+			__u32 bit21 : 1;
+			__u32 bit20 : 1;
+			__u32 bit19 : 1;
+			__u32 bit18 : 1;
+			__u32 bit17 : 1;
+			__u32 bit16 : 1;
 		} type;
 	};
 	__u8 data[0];
@@ -130732,11 +131376,11 @@ struct br_input_skb_cb {
 	struct net_device *brdev;
 	u16 frag_max_size;
 	u8 igmp;
-	u8 mrouters_only: 1;
-	u8 proxyarp_replied: 1;
-	u8 src_port_isolated: 1;
-	u8 promisc: 1;
-	u8 br_netfilter_broute: 1;
+	u8 mrouters_only : 1;
+	u8 proxyarp_replied : 1;
+	u8 src_port_isolated : 1;
+	u8 promisc : 1;
+	u8 br_netfilter_broute : 1;
 	u32 backup_nhid;
 };
 
@@ -130750,7 +131394,7 @@ struct fib6_rule {
 	__be32 flowlabel_mask;
 	dscp_t dscp;
 	dscp_t dscp_mask;
-	u8 dscp_full: 1;
+	u8 dscp_full : 1;
 };
 
 struct calipso_doi;
@@ -130759,17 +131403,19 @@ struct netlbl_calipso_ops {
 	int (*doi_add)(struct calipso_doi *, struct netlbl_audit *);
 	void (*doi_free)(struct calipso_doi *);
 	int (*doi_remove)(u32, struct netlbl_audit *);
-	struct calipso_doi * (*doi_getdef)(u32);
+	struct calipso_doi *(*doi_getdef)(u32);
 	void (*doi_putdef)(struct calipso_doi *);
 	int (*doi_walk)(u32 *, int (*)(struct calipso_doi *, void *), void *);
 	int (*sock_getattr)(struct sock *, struct netlbl_lsm_secattr *);
 	int (*sock_setattr)(struct sock *, const struct calipso_doi *, const struct netlbl_lsm_secattr *);
 	void (*sock_delattr)(struct sock *);
-	int (*req_setattr)(struct request_sock *, const struct calipso_doi *, const struct netlbl_lsm_secattr *);
+	int (*req_setattr)(struct request_sock *, const struct calipso_doi *,
+			   const struct netlbl_lsm_secattr *);
 	void (*req_delattr)(struct request_sock *);
 	int (*opt_getattr)(const unsigned char *, struct netlbl_lsm_secattr *);
-	unsigned char * (*skbuff_optptr)(const struct sk_buff *);
-	int (*skbuff_setattr)(struct sk_buff *, const struct calipso_doi *, const struct netlbl_lsm_secattr *);
+	unsigned char *(*skbuff_optptr)(const struct sk_buff *);
+	int (*skbuff_setattr)(struct sk_buff *, const struct calipso_doi *,
+			      const struct netlbl_lsm_secattr *);
 	int (*skbuff_delattr)(struct sk_buff *);
 	void (*cache_invalidate)(void);
 	int (*cache_add)(const unsigned char *, const struct netlbl_lsm_secattr *);
@@ -131399,16 +132045,16 @@ struct packet_fanout {
 	struct list_head list;
 	spinlock_t lock;
 	refcount_t sk_ref;
-	long: 64;
+	long : 64;
 	struct packet_type prot_hook;
 	struct sock *arr[0];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct packet_rollover {
@@ -131416,10 +132062,10 @@ struct packet_rollover {
 	atomic_long_t num;
 	atomic_long_t num_huge;
 	atomic_long_t num_failed;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	u32 history[16];
 };
 
@@ -131445,26 +132091,26 @@ struct packet_sock {
 	unsigned int tp_tstamp;
 	struct completion skb_completion;
 	struct net_device *cached_dev;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct packet_type prot_hook;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	atomic_t tp_drops;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum packet_sock_flags {
@@ -131569,10 +132215,10 @@ struct switchdev_notifier_fdb_info {
 	struct switchdev_notifier_info info;
 	const unsigned char *addr;
 	u16 vid;
-	u8 added_by_user: 1;
-	u8 is_local: 1;
-	u8 locked: 1;
-	u8 offloaded: 1;
+	u8 added_by_user : 1;
+	u8 is_local : 1;
+	u8 locked : 1;
+	u8 offloaded : 1;
 };
 
 struct switchdev_notifier_brport_info {
@@ -131824,8 +132470,8 @@ struct switchdev_attr {
 };
 
 struct br_config_bpdu {
-	unsigned int topology_change: 1;
-	unsigned int topology_change_ack: 1;
+	unsigned int topology_change : 1;
+	unsigned int topology_change_ack : 1;
 	bridge_id root;
 	int root_path_cost;
 	bridge_id bridge_id;
@@ -132142,7 +132788,7 @@ struct ebt_entry_match {
 		struct xt_match *match;
 	} u;
 	unsigned int match_size;
-	long: 0;
+	long : 0;
 	unsigned char data[0];
 };
 
@@ -132946,12 +133592,15 @@ struct vsock_transport {
 	int (*notify_poll_out)(struct vsock_sock *, size_t, bool *);
 	int (*notify_recv_init)(struct vsock_sock *, size_t, struct vsock_transport_recv_notify_data *);
 	int (*notify_recv_pre_block)(struct vsock_sock *, size_t, struct vsock_transport_recv_notify_data *);
-	int (*notify_recv_pre_dequeue)(struct vsock_sock *, size_t, struct vsock_transport_recv_notify_data *);
-	int (*notify_recv_post_dequeue)(struct vsock_sock *, size_t, ssize_t, bool, struct vsock_transport_recv_notify_data *);
+	int (*notify_recv_pre_dequeue)(struct vsock_sock *, size_t,
+				       struct vsock_transport_recv_notify_data *);
+	int (*notify_recv_post_dequeue)(struct vsock_sock *, size_t, ssize_t, bool,
+					struct vsock_transport_recv_notify_data *);
 	int (*notify_send_init)(struct vsock_sock *, struct vsock_transport_send_notify_data *);
 	int (*notify_send_pre_block)(struct vsock_sock *, struct vsock_transport_send_notify_data *);
 	int (*notify_send_pre_enqueue)(struct vsock_sock *, struct vsock_transport_send_notify_data *);
-	int (*notify_send_post_enqueue)(struct vsock_sock *, ssize_t, struct vsock_transport_send_notify_data *);
+	int (*notify_send_post_enqueue)(struct vsock_sock *, ssize_t,
+					struct vsock_transport_send_notify_data *);
 	void (*notify_buffer_size)(struct vsock_sock *, u64 *);
 	int (*notify_set_rcvlowat)(struct vsock_sock *, int);
 	ssize_t (*unsent_bytes)(struct vsock_sock *);
@@ -133026,24 +133675,24 @@ struct virtio_vsock {
 	struct work_struct event_work;
 	struct mutex tx_lock;
 	bool tx_run;
-	long: 0;
+	long : 0;
 	struct work_struct send_pkt_work;
 	struct sk_buff_head send_pkt_queue;
 	atomic_t queued_replies;
-	long: 0;
+	long : 0;
 	struct mutex rx_lock;
 	bool rx_run;
-	int: 0;
+	int : 0;
 	int rx_buf_nr;
 	int rx_buf_max_nr;
-	long: 0;
+	long : 0;
 	struct mutex event_lock;
 	bool event_run;
 	struct virtio_vsock_event event_list[8];
-	int: 0;
+	int : 0;
 	u32 guest_cid;
 	bool seqpacket_allow;
-	long: 0;
+	long : 0;
 	struct scatterlist *out_sgs[18];
 	struct scatterlist out_bufs[18];
 } __attribute__((packed));
@@ -133161,9 +133810,11 @@ struct trace_event_data_offsets_virtio_transport_alloc_pkt {};
 
 struct trace_event_data_offsets_virtio_transport_recv_pkt {};
 
-typedef void (*btf_trace_virtio_transport_alloc_pkt)(void *, __u32, __u32, __u32, __u32, __u32, __u16, __u16, __u32, bool);
+typedef void (*btf_trace_virtio_transport_alloc_pkt)(void *, __u32, __u32, __u32, __u32, __u32, __u16, __u16,
+						     __u32, bool);
 
-typedef void (*btf_trace_virtio_transport_recv_pkt)(void *, __u32, __u32, __u32, __u32, __u32, __u16, __u16, __u32, __u32, __u32);
+typedef void (*btf_trace_virtio_transport_recv_pkt)(void *, __u32, __u32, __u32, __u32, __u32, __u16, __u16,
+						    __u32, __u32, __u32);
 
 typedef int (*lookup_by_table_id_t)(struct net *, u32);
 
@@ -133270,46 +133921,46 @@ struct xsk_map_node {
 
 struct xdp_ring {
 	u32 producer;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	u32 pad1;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	u32 consumer;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	u32 pad2;
 	u32 flags;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	u32 pad3;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct xdp_rxtx_ring {
@@ -133380,13 +134031,13 @@ struct mptcp_sched_ops {
 	struct list_head list;
 	void (*init)(struct mptcp_sock *);
 	void (*release)(struct mptcp_sock *);
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct mptcp_pm_data {
@@ -133469,14 +134120,14 @@ struct mptcp_sock {
 	bool allow_infinite_fallback;
 	u8 pending_state;
 	u8 mpc_endpoint_id;
-	u8 recvmsg_inq: 1;
-	u8 cork: 1;
-	u8 nodelay: 1;
-	u8 fastopening: 1;
-	u8 in_accept_queue: 1;
-	u8 free_first: 1;
-	u8 rcvspace_init: 1;
-	u8 fastclosing: 1;
+	u8 recvmsg_inq : 1;
+	u8 cork : 1;
+	u8 nodelay : 1;
+	u8 fastopening : 1;
+	u8 in_accept_queue : 1;
+	u8 free_first : 1;
+	u8 rcvspace_init : 1;
+	u8 fastclosing : 1;
 	u32 notsent_lowat;
 	int keepalive_cnt;
 	int keepalive_idle;
@@ -133525,33 +134176,33 @@ struct mptcp_options_received {
 	union {
 		struct {
 			u16 suboptions;
-			u16 use_map: 1;
-			u16 dsn64: 1;
-			u16 data_fin: 1;
-			u16 use_ack: 1;
-			u16 ack64: 1;
-			u16 mpc_map: 1;
-			u16 reset_reason: 4;
-			u16 reset_transient: 1;
-			u16 echo: 1;
-			u16 backup: 1;
-			u16 deny_join_id0: 1;
-			u16 __unused: 2;
+			u16 use_map : 1;
+			u16 dsn64 : 1;
+			u16 data_fin : 1;
+			u16 use_ack : 1;
+			u16 ack64 : 1;
+			u16 mpc_map : 1;
+			u16 reset_reason : 4;
+			u16 reset_transient : 1;
+			u16 echo : 1;
+			u16 backup : 1;
+			u16 deny_join_id0 : 1;
+			u16 __unused : 2;
 		};
 		struct {
 			u16 suboptions;
-			u16 use_map: 1;
-			u16 dsn64: 1;
-			u16 data_fin: 1;
-			u16 use_ack: 1;
-			u16 ack64: 1;
-			u16 mpc_map: 1;
-			u16 reset_reason: 4;
-			u16 reset_transient: 1;
-			u16 echo: 1;
-			u16 backup: 1;
-			u16 deny_join_id0: 1;
-			u16 __unused: 2;
+			u16 use_map : 1;
+			u16 dsn64 : 1;
+			u16 data_fin : 1;
+			u16 use_ack : 1;
+			u16 ack64 : 1;
+			u16 mpc_map : 1;
+			u16 reset_reason : 4;
+			u16 reset_transient : 1;
+			u16 echo : 1;
+			u16 backup : 1;
+			u16 deny_join_id0 : 1;
+			u16 __unused : 2;
 		} status;
 	};
 	u8 join_id;
@@ -133577,12 +134228,12 @@ struct mptcp_data_frag {
 
 struct mptcp_subflow_request_sock {
 	struct tcp_request_sock sk;
-	u16 mp_capable: 1;
-	u16 mp_join: 1;
-	u16 backup: 1;
-	u16 request_bkup: 1;
-	u16 csum_reqd: 1;
-	u16 allow_join_id0: 1;
+	u16 mp_capable : 1;
+	u16 mp_join : 1;
+	u16 backup : 1;
+	u16 request_bkup : 1;
+	u16 csum_reqd : 1;
+	u16 allow_join_id0 : 1;
 	u8 local_id;
 	u8 remote_id;
 	u64 local_key;
@@ -133620,31 +134271,31 @@ struct mptcp_subflow_context {
 			u32 map_data_len;
 			__wsum map_data_csum;
 			u32 map_csum_len;
-			u32 request_mptcp: 1;
-			u32 request_join: 1;
-			u32 request_bkup: 1;
-			u32 mp_capable: 1;
-			u32 mp_join: 1;
-			u32 pm_notified: 1;
-			u32 conn_finished: 1;
-			u32 map_valid: 1;
-			u32 map_csum_reqd: 1;
-			u32 map_data_fin: 1;
-			u32 mpc_map: 1;
-			u32 backup: 1;
-			u32 send_mp_prio: 1;
-			u32 send_mp_fail: 1;
-			u32 send_fastclose: 1;
-			u32 send_infinite_map: 1;
-			u32 remote_key_valid: 1;
-			u32 disposable: 1;
-			u32 closing: 1;
-			u32 stale: 1;
-			u32 valid_csum_seen: 1;
-			u32 is_mptfo: 1;
-			u32 close_event_done: 1;
-			u32 mpc_drop: 1;
-			u32 __unused: 8;
+			u32 request_mptcp : 1;
+			u32 request_join : 1;
+			u32 request_bkup : 1;
+			u32 mp_capable : 1;
+			u32 mp_join : 1;
+			u32 pm_notified : 1;
+			u32 conn_finished : 1;
+			u32 map_valid : 1;
+			u32 map_csum_reqd : 1;
+			u32 map_data_fin : 1;
+			u32 mpc_map : 1;
+			u32 backup : 1;
+			u32 send_mp_prio : 1;
+			u32 send_mp_fail : 1;
+			u32 send_fastclose : 1;
+			u32 send_infinite_map : 1;
+			u32 remote_key_valid : 1;
+			u32 disposable : 1;
+			u32 closing : 1;
+			u32 stale : 1;
+			u32 valid_csum_seen : 1;
+			u32 is_mptfo : 1;
+			u32 close_event_done : 1;
+			u32 mpc_drop : 1;
+			u32 __unused : 8;
 			bool data_avail;
 			bool scheduled;
 			bool pm_listener;
@@ -133660,9 +134311,9 @@ struct mptcp_subflow_context {
 			};
 			s16 local_id;
 			u8 remote_id;
-			u8 reset_seen: 1;
-			u8 reset_transient: 1;
-			u8 reset_reason: 4;
+			u8 reset_seen : 1;
+			u8 reset_transient : 1;
+			u8 reset_reason : 4;
 			u8 stale_count;
 			u32 subflow_id;
 			long int delegated_status;
@@ -133683,31 +134334,31 @@ struct mptcp_subflow_context {
 			u32 map_data_len;
 			__wsum map_data_csum;
 			u32 map_csum_len;
-			u32 request_mptcp: 1;
-			u32 request_join: 1;
-			u32 request_bkup: 1;
-			u32 mp_capable: 1;
-			u32 mp_join: 1;
-			u32 pm_notified: 1;
-			u32 conn_finished: 1;
-			u32 map_valid: 1;
-			u32 map_csum_reqd: 1;
-			u32 map_data_fin: 1;
-			u32 mpc_map: 1;
-			u32 backup: 1;
-			u32 send_mp_prio: 1;
-			u32 send_mp_fail: 1;
-			u32 send_fastclose: 1;
-			u32 send_infinite_map: 1;
-			u32 remote_key_valid: 1;
-			u32 disposable: 1;
-			u32 closing: 1;
-			u32 stale: 1;
-			u32 valid_csum_seen: 1;
-			u32 is_mptfo: 1;
-			u32 close_event_done: 1;
-			u32 mpc_drop: 1;
-			u32 __unused: 8;
+			u32 request_mptcp : 1;
+			u32 request_join : 1;
+			u32 request_bkup : 1;
+			u32 mp_capable : 1;
+			u32 mp_join : 1;
+			u32 pm_notified : 1;
+			u32 conn_finished : 1;
+			u32 map_valid : 1;
+			u32 map_csum_reqd : 1;
+			u32 map_data_fin : 1;
+			u32 mpc_map : 1;
+			u32 backup : 1;
+			u32 send_mp_prio : 1;
+			u32 send_mp_fail : 1;
+			u32 send_fastclose : 1;
+			u32 send_infinite_map : 1;
+			u32 remote_key_valid : 1;
+			u32 disposable : 1;
+			u32 closing : 1;
+			u32 stale : 1;
+			u32 valid_csum_seen : 1;
+			u32 is_mptfo : 1;
+			u32 close_event_done : 1;
+			u32 mpc_drop : 1;
+			u32 __unused : 8;
 			bool data_avail;
 			bool scheduled;
 			bool pm_listener;
@@ -133723,9 +134374,9 @@ struct mptcp_subflow_context {
 			};
 			s16 local_id;
 			u8 remote_id;
-			u8 reset_seen: 1;
-			u8 reset_transient: 1;
-			u8 reset_reason: 4;
+			u8 reset_seen : 1;
+			u8 reset_transient : 1;
+			u8 reset_reason : 4;
 			u8 stale_count;
 			u32 subflow_id;
 			long int delegated_status;
@@ -133965,7 +134616,7 @@ struct mptcp_pm_ops {
 	struct list_head list;
 	void (*init)(struct mptcp_sock *);
 	void (*release)(struct mptcp_sock *);
-	long: 64;
+	long : 64;
 };
 
 struct mptcp_pernet {
@@ -134243,7 +134894,7 @@ struct pci_mmcfg_hostbridge_probe {
 	u32 devfn;
 	u32 vendor;
 	u32 device;
-	const char * (*probe)(void);
+	const char *(*probe)(void);
 };
 
 typedef bool (*check_reserved_t)(u64, u64, enum e820_type);

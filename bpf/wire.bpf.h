@@ -90,7 +90,7 @@ static __always_inline void wire_link_async(__u32 tid, __u64 start_ns, __u16 cmd
 }
 
 /* Requests this thread sent during the call and another thread released. */
-static __always_inline void wire_fill_async(struct event *e, const struct frame *f)
+static __always_inline void wire_fill_async(struct rec_wire *w, const struct frame *f)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct wire_async *a = bpf_map_lookup_elem(&wire_async, &tid);
@@ -103,34 +103,42 @@ static __always_inline void wire_fill_async(struct event *e, const struct frame 
 		start = a->req[i].start_ns;
 		if (!start || start < f->start_ns)
 			continue;
-		n = e->wire_n;
+		n = w->n;
 		if (n >= 0xffff)
 			break;
 		if (n < SMBLAT_WIRE_MAX) {
-			e->wire[n].cmd = a->req[i].cmd;
-			e->wire[n].lat_us = a->req[i].lat_us;
+			w->req[n].cmd = a->req[i].cmd;
+			w->req[n].lat_us = a->req[i].lat_us;
 		}
-		e->wire_n = n + 1;
-		e->wire_ns += (__u64)a->req[i].lat_us * 1000;
-		e->smb_split.send_ns += (__u64)a->req[i].send_us * 1000;
-		e->smb_split.rtt_ns += (__u64)a->req[i].rtt_us * 1000;
-		e->smb_split.wake_ns += (__u64)a->req[i].wake_us * 1000;
+		w->n = n + 1;
+		w->ns += (__u64)a->req[i].lat_us * 1000;
+		w->split.send_ns += (__u64)a->req[i].send_us * 1000;
+		w->split.rtt_ns += (__u64)a->req[i].rtt_us * 1000;
+		w->split.wake_ns += (__u64)a->req[i].wake_us * 1000;
 	}
 }
 
 /* The SMB2 requests the call of frame f waited on. */
-static __always_inline void wire_fill(struct event *e, const struct frame *f)
+static __always_inline void wire_fill(struct rec_wire *w, const struct frame *f)
 {
 	__u32 n = f->wire_n;
 
-	e->wire_n = n > 0xffff ? 0xffff : n;
-	e->wire_ns = f->wire_ns;
-	e->smb_split = f->wire_split;
+	w->n = n > 0xffff ? 0xffff : n;
+	w->ns = f->wire_ns;
+	w->split = f->wire_split;
 	for (int i = 0; i < SMBLAT_WIRE_MAX; i++)
-		e->wire[i] = f->wire[i];
-	wire_fill_async(e, f);
-	if (e->wire_n)
-		e->flags |= EF_WIRE;
+		w->req[i] = f->wire[i];
+	wire_fill_async(w, f);
+}
+
+/* A call that kept no frame waited on nothing we know of. */
+static __always_inline void wire_none(struct rec_wire *w)
+{
+	w->n = 0;
+	w->ns = 0;
+	w->split.send_ns = 0;
+	w->split.rtt_ns = 0;
+	w->split.wake_ns = 0;
 }
 
 #endif

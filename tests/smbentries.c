@@ -2,16 +2,16 @@
 /*
  * Entries of the smb and smb2 layers for the shipper tests (tests/host/elk.sh,
  * rsyslog.sh, journal-remote.sh) on a machine without cifs.ko: events as the
- * BPF side sends them, decoded by the agent's decoder and the smb2 layer
- * (event_decode(), smb2_decode_event()), formatted by the journal sink
+ * BPF side sends them (bpf/record.h), decoded by the agent's decoding and
+ * the layers owning them (layers_decode()), formatted by the journal sink
  * (journal_event_fields()) and sent to journald. Only the kernel that would
  * have timed the calls is missing; the share, which the decoder finds in the
- * mount table, is set by hand. Then the connection events of each kind
- * (smbevent_decode()), the views' summaries: per share, per server, per
+ * mount table, is set by hand. Then the connection events of each kind,
+ * the views' summaries: per share, per server, per
  * layer (journal_write_view_summary()), and a loss entry of requests the
  * smb2 layer could not time (UNTIMED). Also the smbd layer's views that
  * need an smbd in trouble (exits, breaks) or at work (its time split),
- * through its decode and entry builders.
+ * through the same decoding and its entry builders.
  *   smbentries LABEL   FUNCTION names begin with LABEL_
  */
 #define SD_JOURNAL_SUPPRESS_LOCATION /* as the agent: no CODE_FILE, CODE_LINE, CODE_FUNC */
@@ -30,6 +30,7 @@
 #include "layers/smb2.h"
 #include "layers/smbd-views.h"
 #include "layers/smbevent.h"
+#include "layers/layer.h"
 #include "sinks/journal.h"
 
 static int send_fields(char **v, int n)
@@ -62,25 +63,42 @@ static int record_send(struct record *r)
 	return send_fields(v, n);
 }
 
-/* An smbd view's event through the smbd layer's decode. */
-static int smbd_send(const struct decoder *d, const struct event *e)
+/*
+ * A record through the agent's decoding, then to journald; share: the
+ * share the decoder would have found in the mount table, or NULL.
+ */
+static int decode_send(const struct decoder *d, const void *rec, size_t size, const char *share)
 {
-	struct layer_env env = {};
+	struct layer_env env = { .dec = d };
 	struct record r = {};
 	int k;
 
-	if (event_decode(d, e, sizeof(*e), &r) < 0) {
+	if (layers_decode(&env, rec, size, &r) < 0) {
 		fprintf(stderr, "smbentries: decoding failed\n");
+		event_record_clear(&r);
 		return 1;
 	}
-	smbd_exits_decode(&env, e, &r);
+	if (share)
+		r.share = share;
 	k = record_send(&r);
+	if (share)
+		r.share = NULL;
 	event_record_clear(&r);
 	return k;
 }
 
+/* The head of a record of smbd 4242. */
+static struct rec_head smbd_head(enum rec_kind kind, uint32_t id, uint64_t end_ns, uint64_t lat)
+{
+	struct rec_head h = { .kind = kind, .func_id = id, .end_ns = end_ns, .latency_ns = lat };
+
+	h.pid = h.tid = 4242;
+	strcpy(h.comm, "smbd");
+	return h;
+}
+
 /* smbd 4242's exits (one after exit_server, one killed), breaks and time split; exit_id: SMBD_EXIT's, the lease break's next. */
-static int smbd_views(const struct decoder *d, struct event *e, uint64_t now_ns, uint32_t exit_id)
+static int smbd_views(const struct decoder *d, uint64_t now_ns, uint32_t exit_id)
 {
 	struct sockaddr_in peer = { .sin_family = AF_INET, .sin_port = htons(50376) };
 	struct smbd_split_entry s = {
@@ -99,108 +117,81 @@ static int smbd_views(const struct decoder *d, struct event *e, uint64_t now_ns,
 		.writes = 1400,
 		.client = "192.0.2.7:50376",
 	};
+	struct rec_smbd_exit *x = calloc(1, sizeof(*x));
+	struct rec_smbd_break b = {};
 	char **v = NULL;
 	int k, n;
 
+	if (!x)
+		return 1;
 	inet_pton(AF_INET, "192.0.2.7", &peer.sin_addr);
-	memset(e, 0, sizeof(*e));
-	e->func_id = exit_id;
-	e->end_ns = now_ns;
-	e->latency_ns = 93000000000ULL;
-	e->pid = e->tid = 4242;
-	strcpy(e->comm, "smbd");
-	e->flags = EF_SMBD_EXIT;
-	strcpy(e->name, "NT_STATUS_NO_MEMORY");
-	strcpy(e->smb_server, "../../source3/smbd/smb2_server.c:5054");
-	e->smb_status = 0xC0000017;
-	memcpy(e->args, &peer, sizeof(peer));
-	e->args[4] = (uint64_t)(20 + 1) | (uint64_t)ENOMEM << 32; /* writev */
-	e->args[5] = 4000 | (uint64_t)2 << 32;
-	e->blk_sector = 300000;
-	k = smbd_send(d, e);
+	x->h = smbd_head(REC_SMBD_EXIT, exit_id, now_ns, 93000000000ULL);
+	strcpy(x->reason, "NT_STATUS_NO_MEMORY");
+	strcpy(x->location, "../../source3/smbd/smb2_server.c:5054");
+	x->status = 0xC0000017;
+	memcpy(x->peer, &peer, sizeof(peer));
+	x->last_err_nr = 20 + 1; /* writev */
+	x->last_err = ENOMEM;
+	x->ppid = 4000;
+	x->exit_how = 2;
+	x->last_err_ago_ns = 300000;
+	k = decode_send(d, x, sizeof(*x), NULL);
 	/* killed: a signal, no reason */
-	e->name[0] = e->smb_server[0] = '\0';
-	e->smb_status = 0;
-	e->ret = 9;
-	e->args[4] = 0;
-	k |= smbd_send(d, e);
+	x->reason[0] = x->location[0] = '\0';
+	x->status = 0;
+	x->exit_code = 9;
+	x->last_err_nr = 0;
+	x->last_err = 0;
+	k |= decode_send(d, x, sizeof(*x), NULL);
+	free(x);
 	/* a lease break answered */
-	memset(e, 0, sizeof(*e));
-	e->func_id = exit_id + 1;
-	e->end_ns = now_ns;
-	e->latency_ns = 2500000;
-	e->pid = e->tid = 4242;
-	strcpy(e->comm, "smbd");
-	e->flags = EF_SMBD_BREAK;
-	e->args[0] = 7; /* RWH */
-	e->args[1] = 1; /* R */
-	e->args[2] = 0x0123456789abcdefULL;
-	e->args[3] = 0xfedcba9876543210ULL;
-	k |= smbd_send(d, e);
+	b.h = smbd_head(REC_SMBD_BREAK, exit_id + 1, now_ns, 2500000);
+	b.from = 7; /* RWH */
+	b.to = 1;   /* R */
+	b.key[0] = 0x0123456789abcdefULL;
+	b.key[1] = 0xfedcba9876543210ULL;
+	k |= decode_send(d, &b, sizeof(b), NULL);
 	n = smbd_split_fields(&s, &v); /* before v is read */
 	k |= send_fields(v, n);
 	return k;
 }
 
-/* The event through the decoder and the smb2 layer's decode, then to journald. */
-static int decode_send(const struct decoder *d, const struct event *e)
-{
-	struct record r = {};
-	int k;
-
-	if (event_decode(d, e, sizeof(*e), &r) < 0 ||
-	    ((e->flags & EF_SMB_EVENT) ? smbevent_decode(e, &r, NULL) : smb2_decode_event(e, &r)) < 0) {
-		fprintf(stderr, "smbentries: decoding failed\n");
-		event_record_clear(&r);
-		return 1;
-	}
-	if (!(e->flags & EF_SMB_EVENT))
-		r.share = "\\\\srv\\share";
-	k = record_send(&r);
-	r.share = NULL;
-	event_record_clear(&r);
-	return k;
-}
-
 /* One connection event of kind k by function id, about srv.example.com. */
-static int event_send(const struct decoder *d, struct event *e, uint32_t id, enum smb_event k,
-		      uint64_t end_ns)
+static int event_send(const struct decoder *d, uint32_t id, enum smb_event k, uint64_t end_ns)
 {
-	memset(e, 0, sizeof(*e));
-	e->func_id = id;
-	e->end_ns = end_ns;
-	e->pid = 812;
-	e->tid = 812;
-	strcpy(e->comm, "cifsd");
-	e->flags = EF_SMB_EVENT;
-	e->smb_event = k;
-	e->smb_mid = 91;
-	e->smb_session = 0x2c00000045ULL;
-	e->smb_tree = 5;
-	e->smb_conn_id = 0x3;
-	strcpy(e->smb_server, "srv.example.com");
+	struct rec_smb2 e = { .h = { .kind = REC_SMB_EVENT, .func_id = id, .end_ns = end_ns } };
+
+	e.h.pid = 812;
+	e.h.tid = 812;
+	strcpy(e.h.comm, "cifsd");
+	e.event = k;
+	e.ids.mid = 91;
+	e.ids.session = 0x2c00000045ULL;
+	e.ids.tree = 5;
+	e.conn_id = 0x3;
+	strcpy(e.server, "srv.example.com");
 	switch (k) {
 	case SMB_EV_SESSION_SETUP:
-		e->latency_ns = 40200000;
+		e.h.latency_ns = 40200000;
 		break;
 	case SMB_EV_SESSION_EXPIRED:
-		e->smb_cmd = 5;
+		e.ids.cmd = 5;
 		break;
 	case SMB_EV_TREE_CONNECT:
-		strcpy(e->name, "\\\\srv.example.com\\share");
+		strcpy(e.name, "\\\\srv.example.com\\share");
 		break;
 	case SMB_EV_CREDIT_STALL:
-		e->smb_event_val[1] = 3;
-		e->smb_event_val[2] = 12;
+		e.event_val[1] = 3;
+		e.event_val[2] = 12;
 		break;
 	case SMB_EV_SLOW_RESPONSE:
-		e->smb_cmd = 8;
-		e->latency_ns = 1203000000;
+		e.ids.cmd = 8;
+		e.h.latency_ns = 1203000000;
 		break;
 	default:
 		break;
 	}
-	return decode_send(d, e);
+	return decode_send(d, &e, sizeof(e), NULL);
 }
 
 /* The views' summaries: per share and per server (smb2 layer), per layer (breakdown). */
@@ -242,7 +233,9 @@ int main(int argc, char **argv)
 	};
 	char names[2 + _SMB_EV_MAX][64];
 	struct func fns[4 + _SMB_EV_MAX];
-	struct event *e;
+	struct rec_vfs_call *v = calloc(1, sizeof(*v));
+	const char *share = "\\\\srv\\share";
+	struct rec_smb2 q = {};
 	uint64_t end;
 	int k;
 
@@ -250,6 +243,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: smbentries LABEL\n");
 		return 2;
 	}
+	if (!v)
+		return 1;
 	snprintf(names[0], sizeof(names[0]), "%s_UNLINK", argv[1]);
 	snprintf(names[1], sizeof(names[1]), "%s_CREATE", argv[1]);
 	fns[0] = (struct func) { .id = 0,
@@ -291,62 +286,59 @@ int main(int argc, char **argv)
 	struct decoder d = { .funcs = &t, .boot_to_realtime_ns = event_clock_offset() };
 	struct timespec now;
 
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return 1;
 	clock_gettime(CLOCK_BOOTTIME, &now);
 	end = now.tv_sec * 1000000000ULL + now.tv_nsec;
 	/* one of the requests below: a compound CREATE the server refused */
-	e->func_id = 1;
-	e->end_ns = end - 40000000;
-	e->latency_ns = 20412000;
-	e->pid = 48782;
-	e->tid = 48783;
-	e->uid = 1000;
-	strcpy(e->comm, "rm");
-	strcpy(e->name, "a.txt");
-	e->flags = EF_HAS_NAME | EF_SMB2 | EF_SMB2_COMPOUND | EF_SMB2_STATUS | EF_SMB2_GRANTED |
-		   EF_SMB2_SPLIT;
-	e->smb_mid = 77;
-	e->smb_cmd = 5;
-	e->smb_status = 0xC0000022;
-	e->smb_session = 0x2c00000045ULL;
-	e->smb_tree = 5;
-	e->smb_credit_charge = 1;
-	e->smb_credits_requested = 10;
-	e->smb_credits_granted = 10;
-	e->smb_split = (struct smb2_split) { .send_ns = 12000, .rtt_ns = 20300000, .wake_ns = 100000 };
-	strcpy(e->smb_server, "srv.example.com");
-	k = decode_send(&d, e);
+	q.h = (struct rec_head) { .kind = REC_SMB2_REQ,
+				  .func_id = 1,
+				  .end_ns = end - 40000000,
+				  .latency_ns = 20412000,
+				  .pid = 48782,
+				  .tid = 48783,
+				  .uid = 1000 };
+	strcpy(q.h.comm, "rm");
+	strcpy(q.name, "a.txt");
+	q.h.flags = RF_HAS_NAME | RF_SMB2_COMPOUND | RF_SMB2_STATUS | RF_SMB2_GRANTED;
+	q.ids.mid = 77;
+	q.ids.cmd = 5;
+	q.ids.status = 0xC0000022;
+	q.ids.session = 0x2c00000045ULL;
+	q.ids.tree = 5;
+	q.ids.credit_charge = 1;
+	q.ids.credits = 10;
+	q.credits_granted = 10;
+	q.split = (struct smb2_split) { .send_ns = 12000, .rtt_ns = 20300000, .wake_ns = 100000 };
+	strcpy(q.server, "srv.example.com");
+	k = decode_send(&d, &q, sizeof(q), share);
 	/* the same answered asynchronously: its async id instead of the tree */
-	e->flags = EF_HAS_NAME | EF_SMB2 | EF_SMB2_ASYNC | EF_SMB2_SPLIT;
-	e->smb_mid = 78;
-	e->smb_async_id = 0x1f;
-	k |= decode_send(&d, e);
+	q.h.flags = RF_HAS_NAME | RF_SMB2_ASYNC;
+	q.ids.mid = 78;
+	q.ids.async_id = 0x1f;
+	k |= decode_send(&d, &q, sizeof(q), share);
 	/* a slow unlink that failed, after three SMB2 requests */
-	memset(e, 0, sizeof(*e));
-	e->func_id = 0;
-	e->end_ns = end;
-	e->latency_ns = 61234567;
-	e->pid = 48782;
-	e->tid = 48783;
-	e->uid = 1000;
-	strcpy(e->comm, "rm");
-	strcpy(e->name, "a.txt");
-	e->flags = EF_HAS_NAME | EF_HAS_RET | EF_WIRE;
-	e->ret = (uint64_t)-EACCES;
-	e->wire_n = 3;
-	e->wire_ns = 60700000;
-	e->wire[0] = (struct wire_req) { .cmd = 5, .lat_us = 20412 };
-	e->wire[1] = (struct wire_req) { .cmd = 0x11, .lat_us = 20250 };
-	e->wire[2] = (struct wire_req) { .cmd = 6, .lat_us = 20038 };
-	e->smb_split = (struct smb2_split) { .send_ns = 36000, .rtt_ns = 60364000, .wake_ns = 300000 };
-	k |= decode_send(&d, e);
+	v->c.h = (struct rec_head) { .kind = REC_VFS_CALL,
+				     .func_id = 0,
+				     .end_ns = end,
+				     .latency_ns = 61234567,
+				     .pid = 48782,
+				     .tid = 48783,
+				     .uid = 1000 };
+	strcpy(v->c.h.comm, "rm");
+	strcpy(v->name, "a.txt");
+	v->c.h.flags = RF_HAS_NAME | RF_HAS_RET;
+	v->c.ret = (uint64_t)-EACCES;
+	v->wire.n = 3;
+	v->wire.ns = 60700000;
+	v->wire.req[0] = (struct wire_req) { .cmd = 5, .lat_us = 20412 };
+	v->wire.req[1] = (struct wire_req) { .cmd = 0x11, .lat_us = 20250 };
+	v->wire.req[2] = (struct wire_req) { .cmd = 6, .lat_us = 20038 };
+	v->wire.split = (struct smb2_split) { .send_ns = 36000, .rtt_ns = 60364000, .wake_ns = 300000 };
+	k |= decode_send(&d, v, sizeof(*v), share);
+	free(v);
 	for (int i = 0; i < _SMB_EV_MAX; i++)
-		k |= event_send(&d, e, 2 + i, i, end);
+		k |= event_send(&d, 2 + i, i, end);
 	k |= views_send(argv[1]);
-	k |= smbd_views(&d, e, end, 2 + _SMB_EV_MAX);
-	free(e);
+	k |= smbd_views(&d, end, 2 + _SMB_EV_MAX);
 	/* requests the smb2 layer could not time: a loss entry with UNTIMED */
 	{
 		struct loss l = { .func = &fns[1], .untimed = 2 };

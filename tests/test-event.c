@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * event_decode: hand-built ring buffer events against a function table, a
+ * layers_decode: hand-built ring buffer records against a function table, a
  * synthetic kallsyms file and a synthetic mountinfo file.
  */
 #include <errno.h>
@@ -12,6 +12,7 @@
 
 #include "decode/event.h"
 #include "layers/block.h"
+#include "layers/layer.h"
 
 #include "check.h"
 
@@ -143,46 +144,55 @@ static void fixture_done(struct fixture *f)
 	mounts_free(f->mounts);
 }
 
-/* A slow cifs_unlink by rm, as the exit probe would send it. */
-static struct event unlink_event(const struct fixture *f)
+/* A record through the agent's decoding (layers_decode()) with decoder d. */
+static int decode(const struct decoder *d, const void *rec, size_t size, struct record *r)
 {
-	struct event e;
+	struct layer_env env = { .dec = d, .mounts = d->mounts };
+
+	return layers_decode(&env, rec, size, r);
+}
+
+/* A slow cifs_unlink by rm, as the exit probe would send it. */
+static struct rec_vfs_call unlink_event(const struct fixture *f)
+{
+	struct rec_vfs_call e;
 
 	memset(&e, 0, sizeof(e));
-	e.end_ns = 5000000000ull + 123456;
-	e.latency_ns = 45210000;
-	e.func_id = f->unlink_id;
-	e.pid = 48782;
-	e.tid = 48783;
-	e.uid = 1000;
+	e.c.h.kind = REC_VFS_CALL;
+	e.c.h.end_ns = 5000000000ull + 123456;
+	e.c.h.latency_ns = 45210000;
+	e.c.h.func_id = f->unlink_id;
+	e.c.h.pid = 48782;
+	e.c.h.tid = 48783;
+	e.c.h.uid = 1000;
 	e.dev = 55;
-	e.flags = EF_HAS_DEV | EF_HAS_NAME | EF_HAS_RET;
-	e.ret = 0xfffffffe; /* int -ENOENT, as a 32-bit value in a 64-bit slot */
-	e.args[0] = 0xffff888001234500ull;
-	e.args[1] = 0xffff888005678900ull;
-	e.args[2] = 0x77; /* beyond nargs: still copied, not counted */
-	memcpy(e.comm, "rm", 3);
+	e.c.h.flags = RF_HAS_DEV | RF_HAS_NAME | RF_HAS_RET;
+	e.c.ret = 0xfffffffe; /* int -ENOENT, as a 32-bit value in a 64-bit slot */
+	e.c.args[0] = 0xffff888001234500ull;
+	e.c.args[1] = 0xffff888005678900ull;
+	e.c.args[2] = 0x77; /* beyond nargs: still copied, not counted */
+	memcpy(e.c.h.comm, "rm", 3);
 	memcpy(e.name, "a.txt", 6);
-	e.kstack[0] = A_BPF_PROG + 0x4c;
-	e.kstack[1] = A_BPF_TRAMP + 0x60;
-	e.kstack[2] = A_RETHOOK;
-	e.kstack[3] = A_VFS_UNLINK + 0x12f;
-	e.kstack[4] = A_DO_UNLINKAT + 0x1a0;
-	e.kstack[5] = A_SYS_UNLINKAT + 0x20;
-	e.kstack[6] = A_DO_SYSCALL + 0x40;
-	e.kstack[7] = A_ENTRY + 0x76;
-	e.kstack_sz = 8 * 8;
-	e.kstack[8] = A_DO_SYSCALL; /* beyond kstack_sz: ignored */
+	e.c.st.kstack[0] = A_BPF_PROG + 0x4c;
+	e.c.st.kstack[1] = A_BPF_TRAMP + 0x60;
+	e.c.st.kstack[2] = A_RETHOOK;
+	e.c.st.kstack[3] = A_VFS_UNLINK + 0x12f;
+	e.c.st.kstack[4] = A_DO_UNLINKAT + 0x1a0;
+	e.c.st.kstack[5] = A_SYS_UNLINKAT + 0x20;
+	e.c.st.kstack[6] = A_DO_SYSCALL + 0x40;
+	e.c.st.kstack[7] = A_ENTRY + 0x76;
+	e.c.st.kstack_sz = 8 * 8;
+	e.c.st.kstack[8] = A_DO_SYSCALL; /* beyond kstack_sz: ignored */
 	return e;
 }
 
 static void test_unlink(struct fixture *f)
 {
-	struct event e = unlink_event(f);
+	struct rec_vfs_call e = unlink_event(f);
 	struct record r;
 	int ret;
 
-	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	ret = decode(&f->d, &e, sizeof(e), &r);
 	check(ret == 0, "decode = %d", ret);
 	check(r.func == &f->funcs.v[f->unlink_id], "func %p", (const void *)r.func);
 	check(r.latency_ns == 45210000, "latency %llu", (unsigned long long)r.latency_ns);
@@ -215,25 +225,25 @@ static void test_unlink(struct fixture *f)
 /* What the event says it has, and nothing more. */
 static void test_flags(struct fixture *f)
 {
-	struct event e = unlink_event(f);
+	struct rec_vfs_call e = unlink_event(f);
 	struct record r;
 	int ret;
 
-	e.flags = 0;
+	e.c.h.flags = 0;
 	e.dev = 55;
-	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	ret = decode(&f->d, &e, sizeof(e), &r);
 	check(ret == 0, "decode = %d", ret);
-	check(!r.file, "FILE without EF_HAS_NAME: \"%s\"", r.file);
-	check(!r.share, "share without EF_HAS_DEV: \"%s\"", r.share);
-	check(!r.has_ret && r.err == 0, "return without EF_HAS_RET: has %d err %d", r.has_ret, r.err);
+	check(!r.file, "FILE without RF_HAS_NAME: \"%s\"", r.file);
+	check(!r.share, "share without RF_HAS_DEV: \"%s\"", r.share);
+	check(!r.has_ret && r.err == 0, "return without RF_HAS_RET: has %d err %d", r.has_ret, r.err);
 	event_record_clear(&r);
 
 	/* A device that is no SMB mount, and a comm and name with no NUL at all. */
 	e = unlink_event(f);
 	e.dev = 8u << 20 | 1;
-	memset(e.comm, 'c', sizeof(e.comm));
+	memset(e.c.h.comm, 'c', sizeof(e.c.h.comm));
 	memset(e.name, 'n', sizeof(e.name));
-	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	ret = decode(&f->d, &e, sizeof(e), &r);
 	check(ret == 0, "decode = %d", ret);
 	check(!r.share, "share of an ext4 device: \"%s\"", r.share);
 	check(strlen(r.comm) == SMBLAT_COMM_LEN, "comm of %zu characters", strlen(r.comm));
@@ -243,15 +253,15 @@ static void test_flags(struct fixture *f)
 
 	/* A successful int call: a positive value is no error. */
 	e = unlink_event(f);
-	e.ret = 7;
-	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	e.c.ret = 7;
+	ret = decode(&f->d, &e, sizeof(e), &r);
 	check(ret == 0 && r.ret == 7 && r.err == 0, "int 7: ret %lld err %d", (long long)r.ret, r.err);
 	event_record_clear(&r);
 
 	/* More arguments configured than the event carries. */
 	f->funcs.v[f->unlink_id].cfg.nargs = 9;
 	e = unlink_event(f);
-	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	ret = decode(&f->d, &e, sizeof(e), &r);
 	check(ret == 0 && r.nargs == SMBLAT_MAX_ARGS && r.args[2] == 0x77, "nargs %u args[2] %llx", r.nargs,
 	      (unsigned long long)r.args[2]);
 	event_record_clear(&r);
@@ -260,13 +270,13 @@ static void test_flags(struct fixture *f)
 
 static void check_ret(struct fixture *f, int id, uint64_t raw, int64_t want_ret, int want_err)
 {
-	struct event e = unlink_event(f);
+	struct rec_vfs_call e = unlink_event(f);
 	struct record r;
 	int ret;
 
-	e.func_id = id;
-	e.ret = raw;
-	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	e.c.h.func_id = id;
+	e.c.ret = raw;
+	ret = decode(&f->d, &e, sizeof(e), &r);
 	check(ret == 0, "decode = %d", ret);
 	check(r.ret == want_ret && r.err == want_err, "%s raw 0x%llx: ret %lld err %d, want %lld err %d",
 	      f->funcs.v[id].name, (unsigned long long)raw, (long long)r.ret, r.err, (long long)want_ret,
@@ -319,21 +329,21 @@ static const char *last_line(const char *s)
  */
 static void test_syscall_stack(struct fixture *f)
 {
-	struct event e = unlink_event(f);
+	struct rec_vfs_call e = unlink_event(f);
 	struct record r;
 	int ret;
 
-	e.func_id = f->sys_id;
-	e.flags = EF_HAS_RET;
-	e.ret = 0;
-	e.kstack[0] = A_JIT;
-	e.kstack[1] = A_TRACE_RUN + 0x6a;
-	e.kstack[2] = A_BPF_TRACE + 0x22;
-	e.kstack[3] = A_EXIT_WORK + 0xd8;
-	e.kstack[4] = A_DO_SYSCALL + 0x40;
-	e.kstack[5] = A_ENTRY + 0x76;
-	e.kstack_sz = 6 * 8;
-	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	e.c.h.func_id = f->sys_id;
+	e.c.h.flags = RF_HAS_RET;
+	e.c.ret = 0;
+	e.c.st.kstack[0] = A_JIT;
+	e.c.st.kstack[1] = A_TRACE_RUN + 0x6a;
+	e.c.st.kstack[2] = A_BPF_TRACE + 0x22;
+	e.c.st.kstack[3] = A_EXIT_WORK + 0xd8;
+	e.c.st.kstack[4] = A_DO_SYSCALL + 0x40;
+	e.c.st.kstack[5] = A_ENTRY + 0x76;
+	e.c.st.kstack_sz = 6 * 8;
+	ret = decode(&f->d, &e, sizeof(e), &r);
 	check(ret == 0, "decode = %d", ret);
 #if defined(__x86_64__)
 	check_str(r.stack, "__x64_sys_unlinkat+0x0\ndo_syscall_64+0x40\nentry_SYSCALL_64_after_hwframe+0x76");
@@ -345,10 +355,10 @@ static void test_syscall_stack(struct fixture *f)
 	event_record_clear(&r);
 
 	/* Below the first real frame, frames no symbol covers stay: only the top goes. */
-	e.kstack[5] = A_UNKNOWN;
-	e.kstack[6] = A_ENTRY + 0x76;
-	e.kstack_sz = 7 * 8;
-	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	e.c.st.kstack[5] = A_UNKNOWN;
+	e.c.st.kstack[6] = A_ENTRY + 0x76;
+	e.c.st.kstack_sz = 7 * 8;
+	ret = decode(&f->d, &e, sizeof(e), &r);
 	check(ret == 0 && r.stack && strstr(r.stack, "\n0xffffffff80000000\n"),
 	      "unknown frame under the syscall's own dropped:\n%s", r.stack);
 	event_record_clear(&r);
@@ -357,22 +367,22 @@ static void test_syscall_stack(struct fixture *f)
 /* A stack that filled every slot ends with a marker saying it was cut; one that fits, not. */
 static void test_stack_cut(struct fixture *f)
 {
-	struct event e = unlink_event(f);
+	struct rec_vfs_call e = unlink_event(f);
 	struct record r;
 	char marker[64];
 	int ret;
 
-	e.func_id = f->dalloc_id;
+	e.c.h.func_id = f->dalloc_id;
 	for (int i = 0; i < SMBLAT_STACK_SLOTS; i++)
-		e.kstack[i] = A_USER_PATH + 0x10 + i;
-	e.kstack_sz = SMBLAT_STACK_DEPTH * 8;
-	ret = event_decode(&f->d, &e, sizeof(e), &r);
+		e.c.st.kstack[i] = A_USER_PATH + 0x10 + i;
+	e.c.st.kstack_sz = SMBLAT_STACK_DEPTH * 8;
+	ret = decode(&f->d, &e, sizeof(e), &r);
 	check(ret == 0 && lines(r.stack) == 1 + SMBLAT_STACK_DEPTH && !strstr(r.stack, "cut"),
 	      "%d frames that fit: %zu lines:\n%s", SMBLAT_STACK_DEPTH, lines(r.stack), r.stack);
 	event_record_clear(&r);
 
-	e.kstack_sz = SMBLAT_STACK_SLOTS * 8;
-	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	e.c.st.kstack_sz = SMBLAT_STACK_SLOTS * 8;
+	ret = decode(&f->d, &e, sizeof(e), &r);
 	snprintf(marker, sizeof(marker), "[kernel stack cut at %d frames]", SMBLAT_STACK_DEPTH);
 	check(ret == 0 && lines(r.stack) == 1 + SMBLAT_STACK_DEPTH + 1, "%zu lines", lines(r.stack));
 	check_str(last_line(r.stack), marker);
@@ -382,11 +392,11 @@ static void test_stack_cut(struct fixture *f)
 	event_record_clear(&r);
 
 	/* A deep user stack under a short kernel one: each says for itself. */
-	e.kstack_sz = 2 * 8;
+	e.c.st.kstack_sz = 2 * 8;
 	for (int i = 0; i < SMBLAT_STACK_SLOTS; i++)
-		e.ustack[i] = 0x401000 + 0x10 * i;
-	e.ustack_sz = SMBLAT_STACK_SLOTS * 8;
-	ret = event_decode(&f->d, &e, sizeof(e), &r);
+		e.c.st.ustack[i] = 0x401000 + 0x10 * i;
+	e.c.st.ustack_sz = SMBLAT_STACK_SLOTS * 8;
+	ret = decode(&f->d, &e, sizeof(e), &r);
 	snprintf(marker, sizeof(marker), "[user stack cut at %d frames]", SMBLAT_STACK_DEPTH);
 	check(ret == 0 && lines(r.stack) == 1 + 2 + SMBLAT_STACK_DEPTH + 1, "%zu lines", lines(r.stack));
 	check_str(last_line(r.stack), marker);
@@ -398,16 +408,16 @@ static void test_stack_cut(struct fixture *f)
 
 static void test_stacks(struct fixture *f)
 {
-	struct event e = unlink_event(f);
+	struct rec_vfs_call e = unlink_event(f);
 	struct decoder raw = f->d;
 	struct record r;
 	int ret;
 
 	/* A kernel function probed outside the smb layer is named first too. */
-	e.func_id = f->dalloc_id;
-	e.kstack[4] = A_UNKNOWN;
-	e.kstack_sz = 6 * 8;
-	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	e.c.h.func_id = f->dalloc_id;
+	e.c.st.kstack[4] = A_UNKNOWN;
+	e.c.st.kstack_sz = 6 * 8;
+	ret = decode(&f->d, &e, sizeof(e), &r);
 	check(ret == 0, "decode = %d", ret);
 	check_str(r.stack, "d_alloc+0x0\nvfs_unlink+0x12f\n0xffffffff80000000\n__x64_sys_unlinkat+0x20");
 	check_str(r.stack_folded, "__x64_sys_unlinkat;0xffffffff80000000;vfs_unlink;d_alloc");
@@ -415,11 +425,11 @@ static void test_stacks(struct fixture *f)
 
 	/* User frames follow the kernel ones, and come first (outermost) when folded. */
 	e = unlink_event(f);
-	e.kstack_sz = 5 * 8;
-	e.ustack[0] = 0x401136;
-	e.ustack[1] = 0x7f0000001234;
-	e.ustack_sz = 2 * 8;
-	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	e.c.st.kstack_sz = 5 * 8;
+	e.c.st.ustack[0] = 0x401136;
+	e.c.st.ustack[1] = 0x7f0000001234;
+	e.c.st.ustack_sz = 2 * 8;
+	ret = decode(&f->d, &e, sizeof(e), &r);
 	check(ret == 0, "decode = %d", ret);
 	check_str(r.stack, "cifs_unlink+0x0 [cifs]\nvfs_unlink+0x12f\ndo_unlinkat+0x1a0\n"
 			   "0x401136\n0x7f0000001234");
@@ -428,11 +438,11 @@ static void test_stacks(struct fixture *f)
 
 	/* A user function has no kernel symbol of its own to put first. */
 	e = unlink_event(f);
-	e.func_id = f->uprobe_id;
-	e.kstack_sz = 0;
-	e.ustack[0] = 0x401136;
-	e.ustack_sz = 8;
-	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	e.c.h.func_id = f->uprobe_id;
+	e.c.st.kstack_sz = 0;
+	e.c.st.ustack[0] = 0x401136;
+	e.c.st.ustack_sz = 8;
+	ret = decode(&f->d, &e, sizeof(e), &r);
 	check(ret == 0, "decode = %d", ret);
 	check_str(r.stack, "0x401136");
 	check_str(r.stack_folded, "0x401136");
@@ -440,14 +450,14 @@ static void test_stacks(struct fixture *f)
 
 	/* No stack recorded (kernel_stack = no, or bpf_get_stack failed): no STACK. */
 	e = unlink_event(f);
-	e.kstack_sz = 0;
-	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	e.c.st.kstack_sz = 0;
+	ret = decode(&f->d, &e, sizeof(e), &r);
 	check(ret == 0, "decode = %d", ret);
 	check_str(r.stack, NULL);
 	check_str(r.stack_folded, NULL);
 	event_record_clear(&r);
-	e.kstack_sz = -EFAULT;
-	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	e.c.st.kstack_sz = -EFAULT;
+	ret = decode(&f->d, &e, sizeof(e), &r);
 	check(ret == 0, "decode = %d", ret);
 	check_str(r.stack, NULL);
 	event_record_clear(&r);
@@ -455,9 +465,9 @@ static void test_stacks(struct fixture *f)
 	/* A full stack is read to SMBLAT_STACK_DEPTH, never past it. */
 	e = unlink_event(f);
 	for (int i = 0; i < SMBLAT_STACK_SLOTS; i++)
-		e.kstack[i] = A_DO_SYSCALL + i;
-	e.kstack_sz = 4 * SMBLAT_STACK_DEPTH * 8; /* a bogus size */
-	ret = event_decode(&f->d, &e, sizeof(e), &r);
+		e.c.st.kstack[i] = A_DO_SYSCALL + i;
+	e.c.st.kstack_sz = 4 * SMBLAT_STACK_DEPTH * 8; /* a bogus size */
+	ret = decode(&f->d, &e, sizeof(e), &r);
 	check(ret == 0, "decode = %d", ret);
 	check(lines(r.stack) == 1 + SMBLAT_STACK_DEPTH + 1, "%zu lines, want %d frames and the marker",
 	      lines(r.stack), 1 + SMBLAT_STACK_DEPTH);
@@ -466,8 +476,8 @@ static void test_stacks(struct fixture *f)
 	/* Without symbols: raw addresses, and no probed-function frame to name. */
 	raw.ks = NULL;
 	e = unlink_event(f);
-	e.kstack_sz = 5 * 8;
-	ret = event_decode(&raw, &e, sizeof(e), &r);
+	e.c.st.kstack_sz = 5 * 8;
+	ret = decode(&raw, &e, sizeof(e), &r);
 	check(ret == 0, "decode = %d", ret);
 	check_str(r.stack, "0xffffffffc0c0004c\n0xffffffffc0c01060\n0xffffffff81105000\n"
 			   "0xffffffff8110012f\n0xffffffff811009a0");
@@ -480,7 +490,7 @@ static void test_stacks(struct fixture *f)
 	raw = f->d;
 	raw.mounts = NULL;
 	e = unlink_event(f);
-	ret = event_decode(&raw, &e, sizeof(e), &r);
+	ret = decode(&raw, &e, sizeof(e), &r);
 	check(ret == 0 && !r.share && r.file, "decode without mounts = %d share %s", ret,
 	      r.share ? r.share : "(null)");
 	event_record_clear(&r);
@@ -488,46 +498,46 @@ static void test_stacks(struct fixture *f)
 
 static void test_invalid(struct fixture *f)
 {
-	struct event e = unlink_event(f);
+	struct rec_vfs_call e = unlink_event(f);
 	struct record r;
 	int ret;
 
-	ret = event_decode(&f->d, &e, sizeof(e) - 1, &r);
+	ret = decode(&f->d, &e, sizeof(e) - 1, &r);
 	check(ret == -EINVAL, "short event: %d", ret);
 	event_record_clear(&r);
-	ret = event_decode(&f->d, &e, 0, &r);
+	ret = decode(&f->d, &e, 0, &r);
 	check(ret == -EINVAL, "empty event: %d", ret);
 	event_record_clear(&r);
-	ret = event_decode(&f->d, &e, offsetof(struct event, kstack), &r);
-	check(ret == -EINVAL, "event without its stacks: %d", ret);
+	ret = decode(&f->d, &e, offsetof(struct rec_vfs_call, wire), &r);
+	check(ret == -EINVAL, "record without its wire part: %d", ret);
 	event_record_clear(&r);
 
-	e.func_id = f->funcs.n;
-	ret = event_decode(&f->d, &e, sizeof(e), &r);
-	check(ret == -EINVAL, "func_id %u of %u: %d", e.func_id, f->funcs.n, ret);
+	e.c.h.func_id = f->funcs.n;
+	ret = decode(&f->d, &e, sizeof(e), &r);
+	check(ret == -EINVAL, "func_id %u of %u: %d", e.c.h.func_id, f->funcs.n, ret);
 	check(!r.func && !r.stack && !r.file, "record filled for an invalid event");
 	event_record_clear(&r);
-	e.func_id = UINT32_MAX;
-	ret = event_decode(&f->d, &e, sizeof(e), &r);
-	check(ret == -EINVAL, "func_id %u: %d", e.func_id, ret);
+	e.c.h.func_id = UINT32_MAX;
+	ret = decode(&f->d, &e, sizeof(e), &r);
+	check(ret == -EINVAL, "func_id %u: %d", e.c.h.func_id, ret);
 	event_record_clear(&r);
 
 	/* A garbled end time wraps rather than overflowing (found by fuzz-event). */
 	e = unlink_event(f);
-	e.end_ns = 0x7300000000000000ull;
-	ret = event_decode(&f->d, &e, sizeof(e), &r);
+	e.c.h.end_ns = 0x7300000000000000ull;
+	ret = decode(&f->d, &e, sizeof(e), &r);
 	check(ret == 0 && r.end_realtime_us == (0x7300000000000000ull + 1700000000000000000ull) / 1000,
 	      "end_ns near INT64_MAX: %d, %llu", ret, (unsigned long long)r.end_realtime_us);
 	event_record_clear(&r);
 
 	/* A longer buffer (a future event with more fields) still decodes. */
 	{
-		char big[sizeof(struct event) + 64];
+		char big[sizeof(struct rec_vfs_call) + 64];
 
 		memset(big, 0, sizeof(big));
 		e = unlink_event(f);
 		memcpy(big, &e, sizeof(e));
-		ret = event_decode(&f->d, big, sizeof(big), &r);
+		ret = decode(&f->d, big, sizeof(big), &r);
 		check(ret == 0 && r.latency_ns == 45210000, "longer buffer: %d", ret);
 		event_record_clear(&r);
 	}
@@ -543,11 +553,9 @@ static void test_clock(void)
 }
 
 /* Block requests: no frame, no stack; the block layer's fields and place instead. */
-static int decode_block(struct fixture *f, const struct event *e, struct record *r)
+static int decode_block(struct fixture *f, const void *rec, size_t size, struct record *r)
 {
-	int ret = event_decode(&f->d, e, sizeof(*e), r);
-
-	return ret < 0 ? ret : block_decode_event(e, r);
+	return decode(&f->d, rec, size, r);
 }
 
 static void test_block(struct fixture *f)
@@ -555,22 +563,24 @@ static void test_block(struct fixture *f)
 	int write_id = add(&f->funcs, LAYER_BLOCK, GROUP_NONE, "BLOCK_WRITE", NULL, NULL, RK_VOID);
 	int flush_id = add(&f->funcs, LAYER_BLOCK, GROUP_NONE, "BLOCK_FLUSH", NULL, NULL, RK_VOID);
 	int other_id = add(&f->funcs, LAYER_BLOCK, GROUP_NONE, "BLOCK_OTHER", NULL, NULL, RK_VOID);
-	struct event e;
+	struct rec_block e;
+	struct rec_call c;
 	struct record r;
 	int ret;
 
 	memset(&e, 0, sizeof(e));
-	e.func_id = write_id;
-	e.latency_ns = 1500000;
-	e.pid = e.tid = 77;
-	memcpy(e.comm, "dd", 3);
-	e.flags = EF_BLOCK | EF_BLOCK_QUEUE;
-	e.blk_sector = 2048;
-	e.blk_bytes = 65536;
-	e.blk_queue_ns = 250000;
-	e.blk_op = 1;
-	memcpy(e.blk_disk, "nvme0n1", 8);
-	ret = decode_block(f, &e, &r);
+	e.h.func_id = write_id;
+	e.h.latency_ns = 1500000;
+	e.h.pid = e.h.tid = 77;
+	memcpy(e.h.comm, "dd", 3);
+	e.h.kind = REC_BLOCK;
+	e.h.flags = RF_BLOCK_QUEUE;
+	e.sector = 2048;
+	e.bytes = 65536;
+	e.queue_ns = 250000;
+	e.op = 1;
+	memcpy(e.disk, "nvme0n1", 8);
+	ret = decode_block(f, &e, sizeof(e), &r);
 	check(ret == 0, "decode = %d", ret);
 	check_str(record_field(&r, "DISK"), "nvme0n1");
 	check_str(record_field(&r, "OP"), "WRITE");
@@ -582,11 +592,11 @@ static void test_block(struct fixture *f)
 	event_record_clear(&r);
 
 	/* a flush has no sector (-1 in the request); without queue_time no queue */
-	e.func_id = flush_id;
-	e.flags = EF_BLOCK;
-	e.blk_sector = UINT64_MAX;
-	e.blk_bytes = 0;
-	ret = decode_block(f, &e, &r);
+	e.h.func_id = flush_id;
+	e.h.flags = 0;
+	e.sector = UINT64_MAX;
+	e.bytes = 0;
+	ret = decode_block(f, &e, sizeof(e), &r);
 	check(ret == 0, "decode = %d", ret);
 	check(!record_field(&r, "SECTOR") && !record_field(&r, "QUEUE_US"), "flush: sector or queue");
 	check_str(record_field(&r, "OP"), "FLUSH");
@@ -594,17 +604,19 @@ static void test_block(struct fixture *f)
 	event_record_clear(&r);
 
 	/* ops without a name keep the kernel's number */
-	e.func_id = other_id;
-	e.blk_op = 44;
-	ret = decode_block(f, &e, &r);
+	e.h.func_id = other_id;
+	e.op = 44;
+	ret = decode_block(f, &e, sizeof(e), &r);
 	check(ret == 0, "decode = %d", ret);
 	check_str(record_field(&r, "OP"), "44");
 	event_record_clear(&r);
 
-	/* other layers' events carry no block fields */
-	e = unlink_event(f);
-	ret = decode_block(f, &e, &r);
-	check(ret == 0 && !r.n_fields && !r.place, "smb event decoded as block");
+	/* a record of another kind carries no block fields, whatever its function */
+	memset(&c, 0, sizeof(c));
+	c.h.kind = REC_CALL;
+	c.h.func_id = write_id;
+	ret = decode_block(f, &c, sizeof(c), &r);
+	check(ret == 0 && !r.n_fields && !r.place, "a call decoded as block");
 	event_record_clear(&r);
 }
 

@@ -19,6 +19,7 @@
 #include "layers/smb2proto.h"
 #include "layers/smbdreq.h"
 #include "layers/smbevent.h"
+#include "layers/layer.h"
 #include "symbols/mounts.h"
 
 #include "check.h"
@@ -55,6 +56,15 @@ static void fields_free(char **v, int n)
 	free(v);
 }
 
+/* A record through the agent's decoding: its head, then its layer's part. */
+static int decode(struct decoder *d, struct mounts *m, const void *rec, size_t size, struct record *r)
+{
+	struct layer_env env = { .dec = d, .mounts = m };
+
+	d->mounts = m;
+	return layers_decode(&env, rec, size, r);
+}
+
 static void test_names(void)
 {
 	char buf[16];
@@ -78,28 +88,29 @@ static void test_request(void)
 	struct func fn = { .id = 0, .layer = LAYER_SMB2, .name = "SMB2_CREATE", .module = "cifs" };
 	struct func_table t = { .v = &fn, .n = 1, .cap = 1 };
 	struct decoder d = { .funcs = &t };
-	struct event *e = calloc(1, sizeof(*e));
+	struct rec_smb2 *e = calloc(1, sizeof(*e));
 	struct record r;
 	char **v = NULL;
 	int n;
 
-	e->func_id = 0;
-	e->latency_ns = 41234567;
-	e->pid = 300;
-	e->tid = 301;
-	strcpy(e->comm, "cat");
-	e->flags = EF_SMB2 | EF_SMB2_COMPOUND | EF_SMB2_STATUS | EF_SMB2_GRANTED | EF_SMB2_SPLIT;
-	e->smb_mid = 77;
-	e->smb_cmd = 5;
-	e->smb_status = 0xC0000034;
-	e->smb_session = 0x2c00000045ULL;
-	e->smb_tree = 0x5;
-	e->smb_credit_charge = 1;
-	e->smb_credits_requested = 10;
-	e->smb_credits_granted = 8;
-	e->smb_split = (struct smb2_split) { .send_ns = 1500, .rtt_ns = 40100000, .wake_ns = 1133067 };
-	strcpy(e->smb_server, "fs1.example.com");
-	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smb2_decode_event(e, &r) == 0, "decode");
+	e->h.kind = REC_SMB2_REQ;
+	e->h.func_id = 0;
+	e->h.latency_ns = 41234567;
+	e->h.pid = 300;
+	e->h.tid = 301;
+	strcpy(e->h.comm, "cat");
+	e->h.flags = RF_SMB2_COMPOUND | RF_SMB2_STATUS | RF_SMB2_GRANTED;
+	e->ids.mid = 77;
+	e->ids.cmd = 5;
+	e->ids.status = 0xC0000034;
+	e->ids.session = 0x2c00000045ULL;
+	e->ids.tree = 0x5;
+	e->ids.credit_charge = 1;
+	e->ids.credits = 10;
+	e->credits_granted = 8;
+	e->split = (struct smb2_split) { .send_ns = 1500, .rtt_ns = 40100000, .wake_ns = 1133067 };
+	strcpy(e->server, "fs1.example.com");
+	check(decode(&d, NULL, e, sizeof(*e), &r) == 0, "decode");
 	n = journal_event_fields(&r, &v);
 	check(n > 0, "fields: %d", n);
 	check_field(v, n, "FUNCTION", "SMB2_CREATE");
@@ -126,22 +137,21 @@ static void test_request(void)
 	fields_free(v, n);
 	event_record_clear(&r);
 
-	/* an async response: its AsyncId instead of the tree; no grant, no split: none shown */
-	e->flags = EF_SMB2 | EF_SMB2_ASYNC;
-	e->smb_async_id = 0x1f;
-	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smb2_decode_event(e, &r) == 0, "decode");
+	/* an async response: its AsyncId instead of the tree; no grant: none shown */
+	e->h.flags = RF_SMB2_ASYNC;
+	e->ids.async_id = 0x1f;
+	check(decode(&d, NULL, e, sizeof(*e), &r) == 0, "decode");
 	n = journal_event_fields(&r, &v);
 	check_field(v, n, "SMB_ASYNC_ID", "0x000000000000001f");
 	check_field(v, n, "SMB_TREE_ID", NULL);
 	check_field(v, n, "SMB_CREDITS_GRANTED", NULL);
-	check_field(v, n, "SMB2_SEND_US", NULL);
 	fields_free(v, n);
 	event_record_clear(&r);
 
 	/* success: no SMB_STATUS; alone: SMB_COMPOUND=0 */
-	e->flags = EF_SMB2 | EF_SMB2_STATUS;
-	e->smb_status = 0;
-	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smb2_decode_event(e, &r) == 0, "decode");
+	e->h.flags = RF_SMB2_STATUS;
+	e->ids.status = 0;
+	check(decode(&d, NULL, e, sizeof(*e), &r) == 0, "decode");
 	n = journal_event_fields(&r, &v);
 	check_field(v, n, "SMB_STATUS", NULL);
 	check_field(v, n, "SMB_COMPOUND", "0");
@@ -160,20 +170,20 @@ static void test_links(void)
 			   .module = "cifs" };
 	struct func_table t = { .v = &fn, .n = 1, .cap = 1 };
 	struct decoder d = { .funcs = &t };
-	struct event *e = calloc(1, sizeof(*e));
+	struct rec_vfs_call *e = calloc(1, sizeof(*e));
 	struct record r;
 	char **v = NULL;
 	int n;
 
-	e->latency_ns = 70000000;
-	e->flags = EF_WIRE;
-	e->wire_n = 3;
-	e->wire_ns = 60700000;
-	e->wire[0] = (struct wire_req) { .cmd = 5, .lat_us = 20412 };
-	e->wire[1] = (struct wire_req) { .cmd = 0x11, .lat_us = 20250 };
-	e->wire[2] = (struct wire_req) { .cmd = 6, .lat_us = 20038 };
-	e->smb_split = (struct smb2_split) { .send_ns = 600000, .rtt_ns = 59000000, .wake_ns = 1100000 };
-	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smb2_decode_event(e, &r) == 0, "decode");
+	e->c.h.kind = REC_VFS_CALL;
+	e->c.h.latency_ns = 70000000;
+	e->wire.n = 3;
+	e->wire.ns = 60700000;
+	e->wire.req[0] = (struct wire_req) { .cmd = 5, .lat_us = 20412 };
+	e->wire.req[1] = (struct wire_req) { .cmd = 0x11, .lat_us = 20250 };
+	e->wire.req[2] = (struct wire_req) { .cmd = 6, .lat_us = 20038 };
+	e->wire.split = (struct smb2_split) { .send_ns = 600000, .rtt_ns = 59000000, .wake_ns = 1100000 };
+	check(decode(&d, NULL, e, sizeof(*e), &r) == 0, "decode");
 	n = journal_event_fields(&r, &v);
 	check_field(v, n, "SMB2_REQUESTS", "SMB2_CREATE:20.4ms,SMB2_SET_INFO:20.2ms,SMB2_CLOSE:20.0ms");
 	check_field(v, n, "SMB2_REQUEST_COUNT", "3");
@@ -187,10 +197,10 @@ static void test_links(void)
 	fields_free(v, n);
 	event_record_clear(&r);
 
-	e->wire_n = SMBLAT_WIRE_MAX + 2;
+	e->wire.n = SMBLAT_WIRE_MAX + 2;
 	for (int i = 0; i < SMBLAT_WIRE_MAX; i++)
-		e->wire[i] = (struct wire_req) { .cmd = 8, .lat_us = 1000 * i };
-	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smb2_decode_event(e, &r) == 0, "decode");
+		e->wire.req[i] = (struct wire_req) { .cmd = 8, .lat_us = 1000 * i };
+	check(decode(&d, NULL, e, sizeof(*e), &r) == 0, "decode");
 	n = journal_event_fields(&r, &v);
 	check_field(v, n, "SMB2_REQUESTS",
 		    "SMB2_READ:0.0ms,SMB2_READ:1.0ms,SMB2_READ:2.0ms,"
@@ -199,9 +209,9 @@ static void test_links(void)
 	fields_free(v, n);
 	event_record_clear(&r);
 
-	/* without EF_WIRE, whatever the buffer holds is not a list */
-	e->flags = 0;
-	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smb2_decode_event(e, &r) == 0, "decode");
+	/* a call that waited on no request has no list, whatever the rest of the buffer holds */
+	e->wire.n = 0;
+	check(decode(&d, NULL, e, sizeof(*e), &r) == 0, "decode");
 	n = journal_event_fields(&r, &v);
 	check_field(v, n, "SMB2_REQUESTS", NULL);
 	check_field(v, n, "SMB2_REQUEST_COUNT", NULL);
@@ -292,7 +302,7 @@ static void test_events(void)
 			   .backend = BACKEND_RAW_TP };
 	struct func_table t = { .v = &fn, .n = 1, .cap = 1 };
 	struct decoder d = { .funcs = &t };
-	struct event *e = calloc(1, sizeof(*e));
+	struct rec_smb2 *e = calloc(1, sizeof(*e));
 	char mi[] = "/tmp/smblat-test-mountinfo.XXXXXX";
 	struct mounts *m = NULL;
 	struct record r;
@@ -310,15 +320,15 @@ static void test_events(void)
 	check(mounts_new(mi, &m) == 0, "mounts");
 
 	/* a reconnect names its server, the last session seen on it and every share mounted from it */
-	e->flags = EF_SMB_EVENT;
-	e->smb_event = SMB_EV_RECONNECT;
-	e->smb_mid = 33;
-	e->smb_conn_id = 0x3;
-	e->smb_session = 0x99f54b25;
-	e->smb_tree = 0xea418690;
-	strcpy(e->smb_server, "fs1");
-	strcpy(e->comm, "cifsd");
-	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smbevent_decode(e, &r, m) == 0, "decode");
+	e->h.kind = REC_SMB_EVENT;
+	e->event = SMB_EV_RECONNECT;
+	e->ids.mid = 33;
+	e->conn_id = 0x3;
+	e->ids.session = 0x99f54b25;
+	e->ids.tree = 0xea418690;
+	strcpy(e->server, "fs1");
+	strcpy(e->h.comm, "cifsd");
+	check(decode(&d, m, e, sizeof(*e), &r) == 0, "decode");
 	n = journal_event_fields(&r, &v);
 	check_field(v, n, "MESSAGE_ID", SMBLAT_MID_SMB_RECONNECT);
 	check_field(v, n, "MESSAGE",
@@ -344,12 +354,12 @@ static void test_events(void)
 	event_record_clear(&r);
 
 	/* a tree connect: the share from its UNC name, its tree id; a failed one its errno */
-	e->smb_event = SMB_EV_TREE_CONNECT;
+	e->event = SMB_EV_TREE_CONNECT;
 	strcpy(e->name, "\\\\fs2\\c");
-	e->smb_server[0] = 0;
-	e->smb_conn_id = 0;
+	e->server[0] = 0;
+	e->conn_id = 0;
 	fn.name = "SMB_TREE_CONNECT";
-	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smbevent_decode(e, &r, m) == 0, "decode");
+	check(decode(&d, m, e, sizeof(*e), &r) == 0, "decode");
 	n = journal_event_fields(&r, &v);
 	check_field(v, n, "MESSAGE_ID", SMBLAT_MID_SMB_TREE_CONNECT);
 	check_field(v, n, "SMB_SHARE", "\\\\fs2\\c");
@@ -358,8 +368,8 @@ static void test_events(void)
 	check_field(v, n, "FILE", NULL);
 	fields_free(v, n);
 	event_record_clear(&r);
-	e->smb_event_val[0] = -13;
-	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smbevent_decode(e, &r, m) == 0, "decode");
+	e->event_val[0] = -13;
+	check(decode(&d, m, e, sizeof(*e), &r) == 0, "decode");
 	n = journal_event_fields(&r, &v);
 	check_field(v, n, "ERRNO", "13");
 	check_field(v, n, "SMB_TREE_ID", NULL);
@@ -367,12 +377,12 @@ static void test_events(void)
 	event_record_clear(&r);
 
 	/* a session set up: its latency is the request's */
-	e->smb_event = SMB_EV_SESSION_SETUP;
-	e->latency_ns = 43210000;
-	strcpy(e->smb_server, "fs2");
+	e->event = SMB_EV_SESSION_SETUP;
+	e->h.latency_ns = 43210000;
+	strcpy(e->server, "fs2");
 	e->name[0] = 0;
 	fn.name = "SMB_SESSION_SETUP";
-	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smbevent_decode(e, &r, m) == 0, "decode");
+	check(decode(&d, m, e, sizeof(*e), &r) == 0, "decode");
 	n = journal_event_fields(&r, &v);
 	check_field(v, n, "MESSAGE_ID", SMBLAT_MID_SMB_SESSION_SETUP);
 	check_field(v, n, "MESSAGE",
@@ -383,15 +393,15 @@ static void test_events(void)
 	event_record_clear(&r);
 
 	/* a credit stall */
-	e->smb_event = SMB_EV_CREDIT_STALL;
-	e->latency_ns = 0;
-	e->smb_session = 0;
-	e->smb_event_val[0] = 0;
-	e->smb_event_val[1] = 3;
-	e->smb_event_val[2] = 0;
-	e->smb_event_val[3] = 1;
+	e->event = SMB_EV_CREDIT_STALL;
+	e->h.latency_ns = 0;
+	e->ids.session = 0;
+	e->event_val[0] = 0;
+	e->event_val[1] = 3;
+	e->event_val[2] = 0;
+	e->event_val[3] = 1;
 	fn.name = "SMB_CREDIT_STALL";
-	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smbevent_decode(e, &r, NULL) == 0, "decode");
+	check(decode(&d, NULL, e, sizeof(*e), &r) == 0, "decode");
 	n = journal_event_fields(&r, &v);
 	check_field(v, n, "MESSAGE_ID", SMBLAT_MID_SMB_CREDIT_STALL);
 	check_field(v, n, "SMB_CREDITS_NEEDED", "3");
@@ -401,11 +411,11 @@ static void test_events(void)
 	event_record_clear(&r);
 
 	/* the kernel's slow response: the command by name */
-	e->smb_event = SMB_EV_SLOW_RESPONSE;
-	e->smb_cmd = 0x11;
-	e->latency_ns = 1234000000;
+	e->event = SMB_EV_SLOW_RESPONSE;
+	e->ids.cmd = 0x11;
+	e->h.latency_ns = 1234000000;
 	fn.name = "SMB_SLOW_RESPONSE";
-	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smbevent_decode(e, &r, NULL) == 0, "decode");
+	check(decode(&d, NULL, e, sizeof(*e), &r) == 0, "decode");
 	n = journal_event_fields(&r, &v);
 	check_field(v, n, "MESSAGE_ID", SMBLAT_MID_SMB_SLOW_RESPONSE);
 	check_field(v, n, "SMB_COMMAND", "SMB2_SET_INFO");
@@ -415,9 +425,8 @@ static void test_events(void)
 	event_record_clear(&r);
 
 	/* no event, or an unknown kind: refused */
-	e->smb_event = _SMB_EV_MAX;
-	check(event_decode(&d, e, sizeof(*e), &r) == 0 && smbevent_decode(e, &r, NULL) == -EINVAL,
-	      "unknown kind");
+	e->event = _SMB_EV_MAX;
+	check(decode(&d, NULL, e, sizeof(*e), &r) == -EINVAL, "unknown kind");
 	event_record_clear(&r);
 	check(smbevent_message_id(_SMB_EV_MAX) == NULL, "no MESSAGE_ID past the kinds");
 	mounts_free(m);

@@ -61,19 +61,10 @@ static void event_sink(struct agent *a, struct record *r)
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct agent *a = ctx;
-	const struct layer_ops *ops;
 	struct record r;
 
-	data = (void *)probes_event_complete(a->probes, data, size);
-	if (event_decode(&a->dec, data, size, &r) == 0) {
-		/* each layer decodes its own part of the event (the flags say which) */
-		for (int l = 0; l < _LAYER_MAX; l++) {
-			ops = layer_table[l];
-			if (ops->decode && a->layer[l])
-				ops->decode(a->layer[l], data, &r);
-		}
+	if (layers_decode(&a->env, data, size, &r) == 0)
 		event_sink(a, &r);
-	}
 	event_record_clear(&r);
 	/* negative stops this turn once the batch is full; the event itself is taken */
 	return ++a->batch >= DRAIN_BATCH ? -EAGAIN : 0;
@@ -94,7 +85,7 @@ unsigned int agent_drain(struct agent *a, unsigned int max)
 /* What the ring buffer can hold: draining that much empties what was there. */
 static unsigned int ringbuf_events(const struct agent *a)
 {
-	return a->cfg->ringbuf_bytes / sizeof(struct event) + DRAIN_BATCH;
+	return a->cfg->ringbuf_bytes / sizeof(struct rec_head) + DRAIN_BATCH;
 }
 
 static int on_ringbuf(sd_event_source *s, int fd, uint32_t revents, void *ctx)
@@ -376,6 +367,7 @@ static int setup_probes(struct agent *a)
 		.btfs = a->btfs,
 		.us = a->us,
 		.mounts = a->mounts,
+		.dec = &a->dec,
 	};
 	if (a->cfg->cgroup && *a->cfg->cgroup) {
 		po.cgroup_id = cgroup_id_of(a->cfg->cgroup);
@@ -626,6 +618,7 @@ static int start(struct agent *a)
 		.ks = a->ks,
 		.us = a->us,
 		.mounts = a->mounts,
+		.probes = a->probes,
 		.boot_to_realtime_ns = event_clock_offset(),
 	};
 	return layers_start(a);

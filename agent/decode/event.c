@@ -7,6 +7,8 @@
 
 #include "decode/event.h"
 #include "decode/stack.h"
+#include "probes/probes.h"
+#include "base/macro.h"
 #include "base/macro.h"
 
 int64_t event_clock_offset(void)
@@ -57,26 +59,44 @@ static const struct ksym *probed_function(const struct decoder *d, const struct 
 	return ksyms_lookup(d->ks, fn->symbol, fn->module);
 }
 
-static int stacks(const struct decoder *d, const struct event *e, const struct func *fn, struct record *r)
+/* The entry stack a kretprobe kept in the kstacks map: its frames into st (a copy). */
+static void kstack_by_id(const struct decoder *d, struct rec_stacks *st)
+{
+	uint32_t id = (uint32_t)st->kstack_sz;
+	int n;
+
+	if (st->kstack_sz < 0)
+		return; /* the entry's bpf_get_stackid() failed: its errno */
+	n = d->probes ? probes_kstack_read(d->probes, id, st->kstack, ELEMENTSOF(st->kstack)) : -ENOENT;
+	st->kstack_sz = n < 0 ? n : n * (int)sizeof(uint64_t);
+}
+
+int event_decode_stacks(const struct decoder *d, const struct rec_head *h, const struct rec_stacks *st,
+			uint32_t fallback_pid, struct record *r)
 {
 	char first[STACK_FRAME_MAX];
 	const struct ksym *k;
-	struct stack_src s = {
-		.ks = d->ks,
-		.us = d->us,
-		.pid = e->pid,
-		.k = e->kstack,
-		.nk = stack_frames(e->kstack_sz),
-		.u = e->ustack,
-		.nu = stack_frames(e->ustack_sz),
-	};
+	struct rec_stacks copy;
+	struct stack_src s = { .ks = d->ks, .us = d->us, .pid = h->pid, .fallback_pid = fallback_pid };
 
+	if (h->flags & RF_KSTACK_ID) {
+		copy = *st;
+		kstack_by_id(d, &copy);
+		st = &copy;
+	}
+	s.k = st->kstack;
+	s.nk = stack_frames(st->kstack_sz);
+	s.u = st->ustack;
+	s.nu = stack_frames(st->ustack_sz);
 	/* Named first, when there is a recorded stack to complete. */
-	k = s.nk ? probed_function(d, fn) : NULL;
+	k = s.nk && r->func ? probed_function(d, r->func) : NULL;
 	if (k) {
 		ksyms_format(d->ks, k->addr, first, sizeof(first));
 		s.first = first;
 	}
+	free(r->stack);
+	free(r->stack_folded);
+	r->stack = r->stack_folded = NULL;
 	return stack_symbolize(&s, &r->stack, &r->stack_folded);
 }
 
@@ -92,43 +112,60 @@ static int ret_errno(uint8_t kind, int64_t ret)
 	case RK_INT:
 	case RK_LONG:
 	case RK_PTR:
-		return ret < 0 && ret >= -4095 ? (int)-ret : 0;
+		return smblat_is_errno(ret) ? (int)-ret : 0;
 	}
 	return 0;
 }
 
-int event_decode(const struct decoder *d, const void *data, size_t size, struct record *r)
+int event_decode_head(const struct decoder *d, const void *data, size_t size, struct record *r)
 {
-	const struct event *e = data;
+	const struct rec_head *h = data;
 	const struct func *fn;
 
 	memset(r, 0, sizeof(*r));
-	if (size < sizeof(*e) || e->func_id >= d->funcs->n)
+	if (size < sizeof(*h) || h->func_id >= d->funcs->n)
 		return -EINVAL;
-	fn = &d->funcs->v[e->func_id];
+	fn = &d->funcs->v[h->func_id];
 	r->func = fn;
 	/* unsigned: a garbled end_ns must wrap, not overflow */
-	r->end_realtime_us = (e->end_ns + (uint64_t)d->boot_to_realtime_ns) / 1000;
-	r->latency_ns = e->latency_ns;
+	r->end_realtime_us = (h->end_ns + (uint64_t)d->boot_to_realtime_ns) / 1000;
+	r->latency_ns = h->latency_ns;
 	r->threshold_ns = fn->cfg.threshold_ns;
-	r->pid = e->pid;
-	r->tid = e->tid;
-	r->uid = e->uid;
-	memcpy(r->comm, e->comm, SMBLAT_COMM_LEN);
+	r->pid = h->pid;
+	r->tid = h->tid;
+	r->uid = h->uid;
+	memcpy(r->comm, h->comm, SMBLAT_COMM_LEN);
 	r->comm[SMBLAT_COMM_LEN] = '\0';
-	if ((e->flags & EF_HAS_DEV) && d->mounts)
-		r->share = mounts_share(d->mounts, e->dev);
-	if (e->flags & EF_HAS_NAME) {
-		r->file = strndup(e->name, SMBLAT_NAME_LEN);
-	}
-	if (e->flags & EF_HAS_RET) {
+	return 0;
+}
+
+int event_decode_call(const struct decoder *d, const struct rec_call *c, size_t size, struct record *r)
+{
+	const struct func *fn = r->func;
+
+	if (size < sizeof(*c) || !fn)
+		return -EINVAL;
+	if (c->h.flags & RF_HAS_RET) {
 		r->has_ret = true;
-		r->ret = ret_value(fn->cfg.ret_kind, e->ret);
+		r->ret = ret_value(fn->cfg.ret_kind, c->ret);
 		r->err = ret_errno(fn->cfg.ret_kind, r->ret);
 	}
 	r->nargs = fn->cfg.nargs > SMBLAT_MAX_ARGS ? SMBLAT_MAX_ARGS : fn->cfg.nargs;
-	memcpy(r->args, e->args, sizeof(r->args));
-	return stacks(d, e, fn, r);
+	memcpy(r->args, c->args, sizeof(r->args));
+	return event_decode_stacks(d, &c->h, &c->st, 0, r);
+}
+
+int event_decode_file(const struct decoder *d, uint32_t flags, uint32_t dev, const char *name,
+		      struct record *r)
+{
+	if ((flags & RF_HAS_DEV) && d->mounts)
+		r->share = mounts_share(d->mounts, dev);
+	if (flags & RF_HAS_NAME) {
+		r->file = strndup(name, SMBLAT_NAME_LEN);
+		if (!r->file)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 void event_record_clear(struct record *r)

@@ -284,43 +284,35 @@ static unsigned int block_detach(struct layer *l, enum func_state why)
 	return n;
 }
 
-int block_decode_event(const struct event *e, struct record *r)
+/* A request (REC_BLOCK): DISK, OP, BYTES, SECTOR, QUEUE_US, and its place. */
+static int block_decode(const struct layer_env *env, const struct rec_head *h, size_t size, struct record *r)
 {
+	const struct rec_block *b = (const struct rec_block *)h;
 	const char *name = r->func->name;
 	char sector[40] = "", queue[40] = "";
 
-	if (!(e->flags & EF_BLOCK))
-		return 0;
-	record_add(r, "DISK", "%.*s", BLOCK_DISK_LEN, e->blk_disk[0] ? e->blk_disk : "?");
+	if (size < sizeof(*b))
+		return -EINVAL;
+	record_add(r, "DISK", "%.*s", BLOCK_DISK_LEN, b->disk[0] ? b->disk : "?");
 	/* BLOCK_WRITE -> OP=WRITE; ops this build has no name for keep their number */
 	if (strcmp(name, "BLOCK_OTHER") == 0 || strncmp(name, "BLOCK_", 6) != 0)
-		record_add(r, "OP", "%u", e->blk_op);
+		record_add(r, "OP", "%u", b->op);
 	else
 		record_add(r, "OP", "%s", name + 6);
-	record_add(r, "BYTES", "%u", e->blk_bytes);
+	record_add(r, "BYTES", "%u", b->bytes);
 	/* flushes have no sector */
-	if (e->blk_sector != UINT64_MAX) {
-		record_add(r, "SECTOR", "%llu", (unsigned long long)e->blk_sector);
-		snprintf(sector, sizeof(sector), " at sector %llu", (unsigned long long)e->blk_sector);
+	if (b->sector != UINT64_MAX) {
+		record_add(r, "SECTOR", "%llu", (unsigned long long)b->sector);
+		snprintf(sector, sizeof(sector), " at sector %llu", (unsigned long long)b->sector);
 	}
-	if (e->flags & EF_BLOCK_QUEUE) {
-		record_add(r, "QUEUE_US", "%llu", (unsigned long long)e->blk_queue_ns / 1000);
+	if (h->flags & RF_BLOCK_QUEUE) {
+		record_add(r, "QUEUE_US", "%llu", (unsigned long long)b->queue_ns / 1000);
 		snprintf(queue, sizeof(queue), ", queued %llu.%03llu ms",
-			 (unsigned long long)e->blk_queue_ns / 1000000,
-			 (unsigned long long)e->blk_queue_ns / 1000 % 1000);
+			 (unsigned long long)b->queue_ns / 1000000,
+			 (unsigned long long)b->queue_ns / 1000 % 1000);
 	}
-	return record_set_place(r, "%s, %u bytes%s%s", record_field(r, "DISK"), e->blk_bytes, sector, queue);
+	return record_set_place(r, "%s, %u bytes%s%s", record_field(r, "DISK"), b->bytes, sector, queue);
 }
-
-/* Mirrors struct blk_start of bpf/block.bpf.c, as far as the sweep reads it. */
-struct blk_start_head {
-	uint64_t start_ns;
-	uint64_t insert_ns;
-	uint64_t issue_ns;
-	uint64_t sector;
-	uint32_t bytes;
-	uint32_t func_id;
-};
 
 struct swept {
 	struct layer *l;
@@ -330,7 +322,7 @@ struct swept {
 static void on_swept(const void *key, const void *value, void *userdata)
 {
 	struct swept *w = userdata;
-	struct blk_start_head h;
+	struct blk_start h;
 
 	memcpy(&h, value, sizeof(h));
 	for (uint32_t op = 0; op < _BLOCK_OP_MAX; op++)
@@ -359,11 +351,6 @@ static void block_watch(struct layer *l)
 	if (l->backend != BACKEND_NONE)
 		layer_sweep(l->env, NAME, INFLIGHT_BLOCK, &s, "not completed in " STALE_WORDS,
 			    describe_swept);
-}
-
-static void block_decode(struct layer *l, const struct event *e, struct record *r)
-{
-	(void)block_decode_event(e, r);
 }
 
 static enum layer_state block_state(struct layer *l, const char **why)
@@ -403,6 +390,7 @@ const struct layer_ops block_layer = {
 	.apply = block_apply,
 	.detach = block_detach,
 	.watch = block_watch,
+	.records = REC_BIT(REC_BLOCK),
 	.decode = block_decode,
 	.state = block_state,
 };

@@ -17,11 +17,5 @@ const char *block_op_name(uint32_t op);
  * /sys/class/block (missing disk: -ENODEV, said on stderr), and where the
  * request sits in the tracepoint arguments of this kernel's BTF.
  */
-struct event;
-struct record;
-
-/* The request of a block event (EF_BLOCK): DISK, OP, BYTES, SECTOR, QUEUE_US, and its place. */
-int block_decode_event(const struct event *e, struct record *r);
-
 int block_cfg_build(const struct config *c, const struct btf *vmlinux, const char *sysfs,
 		    struct block_cfg *ret);

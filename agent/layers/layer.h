@@ -31,8 +31,9 @@ struct ksyms;
 struct btfs;
 struct usyms;
 struct mounts;
-struct event;
+struct decoder;
 struct journal;
+struct rec_head;
 
 /*
  * Where the summaries of a layer's own views go (aggregation-only views
@@ -57,7 +58,8 @@ struct layer_env {
 	struct ksyms *ks;
 	struct btfs *btfs;
 	struct usyms *us;
-	struct mounts *mounts; /* SMB shares by device */
+	struct mounts *mounts;     /* SMB shares by device */
+	const struct decoder *dec; /* records' shared parts: head, call, stacks (decode/event.h) */
 };
 
 enum layer_state {
@@ -104,8 +106,14 @@ struct layer_ops {
 	void (*watch)(struct layer *l);
 	/* Optional: --list-probes rows for what is not in the function table. */
 	void (*list)(struct layer *l, FILE *out);
-	/* Optional: the fields of the layer's own part of an event. */
-	void (*decode)(struct layer *l, const struct event *e, struct record *r);
+	/* The kinds of ring buffer records the layer owns (REC_BIT()s of bpf/record.h). */
+	uint32_t records;
+	/*
+	 * Decodes a record of one of those kinds, size bytes at h, whose head
+	 * is in r already (layers_decode()); a kind built on a call decodes its
+	 * call part with event_decode_call(). Negative errno: malformed.
+	 */
+	int (*decode)(const struct layer_env *env, const struct rec_head *h, size_t size, struct record *r);
 	/*
 	 * Optional: at each summary interval and at exit, after the summaries
 	 * of the function table, the layer's own views (counted in its maps).
@@ -119,6 +127,14 @@ struct layer_ops {
 
 /* The table of layers, indexed by enum layer_id (layers.c). */
 extern const struct layer_ops *const layer_table[_LAYER_MAX];
+
+/*
+ * A ring buffer record of size bytes into r: its head, then the rest by
+ * its kind: a plain call here, any other kind by the layer owning it.
+ * -EINVAL for a record malformed or of a kind no layer owns; r must be
+ * cleared with event_record_clear() either way.
+ */
+int layers_decode(const struct layer_env *env, const void *data, size_t size, struct record *r);
 
 /* The state of layer id, allocated and initialised; NULL without memory. */
 struct layer *layer_new(enum layer_id id, const struct layer_env *env);

@@ -6,6 +6,7 @@
 #include <syslog.h>
 
 #include "base/log.h"
+#include "decode/event.h"
 #include "layers/layer.h"
 #include "probes/inflight.h"
 #include "symbols/kmodules.h"
@@ -17,6 +18,23 @@ const struct layer_ops *const layer_table[_LAYER_MAX] = {
 	[LAYER_SMB] = &smb_layer,   [LAYER_SMB2] = &smb2_layer, [LAYER_BLOCK] = &block_layer,
 	[LAYER_FUNC] = &func_layer, [LAYER_SMBD] = &smbd_layer, [LAYER_SYSCALLS] = &syscalls_layer,
 };
+
+int layers_decode(const struct layer_env *env, const void *data, size_t size, struct record *r)
+{
+	const struct rec_head *h = data;
+	int err = event_decode_head(env->dec, data, size, r);
+
+	if (err < 0)
+		return err;
+	if (h->kind >= _REC_KIND_MAX)
+		return -EINVAL;
+	if (h->kind == REC_CALL)
+		return event_decode_call(env->dec, data, size, r);
+	for (int l = 0; l < _LAYER_MAX; l++)
+		if (layer_table[l]->records & REC_BIT(h->kind))
+			return layer_table[l]->decode(env, h, size, r);
+	return -EINVAL;
+}
 
 /* A warning when enabled, a notice when auto: the machine lacks what it traces. */
 const char *layer_say(const char *layer, enum status_kind kind, enum status_reason why, char *buf,

@@ -14,7 +14,9 @@
 #include "base/log.h"
 #include "base/profile.h"
 #include "layers/cifsops.h"
+#include "decode/event.h"
 #include "layers/layer.h"
+#include "layers/smb2.h"
 #include "layers/peek.h"
 #include "layers/shareview.h"
 #include "symbols/kmodules.h"
@@ -415,6 +417,22 @@ static int smb_prepare(const struct config *c, const struct layer_env *env, stru
 	return 0;
 }
 
+/* A VFS operation (REC_VFS_CALL): the call, its share and file, the SMB2 requests it waited on. */
+static int smb_decode(const struct layer_env *env, const struct rec_head *h, size_t size, struct record *r)
+{
+	const struct rec_vfs_call *v = (const struct rec_vfs_call *)h;
+	int err;
+
+	if (size < sizeof(*v))
+		return -EINVAL;
+	err = event_decode_call(env->dec, &v->c, size, r);
+	if (err == 0)
+		err = event_decode_file(env->dec, h->flags, v->dev, v->name, r);
+	if (err == 0)
+		smb2_decode_wire(&v->wire, r);
+	return err;
+}
+
 const struct layer_ops smb_layer = {
 	.id = LAYER_SMB,
 	.traces = "SMB client operations",
@@ -427,6 +445,8 @@ const struct layer_ops smb_layer = {
 	.detach = smb_detach,
 	.watch = smb_watch,
 	.list = smb_list,
+	.records = REC_BIT(REC_VFS_CALL),
+	.decode = smb_decode,
 	.summarize = smb_summarize,
 	.state = smb_state,
 	.free = smb_free,

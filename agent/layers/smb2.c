@@ -16,6 +16,7 @@
 #include <bpf/btf.h>
 
 #include "base/log.h"
+#include "decode/event.h"
 #include "layers/layer.h"
 #include "layers/smb2.h"
 #include "layers/smb2proto.h"
@@ -556,12 +557,16 @@ static void smb2_watch(struct layer *l)
 		attach_instance(l);
 }
 
-static void smb2_decode(struct layer *l, const struct event *e, struct record *r)
+/* A request (REC_SMB2_REQ) or a connection event (REC_SMB_EVENT). */
+static int smb2_decode(const struct layer_env *env, const struct rec_head *h, size_t size, struct record *r)
 {
-	if (e->flags & EF_SMB_EVENT)
-		(void)smbevent_decode(e, r, l->env->mounts);
-	else
-		(void)smb2_decode_event(e, r);
+	const struct rec_smb2 *e = (const struct rec_smb2 *)h;
+
+	if (size < sizeof(*e) || event_decode_file(env->dec, h->flags, e->dev, e->name, r) < 0)
+		return -EINVAL;
+	if (h->kind == REC_SMB_EVENT)
+		return smbevent_decode(e, r, env->mounts);
+	return smb2_decode_request(e, r);
 }
 
 static void smb2_summarize(struct layer *l, const struct summary_out *out)
@@ -623,6 +628,7 @@ const struct layer_ops smb2_layer = {
 	.apply = smb2_apply,
 	.detach = smb2_detach,
 	.watch = smb2_watch,
+	.records = REC_BIT(REC_SMB2_REQ) | REC_BIT(REC_SMB_EVENT),
 	.decode = smb2_decode,
 	.summarize = smb2_summarize,
 	.state = smb2_state,

@@ -14,7 +14,6 @@
  */
 int smb2_hook_arg(const struct btf *btf, enum smb2_hook h, const char *symbol, uint8_t *arg, uint8_t *kref);
 
-struct event;
 struct record;
 struct func_table;
 
@@ -25,13 +24,17 @@ struct func *smb2_func_of(struct func_table *t, const char *name, const char *sy
 #define SMB2_SESSION_FMT "0x%016llx"
 #define SMB2_TREE_FMT "0x%08x"
 
-/* SMB_MID, SMB_SESSION_ID and SMB_TREE_ID or SMB_ASYNC_ID of an event with EF_SMB2. */
-void smb2_decode_ids(const struct event *e, struct record *r);
-
+/* SMB_MID, SMB_SESSION_ID and SMB_TREE_ID or SMB_ASYNC_ID (RF_SMB2_ASYNC in flags). */
+void smb2_decode_ids(const struct smb2_ids *ids, uint32_t flags, struct record *r);
+/* SMB_CREDIT_CHARGE and SMB_CREDITS_REQUESTED of a request's header. */
+void smb2_decode_credits(const struct smb2_ids *ids, struct record *r);
 /*
- * The smb2 parts of an event: the request of an SMB2_* event (EF_SMB2:
- * its ids, SMB_COMPOUND, SMB_SERVER, SMB_STATUS, credits; EF_SMB2_SPLIT:
- * where its time went) and the requests a VFS call waited on (EF_WIRE:
- * SMB2_REQUESTS, SMB2_REQUEST_COUNT, SMB2_WIRE_US and the split summed).
+ * A cifs request (REC_SMB2_REQ): its ids, SMB_COMPOUND, SMB_SERVER,
+ * SMB_STATUS, credits and where its time went.
  */
-int smb2_decode_event(const struct event *e, struct record *r);
+int smb2_decode_request(const struct rec_smb2 *e, struct record *r);
+/*
+ * The requests a VFS call waited on: SMB2_REQUESTS, SMB2_REQUEST_COUNT,
+ * SMB2_WIRE_US and their split summed; nothing when there were none.
+ */
+void smb2_decode_wire(const struct rec_wire *w, struct record *r);

@@ -21,6 +21,7 @@
 
 #include "base/log.h"
 #include "base/syscalls.h"
+#include "decode/event.h"
 #include "decode/stack.h"
 #include "layers/smb2proto.h"
 #include "layers/smbd-views.h"
@@ -193,9 +194,9 @@ unsigned int smbd_exits_detach(const struct layer_env *env, enum func_state why)
 /* ---- decoding ---- */
 
 /* "192.0.2.1:445", "[2001:db8::1]:445" from the sockaddr getpeername(2) filled; "" if none. */
-static void peer_format(const struct event *e, char *buf, size_t n)
+static void peer_format(const struct rec_smbd_exit *e, char *buf, size_t n)
 {
-	const void *raw = e->args;
+	const void *raw = e->peer;
 	struct sockaddr_in6 a6;
 	struct sockaddr_in a4;
 	char ip[INET6_ADDRSTRLEN];
@@ -223,35 +224,20 @@ static void text_copy(char *dst, const char *src, size_t n)
 			*p = ' ';
 }
 
-/* A process gone before its stack was read: its parent has the same mappings (fork). */
-static void exit_stack(const struct layer_env *env, const struct event *e, uint32_t ppid, struct record *r)
-{
-	struct stack_src s = { .us = env->us,
-			       .pid = e->pid,
-			       .fallback_pid = ppid,
-			       .u = e->ustack,
-			       .nu = stack_frames(e->ustack_sz) };
-
-	free(r->stack);
-	free(r->stack_folded);
-	r->stack = r->stack_folded = NULL;
-	(void)stack_symbolize(&s, &r->stack, &r->stack_folded);
-}
-
-static void exit_decode(const struct layer_env *env, const struct event *e, struct record *r)
+static int exit_decode(const struct layer_env *env, const struct rec_smbd_exit *e, struct record *r)
 {
 	static const char *const hows[] = { "none", "exit_server", "exit_server_cleanly" };
 	char reason[SMBLAT_REASON_LEN], location[SMBLAT_REASON_LEN], peer[80], status[16], last[96] = "";
-	uint32_t ppid = (uint32_t)e->args[5], how = (uint32_t)(e->args[5] >> 32);
-	uint32_t err_nr = (uint32_t)e->args[4], err = (uint32_t)(e->args[4] >> 32);
-	int code = (int)e->ret, sig = code & 0x7f;
-	const char *st = e->smb_status ? smb2_status_name(e->smb_status, status, sizeof(status)) : NULL;
+	uint32_t ppid = e->ppid, how = e->exit_how;
+	uint32_t err_nr = e->last_err_nr, err = (uint32_t)e->last_err;
+	int code = e->exit_code, sig = code & 0x7f;
+	const char *st = e->status ? smb2_status_name(e->status, status, sizeof(status)) : NULL;
 	const char *sysname = err_nr ? syscalls_name((int)err_nr - 1) : NULL;
 	const char *ename = err_nr ? strerrorname_np((int)err) : NULL;
 	char *outcome = NULL;
 
-	text_copy(reason, e->name, sizeof(reason));
-	text_copy(location, e->smb_server, sizeof(location));
+	text_copy(reason, e->reason, sizeof(reason));
+	text_copy(location, e->location, sizeof(location));
 	peer_format(e, peer, sizeof(peer));
 	r->message_id = SMBLAT_MID_EXIT;
 	r->has_ret = false;
@@ -279,13 +265,14 @@ static void exit_decode(const struct layer_env *env, const struct event *e, stru
 		record_add(r, "LAST_ERROR_ERRNO", "%u", err);
 		if (ename)
 			record_add(r, "LAST_ERROR_ERRNO_NAME", "%s", ename);
-		record_add(r, "LAST_ERROR_AGO_US", "%" PRIu64, e->blk_sector / 1000);
+		record_add(r, "LAST_ERROR_AGO_US", "%" PRIu64, e->last_err_ago_ns / 1000);
 		snprintf(last, sizeof(last), "; last failed syscall %s (%s) %.3f ms before",
-			 sysname ? sysname : "?", ename ? ename : "?", e->blk_sector / 1e6);
+			 sysname ? sysname : "?", ename ? ename : "?", e->last_err_ago_ns / 1e6);
 	}
 	if (ppid)
 		record_add(r, "PPID", "%u", ppid);
-	exit_stack(env, e, ppid, r);
+	/* a process gone before its stack was read: its parent has the same mappings (fork) */
+	(void)event_decode_stacks(env->dec, &e->h, &e->st, ppid, r);
 	if (asprintf(&outcome, "%s%s%s%s%s%s%s",
 		     *reason ? reason :
 		     sig     ? "killed" :
@@ -296,9 +283,10 @@ static void exit_decode(const struct layer_env *env, const struct event *e, stru
 		outcome = NULL;
 	record_set_place(r, "%s%s", outcome ? outcome : "?", last);
 	if (asprintf(&r->message, "smbd %s[%u] exited after %.3f s: %s%s", r->comm, r->pid,
-		     e->latency_ns / 1e9, outcome ? outcome : "?", last) < 0)
+		     e->h.latency_ns / 1e9, outcome ? outcome : "?", last) < 0)
 		r->message = NULL;
 	free(outcome);
+	return 0;
 }
 
 /* Lease states as MS-SMB2 spells them: R, RH, RWH; "none". */
@@ -332,33 +320,34 @@ static const char *oplock_level(uint32_t l)
 	return "?";
 }
 
-static void break_decode(const struct event *e, struct record *r)
+static int break_decode(const struct rec_smbd_break *e, struct record *r)
 {
-	bool oplock = e->args[4];
+	bool oplock = e->oplock;
 	char from[4], to[4];
 
 	r->message_id = SMBLAT_MID_BREAK;
 	r->has_ret = false;
 	if (oplock) {
-		record_add(r, "BREAK_TO", "%s", oplock_level((uint32_t)e->args[1]));
-		record_set_place(r, "oplock to %s", oplock_level((uint32_t)e->args[1]));
+		record_add(r, "BREAK_TO", "%s", oplock_level(e->to));
+		record_set_place(r, "oplock to %s", oplock_level(e->to));
 	} else {
-		record_add(r, "LEASE_KEY", "%016" PRIx64 "%016" PRIx64, e->args[2], e->args[3]);
-		record_add(r, "BREAK_FROM", "%s", lease_state((uint32_t)e->args[0], from));
-		record_add(r, "BREAK_TO", "%s", lease_state((uint32_t)e->args[1], to));
-		record_set_place(r, "lease %016" PRIx64 "%016" PRIx64 " %s to %s", e->args[2], e->args[3],
-				 from[0] ? lease_state((uint32_t)e->args[0], from) : "none",
-				 lease_state((uint32_t)e->args[1], to));
+		record_add(r, "LEASE_KEY", "%016" PRIx64 "%016" PRIx64, e->key[0], e->key[1]);
+		record_add(r, "BREAK_FROM", "%s", lease_state(e->from, from));
+		record_add(r, "BREAK_TO", "%s", lease_state(e->to, to));
+		record_set_place(r, "lease %016" PRIx64 "%016" PRIx64 " %s to %s", e->key[0], e->key[1],
+				 from[0] ? lease_state(e->from, from) : "none", lease_state(e->to, to));
 	}
 	if (asprintf(&r->message, "%s answered after %.3f ms: smbd[%u] %s", r->func->name,
-		     e->latency_ns / 1e6, r->pid, r->place ? r->place : "") < 0)
+		     e->h.latency_ns / 1e6, r->pid, r->place ? r->place : "") < 0)
 		r->message = NULL;
+	return 0;
 }
 
-void smbd_exits_decode(const struct layer_env *env, const struct event *e, struct record *r)
+int smbd_exits_decode(const struct layer_env *env, const struct rec_head *h, size_t size, struct record *r)
 {
-	if (e->flags & EF_SMBD_EXIT)
-		exit_decode(env, e, r);
-	else if (e->flags & EF_SMBD_BREAK)
-		break_decode(e, r);
+	if (h->kind == REC_SMBD_EXIT && size >= sizeof(struct rec_smbd_exit))
+		return exit_decode(env, (const struct rec_smbd_exit *)h, r);
+	if (h->kind == REC_SMBD_BREAK && size >= sizeof(struct rec_smbd_break))
+		return break_decode((const struct rec_smbd_break *)h, r);
+	return -EINVAL;
 }

@@ -37,8 +37,8 @@ int smbd_hook(const struct layer_env *env, struct func *f, const char *prog, con
 void smbd_exits_sync(const struct layer_env *env, const struct smbd_places *pl);
 /* Detaches them, leaving them in state why; returns how many were attached. */
 unsigned int smbd_exits_detach(const struct layer_env *env, enum func_state why);
-/* The fields of an exit or break event (EF_SMBD_EXIT, EF_SMBD_BREAK). */
-void smbd_exits_decode(const struct layer_env *env, const struct event *e, struct record *r);
+/* An exit or break record (REC_SMBD_EXIT, REC_SMBD_BREAK) of size bytes at h; -EINVAL. */
+int smbd_exits_decode(const struct layer_env *env, const struct rec_head *h, size_t size, struct record *r);
 
 /* One smbd process's interval, as its time split entry tells it. */
 struct smbd_split_entry {

@@ -20,7 +20,9 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "decode/event.h"
 #include "layers/layer.h"
+#include "layers/smb2.h"
 #include "layers/procs.h"
 #include "layers/smbd-views.h"
 #include "layers/smbdreq.h"
@@ -416,13 +418,6 @@ static unsigned int smbd_detach(struct layer *l, enum func_state why)
 	return n;
 }
 
-/* As the key of smbd_reqs in bpf/smbd.bpf.c. */
-struct smbd_req_key {
-	uint32_t tgid;
-	uint32_t pad;
-	uint64_t req;
-};
-
 /* The connection of an smbd process died with requests in flight: they never end. */
 static bool process_gone(const void *key, const void *value, void *userdata)
 {
@@ -443,10 +438,25 @@ static void smbd_watch(struct layer *l)
 			    NULL);
 }
 
-static void smbd_decode(struct layer *l, const struct event *e, struct record *r)
+/* An SMB2 request (REC_SMBD_REQ): the call, and the client's header ids the two sides join on. */
+static int request_decode(const struct layer_env *env, const struct rec_smbd_req *q, size_t size,
+			  struct record *r)
 {
-	if (e->flags & (EF_SMBD_EXIT | EF_SMBD_BREAK))
-		smbd_exits_decode(l->env, e, r);
+	int err = event_decode_call(env->dec, &q->c, size, r);
+
+	if (err < 0 || size < sizeof(*q) || !(q->c.h.flags & RF_SMB2_IDS))
+		return err < 0 ? err : size < sizeof(*q) ? -EINVAL : 0;
+	smb2_decode_ids(&q->ids, q->c.h.flags, r);
+	record_add(r, "SMB_COMPOUND", "%d", !!(q->c.h.flags & RF_SMB2_COMPOUND));
+	smb2_decode_credits(&q->ids, r);
+	return 0;
+}
+
+static int smbd_decode(const struct layer_env *env, const struct rec_head *h, size_t size, struct record *r)
+{
+	if (h->kind == REC_SMBD_REQ)
+		return request_decode(env, (const struct rec_smbd_req *)h, size, r);
+	return smbd_exits_decode(env, h, size, r);
 }
 
 static void smbd_summarize(struct layer *l, const struct summary_out *out)
@@ -526,6 +536,7 @@ const struct layer_ops smbd_layer = {
 	.detach = smbd_detach,
 	.watch = smbd_watch,
 	.list = smbd_list,
+	.records = REC_BIT(REC_SMBD_REQ) | REC_BIT(REC_SMBD_EXIT) | REC_BIT(REC_SMBD_BREAK),
 	.decode = smbd_decode,
 	.summarize = smbd_summarize,
 	.state = smbd_state,

@@ -104,12 +104,12 @@ static void server_add(struct record *r, const char *server, uint64_t conn_id)
 }
 
 /* " (session 0x..., \\srv\share)": who the event is about, as far as known. */
-static void about(char *buf, size_t size, const struct event *e, const char *share)
+static void about(char *buf, size_t size, const struct rec_smb2 *e, const char *share)
 {
 	char ses[32] = "";
 
-	if (e->smb_session)
-		snprintf(ses, sizeof(ses), "session " SMB2_SESSION_FMT, (unsigned long long)e->smb_session);
+	if (e->ids.session)
+		snprintf(ses, sizeof(ses), "session " SMB2_SESSION_FMT, (unsigned long long)e->ids.session);
 	if (*ses && share)
 		snprintf(buf, size, " (%s, %s)", ses, share);
 	else if (*ses || share)
@@ -118,136 +118,134 @@ static void about(char *buf, size_t size, const struct event *e, const char *sha
 		buf[0] = '\0';
 }
 
-static const char *command(const struct event *e)
+static const char *command(const struct rec_smb2 *e)
 {
-	const char *c = smb2_command_name(e->smb_cmd);
+	const char *c = smb2_command_name(e->ids.cmd);
 
 	return c ? c : "SMB2_?";
 }
 
-static void server_event(const struct event *e, struct record *r, struct mounts *m)
+static void server_event(const struct rec_smb2 *e, struct record *r, struct mounts *m)
 {
-	const char *server = e->smb_server, *share;
+	const char *server = e->server, *share;
 	char who[256];
 
-	server_add(r, server, e->smb_conn_id);
-	if (e->smb_session)
-		smb2_decode_ids(e, r);
+	server_add(r, server, e->conn_id);
+	if (e->ids.session)
+		smb2_decode_ids(&e->ids, e->h.flags, r);
 	share = shares_add(r, server, m);
 	about(who, sizeof(who), e, share);
-	switch (e->smb_event) {
+	switch (e->event) {
 	case SMB_EV_RECONNECT:
-		record_set_message(r, message_ids[e->smb_event],
+		record_set_message(r, message_ids[e->event],
 				   "SMB_RECONNECT: connection to %s "
 				   "lost, reconnecting%s",
 				   *server ? server : "?", who);
 		break;
 	case SMB_EV_CREDIT_STALL:
-		record_add(r, "SMB_CREDITS", "%d", e->smb_event_val[0]);
-		record_add(r, "SMB_CREDITS_NEEDED", "%d", e->smb_event_val[1]);
-		record_add(r, "SMB_IN_FLIGHT", "%d", e->smb_event_val[2]);
-		record_add(r, "SMB_STALL", "%s", e->smb_event_val[3] ? "insufficient" : "timeout");
-		record_set_message(r, message_ids[e->smb_event],
+		record_add(r, "SMB_CREDITS", "%d", e->event_val[0]);
+		record_add(r, "SMB_CREDITS_NEEDED", "%d", e->event_val[1]);
+		record_add(r, "SMB_IN_FLIGHT", "%d", e->event_val[2]);
+		record_add(r, "SMB_STALL", "%s", e->event_val[3] ? "insufficient" : "timeout");
+		record_set_message(r, message_ids[e->event],
 				   "SMB_CREDIT_STALL: %s: %d credits "
 				   "for %d needed, %d in flight%s%s",
-				   *server ? server : "?", e->smb_event_val[0], e->smb_event_val[1],
-				   e->smb_event_val[2],
-				   e->smb_event_val[3] ? ", none to wait for" : ", timed out waiting", who);
+				   *server ? server : "?", e->event_val[0], e->event_val[1], e->event_val[2],
+				   e->event_val[3] ? ", none to wait for" : ", timed out waiting", who);
 		break;
 	}
 }
 
-static void session_event(const struct event *e, struct record *r, struct mounts *m)
+static void session_event(const struct rec_smb2 *e, struct record *r, struct mounts *m)
 {
-	const char *server = e->smb_server, *share;
-	uint64_t us = e->latency_ns / 1000;
+	const char *server = e->server, *share;
+	uint64_t us = e->h.latency_ns / 1000;
 	char who[256];
 
-	server_add(r, server, e->smb_conn_id);
-	smb2_decode_ids(e, r);
+	server_add(r, server, e->conn_id);
+	smb2_decode_ids(&e->ids, e->h.flags, r);
 	share = shares_add(r, server, m);
 	about(who, sizeof(who), e, share);
-	switch (e->smb_event) {
+	switch (e->event) {
 	case SMB_EV_SESSION_SETUP:
-		record_set_message(r, message_ids[e->smb_event],
+		record_set_message(r, message_ids[e->event],
 				   "SMB_SESSION_SETUP: session " SMB2_SESSION_FMT
 				   " set up with %s in %llu.%03llu ms",
-				   (unsigned long long)e->smb_session, *server ? server : "?",
+				   (unsigned long long)e->ids.session, *server ? server : "?",
 				   (unsigned long long)us / 1000, (unsigned long long)us % 1000);
 		break;
 	case SMB_EV_LOGOFF:
-		record_set_message(r, message_ids[e->smb_event],
+		record_set_message(r, message_ids[e->event],
 				   "SMB_LOGOFF: session " SMB2_SESSION_FMT " logged off from %s%s",
-				   (unsigned long long)e->smb_session, *server ? server : "?", who);
+				   (unsigned long long)e->ids.session, *server ? server : "?", who);
 		break;
 	case SMB_EV_SESSION_EXPIRED:
 		record_add(r, "SMB_COMMAND", "%s", command(e));
-		record_set_message(r, message_ids[e->smb_event],
+		record_set_message(r, message_ids[e->event],
 				   "SMB_SESSION_EXPIRED: session " SMB2_SESSION_FMT " expired (%s mid %llu)",
-				   (unsigned long long)e->smb_session, command(e),
-				   (unsigned long long)e->smb_mid);
+				   (unsigned long long)e->ids.session, command(e),
+				   (unsigned long long)e->ids.mid);
 		break;
 	}
 }
 
-static void tree_event(const struct event *e, struct record *r)
+static void tree_event(const struct rec_smb2 *e, struct record *r)
 {
 	char unc[SMBLAT_NAME_LEN + 1], server[SMBLAT_NAME_LEN];
-	int rc = e->smb_event_val[0];
+	int rc = e->event_val[0];
 
 	snprintf(unc, sizeof(unc), "%.*s", SMBLAT_NAME_LEN, e->name);
 	server_add(r, unc_server(unc, server, sizeof(server)), 0);
 	if (*unc)
 		record_add(r, "SMB_SHARE", "%s", unc);
-	record_add(r, "SMB_SESSION_ID", SMB2_SESSION_FMT, (unsigned long long)e->smb_session);
+	record_add(r, "SMB_SESSION_ID", SMB2_SESSION_FMT, (unsigned long long)e->ids.session);
 	if (rc == 0) {
-		record_add(r, "SMB_TREE_ID", SMB2_TREE_FMT, e->smb_tree);
-		record_set_message(r, message_ids[e->smb_event],
+		record_add(r, "SMB_TREE_ID", SMB2_TREE_FMT, e->ids.tree);
+		record_set_message(r, message_ids[e->event],
 				   "SMB_TREE_CONNECT: %s connected, "
 				   "tree " SMB2_TREE_FMT " of session " SMB2_SESSION_FMT,
-				   unc, e->smb_tree, (unsigned long long)e->smb_session);
+				   unc, e->ids.tree, (unsigned long long)e->ids.session);
 		return;
 	}
-	r->err = rc < 0 && rc >= -4095 ? -rc : 0;
-	record_set_message(r, message_ids[e->smb_event],
+	r->err = smblat_is_errno(rc) ? -rc : 0;
+	record_set_message(r, message_ids[e->event],
 			   "SMB_TREE_CONNECT: %s failed (%d) in "
 			   "session " SMB2_SESSION_FMT,
-			   unc, rc, (unsigned long long)e->smb_session);
+			   unc, rc, (unsigned long long)e->ids.session);
 }
 
-static void slow_response_event(const struct event *e, struct record *r, struct mounts *m)
+static void slow_response_event(const struct rec_smb2 *e, struct record *r, struct mounts *m)
 {
-	uint64_t us = e->latency_ns / 1000;
+	uint64_t us = e->h.latency_ns / 1000;
 	char who[256];
 	const char *share;
 
-	server_add(r, e->smb_server, e->smb_conn_id);
+	server_add(r, e->server, e->conn_id);
 	record_add(r, "SMB_COMMAND", "%s", command(e));
-	if (e->smb_session)
-		smb2_decode_ids(e, r);
+	if (e->ids.session)
+		smb2_decode_ids(&e->ids, e->h.flags, r);
 	else
-		record_add(r, "SMB_MID", "%llu", (unsigned long long)e->smb_mid);
-	share = shares_add(r, e->smb_server, m);
+		record_add(r, "SMB_MID", "%llu", (unsigned long long)e->ids.mid);
+	share = shares_add(r, e->server, m);
 	about(who, sizeof(who), e, share);
 	if (us)
-		record_set_message(r, message_ids[e->smb_event],
+		record_set_message(r, message_ids[e->event],
 				   "SMB_SLOW_RESPONSE: cifs saw %s "
 				   "mid %llu of %s answered slowly, %llu.%03llu ms%s",
-				   command(e), (unsigned long long)e->smb_mid,
-				   *e->smb_server ? e->smb_server : "?", (unsigned long long)us / 1000,
-				   (unsigned long long)us % 1000, who);
+				   command(e), (unsigned long long)e->ids.mid, *e->server ? e->server : "?",
+				   (unsigned long long)us / 1000, (unsigned long long)us % 1000, who);
 	else
-		record_set_message(r, message_ids[e->smb_event],
+		record_set_message(r, message_ids[e->event],
 				   "SMB_SLOW_RESPONSE: cifs saw %s "
 				   "mid %llu answered slowly",
-				   command(e), (unsigned long long)e->smb_mid);
+				   command(e), (unsigned long long)e->ids.mid);
 }
 
-int smbevent_decode(const struct event *e, struct record *r, struct mounts *m)
+int smbevent_decode(const struct rec_smb2 *e, struct record *r, struct mounts *m)
 {
-	if (!(e->flags & EF_SMB_EVENT) || e->smb_event >= _SMB_EV_MAX)
+	if (e->h.kind != REC_SMB_EVENT || e->event >= _SMB_EV_MAX)
 		return -EINVAL;
-	switch (e->smb_event) {
+	switch (e->event) {
 	case SMB_EV_RECONNECT:
 	case SMB_EV_CREDIT_STALL:
 		server_event(e, r, m);

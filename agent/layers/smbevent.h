@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* SMB connection events of the smb2 layer (EF_SMB_EVENT): reconnects, sessions, trees, credits. */
+/* SMB connection events of the smb2 layer (REC_SMB_EVENT): reconnects, sessions, trees, credits. */
 #pragma once
 
 #include <stdbool.h>
@@ -8,7 +8,7 @@
 #include "base/func.h"
 #include "bpf/smblat.h"
 
-struct event;
+struct rec_smb2;
 struct record;
 struct mounts;
 struct layer_env;
@@ -34,7 +34,7 @@ void smbevent_off(struct smbevents *ev, const struct layer_env *env, enum func_s
  * The fields, MESSAGE and MESSAGE_ID of a connection event; the shares of
  * its server from m (may be NULL) when the event names no share itself.
  */
-int smbevent_decode(const struct event *e, struct record *r, struct mounts *m);
+int smbevent_decode(const struct rec_smb2 *e, struct record *r, struct mounts *m);
 
 /* MESSAGE_ID of event kind k (enum smb_event), NULL for none. */
 const char *smbevent_message_id(unsigned int k);

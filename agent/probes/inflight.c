@@ -14,6 +14,7 @@
  */
 #define WALK_FACTOR 2
 
+/* Every in-flight value begins with its start time (INFLIGHT_VALUE() in bpf/smblat.h). */
 static bool is_stale(const struct inflight_sweep *s, const void *key, const void *value)
 {
 	uint64_t start;

@@ -52,12 +52,11 @@ struct probes {
 	bool fentry;       /* template loaded: clones may work */
 	bool fentry_tried; /* fentry_usable() attached the template once */
 	bool kmulti;
-	bool umulti;           /* uprobe.multi programs loaded; cleared when links are refused */
-	bool usession;         /* the uprobe.session program loaded; cleared when refused */
-	bool session_ctx;      /* the object built for session kfuncs that take the context */
-	struct event *ev_copy; /* an event completed with its entry stack (kstacks.c) */
-	bool smbd_ends;        /* smbd's request completions hooked (once for all begins) */
-	bool kprobe;           /* the kernel has a kprobe PMU */
+	bool umulti;      /* uprobe.multi programs loaded; cleared when links are refused */
+	bool usession;    /* the uprobe.session program loaded; cleared when refused */
+	bool session_ctx; /* the object built for session kfuncs that take the context */
+	bool smbd_ends;   /* smbd's request completions hooked (once for all begins) */
+	bool kprobe;      /* the kernel has a kprobe PMU */
 	char *kprobe_why;
 	char *why; /* combined reason, owned */
 	char *fentry_why;

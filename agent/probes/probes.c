@@ -114,7 +114,6 @@ void probes_close(struct probes *p)
 	}
 	smblat_bpf__destroy(p->fskel);
 	smblat_bpf__destroy(p->skel);
-	free(p->ev_copy);
 	free(p->fentry_why);
 	free(p->kmulti_why);
 	free(p->kprobe_why);

@@ -116,11 +116,11 @@ int probes_set_syscall_id(struct probes *p, uint32_t nr, int id);
 
 int probes_ringbuf_fd(const struct probes *p);
 /*
- * The event at data as the decoder wants it: data itself, or where the
- * kernel's kretprobes cannot unwind a copy with the call's entry stack read
- * from the kstacks map (kstack_sz then its bytes, or -errno).
+ * The kernel stack id names in the kstacks map (taken at a call's entry
+ * where kretprobes cannot unwind) into frames (room for n); returns how
+ * many, or negative errno.
  */
-const void *probes_event_complete(struct probes *p, const void *data, size_t size);
+int probes_kstack_read(struct probes *p, uint32_t id, uint64_t *frames, size_t n);
 int probes_stats_fd(const struct probes *p);
 int probes_totals_fd(const struct probes *p);
 /* Starts a new min/max interval; returns the epoch that ended. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libFuzzer target: arbitrary ring buffer bytes through event_decode(), with
+ * libFuzzer target: arbitrary ring buffer bytes through layers_decode(), with
  * and without symbols and mounts, then through both sinks' formatting: the
  * journal entry's fields and every terminal format (to /dev/null).
  */
@@ -11,8 +11,7 @@
 #include <unistd.h>
 
 #include "decode/event.h"
-#include "layers/block.h"
-#include "layers/smb2.h"
+#include "layers/layer.h"
 #include "sinks/journal.h"
 #include "sinks/term.h"
 #include "fuzz.h"
@@ -64,7 +63,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	struct mounts *m;
 
 	fuzz_report_init();
-	/* id 0 matches the uprobe events of the seed corpus */
+	/* id 0 matches the uprobe calls of the seed corpus (tests/fuzz/seeds-event.py) */
 	add(LAYER_FUNC, "SLOWCALL", "/tmp/cap/slowprog:slow_call", NULL, RK_INT, 2);
 	add(LAYER_SMB, "INODE_OP_UNLINK", "cifs_unlink", "cifs", RK_INT, 2);
 	add(LAYER_SMB, "INODE_OP_LOOKUP", "cifs_lookup", "cifs", RK_PTR, 3);
@@ -123,11 +122,9 @@ static void term_all(const struct record *r)
 static void one(const struct decoder *d, const uint8_t *data, size_t size)
 {
 	struct record r;
+	struct layer_env env = { .dec = d, .mounts = d->mounts };
 
-	if (event_decode(d, data, size, &r) == 0) {
-		/* the layers' parts, as the core has every layer decode */
-		(void)block_decode_event((const struct event *)data, &r);
-		(void)smb2_decode_event((const struct event *)data, &r);
+	if (layers_decode(&env, data, size, &r) == 0) {
 		if (r.nargs > SMBLAT_MAX_ARGS)
 			fail("nargs %u beyond the array", r.nargs);
 		journal_check(&r);
