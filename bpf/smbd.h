@@ -130,7 +130,7 @@ SMBLAT_SIZE(smbd_break, 16);
 /*
  * struct smbd_smb2_request has no BTF or stable layout; the agent reads
  * the offsets of current_idx and in.vector from the library's own code
- * (agent/layers/smbdreq.c). The header of the request being processed is
+ * (agent/layers/smbd/reqlayout.c). The header of the request being processed is
  * in.vector[current_idx + 1].iov_base.
  */
 struct smbd_hdr_layout {

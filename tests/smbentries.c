@@ -27,9 +27,9 @@
 #include <netinet/in.h>
 
 #include "decode/event.h"
-#include "layers/smb2.h"
-#include "layers/smbd-views.h"
-#include "layers/smbevent.h"
+#include "decode/smb2.h"
+#include "layers/smbd/views.h"
+#include "layers/cifs/smbevent.h"
 #include "layers/layer.h"
 #include "sinks/journal.h"
 

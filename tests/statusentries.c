@@ -3,7 +3,7 @@
  * The status entries this machine cannot make the agent write (no cifs.ko
  * and no kernel module to load or unload; a journald whose failures the
  * agent can only report where it is back), written by the journal sink
- * with the codes and counts of their call sites (layers/smb.c, func.c,
+ * with the codes and counts of their call sites (layers/cifs/smb.c, layers/func/func.c,
  * core/report.c), for tests/host/catalog.sh. The VM tests see them from
  * the agent itself.
  *   statusentries      writes one entry of each

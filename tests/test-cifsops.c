@@ -12,7 +12,7 @@
 #include <bpf/btf.h>
 #include <linux/btf.h>
 
-#include "layers/cifsops.h"
+#include "layers/cifs/cifsops.h"
 #include "symbols/ksyms.h"
 
 #include "check.h"

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "decode/event.h"
-#include "layers/block.h"
+#include "layers/block/block.h"
 #include "layers/layer.h"
 
 #include "check.h"

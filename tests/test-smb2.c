@@ -12,13 +12,13 @@
 
 #include <bpf/btf.h>
 
-#include "layers/smb2.h"
+#include "layers/cifs/smb2.h"
 #include "config/config.h"
 #include "decode/event.h"
 #include "sinks/journal.h"
-#include "layers/smb2proto.h"
-#include "layers/smbdreq.h"
-#include "layers/smbevent.h"
+#include "decode/smb2.h"
+#include "layers/smbd/reqlayout.h"
+#include "layers/cifs/smbevent.h"
 #include "layers/layer.h"
 #include "symbols/mounts.h"
 
@@ -448,13 +448,13 @@ static void test_smbd_layout(void)
 					 0x04, 0x3b, 0x87, 0x38, 0x01, 0x00, 0x00, 0xc3 };
 	struct smbd_hdr_layout l;
 
-	check(smbdreq_decode(deb, sizeof(deb), &l) == 0 && l.on && l.current_idx == 0x9c &&
+	check(reqlayout_decode(deb, sizeof(deb), &l) == 0 && l.on && l.current_idx == 0x9c &&
 		      l.in_vector == 0x130,
 	      "Debian: %u %u", l.current_idx, l.in_vector);
-	check(smbdreq_decode(cet, sizeof(cet), &l) == 0 && l.current_idx == 0x5c && l.in_vector == 0x70,
+	check(reqlayout_decode(cet, sizeof(cet), &l) == 0 && l.current_idx == 0x5c && l.in_vector == 0x70,
 	      "endbr64, disp8: %u %u", l.current_idx, l.in_vector);
-	check(smbdreq_decode(other, sizeof(other), &l) == -EPROTO, "other code refused");
-	check(smbdreq_decode(deb, 8, &l) == -EPROTO, "cut short refused");
+	check(reqlayout_decode(other, sizeof(other), &l) == -EPROTO, "other code refused");
+	check(reqlayout_decode(deb, 8, &l) == -EPROTO, "cut short refused");
 }
 
 /* The prototypes cifs had across kernels, in a BTF of our own. */

@@ -182,3 +182,16 @@ uint32_t func_table_attached(const struct func_table *t, int l)
 		n += func_attached(&t->v[i]) && (l < 0 || t->v[i].layer == (enum layer_id)l);
 	return n;
 }
+
+struct func *func_table_find_or_add(struct func_table *t, enum layer_id layer, const char *name,
+				    const char *symbol, const char *module)
+{
+	int id;
+
+	for (uint32_t i = 0; i < t->n; i++)
+		if (t->v[i].layer == layer && strcmp(t->v[i].name, name) == 0 &&
+		    strcmp(t->v[i].symbol ? t->v[i].symbol : "", symbol ? symbol : "") == 0)
+			return &t->v[i];
+	id = func_table_add(t, layer, GROUP_NONE, name, symbol, module);
+	return id < 0 ? NULL : &t->v[id];
+}

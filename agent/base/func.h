@@ -104,6 +104,12 @@ struct func_table {
 int func_table_add(struct func_table *t, enum layer_id layer, enum op_group group, const char *name,
 		   const char *symbol, const char *module);
 struct func *func_table_find_symbol(struct func_table *t, const char *symbol);
+/*
+ * The function of layer named name with symbol (either may be NULL), added
+ * when there is none: ids are never reused. NULL without room.
+ */
+struct func *func_table_find_or_add(struct func_table *t, enum layer_id layer, const char *name,
+				    const char *symbol, const char *module);
 /* Functions of layer l attached now. */
 uint32_t func_table_attached(const struct func_table *t, int l);
 void func_table_free(struct func_table *t);

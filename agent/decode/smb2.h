@@ -1,24 +1,23 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The smb2 layer: SMB2 requests of the cifs client, timed through its mid hooks. */
+/*
+ * SMB2 as the records carry it: protocol names (commands, MS-SMB2 2.2.1;
+ * common NT status codes, MS-ERREF 2.3) and the SMB2 parts of records as
+ * fields, shared by the layers whose records have them (smb, smb2, smbd).
+ */
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
-#include <bpf/btf.h>
 
 #include "bpf/smblat.h"
 
-/*
- * Which argument of symbol holds what hook h needs: the SMB2 header at
- * allocation, else the mid or (*kref set) its refcount. -ENOENT: no such
- * function in btf; -EINVAL: a prototype without such an argument.
- */
-int smb2_hook_arg(const struct btf *btf, enum smb2_hook h, const char *symbol, uint8_t *arg, uint8_t *kref);
-
 struct record;
-struct func_table;
 
-/* The func of an smb2 FUNCTION and symbol, added when new: ids are not reused. NULL: no room. */
-struct func *smb2_func_of(struct func_table *t, const char *name, const char *symbol);
+/* "SMB2_CREATE" for 0x05; NULL for codes SMB2 does not define. */
+const char *smb2_command_name(unsigned int cmd);
+
+/* "STATUS_OBJECT_NAME_NOT_FOUND", else "0xC0000034"-style hex in buf. */
+const char *smb2_status_name(uint32_t status, char *buf, size_t len);
 
 /* SMB_SESSION_ID, SMB_TREE_ID: as the protocol's own tools print them. */
 #define SMB2_SESSION_FMT "0x%016llx"

@@ -4,7 +4,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "layers/peek.h"
+#include "probes/peek.h"
 #include "peek.skel.h"
 
 struct peek {

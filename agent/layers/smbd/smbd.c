@@ -7,7 +7,7 @@
  * after the agent, is covered. SMB2 requests are timed by default, the VFS
  * calls on request (vfs = yes, or include= naming them): a uprobe on every
  * VFS call costs far more than one per request. The views beyond functions
- * (exits, breaks, the time split) are in smbd-exit.c and smbd-split.c.
+ * (exits, breaks, the time split) are in exits.c and split.c.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -22,10 +22,10 @@
 #include "base/log.h"
 #include "decode/event.h"
 #include "layers/layer.h"
-#include "layers/smb2.h"
-#include "layers/procs.h"
-#include "layers/smbd-views.h"
-#include "layers/smbdreq.h"
+#include "decode/smb2.h"
+#include "layers/procs/procs.h"
+#include "layers/smbd/views.h"
+#include "layers/smbd/reqlayout.h"
 #include "probes/inflight.h"
 #include "symbols/usyms.h"
 #include "base/macro.h"
@@ -315,7 +315,7 @@ static void views_sync(struct layer *l)
 static void ids_locate(struct layer *l)
 {
 	struct smbd_hdr_layout hl = {};
-	int r = smbdreq_layout(l->env->us, l->lib, &hl);
+	int r = reqlayout_read(l->env->us, l->lib, &hl);
 
 	if (r < 0) {
 		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_NOT_FOUND, LOG_NOTICE,

@@ -21,7 +21,7 @@
 #include "base/log.h"
 #include "base/syscalls.h"
 #include "layers/layer.h"
-#include "layers/procs.h"
+#include "layers/procs/procs.h"
 #include "sinks/journal.h"
 
 #define NAME "syscalls"

@@ -12,7 +12,7 @@
 #include <bpf/btf.h>
 
 #include "base/log.h"
-#include "layers/block.h"
+#include "layers/block/block.h"
 #include "layers/layer.h"
 #include "probes/inflight.h"
 #include "base/macro.h"

@@ -18,8 +18,8 @@
 #include <bpf/bpf.h>
 
 #include "base/log.h"
-#include "layers/procs.h"
-#include "layers/smbd-views.h"
+#include "layers/procs/procs.h"
+#include "layers/smbd/views.h"
 #include "sinks/journal.h"
 #include "symbols/usyms.h"
 #include "base/macro.h"

@@ -17,7 +17,7 @@
 #include "base/hist.h"
 #include "base/log.h"
 #include "bpf/view.h"
-#include "layers/shareview.h"
+#include "layers/cifs/shareview.h"
 #include "sinks/journal.h"
 #include "symbols/mounts.h"
 

@@ -3,7 +3,7 @@
  * The smbd layer's views beyond its functions, each a function of the
  * table (so --list-probes shows it and a reload can detach it) hooked by
  * uprobes on what Debian's Samba exports: why an smbd exits and its oplock
- * and lease breaks (smbd-exit.c), smbd's time split (smbd-split.c). The
+ * and lease breaks (exits.c), smbd's time split (split.c). The
  * smbd layer (smbd.c) drives them.
  */
 #pragma once

@@ -7,7 +7,7 @@
 
 #include "base/syscalls.h"
 #include "layers/layer.h"
-#include "layers/procs.h"
+#include "layers/procs/procs.h"
 #include "base/macro.h"
 
 static const char *const follow_tps[] = {

@@ -14,9 +14,8 @@
 #include "config/config.h"
 #include "decode/record.h"
 #include "layers/layer.h"
-#include "layers/smb2.h"
-#include "layers/smb2proto.h"
-#include "layers/smbevent.h"
+#include "decode/smb2.h"
+#include "layers/cifs/smbevent.h"
 #include "probes/btfargs.h"
 #include "sinks/journal.h"
 #include "symbols/mounts.h"
@@ -355,7 +354,8 @@ unsigned int smbevent_sync(struct smbevents *ev, const struct layer_env *env, en
 		bool tp = events[k].tracepoint[0] != NULL;
 
 		if (!f)
-			f = ev->f[k] = smb2_func_of(env->funcs, events[k].function, events[k].tracepoint[0]);
+			f = ev->f[k] = func_table_find_or_add(env->funcs, LAYER_SMB2, events[k].function,
+							      events[k].tracepoint[0], "cifs");
 		if (!f)
 			continue;
 		if (!events_wanted(env, k)) {

@@ -22,10 +22,10 @@ struct usyms;
  * The layout from the machine code of SMBDREQ_FUNCTION (x86-64: load,
  * add 4, compare, from %rdi); -EPROTO for code of another shape.
  */
-int smbdreq_decode(const uint8_t *code, size_t n, struct smbd_hdr_layout *ret);
+int reqlayout_decode(const uint8_t *code, size_t n, struct smbd_hdr_layout *ret);
 
 /*
  * The layout from lib (the library defining SMBDREQ_FUNCTION): -ENOENT
  * without the function, -EPROTO for code not understood, else -errno.
  */
-int smbdreq_layout(struct usyms *us, const char *lib, struct smbd_hdr_layout *ret);
+int reqlayout_read(struct usyms *us, const char *lib, struct smbd_hdr_layout *ret);

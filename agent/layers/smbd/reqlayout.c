@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "layers/smbdreq.h"
+#include "layers/smbd/reqlayout.h"
 #include "symbols/usyms.h"
 
 #define CODE_MAX 32
@@ -29,7 +29,7 @@ static size_t rdi_disp(const uint8_t *c, size_t n, uint8_t opcode, uint32_t *dis
 	return 0;
 }
 
-int smbdreq_decode(const uint8_t *c, size_t n, struct smbd_hdr_layout *ret)
+int reqlayout_decode(const uint8_t *c, size_t n, struct smbd_hdr_layout *ret)
 {
 	uint32_t idx, count;
 	size_t k, at = 0;
@@ -55,7 +55,7 @@ int smbdreq_decode(const uint8_t *c, size_t n, struct smbd_hdr_layout *ret)
 	return 0;
 }
 
-int smbdreq_layout(struct usyms *us, const char *lib, struct smbd_hdr_layout *ret)
+int reqlayout_read(struct usyms *us, const char *lib, struct smbd_hdr_layout *ret)
 {
 	uint8_t code[CODE_MAX];
 	uint64_t off;
@@ -76,5 +76,5 @@ int smbdreq_layout(struct usyms *us, const char *lib, struct smbd_hdr_layout *re
 	close(fd);
 	if (r < 0)
 		return r;
-	return smbdreq_decode(code, (size_t)n, ret);
+	return reqlayout_decode(code, (size_t)n, ret);
 }

@@ -18,10 +18,10 @@
 #include "base/log.h"
 #include "decode/event.h"
 #include "layers/layer.h"
-#include "layers/smb2.h"
-#include "layers/smb2proto.h"
-#include "layers/shareview.h"
-#include "layers/smbevent.h"
+#include "layers/cifs/smb2.h"
+#include "decode/smb2.h"
+#include "layers/cifs/shareview.h"
+#include "layers/cifs/smbevent.h"
 #include "probes/btfargs.h"
 #include "probes/inflight.h"
 #include "symbols/kmodules.h"
@@ -180,18 +180,6 @@ static const char *hook_resolve(struct layer *l, enum smb2_hook h)
 	return NULL;
 }
 
-struct func *smb2_func_of(struct func_table *t, const char *name, const char *symbol)
-{
-	int id;
-
-	for (uint32_t i = 0; i < t->n; i++)
-		if (t->v[i].layer == LAYER_SMB2 && strcmp(t->v[i].name, name) == 0 &&
-		    strcmp(t->v[i].symbol ? t->v[i].symbol : "", symbol ? symbol : "") == 0)
-			return &t->v[i];
-	id = func_table_add(t, LAYER_SMB2, GROUP_NONE, name, symbol, CIFS_MODULE);
-	return id < 0 ? NULL : &t->v[id];
-}
-
 /* [smb2] servers= and sessions= into what BPF compares. */
 static void filters_configure(struct layer *l)
 {
@@ -254,7 +242,8 @@ static int commands_add(struct layer *l)
 		if (!name)
 			continue;
 		if (!l->cmds[i])
-			l->cmds[i] = smb2_func_of(l->env->funcs, name, NULL);
+			l->cmds[i] = func_table_find_or_add(l->env->funcs, LAYER_SMB2, name, NULL,
+							    CIFS_MODULE);
 		if (!l->cmds[i])
 			return -ENOMEM;
 		l->ctl.cmd_id[i] = l->cmds[i]->id;
@@ -317,7 +306,8 @@ static int hooks_add(struct layer *l)
 				return -ENOENT;
 			continue; /* fewer statuses, or every request ends at its free */
 		}
-		l->hooks[h] = smb2_func_of(l->env->funcs, hook_names[h], s);
+		l->hooks[h] = func_table_find_or_add(l->env->funcs, LAYER_SMB2, hook_names[h], s,
+						     CIFS_MODULE);
 		if (!l->hooks[h])
 			return -ENOMEM;
 		l->hooks[h]->cfg = (struct func_cfg) { .flags = FF_ENABLED };

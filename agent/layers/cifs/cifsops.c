@@ -6,7 +6,7 @@
 #include <string.h>
 #include <linux/btf.h>
 
-#include "layers/cifsops.h"
+#include "layers/cifs/cifsops.h"
 #include "base/macro.h"
 
 #define CIFS_MODULE "cifs"

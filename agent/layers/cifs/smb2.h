@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The smb2 layer: SMB2 requests of the cifs client, timed through its mid hooks. */
+#pragma once
+
+#include <stdint.h>
+#include <bpf/btf.h>
+
+#include "bpf/smblat.h"
+
+/*
+ * Which argument of symbol holds what hook h needs: the SMB2 header at
+ * allocation, else the mid or (*kref set) its refcount. -ENOENT: no such
+ * function in btf; -EINVAL: a prototype without such an argument.
+ */
+int smb2_hook_arg(const struct btf *btf, enum smb2_hook h, const char *symbol, uint8_t *arg, uint8_t *kref);
