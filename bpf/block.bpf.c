@@ -324,8 +324,8 @@ static __always_inline int blk_io_start_tp(__u64 *ctx)
 	return blk_io_start((struct request *)ctx[0]);
 }
 
-TRACEPOINT_PROGRAMS(block_rq_insert, blk_insert, blk_insert_tp)
-TRACEPOINT_PROGRAMS(block_rq_issue, blk_issue, blk_issue_tp)
-TRACEPOINT_PROGRAMS(block_rq_complete, blk_complete, blk_complete_tp)
-TRACEPOINT_PROGRAMS(block_rq_requeue, blk_requeue, blk_requeue_tp)
-TRACEPOINT_PROGRAMS(block_io_start, blk_io_start, blk_io_start_tp)
+TRACEPOINT_PROGRAMS(block_rq_insert, blk_insert_btf, blk_insert_raw, blk_insert_tp)
+TRACEPOINT_PROGRAMS(block_rq_issue, blk_issue_btf, blk_issue_raw, blk_issue_tp)
+TRACEPOINT_PROGRAMS(block_rq_complete, blk_complete_btf, blk_complete_raw, blk_complete_tp)
+TRACEPOINT_PROGRAMS(block_rq_requeue, blk_requeue_btf, blk_requeue_raw, blk_requeue_tp)
+TRACEPOINT_PROGRAMS(block_io_start, blk_io_start_btf, blk_io_start_raw, blk_io_start_tp)

@@ -272,14 +272,15 @@ static __always_inline int regs_exit(struct pt_regs *regs, const bool vfs, const
 
 /*
  * A family of call programs, one per way of attaching to a kernel
- * function: PREFIX_fentry/_fexit (cloned per target by the agent),
- * _kprobe/_kretprobe, _kmulti/_kretmulti. The function id is the BPF
- * cookie, or without cookies the probed place's (probe_id()). All of them
- * account exclusively (see enum acct).
+ * function: fentry/fexit (cloned per target by the agent), kprobe and
+ * kretprobe, kprobe.multi entry and return, named whole as the agent's
+ * program tables name them. The function id is the BPF cookie, or without
+ * cookies the probed place's (probe_id()). All of them account exclusively
+ * (see enum acct).
  */
-#define CALL_PROGRAMS(prefix, vfs)                                                           \
+#define CALL_PROGRAMS(fentry, fexit, kprobe, kretprobe, kmulti, kretmulti, vfs)              \
 	SEC("fentry")                                                                        \
-	int BPF_PROG(prefix##_fentry)                                                        \
+	int BPF_PROG(fentry)                                                                 \
 	{                                                                                    \
 		__u64 args[SMBLAT_MAX_ARGS] = {};                                            \
                                                                                              \
@@ -288,7 +289,7 @@ static __always_inline int regs_exit(struct pt_regs *regs, const bool vfs, const
 	}                                                                                    \
                                                                                              \
 	SEC("fexit")                                                                         \
-	int BPF_PROG(prefix##_fexit)                                                         \
+	int BPF_PROG(fexit)                                                                  \
 	{                                                                                    \
 		__u64 ret = 0;                                                               \
                                                                                              \
@@ -296,19 +297,19 @@ static __always_inline int regs_exit(struct pt_regs *regs, const bool vfs, const
 		return call_exit(ctx, bpf_get_attach_cookie(ctx), ret, vfs, ACCT_EXCLUSIVE); \
 	}                                                                                    \
                                                                                              \
-	SEC("kprobe") int prefix##_kprobe(struct pt_regs *r)                                 \
+	SEC("kprobe") int kprobe(struct pt_regs *r)                                          \
 	{                                                                                    \
 		return regs_entry(r, vfs);                                                   \
 	}                                                                                    \
-	SEC("kretprobe") int prefix##_kretprobe(struct pt_regs *r)                           \
+	SEC("kretprobe") int kretprobe(struct pt_regs *r)                                    \
 	{                                                                                    \
 		return regs_exit(r, vfs, ACCT_EXCLUSIVE);                                    \
 	}                                                                                    \
-	SEC("kprobe.multi") int prefix##_kmulti(struct pt_regs *r)                           \
+	SEC("kprobe.multi") int kmulti(struct pt_regs *r)                                    \
 	{                                                                                    \
 		return regs_entry(r, vfs);                                                   \
 	}                                                                                    \
-	SEC("kretprobe.multi") int prefix##_kretmulti(struct pt_regs *r)                     \
+	SEC("kretprobe.multi") int kretmulti(struct pt_regs *r)                              \
 	{                                                                                    \
 		return regs_exit(r, vfs, ACCT_EXCLUSIVE);                                    \
 	}

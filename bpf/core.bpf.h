@@ -401,17 +401,17 @@ static __always_inline void trampoline_args(void *ctx, __u64 *args)
 }
 
 /*
- * One program as a BTF-typed and as a raw tracepoint (name_btf, name_raw):
+ * One program as a BTF-typed and as a raw tracepoint (btf_name, raw_name):
  * the agent attaches whichever the kernel takes.
  */
-#define TRACEPOINT_PROGRAMS(tp, name, fn)             \
-	SEC("tp_btf/" #tp) int name##_btf(__u64 *ctx) \
-	{                                             \
-		return fn(ctx);                       \
-	}                                             \
-	SEC("raw_tp/" #tp) int name##_raw(__u64 *ctx) \
-	{                                             \
-		return fn(ctx);                       \
+#define TRACEPOINT_PROGRAMS(tp, btf_name, raw_name, fn) \
+	SEC("tp_btf/" #tp) int btf_name(__u64 *ctx)     \
+	{                                               \
+		return fn(ctx);                         \
+	}                                               \
+	SEC("raw_tp/" #tp) int raw_name(__u64 *ctx)     \
+	{                                               \
+		return fn(ctx);                         \
 	}
 
 static __always_inline void regs_args(struct pt_regs *regs, __u64 *args)

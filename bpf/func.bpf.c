@@ -8,7 +8,7 @@
 #include "call.bpf.h"
 #include <bpf/usdt.bpf.h>
 
-CALL_PROGRAMS(call, false)
+CALL_PROGRAMS(call_fentry, call_fexit, call_kprobe, call_kretprobe, call_kmulti, call_kretmulti, false)
 
 /* User functions: preemptible, so they account with atomics (enum acct). */
 SEC("uprobe") int call_uprobe(struct pt_regs *r)

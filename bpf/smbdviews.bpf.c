@@ -265,28 +265,29 @@ static __always_inline int break_lease_done(struct pt_regs *regs)
 	return 0;
 }
 
-#define SMBD_UPROBE(name, fn)                                         \
-	SEC("uprobe") int smbd_##name(struct pt_regs *r)              \
-	{                                                             \
-		return fn(r);                                         \
-	}                                                             \
-	SEC("kprobe.multi") int umulti_smbd_##name(struct pt_regs *r) \
-	{                                                             \
-		return fn(r);                                         \
+/* A uprobe program and its uprobe.multi twin, named whole as the agent's program tables name them. */
+#define SMBD_UPROBE(single, multi, fn)                   \
+	SEC("uprobe") int single(struct pt_regs *r)      \
+	{                                                \
+		return fn(r);                            \
+	}                                                \
+	SEC("kprobe.multi") int multi(struct pt_regs *r) \
+	{                                                \
+		return fn(r);                            \
 	}
 
-SMBD_UPROBE(split_dispatch, split_dispatch)
-SMBD_UPROBE(split_dispatch_ret, split_dispatch_ret)
-SMBD_UPROBE(split_event, split_event)
-SMBD_UPROBE(split_ctdb, split_ctdb)
-SMBD_UPROBE(split_io_send, split_io_send)
-SMBD_UPROBE(split_io_recv, split_io_recv)
-SMBD_UPROBE(split_ctdb_ret, split_ctdb_ret)
-SMBD_UPROBE(exit_conn, exit_conn)
-SMBD_UPROBE(exit_disconnect, exit_disconnect)
-SMBD_UPROBE(exit_terminate, exit_terminate)
-SMBD_UPROBE(exit_server, exit_server)
-SMBD_UPROBE(break_oplock, break_oplock)
-SMBD_UPROBE(break_oplock_done, break_oplock_done)
-SMBD_UPROBE(break_lease, break_lease)
-SMBD_UPROBE(break_lease_done, break_lease_done)
+SMBD_UPROBE(smbd_split_dispatch, umulti_smbd_split_dispatch, split_dispatch)
+SMBD_UPROBE(smbd_split_dispatch_ret, umulti_smbd_split_dispatch_ret, split_dispatch_ret)
+SMBD_UPROBE(smbd_split_event, umulti_smbd_split_event, split_event)
+SMBD_UPROBE(smbd_split_ctdb, umulti_smbd_split_ctdb, split_ctdb)
+SMBD_UPROBE(smbd_split_io_send, umulti_smbd_split_io_send, split_io_send)
+SMBD_UPROBE(smbd_split_io_recv, umulti_smbd_split_io_recv, split_io_recv)
+SMBD_UPROBE(smbd_split_ctdb_ret, umulti_smbd_split_ctdb_ret, split_ctdb_ret)
+SMBD_UPROBE(smbd_exit_conn, umulti_smbd_exit_conn, exit_conn)
+SMBD_UPROBE(smbd_exit_disconnect, umulti_smbd_exit_disconnect, exit_disconnect)
+SMBD_UPROBE(smbd_exit_terminate, umulti_smbd_exit_terminate, exit_terminate)
+SMBD_UPROBE(smbd_exit_server, umulti_smbd_exit_server, exit_server)
+SMBD_UPROBE(smbd_break_oplock, umulti_smbd_break_oplock, break_oplock)
+SMBD_UPROBE(smbd_break_oplock_done, umulti_smbd_break_oplock_done, break_oplock_done)
+SMBD_UPROBE(smbd_break_lease, umulti_smbd_break_lease, break_lease)
+SMBD_UPROBE(smbd_break_lease_done, umulti_smbd_break_lease_done, break_lease_done)

@@ -190,6 +190,7 @@ SMBLAT_SIZE(smblat_cfg, 40);
 #include "smbd.h"
 #include "sysacct.h"
 #include "stacks.h"
+#include "view.h"
 
 #define SMB_SUPER_MAGIC_CIFS 0xFF534D42u
 #define SMB_SUPER_MAGIC_SMB2 0xFE534D42u

@@ -226,5 +226,5 @@ static __always_inline int sysacct_exit(__u64 *ctx)
 	return 0;
 }
 
-TRACEPOINT_PROGRAMS(sys_enter, sysacct_enter, sysacct_enter)
-TRACEPOINT_PROGRAMS(sys_exit, sysacct_exit, sysacct_exit)
+TRACEPOINT_PROGRAMS(sys_enter, sysacct_enter_btf, sysacct_enter_raw, sysacct_enter)
+TRACEPOINT_PROGRAMS(sys_exit, sysacct_exit_btf, sysacct_exit_raw, sysacct_exit)

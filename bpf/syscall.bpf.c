@@ -105,5 +105,5 @@ static __always_inline int sys_exit_tp(__u64 *ctx)
 	return sys_exit(ctx, (struct pt_regs *)ctx[0], (long)ctx[1]);
 }
 
-TRACEPOINT_PROGRAMS(sys_enter, sys_enter, sys_enter_tp)
-TRACEPOINT_PROGRAMS(sys_exit, sys_exit, sys_exit_tp)
+TRACEPOINT_PROGRAMS(sys_enter, sys_enter_btf, sys_enter_raw, sys_enter_tp)
+TRACEPOINT_PROGRAMS(sys_exit, sys_exit_btf, sys_exit_raw, sys_exit_tp)

@@ -186,9 +186,9 @@ static __always_inline int tasks_exit(__u64 *ctx)
 	return 0;
 }
 
-TRACEPOINT_PROGRAMS(sched_process_exec, tasks_exec, tasks_exec)
-TRACEPOINT_PROGRAMS(sched_process_fork, tasks_fork, tasks_fork)
-TRACEPOINT_PROGRAMS(sched_process_exit, tasks_exit, tasks_exit)
+TRACEPOINT_PROGRAMS(sched_process_exec, tasks_exec_btf, tasks_exec_raw, tasks_exec)
+TRACEPOINT_PROGRAMS(sched_process_fork, tasks_fork_btf, tasks_fork_raw, tasks_fork)
+TRACEPOINT_PROGRAMS(sched_process_exit, tasks_exit_btf, tasks_exit_raw, tasks_exit)
 
 /*
  * The processes that ran before the agent, told once after exec, fork and

@@ -6,4 +6,4 @@
  */
 #include "call.bpf.h"
 
-CALL_PROGRAMS(vfs, true)
+CALL_PROGRAMS(vfs_fentry, vfs_fexit, vfs_kprobe, vfs_kretprobe, vfs_kmulti, vfs_kretmulti, true)

@@ -252,6 +252,7 @@ int main(int argc, char **argv)
 				 .group = GROUP_INODE,
 				 .name = names[0],
 				 .symbol = "cifs_unlink",
+				 .kernel = true,
 				 .module = "cifs",
 				 .backend = BACKEND_FENTRY,
 				 .cfg = { .threshold_ns = 10000000, .ret_kind = RK_INT } };

@@ -88,6 +88,8 @@ static int add(struct func_table *t, enum layer_id l, enum op_group g, const cha
 		fprintf(stderr, "func_table_add(%s): %s\n", name, strerror(-id));
 		exit(EXIT_FAILURE);
 	}
+	/* as the layers say it: a kernel function, else a target (a user path, a syscall) */
+	t->v[id].kernel = symbol && !strchr(symbol, '/') && strncmp(symbol, "syscall:", 8) != 0;
 	t->v[id].cfg.ret_kind = ret_kind;
 	t->v[id].cfg.threshold_ns = 10000000;
 	t->v[id].cfg.flags = FF_ENABLED | FF_KSTACK;

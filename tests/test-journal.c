@@ -82,6 +82,7 @@ static struct func fn_unlink = {
 	.name = "INODE_OP_UNLINK",
 	.symbol = "cifs_unlink",
 	.module = "cifs",
+	.kernel = true,
 	.cfg = { .threshold_ns = 10000000, .ret_kind = RK_INT },
 	.backend = BACKEND_FENTRY,
 };
@@ -186,6 +187,7 @@ static void test_event_minimal(void)
 		.layer = LAYER_SMB,
 		.name = "FILE_OP_READ_ITER",
 		.symbol = "cifs_loose_read_iter",
+		.kernel = true,
 		.cfg = { .ret_kind = RK_INT },
 	};
 	struct record r = {
@@ -223,6 +225,7 @@ static void test_event_errors(void)
 		.layer = LAYER_SMB2,
 		.name = "SMB2_CREATE",
 		.symbol = "SMB2_open",
+		.kernel = true,
 		.cfg = { .ret_kind = RK_INT },
 	};
 	struct record r = {
@@ -373,6 +376,7 @@ static void test_event_targets(void)
 		.layer = LAYER_FUNC,
 		.name = "VFS_READ",
 		.symbol = "vfs_read",
+		.kernel = true,
 		.cfg = { .ret_kind = RK_PTR },
 		.backend = BACKEND_KPROBE,
 	};

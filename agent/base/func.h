@@ -66,6 +66,7 @@ struct func {
 	char *name;           /* FUNCTION field: INODE_OP_UNLINK, ... */
 	char *symbol;         /* kernel function (cifs_unlink) or PATH:symbol */
 	char *module;         /* kernel module owning symbol, NULL for vmlinux */
+	bool kernel;          /* symbol names kernel code (KERNEL_FUNCTION), else a target (TARGET) */
 	struct func_cfg cfg;  /* what BPF sees for this id */
 	enum backend backend; /* how it is attached, BACKEND_NONE if not */
 	enum func_state state;

@@ -96,22 +96,6 @@ static int on_ringbuf(sd_event_source *s, int fd, uint32_t revents, void *ctx)
 
 /* ---- layers ---- */
 
-void agent_layers_privileged(struct agent *a, void (*fn)(struct agent *a, enum layer_id l, void *),
-			     void *userdata)
-{
-	/* Attach rights stay permitted after the drop, effective only around an attach. */
-	if (a->dropped && privs_raise() < 0) {
-		log_status(STATUS_AGENT_DEGRADED, REASON_PRIVILEGES, LOG_WARNING,
-			   "cannot raise the attach capabilities: %m");
-		return;
-	}
-	for (int l = 0; l < _LAYER_MAX; l++)
-		if (a->layer[l])
-			fn(a, l, userdata);
-	if (a->dropped)
-		privs_lower();
-}
-
 static void layer_watch(struct agent *a, enum layer_id l, void *userdata)
 {
 	if (a->cfg->layer[l].enabled && layer_table[l]->watch)
@@ -304,6 +288,17 @@ static uint64_t cgroup_id_of(const char *path)
 	return h.id;
 }
 
+/* Every layer exists (a reload may enable it), before the BPF object loads. */
+static int layers_new(struct agent *a)
+{
+	for (int l = 0; l < _LAYER_MAX; l++) {
+		a->layer[l] = layer_new(l, &a->env);
+		if (!a->layer[l])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* What the layers want of the BPF object, asked before it loads. */
 static int layers_prepare(struct agent *a, struct probes_opts *po)
 {
@@ -315,7 +310,7 @@ static int layers_prepare(struct agent *a, struct probes_opts *po)
 			po->func_capacity += layer_table[l]->ids_needed(a->cfg);
 		if (!layer_table[l]->prepare)
 			continue;
-		r = layer_table[l]->prepare(a->cfg, &a->env, po);
+		r = layer_table[l]->prepare(a->layer[l], po);
 		if (r < 0)
 			return -ECANCELED; /* said why */
 	}
@@ -356,7 +351,6 @@ static int setup_probes(struct agent *a)
 		.self_tgid = getpid(),
 		.comm = a->cfg->comm,
 		.ringbuf_bytes = a->cfg->ringbuf_bytes,
-		.share_view_max = a->cfg->hist_per_share_max,
 	};
 	int r;
 
@@ -381,6 +375,9 @@ static int setup_probes(struct agent *a)
 	if (r < 0)
 		return r;
 	a->env.features = po.features = a->features;
+	r = layers_new(a);
+	if (r < 0)
+		return r;
 	r = layers_prepare(a, &po);
 	if (r == 0)
 		r = probes_open(&po, a->ks, a->btfs, &a->probes);
@@ -394,14 +391,9 @@ static int setup_probes(struct agent *a)
 	return a->rb ? 0 : -errno;
 }
 
-/* Every layer exists (a reload may enable it); those enabled attach now. */
+/* The layers enabled attach now. */
 static int layers_start(struct agent *a)
 {
-	for (int l = 0; l < _LAYER_MAX; l++) {
-		a->layer[l] = layer_new(l, &a->env);
-		if (!a->layer[l])
-			return -ENOMEM;
-	}
 	agent_layers_privileged(a, layer_attach, NULL);
 	return 0;
 }

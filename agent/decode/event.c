@@ -54,8 +54,8 @@ static const struct ksym *probed_function(const struct decoder *d, const struct 
 		return NULL;
 	if (strncmp(fn->symbol, "syscall:", 8) == 0)
 		return syscall_handler(d->ks, fn->symbol + 8);
-	if (fn->layer == LAYER_FUNC && strchr(fn->symbol, '/'))
-		return NULL; /* a user function or USDT probe */
+	if (!fn->kernel)
+		return NULL; /* a user function, a USDT probe, a tracepoint */
 	return ksyms_lookup(d->ks, fn->symbol, fn->module);
 }
 

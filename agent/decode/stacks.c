@@ -8,6 +8,7 @@
 
 #include "decode/stack.h"
 #include "decode/stacks.h"
+#include "probes/progs.h"
 
 struct per_func {
 	struct folded set;
@@ -115,7 +116,7 @@ static void map_clear(int fd, size_t key_size)
 
 static void lost_read(struct stacks *s, struct probes *p, const struct decoder *d)
 {
-	int fd = probes_map_fd(p, "stack_lost");
+	int fd = bpf_map__fd(probes_skel(p)->maps.stack_lost);
 	struct stack_lost *v = calloc(s->ncpus, sizeof(*v));
 
 	for (uint32_t id = 0; v && fd >= 0 && id < d->funcs->n && id < SMBLAT_MAX_FUNCS; id++) {
@@ -133,16 +134,15 @@ static void lost_read(struct stacks *s, struct probes *p, const struct decoder *
 
 int stacks_drain(struct stacks *s, struct probes *p, uint64_t ended, const struct decoder *d)
 {
-	char counts_name[32], ids_name[32];
+	struct smblat_bpf *skel = probes_skel(p);
 	struct stack_key k, *prev = NULL;
 	struct stack_count c;
 	uint64_t *kv = calloc(2 * SMBLAT_STACK_FRAMES, sizeof(uint64_t));
 	int counts, ids;
 
-	snprintf(counts_name, sizeof(counts_name), "stack_counts%u", (unsigned)(ended & 1));
-	snprintf(ids_name, sizeof(ids_name), "stack_ids%u", (unsigned)(ended & 1));
-	counts = probes_map_fd(p, counts_name);
-	ids = probes_map_fd(p, ids_name);
+	/* the maps of the epoch that ended, which the programs no longer touch */
+	counts = bpf_map__fd(ended & 1 ? skel->maps.stack_counts1 : skel->maps.stack_counts0);
+	ids = bpf_map__fd(ended & 1 ? skel->maps.stack_ids1 : skel->maps.stack_ids0);
 	if (!kv || counts < 0 || ids < 0) {
 		free(kv);
 		return kv ? -ENOENT : -ENOMEM;

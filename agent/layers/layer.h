@@ -7,7 +7,7 @@
  * symbols), says what it did through base/log.h, and keeps its own state
  * behind struct layer.
  *
- * Life of a layer: prepare (before the BPF object loads) -> init -> attach
+ * Life of a layer: init -> prepare (before the BPF object loads) -> attach
  * -> [watch every few seconds] [apply after each reload] [detach when a
  * reload disables it] -> free. The core allocates each layer's state
  * (ops->size bytes, zeroed, env set: every struct layer begins with its
@@ -81,6 +81,13 @@ struct reload_counts {
 
 struct layer;
 
+/* One column of --breakdown (as IOStackBreakdown): a layer of the I/O stack. */
+struct breakdown_column {
+	const char *name;     /* BREAKDOWN_LAYER: "syscall", "smb", ... */
+	const char *function; /* its summary's FUNCTION: BREAKDOWN_SYSCALL, ... */
+	int depth;            /* top down: system calls 10 ... block requests 80 */
+};
+
 struct layer_ops {
 	enum layer_id id;
 	const char *traces; /* what it traces, for a reader who does not know the layers */
@@ -90,10 +97,13 @@ struct layer_ops {
 	/* Function ids a configuration may need at most (the BPF maps are sized once). */
 	uint32_t (*ids_needed)(const struct config *c);
 	/*
-	 * Optional, before the BPF object loads: the programs and read-only
-	 * data the layer needs. Negative errno stops the start (said why).
+	 * Optional, before the BPF object loads (env->probes still NULL): the
+	 * units of programs the layer needs (probes_opts_want()) and their
+	 * settings. Negative errno stops the start (said why).
 	 */
-	int (*prepare)(const struct config *c, const struct layer_env *env, struct probes_opts *po);
+	int (*prepare)(struct layer *l, struct probes_opts *po);
+	/* The layer's own unit of bpf/ (its programs), or NULL; prepare asks for it when needed. */
+	const struct prog_unit *unit;
 	/* Optional: state beyond zeroes and env. */
 	int (*init)(struct layer *l);
 	/* Attaches what the configuration selects and says what it did. */
@@ -119,6 +129,13 @@ struct layer_ops {
 	 * of the function table, the layer's own views (counted in its maps).
 	 */
 	void (*summarize)(struct layer *l, const struct summary_out *out);
+	/* Optional: the layer's --breakdown columns. */
+	const struct breakdown_column *columns;
+	unsigned int n_columns;
+	/* Optional: which of them function f of the layer is in (-1: none); without it, the first. */
+	int (*column_of)(const struct func *f);
+	/* Optional: what --breakdown adds to c (the probes, the layer on); layers_given: --layers chose. */
+	int (*breakdown)(struct config *c, bool layers_given);
 	/* Whether it traces, waits for something, or never will (why: static or the layer's). */
 	enum layer_state (*state)(struct layer *l, const char **why);
 	/* Optional: what the layer's state owns; the core frees the state itself. */
@@ -161,12 +178,12 @@ enum status_reason layer_func_reason(const struct func *f);
 
 struct inflight_sweep;
 /*
- * Drops the entries of in-flight table t that s calls stale (probes/inflight.h)
+ * Drops the entries of in-flight table (a map of the layer's unit) that s calls stale (probes/inflight.h)
  * and says how many went, why (words of the layer: "never completed in 10
  * min") and what describe() adds about them. Returns how many went, or
  * negative errno (said too).
  */
-int layer_sweep(const struct layer_env *env, const char *layer, enum inflight_table t,
+int layer_sweep(const struct layer_env *env, const char *layer, struct bpf_map *table,
 		struct inflight_sweep *s, const char *why,
 		void (*describe)(void *userdata, char *buf, size_t size));
 

@@ -122,7 +122,7 @@ void layer_free(enum layer_id id, struct layer *l)
 	free(l);
 }
 
-int layer_sweep(const struct layer_env *env, const char *layer, enum inflight_table t,
+int layer_sweep(const struct layer_env *env, const char *layer, struct bpf_map *table,
 		struct inflight_sweep *s, const char *why,
 		void (*describe)(void *userdata, char *buf, size_t size))
 {
@@ -130,7 +130,7 @@ int layer_sweep(const struct layer_env *env, const char *layer, enum inflight_ta
 	int n;
 
 	s->now_ns = now_ns();
-	n = probes_sweep(env->probes, t, s);
+	n = probes_sweep(table, s);
 	if (n < 0) {
 		log_layer(layer, STATUS_AGENT_DEGRADED, REASON_SYSTEM, LOG_WARNING,
 			  "cannot sweep the requests in flight: %s", strerror(-n));

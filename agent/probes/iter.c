@@ -26,9 +26,9 @@ static ssize_t iter_drain(int fd)
 	return total;
 }
 
-ssize_t probes_iter_run(struct probes *p, const char *name)
+ssize_t probes_iter_run(struct probes *p, size_t at)
 {
-	struct bpf_program *prog = bpf_object__find_program_by_name(p->skel->obj, name);
+	struct bpf_program *prog = prog_at(p->skel, at);
 	struct bpf_link *link;
 	ssize_t r;
 	int fd;

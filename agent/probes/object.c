@@ -38,65 +38,13 @@ const char *prog_tracepoint(const struct bpf_program *prog, bool *btf)
 	return strncmp(sec, "raw_tp/", 7) == 0 ? sec + 7 : NULL;
 }
 
-/* Which unit of bpf/ a program is of, by the names its unit gives them. */
-enum prog_unit prog_unit(const struct bpf_program *prog)
-{
-	static const struct {
-		const char *prefix;
-		enum prog_unit unit;
-	} units[] = {
-		{ "vfs_", UNIT_VFS },     { "smb2_", UNIT_SMB2 },       { "blk_", UNIT_BLOCK },
-		{ "sys_", UNIT_SYSCALL }, { "smbd_", UNIT_SMBD },       { "umulti_smbd_", UNIT_SMBD },
-		{ "tasks_", UNIT_TASKS }, { "sysacct_", UNIT_SYSACCT },
-	};
-	const char *name = bpf_program__name(prog);
-
-	for (size_t i = 0; i < ELEMENTSOF(units); i++)
-		if (strncmp(name, units[i].prefix, strlen(units[i].prefix)) == 0)
-			return units[i].unit;
-	return UNIT_FUNC;
-}
-
-/* The units of tracepoint programs: those that may fail to load without the others. */
-#define TRACEPOINT_UNITS \
-	(UNIT_BIT(UNIT_BLOCK) | UNIT_BIT(UNIT_SYSCALL) | UNIT_BIT(UNIT_TASKS) | UNIT_BIT(UNIT_SYSACCT))
-
-/* The optional kinds of program: each one the kernel may refuse. */
-enum feature {
-	FEAT_NONE, /* every kernel with BPF takes it */
-	FEAT_FENTRY,
-	FEAT_KMULTI,
-	FEAT_UMULTI,
-	FEAT_USESSION,
-	FEAT_TP_BTF,
-	_FEAT_MAX,
-};
-
 /* The program kinds the kernel is believed to take, and what the programs do instead of the others. */
 struct kinds {
-	bool on[_FEAT_MAX];
+	bool on[_PROG_KIND_MAX];   /* [PROG_PLAIN]: always */
 	uint32_t compat;           /* enum smblat_compat */
 	bool session_ctx;          /* open smblat_ctx's bytes (session_takes_ctx()) */
 	const struct btf *vmlinux; /* NULL: not known, every tracepoint assumed there */
 };
-
-static enum feature prog_feature(const struct bpf_program *prog)
-{
-	const char *sec = bpf_program__section_name(prog), *name = bpf_program__name(prog);
-	bool btf;
-
-	if (strncmp(sec, "fentry", 6) == 0 || strncmp(sec, "fexit", 5) == 0)
-		return FEAT_FENTRY;
-	if (strncmp(name, "umulti_", 7) == 0)
-		return FEAT_UMULTI;
-	if (strcmp(name, "usession") == 0)
-		return FEAT_USESSION;
-	if (strstr(sec, "probe.multi"))
-		return FEAT_KMULTI;
-	if (prog_tracepoint(prog, &btf) && btf)
-		return FEAT_TP_BTF;
-	return FEAT_NONE;
-}
 
 /*
  * A tp_btf program of a tracepoint this kernel lacks (block_io_start before
@@ -113,40 +61,49 @@ static bool tracepoint_known(const struct btf *vmlinux, const char *tp)
 	return btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) >= 0;
 }
 
+/* Program spec of skel, as its unit wants it loaded or not. */
+static void program_setup(struct smblat_bpf *skel, const struct prog_spec *spec, const struct kinds *ft,
+			  bool fentry_only)
+{
+	struct bpf_program *prog = prog_at(skel, spec->at);
+	bool want = ft->on[spec->kind] || spec->kind == PROG_PLAIN, btf;
+
+	/* the fentry object: the templates of the units only */
+	if (fentry_only)
+		want = spec->kind == PROG_FENTRY;
+	if (want && spec->kind == PROG_TP_BTF)
+		want = tracepoint_known(ft->vmlinux, prog_tracepoint(prog, &btf));
+	if (want && spec->kind == PROG_FENTRY)
+		bpf_program__set_attach_target(prog, 0, FENTRY_TEMPLATE_TARGET);
+	else if (want && spec->kind == PROG_UMULTI)
+		bpf_program__set_expected_attach_type(prog, UMULTI_ATTACH_TYPE);
+	else if (want && spec->kind == PROG_USESSION)
+		bpf_program__set_expected_attach_type(prog, USESSION_ATTACH_TYPE);
+	bpf_program__set_autoload(prog, want);
+}
+
 /*
- * Programs load for the units the layers asked for, and only of the kinds
- * the kernel is still believed to take: each refused kind is dropped in
- * turn by probes_open().
+ * Programs load for the units the layers asked for (and the call unit),
+ * and only of the kinds the kernel is still believed to take: each refused
+ * kind is dropped in turn by probes_open(). The units set up what they own.
  */
 static void programs_setup(struct smblat_bpf *skel, const struct probes_opts *o, const struct kinds *ft,
 			   bool fentry_only)
 {
 	struct bpf_program *prog;
 
-	bpf_object__for_each_program (prog, skel->obj) {
-		enum feature f = prog_feature(prog);
-		bool want = (o->units & UNIT_BIT(prog_unit(prog))) && (f == FEAT_NONE || ft->on[f]);
+	bpf_object__for_each_program (prog, skel->obj)
+		bpf_program__set_autoload(prog, false);
+	for (size_t i = 0; i < prog_unit_call.n; i++)
+		program_setup(skel, &prog_unit_call.progs[i], ft, fentry_only);
+	for (unsigned int u = 0; u < o->n_units; u++) {
+		const struct prog_unit *unit = o->units[u].unit;
 
-		/* the fentry object: the templates of the units, and the one fentry_usable() tries */
-		if (fentry_only)
-			want = f == FEAT_FENTRY && ((o->units & UNIT_BIT(prog_unit(prog))) ||
-						    strcmp(bpf_program__name(prog), "call_fentry") == 0);
-
-		if (want && f == FEAT_TP_BTF) {
-			bool btf;
-
-			want = tracepoint_known(ft->vmlinux, prog_tracepoint(prog, &btf));
-		}
-		if (want && f == FEAT_FENTRY)
-			bpf_program__set_attach_target(prog, 0, FENTRY_TEMPLATE_TARGET);
-		else if (want && f == FEAT_UMULTI)
-			bpf_program__set_expected_attach_type(prog, UMULTI_ATTACH_TYPE);
-		else if (want && f == FEAT_USESSION)
-			bpf_program__set_expected_attach_type(prog, USESSION_ATTACH_TYPE);
-		bpf_program__set_autoload(prog, want);
+		for (size_t i = 0; i < unit->n; i++)
+			program_setup(skel, &unit->progs[i], ft, fentry_only);
+		if (unit->setup)
+			unit->setup(skel, o->units[u].arg);
 	}
-	if (o->units & UNIT_BIT(UNIT_BLOCK))
-		skel->rodata->block_cfg = o->block_cfg;
 }
 
 /* Per-thread state in plain hashes by thread id (prealloc'd: no allocation in a probe). */
@@ -168,11 +125,12 @@ static int frames_hash_setup(struct smblat_bpf *skel, uint32_t max_threads)
 /*
  * Before Linux 6.1 (bpf_mem_alloc) a hash map that allocates its entries
  * as they come is unsafe in tracing programs: the verifier takes it with a
- * kernel warning (WARN_ONCE, the kernel is tainted). Those kernels get the
- * maps preallocated, and smaller.
+ * kernel warning (WARN_ONCE, the kernel is tainted). Those kernels get
+ * every such map preallocated, and smaller (a per-CPU one smaller still:
+ * each entry is one value per CPU).
  */
-#define PREALLOC_PROCS 1024
-#define PREALLOC_SHARES 256
+#define PREALLOC_MAX 1024
+#define PREALLOC_PERCPU_MAX 256
 
 static bool late_alloc_safe(const struct btf *vmlinux)
 {
@@ -181,22 +139,22 @@ static bool late_alloc_safe(const struct btf *vmlinux)
 
 static void maps_prealloc(struct smblat_bpf *skel)
 {
-	struct bpf_map *m[] = { skel->maps.smbd_procs, skel->maps.split_threads, skel->maps.share_view };
+	struct bpf_map *m;
 
-	for (size_t i = 0; i < ELEMENTSOF(m); i++) {
-		uint32_t max = m[i] == skel->maps.share_view ? PREALLOC_SHARES : PREALLOC_PROCS;
+	bpf_object__for_each_map (m, skel->obj) {
+		enum bpf_map_type t = bpf_map__type(m);
+		uint32_t max = t == BPF_MAP_TYPE_PERCPU_HASH ? PREALLOC_PERCPU_MAX : PREALLOC_MAX;
 
-		bpf_map__set_map_flags(m[i], bpf_map__map_flags(m[i]) & ~BPF_F_NO_PREALLOC);
-		if (bpf_map__max_entries(m[i]) > max)
-			bpf_map__set_max_entries(m[i], max);
+		if ((t != BPF_MAP_TYPE_HASH && t != BPF_MAP_TYPE_PERCPU_HASH) ||
+		    !(bpf_map__map_flags(m) & BPF_F_NO_PREALLOC))
+			continue;
+		bpf_map__set_map_flags(m, bpf_map__map_flags(m) & ~BPF_F_NO_PREALLOC);
+		if (bpf_map__max_entries(m) > max)
+			bpf_map__set_max_entries(m, max);
 	}
 }
 
-/*
- * Maps nothing asked for keep one entry: stack maps are preallocated. The
- * syscall accounting's task storage is made only for its unit (a kernel
- * without task storage would refuse the whole object).
- */
+/* Maps nothing asked for keep one entry: stack maps are preallocated. */
 static void maps_size(struct smblat_bpf *skel, const struct probes_opts *o)
 {
 	struct bpf_map *m[] = { skel->maps.stack_ids0, skel->maps.stack_ids1, skel->maps.stack_counts0,
@@ -204,40 +162,30 @@ static void maps_size(struct smblat_bpf *skel, const struct probes_opts *o)
 
 	for (size_t i = 0; !o->stacks && i < ELEMENTSOF(m); i++)
 		bpf_map__set_max_entries(m[i], 1);
-	if (!(o->units & UNIT_BIT(UNIT_SYSACCT)))
-		bpf_map__set_autocreate(skel->maps.sys_calls, false);
 }
 
-/*
- * Opens and loads the object; with share, only its fentry templates, on the
- * maps of share (the same counters, frames and ring buffer).
- */
-static int skel_load(const struct probes_opts *o, const struct kinds *ft, const struct smblat_bpf *share,
-		     struct smblat_bpf **ret)
+/* The fentry object's maps are the main object's (the same counters, frames and ring buffer). */
+static int maps_share(struct smblat_bpf *skel, const struct smblat_bpf *share)
 {
-	uint64_t t0 = now_ns();
-	struct smblat_bpf *skel = object_open(ft->session_ctx);
 	struct bpf_map *m;
-	int r;
 
-	if (!skel)
-		return -errno;
 	bpf_object__for_each_map (m, skel->obj) {
-		const struct bpf_map *theirs = share ? bpf_object__find_map_by_name(share->obj,
-										    bpf_map__name(m)) :
-						       NULL;
+		const struct bpf_map *theirs = bpf_object__find_map_by_name(share->obj, bpf_map__name(m));
 
 		if (theirs && bpf_map__fd(theirs) < 0) {
 			/* not made there: nothing of the templates uses it */
 			bpf_map__set_autocreate(m, false);
 			continue;
 		}
-		if (theirs && bpf_map__reuse_fd(m, bpf_map__fd(theirs)) < 0) {
-			r = -errno;
-			smblat_bpf__destroy(skel);
-			return r;
-		}
+		if (theirs && bpf_map__reuse_fd(m, bpf_map__fd(theirs)) < 0)
+			return -errno;
 	}
+	return 0;
+}
+
+/* The read-only configuration every unit reads (struct smblat_cfg). */
+static void cfg_set(struct smblat_bpf *skel, const struct probes_opts *o, const struct kinds *ft)
+{
 	skel->rodata->cfg.tgid = o->tgid;
 	skel->rodata->cfg.self_tgid = o->self_tgid;
 	skel->rodata->cfg.cgroup_id = o->cgroup_id;
@@ -246,22 +194,40 @@ static int skel_load(const struct probes_opts *o, const struct kinds *ft, const 
 		skel->rodata->cfg.filter_comm = 1;
 		strncpy(skel->rodata->cfg.comm, o->comm, SMBLAT_COMM_LEN - 1);
 	}
+}
+
+/*
+ * Opens and loads the object; with share, only its fentry templates, on the
+ * maps of share.
+ */
+static int skel_load(const struct probes_opts *o, const struct kinds *ft, const struct smblat_bpf *share,
+		     struct smblat_bpf **ret)
+{
+	uint64_t t0 = now_ns();
+	struct smblat_bpf *skel = object_open(ft->session_ctx);
+	int r;
+
+	if (!skel)
+		return -errno;
+	r = share ? maps_share(skel, share) : 0;
+	if (r < 0) {
+		smblat_bpf__destroy(skel);
+		return r;
+	}
+	cfg_set(skel, o, ft);
+	programs_setup(skel, o, ft, share != NULL);
 	bpf_map__set_max_entries(skel->maps.events, o->ringbuf_bytes);
 	bpf_map__set_max_entries(skel->maps.stats, o->func_capacity);
 	if (!share)
 		maps_size(skel, o);
 	if (ft->compat & COMPAT_ENTRY_KSTACK)
 		bpf_map__set_max_entries(skel->maps.kstacks, ENTRY_KSTACKS);
-	if (o->share_view_max)
-		bpf_map__set_max_entries(skel->maps.share_view, o->share_view_max);
 	if (!share && !late_alloc_safe(ft->vmlinux))
 		maps_prealloc(skel);
 	/* a shared frames map comes as it is */
 	r = (ft->compat & COMPAT_FRAMES_HASH) && !share ? frames_hash_setup(skel, o->max_threads) : 0;
-	if (r == 0) {
-		programs_setup(skel, o, ft, share != NULL);
+	if (r == 0)
 		r = smblat_bpf__load(skel);
-	}
 	prof_add(PROF_LOAD, t0);
 	if (r < 0) {
 		smblat_bpf__destroy(skel);
@@ -278,7 +244,7 @@ static int skel_load(const struct probes_opts *o, const struct kinds *ft, const 
  */
 bool object_fentry_usable(struct probes *p)
 {
-	struct kinds ft = { .on = { [FEAT_FENTRY] = true },
+	struct kinds ft = { .on = { [PROG_FENTRY] = true },
 			    .compat = p->compat,
 			    .session_ctx = p->session_ctx };
 	struct bpf_link *l;
@@ -370,49 +336,57 @@ static int print_catch(enum libbpf_print_level level, const char *fmt, va_list a
 	return print_next ? print_next(level, fmt, ap) : 0;
 }
 
-/* The kind of the program called name, FEAT_NONE when there is none such. */
-static enum feature feature_of(const char *name)
+/* The kind of the program of unit u called name in skel, PROG_PLAIN when u has none such. */
+static enum prog_kind unit_kind_of(const struct smblat_bpf *skel, const struct prog_unit *u, const char *name)
 {
-	struct smblat_bpf *skel = smblat_bpf__open();
-	struct bpf_program *prog;
-	enum feature f = FEAT_NONE;
-
-	if (!skel)
-		return FEAT_NONE;
-	prog = bpf_object__find_program_by_name(skel->obj, name);
-	if (prog)
-		f = prog_feature(prog);
-	smblat_bpf__destroy(skel);
-	return f;
+	for (size_t i = 0; i < u->n; i++)
+		if (strcmp(bpf_program__name(prog_at(skel, u->progs[i].at)), name) == 0)
+			return u->progs[i].kind;
+	return PROG_PLAIN;
 }
 
-static const char *const feature_refused[_FEAT_MAX] = {
-	[FEAT_FENTRY] = "fentry programs refused",       [FEAT_KMULTI] = "kprobe.multi programs refused",
-	[FEAT_UMULTI] = "uprobe.multi programs refused", [FEAT_USESSION] = "uprobe.session programs refused",
-	[FEAT_TP_BTF] = "tp_btf programs refused",
+/* The kind of the program called name in the programs tables of o, PROG_PLAIN when none is such. */
+static enum prog_kind kind_of(const struct probes_opts *o, const char *name)
+{
+	struct smblat_bpf *skel = smblat_bpf__open();
+	enum prog_kind k;
+
+	if (!skel)
+		return PROG_PLAIN;
+	k = unit_kind_of(skel, &prog_unit_call, name);
+	for (unsigned int u = 0; k == PROG_PLAIN && u < o->n_units; u++)
+		k = unit_kind_of(skel, o->units[u].unit, name);
+	smblat_bpf__destroy(skel);
+	return k;
+}
+
+static const char *const kind_refused[_PROG_KIND_MAX] = {
+	[PROG_FENTRY] = "fentry programs refused",       [PROG_KMULTI] = "kprobe.multi programs refused",
+	[PROG_UMULTI] = "uprobe.multi programs refused", [PROG_USESSION] = "uprobe.session programs refused",
+	[PROG_TP_BTF] = "tp_btf programs refused",
 };
 
 /* What a failed load says to drop: the refused program's kind, else the first kind on. */
-static enum feature feature_to_drop(const struct kinds *ft)
+static enum prog_kind kind_to_drop(const struct probes_opts *o, const struct kinds *ft)
 {
-	enum feature f = failed_prog[0] ? feature_of(failed_prog) : FEAT_NONE;
+	enum prog_kind f = failed_prog[0] ? kind_of(o, failed_prog) : PROG_PLAIN;
 
-	if (f != FEAT_NONE && ft->on[f])
+	if (f != PROG_PLAIN && ft->on[f])
 		return f;
 	/* unknown: tp_btf first, as raw_tp does the same; fentry would fall back to kprobes */
-	static const enum feature order[] = { FEAT_TP_BTF, FEAT_FENTRY, FEAT_USESSION, FEAT_UMULTI,
-					      FEAT_KMULTI };
+	static const enum prog_kind order[] = { PROG_TP_BTF, PROG_FENTRY, PROG_USESSION, PROG_UMULTI,
+						PROG_KMULTI };
 	for (size_t i = 0; i < ELEMENTSOF(order); i++)
 		if (ft->on[order[i]])
 			return order[i];
-	return FEAT_NONE;
+	return PROG_PLAIN;
 }
 
 /* Loads the object with every kind of program the kernel takes; the kinds it refused say why. */
 static int load_what_loads(struct probes *p, const struct probes_opts *o, struct kinds *ft)
 {
-	char *why[_FEAT_MAX] = {};
-	enum feature f;
+	char *why[_PROG_KIND_MAX] = {};
+	enum prog_kind f;
 	int r;
 
 	libbpf_said[0] = '\0';
@@ -420,24 +394,45 @@ static int load_what_loads(struct probes *p, const struct probes_opts *o, struct
 	for (;;) {
 		failed_prog[0] = '\0';
 		r = skel_load(o, ft, NULL, &p->skel);
-		f = r < 0 ? feature_to_drop(ft) : FEAT_NONE;
-		if (f == FEAT_NONE)
+		f = r < 0 ? kind_to_drop(o, ft) : PROG_PLAIN;
+		if (f == PROG_PLAIN)
 			break;
 		ft->on[f] = false;
 		free(why[f]);
-		why[f] = errdup(feature_refused[f], r);
+		why[f] = errdup(kind_refused[f], r);
 	}
 	libbpf_set_print(print_next);
 	/* a refusal the feature probes did not foresee says why over what they said */
-	if (why[FEAT_FENTRY])
-		free(p->fentry_why), p->fentry_why = why[FEAT_FENTRY];
-	if (why[FEAT_KMULTI])
-		free(p->kmulti_why), p->kmulti_why = why[FEAT_KMULTI];
-	if (why[FEAT_TP_BTF])
-		free(p->tp_btf_why), p->tp_btf_why = why[FEAT_TP_BTF];
-	free(why[FEAT_UMULTI]);
-	free(why[FEAT_USESSION]);
+	if (why[PROG_FENTRY])
+		free(p->fentry_why), p->fentry_why = why[PROG_FENTRY];
+	if (why[PROG_KMULTI])
+		free(p->kmulti_why), p->kmulti_why = why[PROG_KMULTI];
+	if (why[PROG_TP_BTF])
+		free(p->tp_btf_why), p->tp_btf_why = why[PROG_TP_BTF];
+	free(why[PROG_UMULTI]);
+	free(why[PROG_USESSION]);
 	return r;
+}
+
+/* Whether a unit of tracepoint programs is to load. */
+static bool units_tracepoints(const struct probes_opts *o)
+{
+	for (unsigned int u = 0; u < o->n_units; u++)
+		if (o->units[u].unit->tracepoints)
+			return true;
+	return false;
+}
+
+/* o without its units of tracepoint programs. */
+static struct probes_opts units_no_tracepoints(const struct probes_opts *o)
+{
+	struct probes_opts bare = *o;
+
+	bare.n_units = 0;
+	for (unsigned int u = 0; u < o->n_units; u++)
+		if (!o->units[u].unit->tracepoints)
+			bare.units[bare.n_units++] = o->units[u];
+	return bare;
 }
 
 /* "kprobe.multi: Operation not supported (CONFIG_FPROBE, Linux 5.18)", malloc'd. */
@@ -474,15 +469,15 @@ static void kinds_choose(struct probes *p, const struct probes_opts *o, struct b
 	p->fentry = (o->choice == CHOICE_AUTO || o->choice == CHOICE_FENTRY) && k == _KF_MAX;
 	if (k != _KF_MAX)
 		p->fentry_why = missing_dup(f, k);
-	ft->on[FEAT_KMULTI] = (o->choice == CHOICE_AUTO || o->choice == CHOICE_KPROBE_MULTI) &&
+	ft->on[PROG_KMULTI] = (o->choice == CHOICE_AUTO || o->choice == CHOICE_KPROBE_MULTI) &&
 			      features_has(f, KF_KPROBE_MULTI);
 	if (!features_has(f, KF_KPROBE_MULTI))
 		p->kmulti_why = missing_dup(f, KF_KPROBE_MULTI);
-	ft->on[FEAT_TP_BTF] = (o->units & TRACEPOINT_UNITS) && features_has(f, KF_TP_BTF);
+	ft->on[PROG_TP_BTF] = units_tracepoints(o) && features_has(f, KF_TP_BTF);
 	if (!features_has(f, KF_TP_BTF))
 		p->tp_btf_why = missing_dup(f, KF_TP_BTF);
-	ft->on[FEAT_UMULTI] = features_has(f, KF_UPROBE_MULTI);
-	ft->on[FEAT_USESSION] = (o->units & UNIT_BIT(UNIT_FUNC)) && usession_known(btfs);
+	ft->on[PROG_UMULTI] = features_has(f, KF_UPROBE_MULTI);
+	ft->on[PROG_USESSION] = usession_known(btfs);
 	ft->session_ctx = p->session_ctx = object_session_ctx(btfs);
 	p->kprobe = features_has(f, KF_KPROBE);
 	if (!p->kprobe)
@@ -540,11 +535,10 @@ int object_load(struct probes *p, const struct probes_opts *o)
 	if (r < 0)
 		return r; /* said why */
 	r = load_what_loads(p, o, &ft);
-	if (r < 0 && (o->units & TRACEPOINT_UNITS)) {
+	if (r < 0 && units_tracepoints(o)) {
 		/* The other layers need not go down with the tracepoint ones. */
-		struct probes_opts bare = *o;
+		struct probes_opts bare = units_no_tracepoints(o);
 
-		bare.units &= ~TRACEPOINT_UNITS;
 		free(p->tp_btf_why);
 		if (asprintf(&p->tp_btf_why, "tracepoint programs refused: %s%s%s", strerror(-r),
 			     libbpf_said[0] ? ": " : "", libbpf_said) < 0)
@@ -556,10 +550,10 @@ int object_load(struct probes *p, const struct probes_opts *o)
 			libbpf_said[0] ? ": " : "", libbpf_said);
 		return r;
 	}
-	p->kmulti = ft.on[FEAT_KMULTI];
-	p->tp_btf = ft.on[FEAT_TP_BTF];
-	p->umulti = ft.on[FEAT_UMULTI];
-	p->usession = ft.on[FEAT_USESSION];
+	p->kmulti = ft.on[PROG_KMULTI];
+	p->tp_btf = ft.on[PROG_TP_BTF];
+	p->umulti = ft.on[PROG_UMULTI];
+	p->usession = ft.on[PROG_USESSION];
 	return 0;
 }
 
@@ -590,29 +584,8 @@ int probes_frames_sweep(struct probes *p)
 	return inflight_sweep(bpf_map__fd(m), bpf_map__key_size(m), bpf_map__value_size(m), &s);
 }
 
-int place_set(struct probes *p, uint64_t addr, uint64_t offset, uint32_t id)
-{
-	struct probe_place pl = { .addr = addr, .offset = offset };
-
-	if (bpf_map__update_elem(p->skel->maps.probe_ids, &pl, sizeof(pl), &id, sizeof(id), BPF_ANY) < 0)
-		return -errno;
-	return 0;
-}
-
 /* reliability: ids the stats map was sized for; a reload cannot add more. */
 uint32_t probes_func_capacity(const struct probes *p)
 {
 	return bpf_map__max_entries(p->skel->maps.stats);
-}
-
-int probes_sweep(struct probes *p, enum inflight_table t, const struct inflight_sweep *s)
-{
-	struct bpf_map *m = t == INFLIGHT_BLOCK ? p->skel->maps.blk_inflight :
-			    t == INFLIGHT_SMB2  ? p->skel->maps.smb2_reqs :
-						  p->skel->maps.smbd_reqs;
-	int fd = bpf_map__fd(m);
-
-	if (fd < 0)
-		return -EBADF;
-	return inflight_sweep(fd, bpf_map__key_size(m), bpf_map__value_size(m), s);
 }

@@ -5,8 +5,6 @@
 #include <bpf/libbpf.h>
 
 #include "probes/probes.h"
-#include "bpf/view.h"
-#include "bpf/smbd.h"
 #include "smblat.skel.h"
 
 /* BPF_TRACE_UPROBE_MULTI and BPF_F_UPROBE_MULTI_RETURN, Linux 6.6 (newer than Debian 12's uapi) */
@@ -55,7 +53,6 @@ struct probes {
 	bool umulti;      /* uprobe.multi programs loaded; cleared when links are refused */
 	bool usession;    /* the uprobe.session program loaded; cleared when refused */
 	bool session_ctx; /* the object built for session kfuncs that take the context */
-	bool smbd_ends;   /* smbd's request completions hooked (once for all begins) */
 	bool kprobe;      /* the kernel has a kprobe PMU */
 	char *kprobe_why;
 	char *why; /* combined reason, owned */
@@ -75,7 +72,7 @@ struct probes {
 	char *tp_btf_why;
 	struct {
 		char *name;
-		enum prog_unit unit;
+		const struct prog_unit *unit;
 		enum backend backend;
 		struct bpf_link *link;
 	} * tp;
@@ -90,10 +87,6 @@ struct smblat_bpf *object_open(bool session_ctx);
 bool object_session_ctx(struct btfs *btfs);
 /* Whether fentry clones can work: the templates load and attach (tried once). */
 bool object_fentry_usable(struct probes *p);
-/* "tp_btf/block_rq_issue" -> "block_rq_issue", or NULL for other programs. */
-const char *prog_tracepoint(const struct bpf_program *prog, bool *btf);
-/* Which unit of bpf/ a program is of. */
-enum prog_unit prog_unit(const struct bpf_program *prog);
 
 /* "what: strerror(-err)", malloc'd. */
 char *errdup(const char *what, int err);
@@ -105,6 +98,8 @@ int multi_keep(struct probes *p, const struct attachment *att, const uint64_t *c
 	       enum backend be);
 /* The backend of the batch that holds id dormant, now revived; BACKEND_NONE: none does. */
 enum backend multi_revive(struct probes *p, uint32_t id);
+/* id leaves batch m: dormant (its func_cfg disabled), the links gone with the batch's last live id. */
+void multi_detach(struct multi *m, uint32_t id);
 
 /*
  * A uprobe.multi link of prog_fd on n offsets of binary (the kernel's own
@@ -113,6 +108,9 @@ enum backend multi_revive(struct probes *p, uint32_t id);
  */
 int umulti_link_create(int prog_fd, const char *binary, const uint64_t *offsets, const uint64_t *cookies,
 		       uint32_t n, bool ret);
+/* The same for any attach type (uprobe.session: USESSION_ATTACH_TYPE), with multi_flags, for pid (0: all). */
+int umulti_link(int prog_fd, uint32_t attach_type, const char *binary, const uint64_t *offsets,
+		const uint64_t *cookies, uint32_t n, uint32_t flags, int pid);
 
 /*
  * Without cookies: the probes at place run for id (probe_ids). A kprobe's
@@ -121,15 +119,8 @@ int umulti_link_create(int prog_fd, const char *binary, const uint64_t *offsets,
  */
 int place_set(struct probes *p, uint64_t addr, uint64_t offset, uint32_t id);
 
-/* "tp_btf/block_rq_issue" -> "block_rq_issue", or NULL for other programs. */
-const char *prog_tracepoint(const struct bpf_program *prog, bool *btf);
-/* Which unit of bpf/ a program is of. */
-enum prog_unit prog_unit(const struct bpf_program *prog);
-
 /* Records in f that backend what refused it with err. */
 void set_failed(struct func *f, const char *what, int err);
 
 /* "tp_btf/block_rq_issue" -> "block_rq_issue", or NULL for other programs. */
 const char *prog_tracepoint(const struct bpf_program *prog, bool *btf);
-/* Which unit of bpf/ a program is of, by the names its unit gives them. */
-enum prog_unit prog_unit(const struct bpf_program *prog);

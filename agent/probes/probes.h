@@ -11,31 +11,13 @@
 #include "config/config.h"
 #include "base/func.h"
 #include "symbols/ksyms.h"
+#include "probes/progs.h"
+
+struct bpf_map;
 
 struct probes;
 
-/* The units of bpf/ (one per layer that has programs of its own), loaded as the layers ask. */
-enum prog_unit {
-	UNIT_FUNC, /* plain calls: [probe] targets, uprobes, USDT (always) */
-	UNIT_VFS,  /* the smb layer's calls */
-	UNIT_SMB2, /* cifs mid hooks */
-	UNIT_BLOCK,
-	UNIT_SYSCALL,
-	UNIT_SMBD,    /* smbd's SMB2 requests and views */
-	UNIT_TASKS,   /* following processes: exec, fork, exit */
-	UNIT_SYSACCT, /* syscall accounting, smbd's syscall parts */
-	_UNIT_MAX,
-};
-#define UNIT_BIT(u) (1u << (u))
-
-/* Which programs time kernel functions of a layer. */
-enum kprog_family {
-	KPROGS_CALL,       /* plain calls (func layer) */
-	KPROGS_VFS,        /* smb layer */
-	KPROGS_SMB2_ALLOC, /* cifs mid allocation: header at entry, mid at return */
-	KPROGS_SMB2_MID,   /* a mid seen, a request submitted: entry only */
-	KPROGS_SMB2_SENT,  /* a submission sent: return only */
-};
+#define PROBES_UNITS_MAX 16
 
 struct probes_opts {
 	const struct features *features; /* what the kernel offers (features.h) */
@@ -46,13 +28,19 @@ struct probes_opts {
 	const char *comm;
 	uint64_t cgroup_id;
 	uint64_t ringbuf_bytes;
-	uint32_t func_capacity;     /* ids the stats map must hold */
-	uint32_t self_tgid;         /* never traced: the agent's own process */
-	uint32_t units;             /* UNIT_BIT()s the layers asked for */
-	uint32_t share_view_max;    /* pairs the per-share view holds (0: the default) */
-	struct block_cfg block_cfg; /* with UNIT_BLOCK */
-	bool stacks;                /* some probe counts stacks: size the stack maps */
+	uint32_t func_capacity; /* ids the stats map must hold */
+	uint32_t self_tgid;     /* never traced: the agent's own process */
+	/* the units the layers asked for (probes_opts_want()), the call unit besides */
+	struct probes_unit_req {
+		const struct prog_unit *unit;
+		void *arg; /* the unit's setup() gets it */
+	} units[PROBES_UNITS_MAX];
+	unsigned int n_units;
+	bool stacks; /* some probe counts stacks: size the stack maps */
 };
+
+/* Unit u is to load, its setup() called with arg before the object loads; -E2BIG. */
+int probes_opts_want(struct probes_opts *o, const struct prog_unit *u, void *arg);
 
 /*
  * Opens and loads the BPF object with the programs the layers asked for,
@@ -74,12 +62,18 @@ enum backend probes_kernel_backend(struct probes *p, const char **why);
 int probes_update(struct probes *p, const struct func *f);
 
 /*
- * Attaches entry and exit probes to each kernel function; sets its state
- * (attached with its backend, or why not). Returns the count attached.
+ * Attaches entry and exit probes of family fam to each kernel function;
+ * sets its state (attached with its backend, or why not). Returns the
+ * count attached.
  */
-int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n, enum kprog_family fam);
+int probes_attach_kernel(struct probes *p, struct func **fv, uint32_t n, const struct kprog_family *fam);
 /* Whether the programs of unit u were loaded (a layer enabled only by a reload may lack them). */
-bool probes_unit_loaded(const struct probes *p, enum prog_unit u);
+bool probes_unit_loaded(const struct probes *p, const struct prog_unit *u);
+/*
+ * The loaded object, for a layer's own maps and data (skel->maps.NAME,
+ * skel->bss->NAME): the layer that owns a unit reads and sets them itself.
+ */
+struct smblat_bpf *probes_skel(const struct probes *p);
 
 /* uprobe/uretprobe on binary:symbol for every process (pid -1) or one. */
 int probes_attach_uprobe(struct probes *p, struct func *f, const char *binary, const char *symbol, int pid);
@@ -96,23 +90,22 @@ void probes_forget_module(struct probes *p, const char *module);
  * Attaches unit u's program of tracepoint tp: tp_btf when the kernel takes
  * it, raw_tp otherwise. Returns the backend used, or negative errno.
  */
-int probes_attach_tracepoint(struct probes *p, enum prog_unit u, const char *tp);
+int probes_attach_tracepoint(struct probes *p, const struct prog_unit *u, const char *tp);
 /* Detaches what probes_attach_tracepoint(u, tp) attached. */
-void probes_detach_tracepoint(struct probes *p, enum prog_unit u, const char *tp);
+void probes_detach_tracepoint(struct probes *p, const struct prog_unit *u, const char *tp);
 /* The backend unit u's program of tp is attached with, or BACKEND_NONE. */
-enum backend probes_tracepoint_backend(const struct probes *p, enum prog_unit u, const char *tp);
+enum backend probes_tracepoint_backend(const struct probes *p, const struct prog_unit *u, const char *tp);
 /*
- * Runs the iterator program name once over its kernel list; returns the
- * bytes it wrote, or negative errno (-ENOENT: not loaded).
+ * Runs the iterator program at `at` once over its kernel list; returns
+ * the bytes it wrote, or negative errno (-ENOENT: not loaded).
  */
-ssize_t probes_iter_run(struct probes *p, const char *name);
+ssize_t probes_iter_run(struct probes *p, size_t at);
 /* Tracepoint links of ours. */
 uint32_t probes_attached_tracepoints(const struct probes *p);
 /* Why tp_btf is not used, or NULL. */
 const char *probes_tp_btf_why(const struct probes *p);
-/* Routes enum block_op op, or syscall number nr, to func id (negative: none). */
-int probes_set_block_id(struct probes *p, uint32_t op, int id);
-int probes_set_syscall_id(struct probes *p, uint32_t nr, int id);
+/* Routes key of an id table of the object (a u32 array: id + 1, 0 for none) to func id (negative: none). */
+int probes_route(struct bpf_map *table, uint32_t key, int id);
 
 int probes_ringbuf_fd(const struct probes *p);
 /*
@@ -127,15 +120,12 @@ int probes_totals_fd(const struct probes *p);
 uint64_t probes_epoch_bump(struct probes *p);
 /* The epoch of the interval running now. */
 uint64_t probes_epoch(const struct probes *p);
-/* smb2 layer: which hooks are the mid hooks, and the func id of each command. */
-void probes_smb2_set(struct probes *p, const struct smb2_ctl *ctl);
-/* smbd layer: where a request's inbound SMB2 header is (struct smbd_hdr_layout of bpf/smbd.h). */
-struct smbd_hdr_layout;
-void probes_smbd_layout_set(struct probes *p, const struct smbd_hdr_layout *l);
-/* Views: per-share counting on or off; its maps (struct share_key -> per-CPU struct func_stats). */
-void probes_share_view_set(struct probes *p, bool on);
-int probes_share_view_fd(const struct probes *p);
-int probes_share_overflow_fd(const struct probes *p);
+/*
+ * Publishes ctl (size bytes, its first member the uint32_t that switches
+ * its programs on) to the object's live copy: off first, so that no
+ * program runs on half of one setting and half of another.
+ */
+void probes_publish(void *live, const void *ctl, size_t size);
 /* Programs and links of ours, for --list-probes and tests. */
 uint32_t probes_attached(const struct probes *p);
 
@@ -147,13 +137,6 @@ int probes_attach_usdt(struct probes *p, struct func *f, const char *binary, con
 		       const char *start, const char *end, int pid);
 
 /*
- * smbd's SMB2 requests: begin at smbd_smb2_request_process_<cmd>(req) for
- * f, end at whichever completion function offset is (done_ex, error_ex).
- */
-int probes_attach_smbd_begin(struct probes *p, struct func *f, const char *binary, uint64_t offset);
-int probes_attach_smbd_end(struct probes *p, const char *binary, uint64_t offset);
-
-/*
  * uprobe/uretprobe on many functions of one file for every process: fv[i]
  * at offsets[i]. Two uprobe.multi links when the kernel has them, else one
  * pair per function; ids a batch still holds dormant come back in place
@@ -162,34 +145,31 @@ int probes_attach_smbd_end(struct probes *p, const char *binary, uint64_t offset
 int probes_attach_uprobes(struct probes *p, struct func **fv, uint64_t *offsets, uint32_t n,
 			  const char *binary);
 
-/* The same for smbd's SMB2 requests: fv[i] begins at begins[i], all end at ends[]. */
-int probes_attach_smbd_requests(struct probes *p, struct func **fv, uint64_t *begins, uint32_t n,
-				const uint64_t *ends, uint32_t n_ends, const char *binary);
 /*
- * Program prog (entry, or ret: return probes) on n offsets of binary, each
- * with its cookie, for every process, as function f's links (probes_detach
- * takes them): one uprobe.multi link through its twin umulti_<prog> when the
- * kernel has them, else one uprobe per offset. Sets f attached (or why not);
- * returns 0 or negative errno, nothing left attached on failure.
+ * Requests that begin in many functions and end in a few shared ones: fv[i]
+ * begins at begins[i] with program pair begin (its id the cookie), and all
+ * end at ends[] with end, attached once for all (*ends_on says whether they
+ * are). Returns the count attached.
  */
-int probes_attach_uprobe_set(struct probes *p, struct func *f, const char *prog, const char *binary,
-			     const uint64_t *offsets, const uint64_t *cookies, uint32_t n, bool ret);
-/* A map of the object by name (fd), or negative errno. */
-int probes_map_fd(const struct probes *p, const char *name);
-/* The processes followed and what is asked of them (bpf/smbd.h), live in the object's data. */
-struct procs_ctl *probes_procs_ctl(struct probes *p);
+int probes_attach_uprobe_requests(struct probes *p, struct func **fv, uint64_t *begins, uint32_t n,
+				  const struct uprog_pair *begin, const struct uprog_pair *end,
+				  const uint64_t *ends, uint32_t n_ends, bool *ends_on, const char *binary);
+/*
+ * Program pair prog (entry, or ret: return probes) on n offsets of binary,
+ * each with its cookie, for every process, as function f's links
+ * (probes_detach takes them): one uprobe.multi link through its twin when
+ * the kernel has them, else one uprobe per offset. Sets f attached (or why
+ * not); returns 0 or negative errno, nothing left attached on failure.
+ */
+int probes_attach_uprobe_set(struct probes *p, struct func *f, const struct uprog_pair *prog,
+			     const char *binary, const uint64_t *offsets, const uint64_t *cookies, uint32_t n,
+			     bool ret);
 /* The epoch now (probes_epoch_bump() returned the one before). */
 uint64_t probes_epoch(const struct probes *p);
 
 /* Function ids the stats map holds (probes_opts.func_capacity). */
 uint32_t probes_func_capacity(const struct probes *p);
 
-/* The in-flight tables of BPF (probes/inflight.h). */
-enum inflight_table {
-	INFLIGHT_BLOCK, /* block requests, by struct request */
-	INFLIGHT_SMB2,  /* cifs mids */
-	INFLIGHT_SMBD,  /* smbd's SMB2 requests, by process and request */
-};
 struct inflight_sweep;
-/* Drops what s calls stale from table t; how many entries went, or negative errno. */
-int probes_sweep(struct probes *p, enum inflight_table t, const struct inflight_sweep *s);
+/* Drops what s calls stale from in-flight table m (probes/inflight.h); how many went, or negative errno. */
+int probes_sweep(struct bpf_map *m, const struct inflight_sweep *s);

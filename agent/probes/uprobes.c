@@ -139,7 +139,9 @@ int probes_attach_usdt(struct probes *p, struct func *f, const char *binary, con
 	return attach_pair(p, f, BACKEND_USDT, usdt_at, &w);
 }
 
-int probes_attach_smbd_begin(struct probes *p, struct func *f, const char *binary, uint64_t offset)
+/* A request's begin: program prog at offset of binary for f (its id the cookie). */
+static int begin_attach(struct probes *p, struct func *f, struct bpf_program *prog, const char *binary,
+			uint64_t offset)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = p->place_ids ? 0 : f->id);
 	struct attachment *a;
@@ -152,7 +154,7 @@ int probes_attach_smbd_begin(struct probes *p, struct func *f, const char *binar
 	a = attachment_new(p, f->id);
 	if (!a)
 		return -ENOMEM;
-	a->link[0] = bpf_program__attach_uprobe_opts(p->skel->progs.smbd_req_begin, -1, binary, offset, &o);
+	a->link[0] = bpf_program__attach_uprobe_opts(prog, -1, binary, offset, &o);
 	if (!a->link[0]) {
 		r = -errno;
 		p->n_att--;
@@ -163,49 +165,19 @@ int probes_attach_smbd_begin(struct probes *p, struct func *f, const char *binar
 	return 0;
 }
 
-int probes_attach_smbd_end(struct probes *p, const char *binary, uint64_t offset)
+/* A request's shared end: program prog at offset of binary, for every function (no cookie). */
+static int end_attach(struct probes *p, struct bpf_program *prog, const char *binary, uint64_t offset)
 {
 	struct attachment *a = attachment_new(p, UINT32_MAX);
 
 	if (!a)
 		return -ENOMEM;
-	a->link[0] = bpf_program__attach_uprobe_opts(p->skel->progs.smbd_req_end, -1, binary, offset, NULL);
+	a->link[0] = bpf_program__attach_uprobe_opts(prog, -1, binary, offset, NULL);
 	if (!a->link[0]) {
 		p->n_att--;
 		return -errno;
 	}
 	return 0;
-}
-
-/*
- * uprobe.multi: one link for many offsets of one file. What it buys here is
- * the detach: each single uprobe waits for an RCU grace period when it goes
- * (0.1-0.2 s each measured on 6.18: 25-45 s for the ~230 of the smbd
- * layer), a multi link waits once. libbpf has it from 1.3 on; with the 1.1
- * of Debian 12, whose bpf_link_create() cannot pass these fields, the link
- * is made with the kernel's own BPF_LINK_CREATE layout.
- */
-struct umulti_link_attr {
-	uint32_t prog_fd, target_fd, attach_type, flags;
-	uint64_t path, offsets, ref_ctr_offsets, cookies;
-	uint32_t cnt, multi_flags, pid;
-} __attribute__((aligned(8)));
-
-int umulti_link_create(int prog_fd, const char *binary, const uint64_t *offsets, const uint64_t *cookies,
-		       uint32_t n, bool ret)
-{
-	struct umulti_link_attr attr = {
-		.prog_fd = prog_fd,
-		.attach_type = UMULTI_ATTACH_TYPE,
-		.path = (uintptr_t)binary,
-		.offsets = (uintptr_t)offsets,
-		.cookies = (uintptr_t)cookies,
-		.cnt = n,
-		.multi_flags = ret ? UMULTI_RETURN : 0,
-	};
-	int fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
-
-	return fd < 0 ? -errno : fd;
 }
 
 static int umulti_attach(struct attachment *a, int slot, const struct bpf_program *prog, const char *binary,
@@ -235,17 +207,10 @@ static int umulti_attach(struct attachment *a, int slot, const struct bpf_progra
 static int usession_link(struct probes *p, const char *binary, const uint64_t *offsets,
 			 const uint64_t *cookies, uint32_t n, int pid)
 {
-	struct umulti_link_attr attr = {
-		.prog_fd = bpf_program__fd(p->skel->progs.usession),
-		.attach_type = USESSION_ATTACH_TYPE,
-		.path = (uintptr_t)binary,
-		.offsets = (uintptr_t)offsets,
-		.cookies = (uintptr_t)cookies,
-		.cnt = n,
-		.pid = pid > 0 ? (uint32_t)pid : 0,
-	};
 	uint64_t t0 = now_ns();
-	int fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr)), r = -errno;
+	int fd = umulti_link(bpf_program__fd(p->skel->progs.usession), USESSION_ATTACH_TYPE, binary, offsets,
+			     cookies, n, 0, pid),
+	    r = fd;
 
 	prof_add(PROF_LINK, t0);
 	if (fd >= 0)
@@ -368,61 +333,70 @@ int probes_attach_uprobes(struct probes *p, struct func **fv, uint64_t *offsets,
 	return attached;
 }
 
-int probes_attach_smbd_requests(struct probes *p, struct func **fv, uint64_t *begins, uint32_t n,
-				const uint64_t *ends, uint32_t n_ends, const char *binary)
+/* The batch's begins and ends with uprobe.multi links: 0, -EOPNOTSUPP without them, or negative errno. */
+static int requests_multi(struct probes *p, const struct uprog_pair *begin, const struct uprog_pair *end,
+			  const uint64_t *begins, const uint64_t *cookies, uint32_t n, const uint64_t *ends,
+			  uint32_t n_ends, bool *ends_on, const char *binary)
 {
-	struct bpf_program *bprog[2] = { p->skel->progs.umulti_smbd_begin, NULL };
-	struct bpf_program *eprog[2] = { p->skel->progs.umulti_smbd_end, NULL };
+	struct bpf_program *bprog[2] = { prog_at(p->skel, begin->multi), NULL };
+	struct bpf_program *eprog[2] = { prog_at(p->skel, end->multi), NULL };
+	int r = 0;
+
+	if (!p->umulti || !bprog[0] || !eprog[0])
+		return -EOPNOTSUPP;
+	/* Ends first, once: a begin without its end would leave requests in the map. */
+	if (!*ends_on)
+		r = umulti_pair(p, eprog, binary, ends, NULL, n_ends);
+	if (r == 0 && p->umulti) {
+		*ends_on = true;
+		r = umulti_pair(p, bprog, binary, begins, cookies, n);
+	}
+	return r == 0 && !p->umulti ? -EOPNOTSUPP : r;
+}
+
+int probes_attach_uprobe_requests(struct probes *p, struct func **fv, uint64_t *begins, uint32_t n,
+				  const struct uprog_pair *begin, const struct uprog_pair *end,
+				  const uint64_t *ends, uint32_t n_ends, bool *ends_on, const char *binary)
+{
 	uint32_t k = revive_front(p, fv, begins, n);
 	uint64_t *cookies = cookies_of(fv + k, n - k);
-	int r = 0, attached = k;
+	int r, attached = k;
 
 	if (!cookies)
 		return -ENOMEM;
 	if (n == k)
 		goto out;
-	/* Ends first, once: a begin without its end would leave requests in the map. */
-	if (!p->smbd_ends)
-		r = umulti_pair(p, eprog, binary, ends, NULL, n_ends);
-	if (r == 0 && p->umulti) {
-		p->smbd_ends = true;
-		r = umulti_pair(p, bprog, binary, begins + k, cookies, n - k);
-	}
-	if (r == 0 && p->umulti) {
-		batch_done(fv + k, n - k, BACKEND_UPROBE_MULTI);
-		attached = n;
+	r = requests_multi(p, begin, end, begins + k, cookies, n - k, ends, n_ends, ends_on, binary);
+	if (r != -EOPNOTSUPP) {
+		if (r == 0)
+			batch_done(fv + k, n - k, BACKEND_UPROBE_MULTI);
+		attached = r == 0 ? (int)n : r;
 		goto out;
 	}
-	if (r != -EOPNOTSUPP && p->umulti) {
-		attached = r;
-		goto out;
-	}
-	for (uint32_t i = 0; !p->smbd_ends && i < n_ends; i++) {
-		r = probes_attach_smbd_end(p, binary, ends[i]);
+	for (uint32_t i = 0; !*ends_on && i < n_ends; i++) {
+		r = end_attach(p, prog_at(p->skel, end->single), binary, ends[i]);
 		if (r < 0) {
 			attached = r;
 			goto out;
 		}
 	}
-	p->smbd_ends = true;
+	*ends_on = true;
 	for (uint32_t i = k; i < n; i++)
-		attached += probes_attach_smbd_begin(p, fv[i], binary, begins[i]) == 0;
+		attached += begin_attach(p, fv[i], prog_at(p->skel, begin->single), binary, begins[i]) == 0;
 out:
 	free(cookies);
 	return attached;
 }
 
-int probes_attach_uprobe_set(struct probes *p, struct func *f, const char *prog, const char *binary,
-			     const uint64_t *offsets, const uint64_t *cookies, uint32_t n, bool ret)
+int probes_attach_uprobe_set(struct probes *p, struct func *f, const struct uprog_pair *prog,
+			     const char *binary, const uint64_t *offsets, const uint64_t *cookies, uint32_t n,
+			     bool ret)
 {
-	struct bpf_program *single = bpf_object__find_program_by_name(p->skel->obj, prog), *multi;
+	struct bpf_program *single = prog_at(p->skel, prog->single), *multi = prog_at(p->skel, prog->multi);
 	struct attachment *a;
-	char twin[128];
 	uint32_t first = p->n_att;
 	int r = 0;
 
-	snprintf(twin, sizeof(twin), "umulti_%s", prog);
-	multi = bpf_object__find_program_by_name(p->skel->obj, twin);
 	if (!single || !bpf_program__autoload(single))
 		return -ENOENT;
 	/* without cookies the programs do without what they told (COMPAT_PLACE_IDS) */

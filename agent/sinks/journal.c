@@ -165,28 +165,6 @@ static void comm_clean(const char *comm, char out[static SMBLAT_COMM_LEN + 1])
 	out[n] = '\0';
 }
 
-/* Symbols of user-space targets carry a path, or come through uprobes/USDT. */
-static bool func_is_kernel(const struct func *f)
-{
-	bool tracepoint = f->backend == BACKEND_TP_BTF || f->backend == BACKEND_RAW_TP;
-
-	if (!f->symbol)
-		return false;
-	switch (f->layer) {
-	case LAYER_SMB:
-	case LAYER_BLOCK:
-		return true;
-	case LAYER_SMB2:
-		return !tracepoint; /* cifs events */
-	case LAYER_FUNC:
-		if (tracepoint)
-			return false; /* syscall:NAME */
-		return f->backend != BACKEND_UPROBE && f->backend != BACKEND_USDT && !strchr(f->symbol, '/');
-	default:
-		return false;
-	}
-}
-
 static void fields_add_ret(struct fields *f, const struct record *r)
 {
 	if (!r->has_ret)
@@ -301,7 +279,7 @@ static int event_fields(const struct record *r, int priority, struct fields *f)
 	fields_adds(f, "FUNCTION", fn->name);
 	fields_adds(f, "LAYER", layer_name(fn->layer));
 	if (fn->symbol)
-		fields_adds(f, func_is_kernel(fn) ? "KERNEL_FUNCTION" : "TARGET", fn->symbol);
+		fields_adds(f, fn->kernel ? "KERNEL_FUNCTION" : "TARGET", fn->symbol);
 	if (!r->message_id || r->latency_ns)
 		fields_addf(f, "LATENCY_US", "%" PRIu64, r->latency_ns / 1000);
 	/* an exit or a connection event is logged for itself, neither slow nor failed */

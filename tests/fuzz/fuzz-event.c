@@ -51,6 +51,7 @@ static void add(enum layer_id l, const char *name, const char *symbol, const cha
 
 	if (id < 0)
 		fail("func_table_add(%s) failed", name);
+	funcs.v[id].kernel = symbol && !strchr(symbol, '/');
 	funcs.v[id].cfg.ret_kind = ret_kind;
 	funcs.v[id].cfg.nargs = nargs;
 	funcs.v[id].cfg.threshold_ns = 10000000;

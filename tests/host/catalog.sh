@@ -1,6 +1,6 @@
 #!/bin/bash
 # The message catalog through "journalctl -x" on a real journald: entries of
-# every MESSAGE_ID the agent defines (agent/sinks/journal.h), each shown
+# every MESSAGE_ID the agent defines (agent/base/messages.h), each shown
 # with its catalog text, every @FIELD@ of it filled in from the entry and
 # no @...@ left. systemd substitutes only names of A-Z and _, and a field
 # the entry lacks comes out as its bare name: both are checked per entry.
@@ -85,7 +85,7 @@ for line in open(root + "/units/smblat.catalog"):
         catalog[mid] = []
     elif mid and not line.startswith(("Defined-By:", "Documentation:")):
         catalog[mid].append(line)
-defined = re.findall(r'#define SMBLAT_MID_[A-Z_]+ +"([0-9a-f]{32})"', open(root + "/agent/sinks/journal.h").read())
+defined = re.findall(r'#define SMBLAT_MID_[A-Z_]+ +"([0-9a-f]{32})"', open(root + "/agent/base/messages.h").read())
 
 for mid in defined:
     text = "\n".join(catalog.get(mid, []))

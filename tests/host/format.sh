@@ -11,6 +11,8 @@ cd "$SOURCE_ROOT"
 [ -f .clang-format ] || fail "no .clang-format in $SOURCE_ROOT"
 files=$(git ls-files '*.c' '*.h' 2>/dev/null | grep -v 'vmlinux\.h$') ||
 	files=$(find agent bpf tests bench -name '*.[ch]' ! -name vmlinux.h)
+# a file deleted in the work tree but not yet in the index is no file to check
+files=$(for f in $files; do [ -f "$f" ] && echo "$f"; done)
 [ -n "$files" ] || fail "no C files found under $SOURCE_ROOT"
 # shellcheck disable=SC2086
 if ! clang-format --dry-run --Werror $files 2>"${TMPDIR:-/tmp}/format.$$"; then

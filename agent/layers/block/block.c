@@ -148,6 +148,32 @@ struct layer {
 	bool io_start;        /* TP_IO_START attached */
 	bool off;             /* enabled = auto on a machine that serves no SMB */
 	char why[256];
+	struct block_cfg cfg; /* what BPF reads of [block], set at prepare */
+};
+
+/* The layer's programs (bpf/block.bpf.c): each tracepoint BTF-typed and raw. */
+static const struct prog_spec block_progs[] = {
+	PROG(blk_insert_btf, PROG_TP_BTF),   PROG(blk_insert_raw, PROG_PLAIN),
+	PROG(blk_issue_btf, PROG_TP_BTF),    PROG(blk_issue_raw, PROG_PLAIN),
+	PROG(blk_complete_btf, PROG_TP_BTF), PROG(blk_complete_raw, PROG_PLAIN),
+	PROG(blk_requeue_btf, PROG_TP_BTF),  PROG(blk_requeue_raw, PROG_PLAIN),
+	PROG(blk_io_start_btf, PROG_TP_BTF), PROG(blk_io_start_raw, PROG_PLAIN),
+};
+
+/* disks= and where the request sits in the tracepoints' arguments, read-only in BPF. */
+static void block_setup(struct smblat_bpf *skel, void *arg)
+{
+	const struct layer *l = arg;
+
+	skel->rodata->block_cfg = l->cfg;
+}
+
+static const struct prog_unit block_unit = {
+	.name = "block",
+	.progs = block_progs,
+	.n = ELEMENTSOF(block_progs),
+	.tracepoints = true,
+	.setup = block_setup,
 };
 
 static void op_configure(struct layer *l, struct func *f)
@@ -177,7 +203,8 @@ static int ops_add(struct layer *l)
 		if (id < 0)
 			return id;
 		l->ops[op] = &l->env->funcs->v[id];
-		probes_set_block_id(l->env->probes, op, id);
+		l->ops[op]->kernel = true;
+		probes_route(probes_skel(l->env->probes)->maps.blk_ids, op, id);
 	}
 	return 0;
 }
@@ -215,21 +242,21 @@ static void block_attach(struct layer *l)
 			  l->why);
 		return;
 	}
-	if (!probes_unit_loaded(l->env->probes, UNIT_BLOCK)) {
+	if (!probes_unit_loaded(l->env->probes, &block_unit)) {
 		snprintf(l->why, sizeof(l->why), "its programs were not loaded at start: restart smblat");
 		log_layer(NAME, STATUS_LAYER_UNAVAILABLE, REASON_RESTART_NEEDED, LOG_WARNING,
 			  "enabled by reload: takes effect at the next start");
 		return;
 	}
 	for (unsigned int i = 0; i < n_tps; i++) {
-		r = probes_attach_tracepoint(l->env->probes, UNIT_BLOCK, tracepoints[i]);
+		r = probes_attach_tracepoint(l->env->probes, &block_unit, tracepoints[i]);
 		if (r < 0) {
 			const char *tw = probes_tp_btf_why(l->env->probes);
 
 			snprintf(l->why, sizeof(l->why), "%s: %s%s%s", tracepoints[i], strerror(-r),
 				 tw ? "; " : "", tw ? tw : "");
 			for (unsigned int j = 0; j < i; j++)
-				probes_detach_tracepoint(l->env->probes, UNIT_BLOCK, tracepoints[j]);
+				probes_detach_tracepoint(l->env->probes, &block_unit, tracepoints[j]);
 			for (uint32_t op = 0; op < _BLOCK_OP_MAX; op++)
 				func_set_state(l->ops[op], FUNC_FAILED, "%s", l->why);
 			log_layer(NAME, STATUS_LAYER_UNAVAILABLE,
@@ -241,7 +268,7 @@ static void block_attach(struct layer *l)
 		if (l->backend == BACKEND_NONE || r == BACKEND_RAW_TP)
 			l->backend = r;
 	}
-	l->io_start = probes_attach_tracepoint(l->env->probes, UNIT_BLOCK, TP_IO_START) >= 0;
+	l->io_start = probes_attach_tracepoint(l->env->probes, &block_unit, TP_IO_START) >= 0;
 	l->why[0] = '\0';
 	ops_mark(l);
 	status_count_set(&s, COUNT_ATTACHED, func_table_attached(l->env->funcs, LAYER_BLOCK));
@@ -274,8 +301,8 @@ static unsigned int block_detach(struct layer *l, enum func_state why)
 	unsigned int n = func_table_attached(l->env->funcs, LAYER_BLOCK);
 
 	for (unsigned int i = 0; i < ELEMENTSOF(tracepoints); i++)
-		probes_detach_tracepoint(l->env->probes, UNIT_BLOCK, tracepoints[i]);
-	probes_detach_tracepoint(l->env->probes, UNIT_BLOCK, TP_IO_START);
+		probes_detach_tracepoint(l->env->probes, &block_unit, tracepoints[i]);
+	probes_detach_tracepoint(l->env->probes, &block_unit, TP_IO_START);
 	l->io_start = false;
 	for (uint32_t op = 0; op < _BLOCK_OP_MAX; op++)
 		if (l->ops[op])
@@ -349,8 +376,8 @@ static void block_watch(struct layer *l)
 	struct inflight_sweep s = { .max_age_ns = STALE_NS, .swept = on_swept, .userdata = &w };
 
 	if (l->backend != BACKEND_NONE)
-		layer_sweep(l->env, NAME, INFLIGHT_BLOCK, &s, "not completed in " STALE_WORDS,
-			    describe_swept);
+		layer_sweep(l->env, NAME, probes_skel(l->env->probes)->maps.blk_inflight, &s,
+			    "not completed in " STALE_WORDS, describe_swept);
 }
 
 static enum layer_state block_state(struct layer *l, const char **why)
@@ -361,18 +388,18 @@ static enum layer_state block_state(struct layer *l, const char **why)
 	return l->off ? LAYER_OFF : LAYER_UNAVAILABLE;
 }
 
-static int block_prepare(const struct config *c, const struct layer_env *env, struct probes_opts *po)
+static int block_prepare(struct layer *l, struct probes_opts *po)
 {
+	const struct config *c = l->env->cfg;
 	int r;
 
 	/* disks= lives in read-only data: enabling the layer takes a restart */
 	if (!c->layer[LAYER_BLOCK].enabled || (c->layer[LAYER_BLOCK].automatic && !block_wanted_auto(c)))
 		return 0;
-	r = block_cfg_build(c, btfs_get(env->btfs, NULL), NULL, &po->block_cfg);
+	r = block_cfg_build(c, btfs_get(l->env->btfs, NULL), NULL, &l->cfg);
 	if (r < 0)
 		return r;
-	po->units |= UNIT_BIT(UNIT_BLOCK);
-	return 0;
+	return probes_opts_want(po, &block_unit, l);
 }
 
 static uint32_t block_ids_needed(const struct config *c)
@@ -380,11 +407,28 @@ static uint32_t block_ids_needed(const struct config *c)
 	return _BLOCK_OP_MAX;
 }
 
+/* Its column of --breakdown. */
+static const struct breakdown_column block_column = { "block", "BREAKDOWN_BLOCK", 80 };
+
+/* --breakdown without --layers: every disk's requests. */
+static int block_breakdown(struct config *c, bool layers_given)
+{
+	if (!layers_given) {
+		c->layer[LAYER_BLOCK].enabled = true;
+		c->layer[LAYER_BLOCK].automatic = false;
+	}
+	return 0;
+}
+
 const struct layer_ops block_layer = {
+	.columns = &block_column,
+	.n_columns = 1,
+	.breakdown = block_breakdown,
 	.id = LAYER_BLOCK,
 	.traces = "block I/O requests",
 	.ids_needed = block_ids_needed,
 	.prepare = block_prepare,
+	.unit = &block_unit,
 	.size = sizeof(struct layer),
 	.attach = block_attach,
 	.apply = block_apply,

@@ -79,7 +79,14 @@ void shareview_free(struct shareview *v)
 
 void shareview_enable(const struct layer_env *env)
 {
-	probes_share_view_set(env->probes, env->cfg->hist_per_share);
+	__atomic_store_n(&probes_skel(env->probes)->bss->views.share_on, env->cfg->hist_per_share,
+			 __ATOMIC_SEQ_CST);
+}
+
+void shareview_setup(struct smblat_bpf *skel, const struct config *c)
+{
+	if (c->hist_per_share_max)
+		bpf_map__set_max_entries(skel->maps.share_view, c->hist_per_share_max);
 }
 
 static struct seen *seen_of(struct shareview *v, const struct share_key *k)
@@ -203,7 +210,7 @@ static void rows_write(const struct row *rows, size_t n, enum layer_id layer, bo
 /* Calls of layer's FUNCTIONs the view had no room for, since the last call. */
 static void overflow_report(struct shareview *v, const struct layer_env *env, enum layer_id layer)
 {
-	int fd = probes_share_overflow_fd(env->probes);
+	int fd = bpf_map__fd(probes_skel(env->probes)->maps.share_overflow);
 
 	for (uint32_t id = 0; id < env->funcs->n && id < SMBLAT_MAX_FUNCS; id++) {
 		uint64_t sum = 0;
@@ -225,7 +232,7 @@ static void overflow_report(struct shareview *v, const struct layer_env *env, en
 void shareview_summarize(struct shareview *v, const struct layer_env *env, enum layer_id layer,
 			 const struct summary_out *out)
 {
-	int fd = probes_share_view_fd(env->probes);
+	int fd = bpf_map__fd(probes_skel(env->probes)->maps.share_view);
 	uint64_t ended = probes_epoch(env->probes) - 1;
 	struct row *shares = NULL, *servers = NULL;
 	size_t n_shares = 0, n_servers = 0;

@@ -11,6 +11,10 @@
 struct shareview;
 
 int shareview_new(struct shareview **ret);
+struct smblat_bpf;
+struct config;
+/* Before the object loads: the view's size as [histogram] per_share_max= says (the units' setup). */
+void shareview_setup(struct smblat_bpf *skel, const struct config *c);
 void shareview_free(struct shareview *v);
 
 /* Per-share counting on or off, as [histogram] per_share= says now. */

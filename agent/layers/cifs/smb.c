@@ -35,6 +35,32 @@ struct layer {
 	char why_buf[320];
 };
 
+/* The layer's programs (bpf/vfs.bpf.c): one family, a program per backend. */
+static const struct prog_spec vfs_specs[] = {
+	PROG(vfs_fentry, PROG_FENTRY),   PROG(vfs_fexit, PROG_FENTRY),  PROG(vfs_kprobe, PROG_PLAIN),
+	PROG(vfs_kretprobe, PROG_PLAIN), PROG(vfs_kmulti, PROG_KMULTI), PROG(vfs_kretmulti, PROG_KMULTI),
+};
+
+static const struct kprog_family vfs_progs = {
+	.fentry = PROG_AT(vfs_fentry),
+	.fexit = PROG_AT(vfs_fexit),
+	.kprobe = PROG_AT(vfs_kprobe),
+	.kretprobe = PROG_AT(vfs_kretprobe),
+	.kmulti = PROG_AT(vfs_kmulti),
+	.kretmulti = PROG_AT(vfs_kretmulti),
+};
+
+static void vfs_setup(struct smblat_bpf *skel, void *arg)
+{
+	const struct layer *l = arg;
+
+	shareview_setup(skel, l->env->cfg);
+}
+
+static const struct prog_unit vfs_unit = {
+	.name = "vfs", .progs = vfs_specs, .n = ELEMENTSOF(vfs_specs), .setup = vfs_setup
+};
+
 static uint32_t base_flags(const struct config *c)
 {
 	return FF_ENABLED | (c->kernel_stack ? FF_KSTACK : 0) | (c->user_stack ? FF_USTACK : 0);
@@ -56,7 +82,10 @@ static struct func *op_func(struct layer *l, const struct cifs_op *op)
 			return f;
 	}
 	id = func_table_add(t, LAYER_SMB, op->group, op->name, op->symbol, op->module);
-	return id < 0 ? NULL : &t->v[id];
+	if (id < 0)
+		return NULL;
+	t->v[id].kernel = true;
+	return &t->v[id];
 }
 
 /*
@@ -202,7 +231,7 @@ static void layer_sync(struct layer *l, unsigned int *attached, unsigned int *de
 		char mix[128];
 		struct status s = { .layer = NAME };
 
-		r = probes_attach_kernel(l->env->probes, todo, n, KPROGS_VFS);
+		r = probes_attach_kernel(l->env->probes, todo, n, &vfs_progs);
 		*attached += r > 0 ? r : 0;
 		s.kind = r > 0 ? STATUS_LAYER_ATTACHED : STATUS_PROBE_FAILED;
 		s.priority = r > 0 ? LOG_INFO : LOG_WARNING;
@@ -410,11 +439,10 @@ static uint32_t smb_ids_needed(const struct config *c)
 	return 128;
 }
 
-static int smb_prepare(const struct config *c, const struct layer_env *env, struct probes_opts *po)
+static int smb_prepare(struct layer *l, struct probes_opts *po)
 {
 	/* always: a reload may enable the layer */
-	po->units |= UNIT_BIT(UNIT_VFS);
-	return 0;
+	return probes_opts_want(po, &vfs_unit, l);
 }
 
 /* A VFS operation (REC_VFS_CALL): the call, its share and file, the SMB2 requests it waited on. */
@@ -433,11 +461,26 @@ static int smb_decode(const struct layer_env *env, const struct rec_head *h, siz
 	return err;
 }
 
+/* Its column of --breakdown. */
+static const struct breakdown_column smb_column = { "smb", "BREAKDOWN_SMB", 50 };
+
+/* --breakdown without --layers: on where this kernel has cifs (auto). */
+static int smb_breakdown(struct config *c, bool layers_given)
+{
+	if (!layers_given && !c->layer[LAYER_SMB].enabled)
+		c->layer[LAYER_SMB].enabled = c->layer[LAYER_SMB].automatic = true;
+	return 0;
+}
+
 const struct layer_ops smb_layer = {
+	.columns = &smb_column,
+	.n_columns = 1,
+	.breakdown = smb_breakdown,
 	.id = LAYER_SMB,
 	.traces = "SMB client operations",
 	.ids_needed = smb_ids_needed,
 	.prepare = smb_prepare,
+	.unit = &vfs_unit,
 	.size = sizeof(struct layer),
 	.init = smb_init,
 	.attach = smb_attach,

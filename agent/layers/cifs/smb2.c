@@ -136,6 +136,53 @@ struct layer {
 	char why_buf[320];
 };
 
+/* The layer's programs (bpf/smb2.bpf.c, smbevent.bpf.h): the mid hooks' families, the cifs tracepoints. */
+static const struct prog_spec smb2_progs[] = {
+	PROG(smb2_alloc_fexit, PROG_FENTRY),      PROG(smb2_alloc_kprobe, PROG_PLAIN),
+	PROG(smb2_alloc_kretprobe, PROG_PLAIN),   PROG(smb2_alloc_kmulti, PROG_KMULTI),
+	PROG(smb2_alloc_kretmulti, PROG_KMULTI),  PROG(smb2_mid_fentry, PROG_FENTRY),
+	PROG(smb2_mid_kprobe, PROG_PLAIN),        PROG(smb2_mid_kmulti, PROG_KMULTI),
+	PROG(smb2_sent_fexit, PROG_FENTRY),       PROG(smb2_sent_kretprobe, PROG_PLAIN),
+	PROG(smb2_sent_kretmulti, PROG_KMULTI),   PROG(smb2_tp_reconnect, PROG_PLAIN),
+	PROG(smb2_tp_credit_timeout, PROG_PLAIN), PROG(smb2_tp_credit_short, PROG_PLAIN),
+	PROG(smb2_tp_ses_expired, PROG_PLAIN),    PROG(smb2_tp_tcon, PROG_PLAIN),
+	PROG(smb2_tp_slow_rsp, PROG_PLAIN),
+};
+
+/* The allocation of a mid: its header at entry, the mid at return. */
+static const struct kprog_family alloc_progs = {
+	.fexit = PROG_AT(smb2_alloc_fexit),
+	.kprobe = PROG_AT(smb2_alloc_kprobe),
+	.kretprobe = PROG_AT(smb2_alloc_kretprobe),
+	.kmulti = PROG_AT(smb2_alloc_kmulti),
+	.kretmulti = PROG_AT(smb2_alloc_kretmulti),
+};
+
+/* A mid seen, a request submitted: entry only. */
+static const struct kprog_family mid_progs = {
+	.fentry = PROG_AT(smb2_mid_fentry),
+	.kprobe = PROG_AT(smb2_mid_kprobe),
+	.kmulti = PROG_AT(smb2_mid_kmulti),
+};
+
+/* A submission sent: return only. */
+static const struct kprog_family sent_progs = {
+	.fexit = PROG_AT(smb2_sent_fexit),
+	.kretprobe = PROG_AT(smb2_sent_kretprobe),
+	.kretmulti = PROG_AT(smb2_sent_kretmulti),
+};
+
+static void smb2_setup(struct smblat_bpf *skel, void *arg)
+{
+	const struct layer *l = arg;
+
+	shareview_setup(skel, l->env->cfg);
+}
+
+static const struct prog_unit smb2_unit = {
+	.name = "smb2", .progs = smb2_progs, .n = ELEMENTSOF(smb2_progs), .setup = smb2_setup
+};
+
 /*
  * The allocation's argument that is the connection, + 1 (0: none): where a
  * mid no longer points to its server (7.x), the request keeps it from there.
@@ -276,7 +323,7 @@ static unsigned int hooks_off(struct layer *l, enum func_state why, const char *
 	unsigned int n = 0;
 
 	l->ctl.on = 0;
-	probes_smb2_set(l->env->probes, &l->ctl);
+	probes_publish(&probes_skel(l->env->probes)->data->smb2, &l->ctl, sizeof(l->ctl));
 	events_off(l, why, detail);
 	for (int h = 0; h < _SMB2_HOOK_MAX; h++) {
 		struct func *f = l->hooks[h];
@@ -310,6 +357,7 @@ static int hooks_add(struct layer *l)
 						     CIFS_MODULE);
 		if (!l->hooks[h])
 			return -ENOMEM;
+		l->hooks[h]->kernel = true;
 		l->hooks[h]->cfg = (struct func_cfg) { .flags = FF_ENABLED };
 		probes_update(l->env->probes, l->hooks[h]);
 		l->ctl.hook_id[h] = l->hooks[h]->id;
@@ -392,11 +440,11 @@ static void attach_instance(struct layer *l)
 	/* The ids first: the programs tell the hooks apart by them. Ends before the start. */
 	l->ctl.ns_per_jiffy = ns_per_jiffy();
 	l->ctl.on = 1;
-	probes_smb2_set(l->env->probes, &l->ctl);
-	r = probes_attach_kernel(l->env->probes, fv, n, KPROGS_SMB2_MID);
+	probes_publish(&probes_skel(l->env->probes)->data->smb2, &l->ctl, sizeof(l->ctl));
+	r = probes_attach_kernel(l->env->probes, fv, n, &mid_progs);
 	if (l->hooks[SMB2_HOOK_SENT])
-		r += probes_attach_kernel(l->env->probes, &l->hooks[SMB2_HOOK_SENT], 1, KPROGS_SMB2_SENT);
-	r += probes_attach_kernel(l->env->probes, &l->hooks[SMB2_HOOK_ALLOC], 1, KPROGS_SMB2_ALLOC);
+		r += probes_attach_kernel(l->env->probes, &l->hooks[SMB2_HOOK_SENT], 1, &sent_progs);
+	r += probes_attach_kernel(l->env->probes, &l->hooks[SMB2_HOOK_ALLOC], 1, &alloc_progs);
 	for (int h = 0; h < _SMB2_HOOK_MAX; h++) {
 		struct func *f = l->hooks[h];
 		char buf[160];
@@ -422,7 +470,7 @@ static void attach_instance(struct layer *l)
 	submissions_check(l);
 	commands_mark(l, FUNC_ATTACHED, NULL);
 	ev = events_sync(l);
-	probes_smb2_set(l->env->probes, &l->ctl);
+	probes_publish(&probes_skel(l->env->probes)->data->smb2, &l->ctl, sizeof(l->ctl));
 	status_count_set(&s, COUNT_ATTACHED, func_table_attached(l->env->funcs, LAYER_SMB2));
 	status_count_set(&s, COUNT_NOT_ATTACHED, missing);
 	log_emit(&s, "%u SMB2 commands timed through %d mid hooks (%s), %u connection events",
@@ -453,7 +501,7 @@ static void smb2_attach(struct layer *l)
 				   "no backend for kernel functions: %s", why ? why : "none");
 		return;
 	}
-	if (!probes_unit_loaded(l->env->probes, UNIT_SMB2)) {
+	if (!probes_unit_loaded(l->env->probes, &smb2_unit)) {
 		snprintf(l->why_buf, sizeof(l->why_buf), "enabled by reload: takes effect at the next start");
 		l->why = l->why_buf;
 		log_layer(NAME, STATUS_LAYER_UNAVAILABLE, REASON_RESTART_NEEDED, LOG_WARNING, "%s", l->why);
@@ -507,7 +555,7 @@ static void smb2_apply(struct layer *l, const struct config *old, struct reload_
 		commands_configure(l);
 		commands_mark(l, FUNC_ATTACHED, NULL);
 		events_sync(l);
-		probes_smb2_set(l->env->probes, &l->ctl);
+		probes_publish(&probes_skel(l->env->probes)->data->smb2, &l->ctl, sizeof(l->ctl));
 	} else if (!l->module && kmodule_instance(CIFS_MODULE) &&
 		   probes_kernel_backend(l->env->probes, &(const char *) { NULL }) != BACKEND_NONE) {
 		attach_instance(l);
@@ -529,7 +577,8 @@ static void smb2_watch(struct layer *l)
 
 	if (l->why && !l->module)
 		return; /* no backend: nothing will change that */
-	layer_sweep(l->env, NAME, INFLIGHT_SMB2, &s, "not ended in 60 min", NULL);
+	layer_sweep(l->env, NAME, probes_skel(l->env->probes)->maps.smb2_reqs, &s, "not ended in 60 min",
+		    NULL);
 	inst = kmodule_instance(CIFS_MODULE);
 	if (l->module && inst != l->module) {
 		unsigned int n = smb2_detach(l, FUNC_UNLOADED);
@@ -579,6 +628,7 @@ static enum layer_state smb2_state(struct layer *l, const char **why)
 
 static int smb2_init(struct layer *l)
 {
+	l->events.unit = &smb2_unit;
 	for (int h = 0; h < _SMB2_HOOK_MAX; h++)
 		l->ctl.hook_id[h] = SMB2_NO_HOOK;
 	for (int k = 0; k < _SMB_EV_MAX; k++)
@@ -591,13 +641,13 @@ static void smb2_free(struct layer *l)
 	shareview_free(l->shares);
 }
 
-static int smb2_prepare(const struct config *c, const struct layer_env *env, struct probes_opts *po)
+static int smb2_prepare(struct layer *l, struct probes_opts *po)
 {
-	const struct layer_config *lc = &c->layer[LAYER_SMB2];
+	const struct layer_config *lc = &l->env->cfg->layer[LAYER_SMB2];
 
 	/* auto on a kernel without cifs: nothing to load the programs for */
 	if (lc->enabled && !(lc->automatic && !kmodule_known(CIFS_MODULE)))
-		po->units |= UNIT_BIT(UNIT_SMB2);
+		return probes_opts_want(po, &smb2_unit, l);
 	return 0;
 }
 
@@ -607,11 +657,26 @@ static uint32_t smb2_ids_needed(const struct config *c)
 	return SMB2_NCMD + _SMB_EV_MAX + 4 * _SMB2_HOOK_MAX;
 }
 
+/* Its column of --breakdown. */
+static const struct breakdown_column smb2_column = { "smb2", "BREAKDOWN_SMB2", 60 };
+
+/* --breakdown without --layers: on where this kernel has cifs (auto). */
+static int smb2_breakdown(struct config *c, bool layers_given)
+{
+	if (!layers_given && !c->layer[LAYER_SMB2].enabled)
+		c->layer[LAYER_SMB2].enabled = c->layer[LAYER_SMB2].automatic = true;
+	return 0;
+}
+
 const struct layer_ops smb2_layer = {
+	.columns = &smb2_column,
+	.n_columns = 1,
+	.breakdown = smb2_breakdown,
 	.id = LAYER_SMB2,
 	.traces = "SMB2 requests of the client, its connection events",
 	.ids_needed = smb2_ids_needed,
 	.prepare = smb2_prepare,
+	.unit = &smb2_unit,
 	.size = sizeof(struct layer),
 	.init = smb2_init,
 	.attach = smb2_attach,

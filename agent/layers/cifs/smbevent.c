@@ -308,7 +308,7 @@ static void event_attach(struct smbevents *ev, const struct layer_env *env, enum
 		if (args != events[k].nargs) {
 			r = args == -ENOENT ? -ENOENT : -EPROTO;
 		} else {
-			r = probes_attach_tracepoint(env->probes, UNIT_SMB2, tp);
+			r = probes_attach_tracepoint(env->probes, ev->unit, tp);
 			if (r >= 0) {
 				ev->tp_on[k][i] = true;
 				n++;
@@ -336,7 +336,7 @@ static void event_detach(struct smbevents *ev, const struct layer_env *env, enum
 {
 	for (int i = 0; i < 2; i++)
 		if (ev->tp_on[k][i]) {
-			probes_detach_tracepoint(env->probes, UNIT_SMB2, events[k].tracepoint[i]);
+			probes_detach_tracepoint(env->probes, ev->unit, events[k].tracepoint[i]);
 			ev->tp_on[k][i] = false;
 		}
 	if (ev->f[k])

@@ -12,9 +12,11 @@ struct rec_smb2;
 struct record;
 struct mounts;
 struct layer_env;
+struct prog_unit;
 
 /* The connection events of the cifs loaded now: their FUNCTIONs, their tracepoints attached. */
 struct smbevents {
+	const struct prog_unit *unit; /* whose programs the tracepoints are */
 	struct func *f[_SMB_EV_MAX];
 	bool tp_on[_SMB_EV_MAX][2];
 };

@@ -18,6 +18,7 @@
 #include "base/log.h"
 #include "base/syscalls.h"
 #include "config/target.h"
+#include "layers/func/func.h"
 #include "layers/layer.h"
 #include "probes/btfargs.h"
 #include "symbols/kmodules.h"
@@ -47,6 +48,16 @@ struct layer {
 	struct module_probe *mods;
 	uint32_t n_mods;
 };
+
+/* syscall:NAME probes (bpf/syscall.bpf.c); the call template's unit is always there (probes/progs.c). */
+static const struct prog_spec syscall_progs[] = {
+	PROG(sys_enter_btf, PROG_TP_BTF),
+	PROG(sys_enter_raw, PROG_PLAIN),
+	PROG(sys_exit_btf, PROG_TP_BTF),
+	PROG(sys_exit_raw, PROG_PLAIN),
+};
+
+static const struct prog_unit syscall_unit = PROG_UNIT("syscall", syscall_progs, true);
 
 /* Where a probe's target runs, which decides what it can record. */
 enum side {
@@ -122,7 +133,7 @@ static void attach_kernel(struct layer *l, struct func *f)
 		f->cfg.ret_kind = RK_INT; /* no BTF: C's int, the common case */
 	f->cfg.nargs = nargs;
 	probes_update(l->env->probes, f);
-	probes_attach_kernel(l->env->probes, &f, 1, KPROGS_CALL);
+	probes_attach_kernel(l->env->probes, &f, 1, &kprogs_call);
 }
 
 /* module:function: now when the module is loaded, else when it is. */
@@ -217,9 +228,9 @@ static void attach_syscall(struct layer *l, struct func *f, const struct target 
 	probes_update(l->env->probes, f);
 	if (l->sys_backend == BACKEND_NONE) {
 		/* Exit first: an entry without its exit would leave frames behind. */
-		r = probes_attach_tracepoint(l->env->probes, UNIT_SYSCALL, "sys_exit");
-		if (r >= 0 && (r = probes_attach_tracepoint(l->env->probes, UNIT_SYSCALL, "sys_enter")) < 0)
-			probes_detach_tracepoint(l->env->probes, UNIT_SYSCALL, "sys_exit");
+		r = probes_attach_tracepoint(l->env->probes, &syscall_unit, "sys_exit");
+		if (r >= 0 && (r = probes_attach_tracepoint(l->env->probes, &syscall_unit, "sys_enter")) < 0)
+			probes_detach_tracepoint(l->env->probes, &syscall_unit, "sys_exit");
 		if (r < 0) {
 			tw = probes_tp_btf_why(l->env->probes);
 			func_set_state(f, FUNC_FAILED, "sys_enter/sys_exit: %s%s%s", strerror(-r),
@@ -228,7 +239,7 @@ static void attach_syscall(struct layer *l, struct func *f, const struct target 
 		}
 		l->sys_backend = r;
 	}
-	r = probes_set_syscall_id(l->env->probes, nr, f->id);
+	r = probes_route(probes_skel(l->env->probes)->maps.sys_ids, nr, f->id);
 	if (r < 0)
 		func_set_state(f, FUNC_FAILED, "syscall map: %s", strerror(-r));
 	else
@@ -263,6 +274,7 @@ static bool probe_add(struct layer *l, const struct probe_config *pc)
 		return false;
 	}
 	f = &l->env->funcs->v[id];
+	f->kernel = t.kind == TARGET_KERNEL || module;
 	probe_configure(l, f, pc);
 	f->cfg.ret_kind = t.kind == TARGET_USDT ? RK_VOID : RK_USER;
 	probes_update(l->env->probes, f);
@@ -449,13 +461,14 @@ static enum layer_state func_state(struct layer *l, const char **why)
 	return LAYER_UNAVAILABLE;
 }
 
-static int func_prepare(const struct config *c, const struct layer_env *env, struct probes_opts *po)
+static int func_prepare(struct layer *l, struct probes_opts *po)
 {
-	/* syscall programs always: a reload may add the first syscall probe */
-	po->units |= UNIT_BIT(UNIT_FUNC) | UNIT_BIT(UNIT_SYSCALL);
+	const struct config *c = l->env->cfg;
+
 	for (unsigned int i = 0; i < c->n_probes; i++)
 		po->stacks |= c->probes[i].stacks;
-	return 0;
+	/* syscall programs always: a reload may add the first syscall probe */
+	return probes_opts_want(po, &syscall_unit, NULL);
 }
 
 static uint32_t func_ids_needed(const struct config *c)
@@ -474,6 +487,11 @@ const struct layer_ops func_layer = {
 	.traces = "[probe] functions",
 	.ids_needed = func_ids_needed,
 	.prepare = func_prepare,
+	.unit = &syscall_unit,
+	.columns = func_columns,
+	.n_columns = FUNC_COLUMNS,
+	.column_of = func_column_of,
+	.breakdown = func_breakdown,
 	.size = sizeof(struct layer),
 	.attach = func_attach,
 	.apply = func_apply,

@@ -32,9 +32,40 @@ static const struct {
 	{ "getpeername", SC_PEER }, { "futex", SC_IDLE },       { "futex_waitv", SC_IDLE },
 };
 
+/* The programs that follow processes (bpf/tasks.bpf.c) and account their syscalls (bpf/sysacct.bpf.c). */
+static const struct prog_spec tasks_progs[] = {
+	PROG(tasks_exec_btf, PROG_TP_BTF), PROG(tasks_exec_raw, PROG_PLAIN),
+	PROG(tasks_fork_btf, PROG_TP_BTF), PROG(tasks_fork_raw, PROG_PLAIN),
+	PROG(tasks_exit_btf, PROG_TP_BTF), PROG(tasks_exit_raw, PROG_PLAIN),
+	PROG(tasks_seed, PROG_PLAIN),
+};
+
+static const struct prog_spec sysacct_progs[] = {
+	PROG(sysacct_enter_btf, PROG_TP_BTF),
+	PROG(sysacct_enter_raw, PROG_PLAIN),
+	PROG(sysacct_exit_btf, PROG_TP_BTF),
+	PROG(sysacct_exit_raw, PROG_PLAIN),
+};
+
+static const struct prog_unit tasks_unit = PROG_UNIT("tasks", tasks_progs, true);
+static const struct prog_unit sysacct_unit = PROG_UNIT("sysacct", sysacct_progs, true);
+const struct prog_unit *const procs_units[PROCS_UNITS] = { &tasks_unit, &sysacct_unit };
+
+int procs_want(struct probes_opts *po)
+{
+	int r = probes_opts_want(po, &tasks_unit, NULL);
+
+	return r < 0 ? r : probes_opts_want(po, &sysacct_unit, NULL);
+}
+
+struct procs_ctl *procs_ctl(struct probes *p)
+{
+	return &probes_skel(p)->bss->procs_ctl;
+}
+
 static int sys_info_update(struct probes *p, int nr, const int *id, const enum sys_class *cls)
 {
-	int fd = probes_map_fd(p, "sys_info");
+	int fd = bpf_map__fd(probes_skel(p)->maps.sys_info);
 	uint32_t key = (uint32_t)nr;
 	struct sys_info v = {};
 
@@ -56,7 +87,7 @@ int procs_set_acct_id(struct probes *p, int nr, int id)
 	return sys_info_update(p, nr, &id, NULL);
 }
 
-static int attach_one(struct probes *p, enum prog_unit u, const char *tp, char *why, size_t n)
+static int attach_one(struct probes *p, const struct prog_unit *u, const char *tp, char *why, size_t n)
 {
 	enum backend be = probes_tracepoint_backend(p, u, tp);
 	int r;
@@ -76,7 +107,7 @@ int procs_attach(struct probes *p, enum procs_sys sys, char *why, size_t n)
 {
 	int r = 0;
 
-	if (!probes_unit_loaded(p, UNIT_TASKS) || !probes_unit_loaded(p, UNIT_SYSACCT)) {
+	if (!probes_unit_loaded(p, &tasks_unit) || !probes_unit_loaded(p, &sysacct_unit)) {
 		snprintf(why, n, "the process and syscall programs were not loaded at start");
 		return -ENOENT;
 	}
@@ -90,21 +121,21 @@ int procs_attach(struct probes *p, enum procs_sys sys, char *why, size_t n)
 	}
 	/* exit first: an entry without its exit would leave state behind */
 	if (sys != PROCS_SYS_NONE)
-		r = attach_one(p, UNIT_SYSACCT, "sys_exit", why, n);
+		r = attach_one(p, &sysacct_unit, "sys_exit", why, n);
 	if (r >= 0 && sys == PROCS_SYS_BOTH)
-		r = attach_one(p, UNIT_SYSACCT, "sys_enter", why, n);
+		r = attach_one(p, &sysacct_unit, "sys_enter", why, n);
 	for (size_t i = 0; r >= 0 && i < ELEMENTSOF(follow_tps); i++)
-		r = attach_one(p, UNIT_TASKS, follow_tps[i], why, n);
+		r = attach_one(p, &tasks_unit, follow_tps[i], why, n);
 	return r;
 }
 
 int procs_seed(struct probes *p, const struct procs_seed *seed)
 {
-	struct procs_ctl *ctl = probes_procs_ctl(p);
+	struct procs_ctl *ctl = procs_ctl(p);
 	ssize_t n;
 
 	ctl->seed_pid = seed->acct_pid;
-	n = probes_iter_run(p, "tasks_seed");
+	n = probes_iter_run(p, PROG_AT(tasks_seed));
 	ctl->seed_pid = 0;
 	return n < 0 ? (int)n : (int)(n / sizeof(uint32_t));
 }
@@ -112,12 +143,12 @@ int procs_seed(struct probes *p, const struct procs_seed *seed)
 void procs_list(struct probes *p, FILE *out, const char *function, enum layer_id l)
 {
 	static const struct {
-		enum prog_unit unit;
+		const struct prog_unit *unit;
 		const char *tp;
 	} tps[] = {
-		{ UNIT_SYSACCT, "sys_enter" },        { UNIT_SYSACCT, "sys_exit" },
-		{ UNIT_TASKS, "sched_process_exec" }, { UNIT_TASKS, "sched_process_fork" },
-		{ UNIT_TASKS, "sched_process_exit" },
+		{ &sysacct_unit, "sys_enter" },        { &sysacct_unit, "sys_exit" },
+		{ &tasks_unit, "sched_process_exec" }, { &tasks_unit, "sched_process_fork" },
+		{ &tasks_unit, "sched_process_exit" },
 	};
 
 	for (size_t i = 0; i < ELEMENTSOF(tps); i++) {

@@ -32,6 +32,15 @@ enum procs_sys {
 };
 
 int procs_attach(struct probes *p, enum procs_sys sys, char *why, size_t n);
+struct probes_opts;
+/* The process and syscall programs (bpf/tasks.bpf.c, sysacct.bpf.c), shared by the layers that follow processes. */
+#define PROCS_UNITS 2
+struct prog_unit;
+extern const struct prog_unit *const procs_units[PROCS_UNITS];
+/* Before the object loads: the process and syscall programs are to load (-E2BIG). */
+int procs_want(struct probes_opts *po);
+/* The processes followed and what is asked of them (bpf/smbd.h), live in the object's data. */
+struct procs_ctl *procs_ctl(struct probes *p);
 /*
  * Tells the kernel side of the running processes procs_ctl and seed choose
  * (a task iterator); returns how many it chose, or negative errno.

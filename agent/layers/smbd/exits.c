@@ -24,6 +24,7 @@
 #include "decode/event.h"
 #include "decode/stack.h"
 #include "decode/smb2.h"
+#include "layers/procs/procs.h"
 #include "layers/smbd/views.h"
 #include "sinks/journal.h"
 #include "symbols/usyms.h"
@@ -32,7 +33,7 @@
 #define NAME "smbd"
 
 struct hook {
-	const char *prog;
+	struct uprog_pair prog;
 	const char *const *syms;
 	size_t n;
 	const uint64_t *cookies;
@@ -56,18 +57,19 @@ static const char *const lease_send[] = { "smbd_smb2_send_lease_break" };
 static const char *const lease_done[] = { "downgrade_lease" };
 
 static const struct hook exit_hooks[] = {
-	HOOK("smbd_exit_server", exit_server, exit_how, false, true),
-	HOOK("smbd_exit_conn", add_conn, NULL, false, false),
-	HOOK("smbd_exit_disconnect", disconnect, NULL, false, false),
-	HOOK("smbd_exit_terminate", terminate, NULL, false, false),
+	HOOK(UPROG_PAIR(smbd_exit_server, umulti_smbd_exit_server), exit_server, exit_how, false, true),
+	HOOK(UPROG_PAIR(smbd_exit_conn, umulti_smbd_exit_conn), add_conn, NULL, false, false),
+	HOOK(UPROG_PAIR(smbd_exit_disconnect, umulti_smbd_exit_disconnect), disconnect, NULL, false, false),
+	HOOK(UPROG_PAIR(smbd_exit_terminate, umulti_smbd_exit_terminate), terminate, NULL, false, false),
 };
 static const struct hook oplock_hooks[] = {
-	HOOK("smbd_break_oplock", oplock_send, NULL, false, true),
-	HOOK("smbd_break_oplock_done", oplock_done, NULL, false, true),
+	HOOK(UPROG_PAIR(smbd_break_oplock, umulti_smbd_break_oplock), oplock_send, NULL, false, true),
+	HOOK(UPROG_PAIR(smbd_break_oplock_done, umulti_smbd_break_oplock_done), oplock_done, NULL, false,
+	     true),
 };
 static const struct hook lease_hooks[] = {
-	HOOK("smbd_break_lease", lease_send, NULL, false, true),
-	HOOK("smbd_break_lease_done", lease_done, NULL, false, true),
+	HOOK(UPROG_PAIR(smbd_break_lease, umulti_smbd_break_lease), lease_send, NULL, false, true),
+	HOOK(UPROG_PAIR(smbd_break_lease_done, umulti_smbd_break_lease_done), lease_done, NULL, false, true),
 };
 
 struct func *smbd_view_func(const struct layer_env *env, const char *name, const char *target)
@@ -84,7 +86,7 @@ struct func *smbd_view_func(const struct layer_env *env, const char *name, const
 	return id < 0 ? NULL : &t->v[id];
 }
 
-int smbd_hook(const struct layer_env *env, struct func *f, const char *prog, const char *file,
+int smbd_hook(const struct layer_env *env, struct func *f, const struct uprog_pair *prog, const char *file,
 	      const char *const *syms, const uint64_t *cookies, size_t n, bool ret, char *missing,
 	      size_t msize)
 {
@@ -114,7 +116,7 @@ static bool view_attach(const struct layer_env *env, struct func *f, const char 
 	int r = 0;
 
 	for (size_t i = 0; i < nh; i++) {
-		r = smbd_hook(env, f, h[i].prog, file, h[i].syms, h[i].cookies, h[i].n, h[i].ret, missing,
+		r = smbd_hook(env, f, &h[i].prog, file, h[i].syms, h[i].cookies, h[i].n, h[i].ret, missing,
 			      sizeof(missing));
 		if (r < 0 && h[i].required)
 			break;
@@ -162,7 +164,7 @@ static void view_sync(const struct layer_env *env, const struct smbd_places *pl,
 
 void smbd_exits_sync(const struct layer_env *env, const struct smbd_places *pl)
 {
-	struct procs_ctl *ctl = probes_procs_ctl(env->probes);
+	struct procs_ctl *ctl = procs_ctl(env->probes);
 	const struct config *c = env->cfg;
 
 	view_sync(env, pl, "SMBD_EXIT", "smbd_exit_server", c->smbd_exits, exit_hooks, ELEMENTSOF(exit_hooks),
@@ -176,7 +178,7 @@ void smbd_exits_sync(const struct layer_env *env, const struct smbd_places *pl)
 unsigned int smbd_exits_detach(const struct layer_env *env, enum func_state why)
 {
 	static const char *const names[] = { "SMBD_EXIT", "SMBD_OPLOCK_BREAK", "SMBD_LEASE_BREAK" };
-	struct procs_ctl *ctl = probes_procs_ctl(env->probes);
+	struct procs_ctl *ctl = procs_ctl(env->probes);
 	unsigned int n = 0;
 
 	ctl->exit_id = ctl->oplock_id = ctl->lease_id = 0;

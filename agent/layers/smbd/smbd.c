@@ -51,10 +51,37 @@ struct layer {
 	bool followed;    /* the process tracepoints are attached */
 	uint64_t ends[2]; /* offsets of smb2_ends[] in lib */
 	bool requests;    /* both ends exist: SMB2 requests can be timed */
+	bool ends_on;     /* the ends are hooked (once for all the requests' begins) */
 	const char *why;  /* unavailable or off: why */
 	bool off;         /* enabled = auto found no smbd */
 	char why_buf[PATH_MAX + 128];
 };
+
+/* The layer's programs: SMB2 requests (bpf/smbd.bpf.c) and views (bpf/smbdviews.bpf.c). */
+static const struct prog_spec smbd_progs[] = {
+	PROG(smbd_req_begin, PROG_PLAIN),          PROG(smbd_req_end, PROG_PLAIN),
+	PROG(umulti_smbd_begin, PROG_UMULTI),      PROG(umulti_smbd_end, PROG_UMULTI),
+	PROG(smbd_split_dispatch, PROG_PLAIN),     PROG(umulti_smbd_split_dispatch, PROG_UMULTI),
+	PROG(smbd_split_dispatch_ret, PROG_PLAIN), PROG(umulti_smbd_split_dispatch_ret, PROG_UMULTI),
+	PROG(smbd_split_event, PROG_PLAIN),        PROG(umulti_smbd_split_event, PROG_UMULTI),
+	PROG(smbd_split_ctdb, PROG_PLAIN),         PROG(umulti_smbd_split_ctdb, PROG_UMULTI),
+	PROG(smbd_split_ctdb_ret, PROG_PLAIN),     PROG(umulti_smbd_split_ctdb_ret, PROG_UMULTI),
+	PROG(smbd_split_io_send, PROG_PLAIN),      PROG(umulti_smbd_split_io_send, PROG_UMULTI),
+	PROG(smbd_split_io_recv, PROG_PLAIN),      PROG(umulti_smbd_split_io_recv, PROG_UMULTI),
+	PROG(smbd_exit_conn, PROG_PLAIN),          PROG(umulti_smbd_exit_conn, PROG_UMULTI),
+	PROG(smbd_exit_disconnect, PROG_PLAIN),    PROG(umulti_smbd_exit_disconnect, PROG_UMULTI),
+	PROG(smbd_exit_terminate, PROG_PLAIN),     PROG(umulti_smbd_exit_terminate, PROG_UMULTI),
+	PROG(smbd_exit_server, PROG_PLAIN),        PROG(umulti_smbd_exit_server, PROG_UMULTI),
+	PROG(smbd_break_oplock, PROG_PLAIN),       PROG(umulti_smbd_break_oplock, PROG_UMULTI),
+	PROG(smbd_break_oplock_done, PROG_PLAIN),  PROG(umulti_smbd_break_oplock_done, PROG_UMULTI),
+	PROG(smbd_break_lease, PROG_PLAIN),        PROG(umulti_smbd_break_lease, PROG_UMULTI),
+	PROG(smbd_break_lease_done, PROG_PLAIN),   PROG(umulti_smbd_break_lease_done, PROG_UMULTI),
+};
+
+static const struct prog_unit smbd_unit = PROG_UNIT("smbd", smbd_progs, false);
+/* An SMB2 request from its handler to whichever of its completions comes. */
+static const struct uprog_pair req_begin = UPROG_PAIR(smbd_req_begin, umulti_smbd_begin);
+static const struct uprog_pair req_end = UPROG_PAIR(smbd_req_end, umulti_smbd_end);
 
 /* One kind of entry point (VFS calls or SMB2 requests) brought in line with the configuration. */
 struct batch {
@@ -162,8 +189,8 @@ static int batch_run(struct batch *b)
 	if (r < 0 || !b->n)
 		return r < 0 ? r : 0;
 	if (b->smb2)
-		return probes_attach_smbd_requests(l->env->probes, b->fv, b->offsets, b->n, l->ends, 2,
-						   l->lib);
+		return probes_attach_uprobe_requests(l->env->probes, b->fv, b->offsets, b->n, &req_begin,
+						     &req_end, l->ends, 2, &l->ends_on, l->lib);
 	return probes_attach_uprobes(l->env->probes, b->fv, b->offsets, b->n, l->lib);
 }
 
@@ -250,7 +277,7 @@ static int follow(struct layer *l)
 			  "exits, breaks and time split not available: %s", why);
 		return r;
 	}
-	probes_procs_ctl(l->env->probes)->smbd = 1;
+	procs_ctl(l->env->probes)->smbd = 1;
 	r = l->followed ? 0 : procs_seed(l->env->probes, &(struct procs_seed) {});
 	if (r < 0)
 		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_ATTACH_FAILED, LOG_WARNING,
@@ -323,7 +350,7 @@ static void ids_locate(struct layer *l)
 			  r == -EPROTO ? "cannot read the request layout from" : "no", SMBDREQ_FUNCTION);
 		return;
 	}
-	probes_smbd_layout_set(l->env->probes, &hl);
+	probes_publish(&probes_skel(l->env->probes)->bss->smbd_hdr, &hl, sizeof(hl));
 }
 
 /* smbd, the library with its entry points, and whether SMB2 requests can be timed. */
@@ -379,10 +406,10 @@ static void smbd_attach(struct layer *l)
 		l->why = NULL;
 		l->off = false;
 	}
-	if (!probes_unit_loaded(l->env->probes, UNIT_SMBD) && l->env->cfg->layer[LAYER_SMBD].automatic &&
+	if (!probes_unit_loaded(l->env->probes, &smbd_unit) && l->env->cfg->layer[LAYER_SMBD].automatic &&
 	    locate(l) < 0)
 		return; /* off: no smbd, which is why the programs were not loaded */
-	if (!probes_unit_loaded(l->env->probes, UNIT_SMBD)) {
+	if (!probes_unit_loaded(l->env->probes, &smbd_unit)) {
 		l->why = layer_unavailable(NAME, REASON_RESTART_NEEDED, l->why_buf, sizeof(l->why_buf),
 					   "enabled by reload: takes effect at the next start");
 		return;
@@ -434,8 +461,8 @@ static void smbd_watch(struct layer *l)
 	struct inflight_sweep s = { .max_age_ns = STALE_NS, .stale = process_gone };
 
 	if (l->requests)
-		layer_sweep(l->env, NAME, INFLIGHT_SMBD, &s, "their smbd process gone or not ended in 60 min",
-			    NULL);
+		layer_sweep(l->env, NAME, probes_skel(l->env->probes)->maps.smbd_reqs, &s,
+			    "their smbd process gone or not ended in 60 min", NULL);
 }
 
 /* An SMB2 request (REC_SMBD_REQ): the call, and the client's header ids the two sides join on. */
@@ -492,18 +519,18 @@ static bool smbd_present(const struct config *c)
 	return found;
 }
 
-static int smbd_prepare(const struct config *c, const struct layer_env *env, struct probes_opts *po)
+static int smbd_prepare(struct layer *l, struct probes_opts *po)
 {
-	const struct layer_config *lc = &c->layer[LAYER_SMBD];
+	const struct layer_config *lc = &l->env->cfg->layer[LAYER_SMBD];
+	int r;
 
-	if (!lc->enabled || (lc->automatic && !smbd_present(c)))
+	if (!lc->enabled || (lc->automatic && !smbd_present(l->env->cfg)))
 		return 0;
-	/* the process programs always: a reload may switch a view on */
-	po->units |= UNIT_BIT(UNIT_SMBD) | UNIT_BIT(UNIT_TASKS) | UNIT_BIT(UNIT_SYSACCT);
 	po->stacks |= lc->stacks;
-	return 0;
+	/* the process programs always: a reload may switch a view on */
+	r = probes_opts_want(po, &smbd_unit, l);
+	return r < 0 ? r : procs_want(po);
 }
-
 static int smbd_init(struct layer *l)
 {
 	return smbd_split_new(&l->split);
@@ -524,11 +551,17 @@ static void smbd_free(struct layer *l)
 	smbd_split_free(l->split);
 }
 
+/* Its column of --breakdown. */
+static const struct breakdown_column smbd_column = { "smbd", "BREAKDOWN_SMBD", 70 };
+
 const struct layer_ops smbd_layer = {
+	.columns = &smbd_column,
+	.n_columns = 1,
 	.id = LAYER_SMBD,
 	.traces = "Samba server (smbd)",
 	.ids_needed = smbd_ids_needed,
 	.prepare = smbd_prepare,
+	.unit = &smbd_unit,
 	.size = sizeof(struct layer),
 	.init = smbd_init,
 	.attach = smbd_attach,

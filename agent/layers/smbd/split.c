@@ -53,6 +53,18 @@ static const char *const count_fields[_SPLIT_N_MAX] = {
 	[SPLIT_N_SEND] = "SENDS",
 };
 
+/* The split's programs (bpf/smbdviews.bpf.c), each a uprobe and its uprobe.multi twin. */
+static const struct uprog_pair split_dispatch_prog = UPROG_PAIR(smbd_split_dispatch,
+								umulti_smbd_split_dispatch);
+static const struct uprog_pair split_dispatch_ret_prog = UPROG_PAIR(smbd_split_dispatch_ret,
+								    umulti_smbd_split_dispatch_ret);
+static const struct uprog_pair split_event_prog = UPROG_PAIR(smbd_split_event, umulti_smbd_split_event);
+static const struct uprog_pair split_ctdb_prog = UPROG_PAIR(smbd_split_ctdb, umulti_smbd_split_ctdb);
+static const struct uprog_pair split_ctdb_ret_prog = UPROG_PAIR(smbd_split_ctdb_ret,
+								umulti_smbd_split_ctdb_ret);
+static const struct uprog_pair split_io_send_prog = UPROG_PAIR(smbd_split_io_send, umulti_smbd_split_io_send);
+static const struct uprog_pair split_io_recv_prog = UPROG_PAIR(smbd_split_io_recv, umulti_smbd_split_io_recv);
+
 /* What a loop thread had at the last summary. */
 struct thread_prev {
 	uint32_t tid;
@@ -149,8 +161,8 @@ static void io_attach(const struct layer_env *env, const struct smbd_places *pl,
 		send[k] = io_send[i];
 		recv[k++] = io_recv[i];
 	}
-	if (k && smbd_hook(env, f, "smbd_split_io_recv", pl->lib, recv, NULL, k, false, missing, msize) > 0)
-		(void)smbd_hook(env, f, "smbd_split_io_send", pl->lib, send, NULL, k, false, missing, msize);
+	if (k && smbd_hook(env, f, &split_io_recv_prog, pl->lib, recv, NULL, k, false, missing, msize) > 0)
+		(void)smbd_hook(env, f, &split_io_send_prog, pl->lib, send, NULL, k, false, missing, msize);
 }
 
 static int split_attach(const struct layer_env *env, const struct smbd_places *pl, struct func *f,
@@ -159,26 +171,26 @@ static int split_attach(const struct layer_env *env, const struct smbd_places *p
 	int r;
 
 	/* returns first: an entry without its return would leave a phase open */
-	r = smbd_hook(env, f, "smbd_split_dispatch_ret", pl->lib, dispatch, NULL, 1, true, missing, msize);
+	r = smbd_hook(env, f, &split_dispatch_ret_prog, pl->lib, dispatch, NULL, 1, true, missing, msize);
 	if (r >= 0)
-		r = smbd_hook(env, f, "smbd_split_dispatch", pl->lib, dispatch, NULL, 1, false, missing,
+		r = smbd_hook(env, f, &split_dispatch_prog, pl->lib, dispatch, NULL, 1, false, missing,
 			      msize);
 	if (r < 0)
 		return r;
 	io_attach(env, pl, f, missing, msize);
 	if (pl->tevent)
-		(void)smbd_hook(env, f, "smbd_split_event", pl->tevent, handlers, handler_kinds,
+		(void)smbd_hook(env, f, &split_event_prog, pl->tevent, handlers, handler_kinds,
 				ELEMENTSOF(handlers), false, missing, msize);
-	if (pl->cluster && smbd_hook(env, f, "smbd_split_ctdb_ret", pl->cluster, ctdbd, NULL,
+	if (pl->cluster && smbd_hook(env, f, &split_ctdb_ret_prog, pl->cluster, ctdbd, NULL,
 				     ELEMENTSOF(ctdbd), true, missing, msize) > 0)
-		(void)smbd_hook(env, f, "smbd_split_ctdb", pl->cluster, ctdbd, NULL, ELEMENTSOF(ctdbd), false,
+		(void)smbd_hook(env, f, &split_ctdb_prog, pl->cluster, ctdbd, NULL, ELEMENTSOF(ctdbd), false,
 				missing, msize);
 	return 0;
 }
 
 void smbd_split_sync(struct smbd_split *s, const struct layer_env *env, const struct smbd_places *pl)
 {
-	struct procs_ctl *ctl = probes_procs_ctl(env->probes);
+	struct procs_ctl *ctl = procs_ctl(env->probes);
 	char target[512], missing[512] = "", buf[256];
 	bool want = env->cfg->smbd_split;
 	struct func *f;
@@ -216,7 +228,7 @@ unsigned int smbd_split_detach(struct smbd_split *s, const struct layer_env *env
 {
 	struct func *f = smbd_view_func(env, "SMBD_TIME_SPLIT", NULL);
 
-	probes_procs_ctl(env->probes)->split = 0;
+	procs_ctl(env->probes)->split = 0;
 	if (!f || !func_attached(f))
 		return 0;
 	probes_detach(env->probes, f, why, NULL);
@@ -306,7 +318,7 @@ static void peer_text(const struct smbd_proc *sp, char *buf, size_t n)
 
 static void procs_read(struct smbd_split *s, const struct layer_env *env)
 {
-	int fd = probes_map_fd(env->probes, "smbd_procs");
+	int fd = bpf_map__fd(probes_skel(env->probes)->maps.smbd_procs);
 	struct smbd_proc *sp = calloc(1, sizeof(*sp));
 
 	for (size_t i = 0; sp && fd >= 0 && i < s->np; i++) {
@@ -331,7 +343,7 @@ static void procs_read(struct smbd_split *s, const struct layer_env *env)
 /* Every loop thread's map entry into the processes' interval shares. */
 static void split_read(struct smbd_split *s, const struct layer_env *env)
 {
-	int fd = probes_map_fd(env->probes, "split_threads");
+	int fd = bpf_map__fd(probes_skel(env->probes)->maps.split_threads);
 	uint32_t key, next, *prev = NULL;
 	struct split_thread st;
 	uint64_t now = now_ns();

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "layers/layer.h"
+#include "probes/progs.h"
 
 /* Where the views hook: files of smbd, found by what they export. */
 struct smbd_places {
@@ -29,7 +30,7 @@ struct func *smbd_view_func(const struct layer_env *env, const char *name, const
  * f's links; functions file lacks are left out and named in missing (size
  * msize). Returns how many are hooked, or negative errno.
  */
-int smbd_hook(const struct layer_env *env, struct func *f, const char *prog, const char *file,
+int smbd_hook(const struct layer_env *env, struct func *f, const struct uprog_pair *prog, const char *file,
 	      const char *const *syms, const uint64_t *cookies, size_t n, bool ret, char *missing,
 	      size_t msize);
 

@@ -81,7 +81,7 @@ static int cgroup_select(struct layer *l, const char *path)
 {
 	char full[4096];
 	uint32_t zero = 0;
-	int fd, map = probes_map_fd(l->env->probes, "acct_cgroups");
+	int fd, map = bpf_map__fd(probes_skel(l->env->probes)->maps.acct_cgroups);
 
 	snprintf(full, sizeof(full), "%s%s", strncmp(path, "/sys/fs/cgroup", 14) ? "/sys/fs/cgroup" : "",
 		 path);
@@ -101,7 +101,7 @@ static int cgroup_select(struct layer *l, const char *path)
 /* Tells the kernel side whom to account; -errno with why said. */
 static int select_apply(struct layer *l, const struct sys_select *s)
 {
-	struct procs_ctl *ctl = probes_procs_ctl(l->env->probes);
+	struct procs_ctl *ctl = procs_ctl(l->env->probes);
 	int r;
 
 	if (s->cgroup && *s->cgroup) {
@@ -240,7 +240,7 @@ static void syscalls_apply(struct layer *l, const struct config *old, struct rel
 
 static unsigned int syscalls_detach(struct layer *l, enum func_state why)
 {
-	struct procs_ctl *ctl = probes_procs_ctl(l->env->probes);
+	struct procs_ctl *ctl = procs_ctl(l->env->probes);
 	unsigned int n = 0;
 	const char *sys;
 	int nr;
@@ -278,7 +278,7 @@ static struct err_count *err_find(struct layer *l, uint32_t id, uint32_t err)
 /* The kernel's per-CPU failure counts, summed: cumulative, never reset. */
 static void errs_read(struct layer *l)
 {
-	int fd = probes_map_fd(l->env->probes, "acct_errs"), ncpus = libbpf_num_possible_cpus();
+	int fd = bpf_map__fd(probes_skel(l->env->probes)->maps.acct_errs), ncpus = libbpf_num_possible_cpus();
 	struct acct_err_key k, next, *prev = NULL;
 	uint64_t *v;
 
@@ -455,14 +455,15 @@ static enum layer_state syscalls_state(struct layer *l, const char **why)
 	return LAYER_UNAVAILABLE;
 }
 
-static int syscalls_prepare(const struct config *c, const struct layer_env *env, struct probes_opts *po)
+static int syscalls_prepare(struct layer *l, struct probes_opts *po)
 {
+	const struct config *c = l->env->cfg;
+
 	/* a probe on every syscall of the machine: never switched on by auto */
 	if (!c->layer[LAYER_SYSCALLS].enabled || c->layer[LAYER_SYSCALLS].automatic)
 		return 0;
-	po->units |= UNIT_BIT(UNIT_TASKS) | UNIT_BIT(UNIT_SYSACCT);
 	po->stacks |= c->layer[LAYER_SYSCALLS].stacks;
-	return 0;
+	return procs_want(po);
 }
 
 static uint32_t syscalls_ids_needed(const struct config *c)

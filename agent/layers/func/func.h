@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The func layer's files: the layer (func.c) and its --breakdown part (breakdown.c). */
+#pragma once
+
+#include "layers/layer.h"
+
+#define FUNC_COLUMNS 4
+/* syscall, uprobes, vfs, kernel */
+extern const struct breakdown_column func_columns[FUNC_COLUMNS];
+/* Which of func_columns f is in. */
+int func_column_of(const struct func *f);
+/* --breakdown: the file I/O syscalls and their VFS entry points probed. */
+int func_breakdown(struct config *c, bool layers_given);
