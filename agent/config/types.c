@@ -197,7 +197,7 @@ const struct config_type config_string = {
 	.parse = string_parse,
 	.print = string_print,
 	.free = config_free_string,
-	.examples = (const char *const[]) { "/x/y", NULL },
+	.examples = (const char *const[]) { "/x/y", "vfs_read", NULL },
 };
 
 static int enum_parse(struct config_parser *p, const struct config_key *k, void *base, const char *v,
@@ -296,5 +296,11 @@ const struct config_type config_list = {
 	.print = list_print,
 	.free = list_free,
 	.list = true,
-	.examples = (const char *const[]) { "12 0x1f", NULL },
+	/* the first longer than a line the loader takes: the dump must go on over indented lines */
+	.examples =
+		(const char *const[]) {
+			"A01 A02 A03 A04 A05 A06 A07 A08 A09 A10 A11 A12 A13 A14 A15 A16 A17 A18 A19 A20\n  "
+			"A21 A22 A23 A24 A25 A26 A27 A28 A29 A30 A31 A32 A33 A34 A35 A36 A37 A38 A39 A40\n  "
+			"A41 A42 A43 A44 A45 A46 A47 A48 A49 A50 A51 A52 A53 A54 A55 A56 A57 A58 A59 A60",
+			"12 0x1f", NULL },
 };
