@@ -18,15 +18,16 @@
 
 static char *dump(const struct config *c)
 {
-	char *buf = NULL;
+	char *text = NULL;
 	size_t n = 0;
-	FILE *f = open_memstream(&buf, &n);
+	FILE *f = open_memstream(&text, &n);
 
 	if (!f)
 		exit(EXIT_FAILURE);
 	config_dump(c, f);
-	fclose(f);
-	return buf;
+	if (fclose(f) != 0 || !text)
+		exit(EXIT_FAILURE);
+	return text;
 }
 
 /* k's line in the dump of c. */

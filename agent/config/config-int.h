@@ -51,7 +51,7 @@ struct table_iter {
 const struct config_key *table_key_next(struct table_iter *it);
 /* The key NAME of s, and in *part which part has it; NULL when s has none. */
 const struct config_key *table_key(const struct table_section *s, const char *name, unsigned *part);
-/* "[journal], [smb2]": the sections that have a key NAME into buf, or NULL when none has. */
+/* "[agent], [probe NAME]": the sections that have a key NAME into buf, or NULL when none has. */
 const char *table_homes(const char *name, char *buf, size_t size);
 
 /* keys.c: the sections of the agent itself. */

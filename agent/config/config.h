@@ -134,7 +134,7 @@ uint32_t config_rate_burst(const struct config *c);
  * A reload: the keys that need a restart (CONFIG_KEY_RESTART) go back to
  * their running values in next, and running gets next's (to be freed with
  * it). Those whose value in next differs from was (the file at start) are
- * listed in changed ("comm, [block] disks"; size bytes). Returns how many.
+ * listed in changed ("comm, [journal] enabled"; size bytes). Returns how many.
  */
 unsigned config_restart_keep(struct config *next, struct config *running, const struct config *was,
 			     char *changed, size_t size);

@@ -138,39 +138,20 @@ static int user_parse(struct config_parser *p, const struct config_key *k, void 
 	return 0;
 }
 
-static void user_print(FILE *f, const struct config_key *k, const void *base)
-{
-	config_print_value(f, k->name, *(char *const *)config_value_const(k, base));
-}
-
 static const struct config_type user_type = {
 	.parse = user_parse,
-	.print = user_print,
+	.print = config_print_string,
 	.free = user_free,
 	.examples = (const char *const[]) { "daemon", "", NULL },
 };
 
-/* A number within [min, max], said so. */
-static int max_threads_parse(struct config_parser *p, const struct config_key *k, void *base, const char *v,
-			     bool append)
+static int max_threads_check(struct config_parser *p, const char *v, size_t n)
 {
-	uint64_t n;
-	int r = config_parse_uint(p, v, UINT32_MAX, &n);
-
-	if (r < 0)
-		return r;
 	if (n < MAX_THREADS_MIN || n > MAX_THREADS_MAX)
 		return config_fail(p, "max_threads = %s must be between %u and %u", v, MAX_THREADS_MIN,
 				   MAX_THREADS_MAX);
-	*(uint32_t *)config_value(k, base) = (uint32_t)n;
 	return 0;
 }
-
-static const struct config_type max_threads_type = {
-	.parse = max_threads_parse,
-	.print = config_print_uint,
-	.examples = (const char *const[]) { "128", NULL },
-};
 
 static void agent_init(void *base)
 {
@@ -205,15 +186,11 @@ static const struct config_key agent_keys[] = {
 	CONFIG_KEY("thread_state", struct config, thread_state, config_enum,
 		   .names = values_thread_state_names, .n_names = ELEMENTSOF(values_thread_state_names),
 		   .flags = CONFIG_KEY_RESTART),
-	CONFIG_KEY("max_threads", struct config, max_threads, max_threads_type, .flags = CONFIG_KEY_RESTART),
+	CONFIG_KEY("max_threads", struct config, max_threads, config_uint, .check = max_threads_check,
+		   .flags = CONFIG_KEY_RESTART),
 };
 
-const struct config_section config_agent_section = {
-	.name = "agent",
-	.keys = agent_keys,
-	.n_keys = ELEMENTSOF(agent_keys),
-	.init = agent_init,
-};
+const struct config_section config_agent_section = CONFIG_SECTION("agent", agent_keys, .init = agent_init);
 
 /* ---- [journal] ---- */
 
@@ -265,35 +242,18 @@ static const struct config_key journal_keys[] = {
 	CONFIG_KEY("lost_interval", struct config, lost_interval_ns, config_duration, .min = NSEC_PER_SEC),
 };
 
-const struct config_section config_journal_section = {
-	.name = "journal",
-	.keys = journal_keys,
-	.n_keys = ELEMENTSOF(journal_keys),
-	.init = journal_init,
-};
+const struct config_section config_journal_section = CONFIG_SECTION("journal", journal_keys,
+								    .init = journal_init);
 
 /* ---- [histogram] ---- */
 
 /* Bounds the labels of the per-share view: a BPF map, sized once. */
-static int per_share_max_parse(struct config_parser *p, const struct config_key *k, void *base, const char *v,
-			       bool append)
+static int per_share_max_check(struct config_parser *p, const char *v, size_t n)
 {
-	uint64_t n;
-	int r = config_parse_uint(p, v, 65536, &n);
-
-	if (r < 0)
-		return r;
 	if (n == 0)
 		return config_fail(p, "per_share_max = 0: use per_share = no");
-	*(uint32_t *)config_value(k, base) = (uint32_t)n;
 	return 0;
 }
-
-static const struct config_type per_share_max_type = {
-	.parse = per_share_max_parse,
-	.print = config_print_uint,
-	.examples = (const char *const[]) { "7", NULL },
-};
 
 static void histogram_init(void *base)
 {
@@ -309,16 +269,12 @@ static const struct config_key histogram_keys[] = {
 		   .zero_off = true, .flags = CONFIG_KEY_RESTART),
 	CONFIG_KEY("per_share", struct config, hist_per_share, config_bool),
 	/* the view's map is sized at start */
-	CONFIG_KEY("per_share_max", struct config, hist_per_share_max, per_share_max_type,
-		   .flags = CONFIG_KEY_RESTART),
+	CONFIG_KEY("per_share_max", struct config, hist_per_share_max, config_uint, .max = 65536,
+		   .check = per_share_max_check, .flags = CONFIG_KEY_RESTART),
 };
 
-const struct config_section config_histogram_section = {
-	.name = "histogram",
-	.keys = histogram_keys,
-	.n_keys = ELEMENTSOF(histogram_keys),
-	.init = histogram_init,
-};
+const struct config_section config_histogram_section = CONFIG_SECTION("histogram", histogram_keys,
+								      .init = histogram_init);
 
 /* ---- the keys of every layer section ---- */
 
@@ -374,10 +330,7 @@ static const struct config_key layer_keys[] = {
 };
 
 /* Named after each layer that registers a section of its own. */
-const struct config_section config_layer_section = {
-	.keys = layer_keys,
-	.n_keys = ELEMENTSOF(layer_keys),
-};
+const struct config_section config_layer_section = CONFIG_SECTION(NULL, layer_keys);
 
 /* ---- [probe NAME] ---- */
 
@@ -435,8 +388,4 @@ static const struct config_key probe_keys[] = {
 	CONFIG_KEY("stacks", struct probe_config, stacks, config_bool),
 };
 
-const struct config_section config_probe_section = {
-	.name = "probe",
-	.keys = probe_keys,
-	.n_keys = ELEMENTSOF(probe_keys),
-};
+const struct config_section config_probe_section = CONFIG_SECTION("probe", probe_keys);

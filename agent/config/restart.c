@@ -52,7 +52,7 @@ static void key_swap(const struct config_key *k, void *a, void *b)
 		swap_bytes((char *)a + k->set_offset, (char *)b + k->set_offset, sizeof(bool));
 }
 
-/* "comm", "[block] disks": [agent]'s keys go by their names alone. */
+/* "comm", "[journal] enabled": [agent]'s keys go by their names alone. */
 static void name_add(char *buf, size_t size, size_t *n, const struct table_section *s,
 		     const struct config_key *k)
 {

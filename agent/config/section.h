@@ -75,7 +75,8 @@ struct config_key {
 	size_t item_len; /* list: the longest item kept, with its NUL (longer ones are cut) */
 	/*
 	 * string: refuses a value (also an empty one); list: refuses an item,
-	 * n are on the list before it. Fails through config_fail().
+	 * n are on the list before it; uint: refuses the number n (v as
+	 * written). Fails through config_fail().
 	 */
 	int (*check)(struct config_parser *p, const char *v, size_t n);
 };
@@ -100,6 +101,22 @@ struct config_section {
 	bool off;                     /* a layer's: enabled = no by default, not auto */
 };
 
+/* A section: its name, its key table, then options (.init). */
+#define CONFIG_SECTION(section, key_table, ...)                                   \
+	{                                                                         \
+		.name = (section), .keys = (key_table),                           \
+		.n_keys = sizeof(key_table) / sizeof((key_table)[0]), __VA_ARGS__ \
+	}
+/*
+ * A layer's section: its name, its struct T (which must fit in
+ * CONFIG_SETTINGS_MAX: a negative array size otherwise), its key table,
+ * then options (.init, .also, .off).
+ */
+#define CONFIG_SETTINGS(section, T, key_table, ...)                                                     \
+	CONFIG_SECTION(section, key_table,                                                              \
+		       .size = sizeof(T) + 0 * sizeof(char[sizeof(T) <= CONFIG_SETTINGS_MAX ? 1 : -1]), \
+		       __VA_ARGS__)
+
 /* The grammars. */
 extern const struct config_type config_bool;      /* yes/no, true/false, on/off, 1/0 */
 extern const struct config_type config_duration;  /* 500us, 10ms, 1.5s; bare numbers in ms */
@@ -112,6 +129,7 @@ extern const struct config_type config_list;      /* char **, NULL-terminated, N
 /* For types of their own: the pieces of the common ones. */
 int config_parse_uint(struct config_parser *p, const char *v, uint64_t max, uint64_t *ret);
 void config_print_uint(FILE *f, const struct config_key *k, const void *base);
+void config_print_string(FILE *f, const struct config_key *k, const void *base);
 /* "key = value" where an empty value ends the line after "=". */
 void config_print_value(FILE *f, const char *key, const char *value);
 void config_free_string(const struct config_key *k, void *base);

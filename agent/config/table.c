@@ -108,7 +108,7 @@ const struct config_key *table_key(const struct table_section *s, const char *na
 	return NULL;
 }
 
-/* "[journal], [smb2], [probe NAME]": where a key misplaced by the user goes. */
+/* "[agent], [journal], [probe NAME]": where a key misplaced by the user goes. */
 const char *table_homes(const char *name, char *buf, size_t size)
 {
 	size_t n = 0;

@@ -147,6 +147,8 @@ static int uint_parse(struct config_parser *p, const struct config_key *k, void 
 	uint64_t n;
 	int r = config_parse_uint(p, v, k->max ?: UINT32_MAX, &n);
 
+	if (r >= 0 && k->check)
+		r = k->check(p, v, n);
 	if (r < 0)
 		return r;
 	*(uint32_t *)config_value(k, base) = (uint32_t)n;
@@ -188,14 +190,14 @@ static int string_parse(struct config_parser *p, const struct config_key *k, voi
 	return 0;
 }
 
-static void string_print(FILE *f, const struct config_key *k, const void *base)
+void config_print_string(FILE *f, const struct config_key *k, const void *base)
 {
 	config_print_value(f, k->name, *(char *const *)config_value_const(k, base));
 }
 
 const struct config_type config_string = {
 	.parse = string_parse,
-	.print = string_print,
+	.print = config_print_string,
 	.free = config_free_string,
 	.examples = (const char *const[]) { "/x/y", "vfs_read", NULL },
 };

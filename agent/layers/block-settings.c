@@ -31,11 +31,4 @@ static const struct config_key keys[] = {
 	CONFIG_KEY("queue_time", struct block_settings, queue_time, config_bool, .flags = CONFIG_KEY_RESTART),
 };
 
-_Static_assert(sizeof(struct block_settings) <= CONFIG_SETTINGS_MAX, "[block] does not fit struct config");
-
-const struct config_section block_settings_section = {
-	.name = "block",
-	.keys = keys,
-	.n_keys = ELEMENTSOF(keys),
-	.size = sizeof(struct block_settings),
-};
+const struct config_section block_settings_section = CONFIG_SETTINGS("block", struct block_settings, keys);

@@ -66,12 +66,5 @@ static const struct config_key keys[] = {
 	CONFIG_KEY("groups", struct smb_settings, group, groups_type),
 };
 
-_Static_assert(sizeof(struct smb_settings) <= CONFIG_SETTINGS_MAX, "[smb] does not fit struct config");
-
-const struct config_section smb_settings_section = {
-	.name = "smb",
-	.keys = keys,
-	.n_keys = ELEMENTSOF(keys),
-	.size = sizeof(struct smb_settings),
-	.init = init,
-};
+const struct config_section smb_settings_section = CONFIG_SETTINGS("smb", struct smb_settings, keys,
+								   .init = init);

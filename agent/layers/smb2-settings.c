@@ -70,13 +70,5 @@ static const struct config_key keys[] = {
 	CONFIG_KEY("connection_events", struct smb2_settings, events, config_bool),
 };
 
-_Static_assert(sizeof(struct smb2_settings) <= CONFIG_SETTINGS_MAX, "[smb2] does not fit struct config");
-
-const struct config_section smb2_settings_section = {
-	.name = "smb2",
-	.keys = keys,
-	.n_keys = ELEMENTSOF(keys),
-	.size = sizeof(struct smb2_settings),
-	.init = init,
-	.also = CONFIG_LAYER_ERRORS,
-};
+const struct config_section smb2_settings_section = CONFIG_SETTINGS(
+	"smb2", struct smb2_settings, keys, .init = init, .also = CONFIG_LAYER_ERRORS);

@@ -66,13 +66,5 @@ static const struct config_key keys[] = {
 	CONFIG_KEY("time_split", struct smbd_settings, split, config_bool),
 };
 
-_Static_assert(sizeof(struct smbd_settings) <= CONFIG_SETTINGS_MAX, "[smbd] does not fit struct config");
-
-const struct config_section smbd_settings_section = {
-	.name = "smbd",
-	.keys = keys,
-	.n_keys = ELEMENTSOF(keys),
-	.size = sizeof(struct smbd_settings),
-	.init = init,
-	.also = CONFIG_LAYER_STACKS,
-};
+const struct config_section smbd_settings_section = CONFIG_SETTINGS(
+	"smbd", struct smbd_settings, keys, .init = init, .also = CONFIG_LAYER_STACKS);

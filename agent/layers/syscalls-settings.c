@@ -140,15 +140,7 @@ static const struct config_key keys[] = {
 	CONFIG_KEY("select", struct syscalls_settings, select, select_type),
 };
 
-_Static_assert(sizeof(struct syscalls_settings) <= CONFIG_SETTINGS_MAX,
-	       "[syscalls] does not fit struct config");
-
-const struct config_section syscalls_settings_section = {
-	.name = "syscalls",
-	.keys = keys,
-	.n_keys = ELEMENTSOF(keys),
-	.size = sizeof(struct syscalls_settings),
-	.also = CONFIG_LAYER_ERRORS | CONFIG_LAYER_STACKS,
+const struct config_section syscalls_settings_section = CONFIG_SETTINGS(
+	"syscalls", struct syscalls_settings, keys,
 	/* a probe on every syscall of the machine: only when asked for, never by auto */
-	.off = true,
-};
+	.also = CONFIG_LAYER_ERRORS | CONFIG_LAYER_STACKS, .off = true);
