@@ -183,7 +183,7 @@ static int section_probe(struct loader *l, const char *label)
 /* [prbe foo], [agnet]: the section meant, if near enough. */
 static int section_unknown(struct loader *l, const char *name)
 {
-	const char *names[16], *hint;
+	const char *names[_LAYER_MAX + 8], *hint; /* more than there are sections */
 	size_t n = strcspn(name, WHITESPACE), k = 0;
 	char word[16];
 
