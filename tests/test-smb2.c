@@ -21,7 +21,7 @@
 #include "layers/smbd/reqlayout.h"
 #include "layers/cifs/smbevent.h"
 #include "layers/layer.h"
-#include "layers/smb2-settings.h"
+#include "layers/cifs/settings.h"
 #include "symbols/mounts.h"
 
 #include "check.h"

@@ -14,8 +14,8 @@
 #include "base/log.h"
 #include "layers/block/block.h"
 #include "layers/layer.h"
-#include "layers/block-settings.h"
-#include "layers/smbd-settings.h"
+#include "layers/block/settings.h"
+#include "layers/smbd/settings.h"
 #include "probes/inflight.h"
 #include "base/macro.h"
 

@@ -19,7 +19,7 @@
 #include "decode/smb2.h"
 #include "probes/peek.h"
 #include "layers/cifs/shareview.h"
-#include "layers/smb-settings.h"
+#include "layers/cifs/settings.h"
 #include "symbols/kmodules.h"
 #include "symbols/ksyms.h"
 #include "base/clock.h"

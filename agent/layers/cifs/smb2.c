@@ -22,7 +22,7 @@
 #include "decode/smb2.h"
 #include "layers/cifs/shareview.h"
 #include "layers/cifs/smbevent.h"
-#include "layers/smb2-settings.h"
+#include "layers/cifs/settings.h"
 #include "probes/btfargs.h"
 #include "probes/inflight.h"
 #include "symbols/kmodules.h"

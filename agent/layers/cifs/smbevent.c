@@ -16,7 +16,7 @@
 #include "layers/layer.h"
 #include "decode/smb2.h"
 #include "layers/cifs/smbevent.h"
-#include "layers/smb2-settings.h"
+#include "layers/cifs/settings.h"
 #include "probes/btfargs.h"
 #include "sinks/journal.h"
 #include "symbols/mounts.h"

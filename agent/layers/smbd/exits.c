@@ -25,7 +25,7 @@
 #include "decode/stack.h"
 #include "decode/smb2.h"
 #include "layers/smbd/views.h"
-#include "layers/smbd-settings.h"
+#include "layers/smbd/settings.h"
 #include "sinks/journal.h"
 #include "symbols/usyms.h"
 #include "base/macro.h"

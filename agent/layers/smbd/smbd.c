@@ -26,7 +26,7 @@
 #include "layers/procs/procs.h"
 #include "layers/smbd/views.h"
 #include "layers/smbd/reqlayout.h"
-#include "layers/smbd-settings.h"
+#include "layers/smbd/settings.h"
 #include "probes/inflight.h"
 #include "symbols/usyms.h"
 #include "base/macro.h"

@@ -20,7 +20,7 @@
 #include "base/log.h"
 #include "layers/procs/procs.h"
 #include "layers/smbd/views.h"
-#include "layers/smbd-settings.h"
+#include "layers/smbd/settings.h"
 #include "sinks/journal.h"
 #include "symbols/usyms.h"
 #include "base/macro.h"

@@ -22,7 +22,7 @@
 #include "base/syscalls.h"
 #include "layers/layer.h"
 #include "layers/procs/procs.h"
-#include "layers/syscalls-settings.h"
+#include "layers/syscalls/settings.h"
 #include "sinks/journal.h"
 
 #define NAME "syscalls"

@@ -4,7 +4,7 @@
 
 #include "config/section.h"
 #include "config/values.h"
-#include "layers/block-settings.h"
+#include "layers/block/settings.h"
 #include "base/macro.h"
 #include "bpf/block.h"
 

@@ -10,7 +10,7 @@
 
 #include "config/section.h"
 #include "config/values.h"
-#include "layers/syscalls-settings.h"
+#include "layers/syscalls/settings.h"
 #include "base/macro.h"
 
 void syscalls_select_free(struct sys_select *s)

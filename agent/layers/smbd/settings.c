@@ -8,7 +8,7 @@
 
 #include "config/section.h"
 #include "config/values.h"
-#include "layers/smbd-settings.h"
+#include "layers/smbd/settings.h"
 #include "base/macro.h"
 
 static const char *const smbd_paths[] = {
