@@ -11,6 +11,9 @@
 #include "config/config.h"
 #include "config/target.h"
 #include "core/agent.h"
+#include "layers/cifs/settings.h"
+#include "layers/smbd/settings.h"
+#include "layers/syscalls/settings.h"
 #include "decode/jstacks.h"
 #include "sinks/flame.h"
 #include "smblat-config.h"
@@ -459,7 +462,7 @@ static int apply_views(struct config *c, const struct cli *cli)
 				c->layer[l].enabled = false;
 	}
 	if (cli->select) {
-		r = config_parse_select(cli->select, &c->sys_select, &problem);
+		r = syscalls_select_parse(cli->select, &syscalls_settings(c)->select, &problem);
 		if (r == -ENOMEM)
 			return r;
 		if (r < 0) {
@@ -478,9 +481,9 @@ static int apply_views(struct config *c, const struct cli *cli)
 		c->pid = pid;
 		c->layer[LAYER_SMBD].enabled = true;
 		c->layer[LAYER_SMBD].automatic = false;
-		c->smbd_split = true;
+		smbd_settings(c)->split = true;
 		if (!cli->select)
-			config_select_free(&c->sys_select);
+			syscalls_select_free(&syscalls_settings(c)->select);
 	}
 	if (cli->stacks) {
 		c->layer[LAYER_SMBD].stacks = c->layer[LAYER_SYSCALLS].stacks = true;
@@ -515,7 +518,7 @@ static int apply_cli(struct config *c, const struct cli *cli)
 	}
 	if (cli->groups_set)
 		for (int g = GROUP_INODE; g <= GROUP_SUPER; g++)
-			c->group[g] = cli->group[g];
+			smb_settings(c)->group[g] = cli->group[g];
 	if (cli->layers && (r = apply_layers(c, cli->layers)) < 0)
 		return r;
 	if (cli->backend) {
@@ -643,6 +646,10 @@ int main(int argc, char **argv)
 	struct config c;
 	int r;
 
+	if (agent_config_register() < 0) {
+		fprintf(stderr, "smblat: a layer's section of smblat.conf does not fit struct config\n");
+		return 1;
+	}
 	config_init(&c);
 	r = parse_args(argc, argv, &cli, &o);
 	if (r == 0 && cli.flamegraph) {

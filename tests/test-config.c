@@ -12,6 +12,11 @@
 
 #include "config/config.h"
 #include "config/target.h"
+#include "core/agent.h"
+#include "layers/block/settings.h"
+#include "layers/cifs/settings.h"
+#include "layers/smbd/settings.h"
+#include "layers/syscalls/settings.h"
 #include "base/syscalls.h"
 
 #include "check.h"
@@ -318,7 +323,8 @@ static void test_defaults(void)
 	CHECK(!c.layer[LAYER_SYSCALLS].enabled && !c.layer[LAYER_SYSCALLS].automatic);
 	for (int l = 0; l < _LAYER_MAX; l++)
 		CHECK(!c.layer[l].threshold_set && !c.layer[l].include && !c.layer[l].exclude);
-	CHECK(c.group[GROUP_INODE] && c.group[GROUP_FILE] && c.group[GROUP_ADSPACE] && c.group[GROUP_SUPER]);
+	CHECK(smb_settings(&c)->group[GROUP_INODE] && smb_settings(&c)->group[GROUP_FILE] &&
+	      smb_settings(&c)->group[GROUP_ADSPACE] && smb_settings(&c)->group[GROUP_SUPER]);
 	CHECK(c.n_probes == 0 && !c.probes);
 	CHECK(config_layer_threshold_ns(&c, LAYER_BLOCK) == 10000000);
 	config_free(&c);
@@ -401,9 +407,9 @@ static void test_every_section(void)
 	CHECK(c.hist_interval_ns == 0);
 	CHECK(!c.layer[LAYER_SMB].enabled && c.layer[LAYER_SMB].threshold_set &&
 	      c.layer[LAYER_SMB].threshold_ns == 20000000);
-	CHECK(!c.group[GROUP_INODE] && c.group[GROUP_FILE] && !c.group[GROUP_ADSPACE] &&
-	      c.group[GROUP_SUPER]);
-	CHECK(c.group[GROUP_NONE]);
+	CHECK(!smb_settings(&c)->group[GROUP_INODE] && smb_settings(&c)->group[GROUP_FILE] &&
+	      !smb_settings(&c)->group[GROUP_ADSPACE] && smb_settings(&c)->group[GROUP_SUPER]);
+	CHECK(smb_settings(&c)->group[GROUP_NONE]);
 	CHECK(c.layer[LAYER_SMB2].enabled && config_layer_threshold_ns(&c, LAYER_SMB2) == 1000000000);
 	CHECK(c.layer[LAYER_BLOCK].enabled && !c.layer[LAYER_BLOCK].threshold_set);
 	CHECK(config_layer_threshold_ns(&c, LAYER_BLOCK) == 500000);
@@ -411,19 +417,21 @@ static void test_every_section(void)
 	      !c.layer[LAYER_BLOCK].include[1]);
 	CHECK(c.layer[LAYER_SMBD].enabled && c.layer[LAYER_SMBD].exclude &&
 	      !strcmp(c.layer[LAYER_SMBD].exclude[0], "SMBD_VFS_FSYNC"));
-	CHECK_STR(c.smbd_binary, "/opt/samba/sbin/smbd");
+	CHECK_STR(smbd_settings(&c)->binary, "/opt/samba/sbin/smbd");
 	config_free(&c);
 
 	/* [syscalls] select=: one grammar, the last assignment wins; the smbd views' switches */
 	LOAD_OK(&c, "[syscalls]\nselect = pid:7\nselect = smbd, comm:sysprog cgroup:/a/b\n"
 		    "[smbd]\nvfs = yes\nexits = no\nexit_errors = yes\ntime_split = yes\nstacks = yes\n");
-	CHECK(c.sys_select.smbd && !c.sys_select.pid);
-	CHECK_STR(c.sys_select.comm, "sysprog");
-	CHECK_STR(c.sys_select.cgroup, "/a/b");
-	CHECK(c.smbd_vfs && !c.smbd_exits && c.smbd_breaks && c.smbd_split && c.layer[LAYER_SMBD].stacks);
-	CHECK(c.smbd_exit_errors);
+	CHECK(syscalls_settings(&c)->select.smbd && !syscalls_settings(&c)->select.pid);
+	CHECK_STR(syscalls_settings(&c)->select.comm, "sysprog");
+	CHECK_STR(syscalls_settings(&c)->select.cgroup, "/a/b");
+	CHECK(smbd_settings(&c)->vfs && !smbd_settings(&c)->exits && smbd_settings(&c)->breaks &&
+	      smbd_settings(&c)->split && c.layer[LAYER_SMBD].stacks);
+	CHECK(smbd_settings(&c)->exit_errors);
 	config_free(&c);
-	CHECK(!c.smbd_vfs && c.smbd_exits && !c.smbd_split && !c.sys_select.smbd && !c.smbd_exit_errors);
+	CHECK(!smbd_settings(&c)->vfs && smbd_settings(&c)->exits && !smbd_settings(&c)->split &&
+	      !syscalls_settings(&c)->select.smbd && !smbd_settings(&c)->exit_errors);
 	CHECK_ERROR_AT("[syscalls]\nselect = pid:0\n", 2, "select = pid:0 has an invalid pid");
 	CHECK_ERROR_AT("[syscalls]\nselect = comm:a_name_too_long_x\n", 2, "longer than 15 bytes");
 	CHECK_ERROR_AT("[syscalls]\nselect = cgroup:rel\n", 2, "wants an absolute cgroup path");
@@ -433,7 +441,7 @@ static void test_every_section(void)
 
 	/* empty strings unset; "user =" keeps root */
 	LOAD_OK(&c, "[agent]\ncomm = smbd\ncomm =\nuser =\ncgroup=\n[smbd]\nbinary = /x/smbd\nbinary =\n");
-	CHECK(!c.comm && !c.user && !c.cgroup && !c.smbd_binary);
+	CHECK(!c.comm && !c.user && !c.cgroup && !smbd_settings(&c)->binary);
 	config_free(&c);
 }
 
@@ -604,16 +612,16 @@ static void test_lists(void)
 	config_free(&c);
 
 	LOAD_OK(&c, "[smb]\ngroups = inode\n  adspace\n");
-	CHECK(c.group[GROUP_INODE] && !c.group[GROUP_FILE] && c.group[GROUP_ADSPACE] &&
-	      !c.group[GROUP_SUPER]);
+	CHECK(smb_settings(&c)->group[GROUP_INODE] && !smb_settings(&c)->group[GROUP_FILE] &&
+	      smb_settings(&c)->group[GROUP_ADSPACE] && !smb_settings(&c)->group[GROUP_SUPER]);
 	config_free(&c);
 	LOAD_OK(&c, "[smb]\ngroups = inode\ngroups = super,file\n");
-	CHECK(!c.group[GROUP_INODE] && c.group[GROUP_FILE] && !c.group[GROUP_ADSPACE] &&
-	      c.group[GROUP_SUPER]);
+	CHECK(!smb_settings(&c)->group[GROUP_INODE] && smb_settings(&c)->group[GROUP_FILE] &&
+	      !smb_settings(&c)->group[GROUP_ADSPACE] && smb_settings(&c)->group[GROUP_SUPER]);
 	config_free(&c);
 	LOAD_OK(&c, "[smb]\ngroups =\n");
-	CHECK(!c.group[GROUP_INODE] && !c.group[GROUP_FILE] && !c.group[GROUP_ADSPACE] &&
-	      !c.group[GROUP_SUPER]);
+	CHECK(!smb_settings(&c)->group[GROUP_INODE] && !smb_settings(&c)->group[GROUP_FILE] &&
+	      !smb_settings(&c)->group[GROUP_ADSPACE] && !smb_settings(&c)->group[GROUP_SUPER]);
 	config_free(&c);
 }
 
@@ -833,14 +841,15 @@ static void test_block_syscall(void)
 	struct config c;
 
 	LOAD_OK(&c, "[block]\ndisks = sda, nvme0n1\n  cciss!c0d0 sda\nqueue_time = yes\n");
-	CHECK(c.block_disks && c.block_disks[0] && c.block_disks[1] && c.block_disks[2] && !c.block_disks[3]);
-	CHECK_STR(c.block_disks[0], "sda");
-	CHECK_STR(c.block_disks[2], "cciss!c0d0");
-	CHECK(c.block_queue_time);
+	CHECK(block_settings(&c)->disks && block_settings(&c)->disks[0] && block_settings(&c)->disks[1] &&
+	      block_settings(&c)->disks[2] && !block_settings(&c)->disks[3]);
+	CHECK_STR(block_settings(&c)->disks[0], "sda");
+	CHECK_STR(block_settings(&c)->disks[2], "cciss!c0d0");
+	CHECK(block_settings(&c)->queue_time);
 	config_free(&c);
 	LOAD_OK(&c, "[block]\ndisks = sda\ndisks =\n");
-	CHECK(!c.block_disks);
-	CHECK(!c.block_queue_time);
+	CHECK(!block_settings(&c)->disks);
+	CHECK(!block_settings(&c)->queue_time);
 	config_free(&c);
 	CHECK_ERROR("[smb2]\ndisks = sda\n",
 		    "t.conf:2: unknown key \"disks\" in [smb2], it belongs in [block]\n");
@@ -1175,6 +1184,7 @@ int main(int argc, char **argv)
 {
 	const char *root = argc > 1 ? argv[1] : getenv("SOURCE_ROOT");
 
+	CHECK(agent_config_register() == 0);
 	test_durations();
 	test_sizes();
 	test_bools();

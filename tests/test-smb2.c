@@ -14,12 +14,14 @@
 
 #include "layers/cifs/smb2.h"
 #include "config/config.h"
+#include "core/agent.h"
 #include "decode/event.h"
 #include "sinks/journal.h"
 #include "decode/smb2.h"
 #include "layers/smbd/reqlayout.h"
 #include "layers/cifs/smbevent.h"
 #include "layers/layer.h"
+#include "layers/cifs/settings.h"
 #include "symbols/mounts.h"
 
 #include "check.h"
@@ -256,15 +258,20 @@ static void test_config(void)
 
 	/* filters: names and session ids, at most 4, a session id a number */
 	config_init(&c);
-	check(c.smb2_events && !c.smb2_servers && !c.smb2_sessions, "defaults: events, no filter");
+	check(smb2_settings(&c)->events && !smb2_settings(&c)->servers && !smb2_settings(&c)->sessions,
+	      "defaults: events, no filter");
 	r = config_load_string(&c, "t.conf",
 			       "[smb2]\nservers = fs1 10.0.0.2\nsessions = 0x2c00000045 "
 			       "12345\nconnection_events = no\n",
 			       NULL);
 	check(r == 0, "load: %d", r);
-	check(c.smb2_servers && c.smb2_servers[1] && strcmp(c.smb2_servers[1], "10.0.0.2") == 0, "servers");
-	check(c.smb2_sessions && c.smb2_sessions[1] && strcmp(c.smb2_sessions[1], "12345") == 0, "sessions");
-	check(!c.smb2_events, "connection_events = no");
+	check(smb2_settings(&c)->servers && smb2_settings(&c)->servers[1] &&
+		      strcmp(smb2_settings(&c)->servers[1], "10.0.0.2") == 0,
+	      "servers");
+	check(smb2_settings(&c)->sessions && smb2_settings(&c)->sessions[1] &&
+		      strcmp(smb2_settings(&c)->sessions[1], "12345") == 0,
+	      "sessions");
+	check(!smb2_settings(&c)->events, "connection_events = no");
 	f = open_memstream(&dump, &len);
 	config_dump(&c, f);
 	fclose(f);
@@ -524,6 +531,7 @@ int main(void)
 {
 	test_hook_args();
 	test_names();
+	check(agent_config_register() == 0, "the layers' sections register");
 	test_config();
 	test_request();
 	test_links();

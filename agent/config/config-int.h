@@ -1,80 +1,65 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Shared by the config loader (config.c) and its keys (config-keys.c). */
+/* Inside config/: the failure of a value, and the table of sections the loader and the dump walk. */
 #pragma once
 
 #include <stdbool.h>
 
 #include "config/config.h"
+#include "config/section.h"
 
 #include "base/macro.h"
 
-enum section_kind {
-	SECTION_NONE, /* before the first header */
-	SECTION_AGENT,
-	SECTION_JOURNAL,
-	SECTION_HISTOGRAM,
-	SECTION_SMB, /* a layer with groups= */
-	SECTION_LAYER,
-	SECTION_BLOCK,    /* a layer with disks= and queue_time= */
-	SECTION_SMBD,     /* a layer with binary= */
-	SECTION_SYSCALLS, /* a layer with select= */
-	SECTION_PROBE,
-	_SECTION_MAX,
-};
-
-#define S(k) (1u << (k))
-
-/* What outlives one file: the main file and its drop-ins form one load. */
-struct load {
-	struct config *c;
-	unsigned first_new_probe;
-	/* [probe NAME] that set their stacks; the others follow [agent] */
-	bool kstack_set[CONFIG_MAX_PROBES];
-	bool ustack_set[CONFIG_MAX_PROBES];
-	char *message; /* the first failure, "FILE:LINE: what" */
-};
-
-/* One file or string being parsed. */
-struct loader {
-	struct load *load;
-	struct config *c;
-	const char *name;
-	const char *pos; /* the unread rest of the text */
-	unsigned line;
-	enum section_kind kind;
-	enum layer_id layer;
-	unsigned probe;
-	char section[256];                      /* whole, inih's copy stops at 49 bytes */
-	unsigned probe_line[CONFIG_MAX_PROBES]; /* where this file has [probe NAME], or 0 */
-	/* mirrors inih: after a key, indented lines continue its value */
-	bool key_in_section;
-	bool continuation;
-	const char *key;
-	int error; /* negative errno of the first failure */
+/* parser.c: the first failure of a text, and where it was. */
+struct config_parser {
+	const char *key; /* the key whose value is parsed */
+	unsigned line;   /* of the text, as it is read */
+	int error;       /* negative errno of the first failure */
 	unsigned error_line;
 	char message[512];
 };
 
-int loader_fail(struct loader *l, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-int loader_oom(struct loader *l);
-/* Frees the user name unless it is the built-in default. */
-void config_user_set(struct config *c, char *user);
+/* Keeps the first failure only: error and its message. Returns the first failure's error. */
+int parser_fail(struct config_parser *p, int error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-/* One key of smblat.conf: the sections it may stand in and how it is set. */
-struct key {
-	const char *name;
-	unsigned sections;
-	bool list; /* may go on over indented lines */
-	int (*set)(struct loader *l, const char *value, bool append);
+/* table.c: the sections of the file, in the order of smblat.conf(5) and the dump. */
+struct table_section {
+	const char *name; /* NULL: a layer without a section */
+	/* where the keys come from: a layer's are the keys every layer has, then its own */
+	const struct config_section *parts[2];
+	enum layer_id layer; /* _LAYER_MAX: not a layer's */
+	bool probe;          /* [probe NAME]: once per probe */
 };
 
-/* The key NAME of one of the sections, or NULL. */
-const struct key *key_find(const char *name, unsigned sections);
-/* "[journal], [smb]": the sections that have a key NAME, or NULL when none has. */
-const char *key_homes(const char *name, char *buf, size_t size);
-/* Fails with the best message for a key this section does not have. */
-int key_unknown(struct loader *l, const char *name);
+/* The section after s (NULL: the first), or NULL after the last. */
+const struct table_section *table_next(const struct table_section *s);
+/* The section NAME but [probe NAME], or NULL. */
+const struct table_section *table_find(const char *name);
+/* Where the values of the keys of s's part live in c; probe: which [probe NAME]. */
+void *table_base(const struct table_section *s, unsigned part, const struct config *c, unsigned probe);
+/* The section [probe NAME]. */
+const struct table_section *table_probe(void);
+/* The registered section of layer l, or NULL. */
+const struct config_section *table_layer(enum layer_id l);
 
-/* keys-smb2.c: [smb2] servers= and sessions= */
-int keys_smb2_servers(struct loader *l, const char *v, bool append);
-int keys_smb2_sessions(struct loader *l, const char *v, bool append);
+/* The keys of a section, in order: table_key_next() from { .s = s } until NULL. */
+struct table_iter {
+	const struct table_section *s;
+	unsigned part; /* of the key returned */
+	size_t i;
+};
+const struct config_key *table_key_next(struct table_iter *it);
+/* The key NAME of s, and in *part which part has it; NULL when s has none. */
+const struct config_key *table_key(const struct table_section *s, const char *name, unsigned *part);
+/* "[agent], [probe NAME]": the sections that have a key NAME into buf, or NULL when none has. */
+const char *table_homes(const char *name, char *buf, size_t size);
+
+/* keys.c: the sections of the agent itself. */
+extern const struct config_section config_agent_section, config_journal_section, config_histogram_section;
+extern const struct config_section config_layer_section; /* the keys every layer section has */
+extern const struct config_section config_probe_section;
+
+/* config.c */
+int config_probe_find(const struct config *c, const char *label);
+/* Frees what probe i of c owns. */
+void config_probe_done(struct config *c, unsigned i);

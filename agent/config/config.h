@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -11,6 +12,8 @@
 
 #define EX_CONFIG_ 78 /* sysexits EX_CONFIG */
 #define CONFIG_MAX_PROBES 256
+/* A layer's own section lives inside struct config, in this many bytes at most. */
+#define CONFIG_SETTINGS_MAX 64
 
 struct layer_config {
 	bool enabled;       /* yes, or auto */
@@ -19,16 +22,8 @@ struct layer_config {
 	uint64_t threshold_ns;
 	char **include; /* NULL-terminated FUNCTION names, NULL = all */
 	char **exclude; /* NULL-terminated FUNCTION names */
-	bool errors;    /* [smb2], [syscalls]: log failed calls whatever their latency */
-	bool stacks;    /* count calls per distinct stack ([smbd], [syscalls]) */
-};
-
-/* [syscalls] select=: whose syscalls are accounted (one grammar, config_parse_select()). */
-struct sys_select {
-	bool smbd;    /* every smbd */
-	uint32_t pid; /* this process and its later children, 0: none */
-	char *comm;   /* processes exec'ing with this name, NULL: none */
-	char *cgroup; /* the tasks of this cgroup v2 (and below), NULL: none */
+	bool errors;    /* CONFIG_LAYER_ERRORS: log failed calls whatever their latency */
+	bool stacks;    /* CONFIG_LAYER_STACKS: count calls per distinct stack */
 };
 
 /* [probe NAME]: one function probe of the "func" layer (funcslower). */
@@ -41,6 +36,8 @@ struct probe_config {
 	uint64_t threshold_ns;
 	bool kernel_stack;
 	bool user_stack;
+	bool kernel_stack_set; /* given in the section; else [agent]'s at the end of the load */
+	bool user_stack_set;
 	unsigned int args; /* entry arguments to log, 0..6 */
 	bool errors;       /* log failed calls whatever their latency */
 	bool stacks;       /* count calls per distinct stack */
@@ -73,27 +70,15 @@ struct config {
 	uint64_t lost_interval_ns; /* default 60s */
 	/* [histogram] */
 	uint64_t hist_interval_ns;   /* default 60s, 0 disables */
-	bool hist_per_share;         /* FUNCTIONs of the SMB layers also per share, default yes */
+	bool hist_per_share;         /* the FUNCTIONs of the layers with shares also per share, default yes */
 	uint32_t hist_per_share_max; /* FUNCTION and share pairs kept, default 1024 */
-	/* [smb] [smb2] [block] [smbd] */
+	/* the keys every layer section has */
 	struct layer_config layer[_LAYER_MAX];
-	bool group[_GROUP_MAX]; /* enum op_group enabled for [smb] groups=, all by default */
-	/* [block] */
-	char **block_disks;    /* NULL-terminated disk names, NULL: every disk */
-	bool block_queue_time; /* time from block_rq_insert, default no */
-	/* [smb2] */
-	char **smb2_servers;  /* NULL-terminated server names, NULL: every server */
-	char **smb2_sessions; /* NULL-terminated session ids as given, NULL: every session */
-	bool smb2_events;     /* connection events, default yes */
-	/* [smbd] */
-	char *smbd_binary;     /* smbd executable, NULL: found on PATH (config_smbd_binary) */
-	bool smbd_vfs;         /* every smb_vfs_call_*, not only include=d ones; default no */
-	bool smbd_exits;       /* SMBD_EXIT entries; default yes */
-	bool smbd_exit_errors; /* their last failed syscall (hooks every syscall's exit); default no */
-	bool smbd_breaks;      /* SMBD_OPLOCK_BREAK, SMBD_LEASE_BREAK entries; default yes */
-	bool smbd_split;       /* time split summaries (SMBD_TIME_SPLIT); default no */
-	/* [syscalls] */
-	struct sys_select sys_select; /* nothing chosen: every smbd */
+	/* the rest of each layer's section, as its config_section lays it out (config_layer_settings()) */
+	union {
+		max_align_t align;
+		unsigned char bytes[CONFIG_SETTINGS_MAX];
+	} settings[_LAYER_MAX];
 	/* [probe NAME] ... */
 	struct probe_config *probes;
 	unsigned int n_probes;
@@ -123,33 +108,36 @@ int config_load_string(struct config *c, const char *name, const char *text, cha
  */
 int config_carry_cli(struct config *to, const struct config *from);
 
-/*
- * select= of [syscalls] and --syscalls=: "smbd", "pid:N", "comm:NAME",
- * "cgroup:PATH", separated by commas or blanks, into s (freed first). On
- * error -EINVAL and *problem says what is wrong (static).
- */
-int config_parse_select(const char *v, struct sys_select *s, const char **problem);
-void config_select_free(struct sys_select *s);
-/* "smbd, pid:12" into buf (size n): the dump's and the messages' spelling. */
-const char *config_select_format(const struct sys_select *s, char *buf, size_t n);
-
 /* Prints the effective configuration in the file's own syntax. */
 void config_dump(const struct config *c, FILE *f);
 
-/*
- * Whether the configuration selects FUNCTION name of layer l: its section's
- * include= (empty: all) and exclude=, and for smb the op group's groups=.
- */
-bool config_wants(const struct config *c, enum layer_id l, const char *name, enum op_group g);
+/* Whether the configuration selects FUNCTION name of layer l: its section's include= (empty: all) and exclude=. */
+bool config_wants(const struct config *c, enum layer_id l, const char *name);
 
-/* The smbd to probe: [smbd] binary=, else smbd on PATH or where Samba installs it; NULL: none. */
-char *config_smbd_binary(const struct config *c);
+/*
+ * The settings of layer l's own section, as the config_section it
+ * registered lays them out; the layer casts them to its struct.
+ */
+void *config_layer_settings(const struct config *c, enum layer_id l);
+
+struct config_section;
+/*
+ * The section of layer l (NULL: it has none): its keys are known to every
+ * configuration initialised after. -E2BIG when its struct does not fit.
+ */
+int config_layer_register(enum layer_id l, const struct config_section *s);
 
 /* Slow calls written at once above rate_limit: rate_burst=, else twice rate_limit. */
 uint32_t config_rate_burst(const struct config *c);
 
-/* An SMB session id as [smb2] sessions= takes it (hex 0x..., or decimal); -EINVAL. */
-int config_parse_session(const char *s, uint64_t *ret);
+/*
+ * A reload: the keys that need a restart (CONFIG_KEY_RESTART) go back to
+ * their running values in next, and running gets next's (to be freed with
+ * it). Those whose value in next differs from was (the file at start) are
+ * listed in changed ("comm, [journal] enabled"; size bytes). Returns how many.
+ */
+unsigned config_restart_keep(struct config *next, struct config *running, const struct config *was,
+			     char *changed, size_t size);
 
 /* The threshold in force: the layer's own, else [agent]'s. */
 uint64_t config_layer_threshold_ns(const struct config *c, enum layer_id l);

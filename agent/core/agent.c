@@ -616,6 +616,17 @@ static int start(struct agent *a)
 	return layers_start(a);
 }
 
+int agent_config_register(void)
+{
+	for (enum layer_id l = 0; l < _LAYER_MAX; l++) {
+		int r = config_layer_register(l, layer_table[l]->config);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 int agent_run(struct config *c, const struct run_opts *o)
 {
 	struct agent a = { .cfg = c, .opt = o, .started_ns = now_ns() };

@@ -24,6 +24,12 @@ struct run_opts {
 };
 
 /*
+ * Hands each layer's section of smblat.conf to config/ (config_layer_register()):
+ * before the first config_init(). -E2BIG when one does not fit struct config.
+ */
+int agent_config_register(void);
+
+/*
  * --breakdown: the probes of the layers the breakdown shows (I/O system
  * calls, VFS entry points) added to c, and their layers enabled unless
  * the command line chose the layers. -ENOMEM.

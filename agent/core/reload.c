@@ -56,83 +56,18 @@ void reload_free(struct agent *a)
 	a->reload = NULL;
 }
 
-static bool str_differs(const char *x, const char *y)
-{
-	return strcmp(x ? x : "", y ? y : "") != 0;
-}
-
-static bool strv_differs(char **x, char **y)
-{
-	size_t i = 0;
-
-	for (; x && x[i] && y && y[i]; i++)
-		if (strcmp(x[i], y[i]) != 0)
-			return true;
-	return (x && x[i]) || (y && y[i]);
-}
-
-/* Keys that need a restart: say which changed in the file since start. */
-static void restart_keys_report(struct agent *a, const struct config *next)
+/*
+ * The keys a reload cannot apply keep their running values in next; those
+ * the file changed since start are said (the command line's are no change).
+ */
+static void restart_keys(struct agent *a, struct config *next)
 {
 	const struct config *was = a->reload ? &a->reload->file : a->cfg;
-	char list[256] = "";
-	size_t n = 0;
+	char list[512];
 
-#define CHANGED(key, cond)                                                                     \
-	do {                                                                                   \
-		if ((cond) && n < sizeof(list) - 32)                                           \
-			n += snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "", key); \
-	} while (0)
-	CHANGED("pid", next->pid != was->pid);
-	CHANGED("comm", str_differs(next->comm, was->comm));
-	CHANGED("cgroup", str_differs(next->cgroup, was->cgroup));
-	CHANGED("ringbuf_size", next->ringbuf_bytes != was->ringbuf_bytes);
-	CHANGED("backend", next->backend != was->backend);
-	CHANGED("thread_state", next->thread_state != was->thread_state);
-	CHANGED("max_threads", next->max_threads != was->max_threads);
-	CHANGED("user", str_differs(next->user, was->user));
-	CHANGED("[journal] enabled", next->journal != was->journal);
-	CHANGED("priority_slow", next->priority_slow != was->priority_slow);
-	CHANGED("priority_summary", next->priority_summary != was->priority_summary);
-	CHANGED("[histogram] interval", next->hist_interval_ns != was->hist_interval_ns);
-	CHANGED("[histogram] per_share_max", next->hist_per_share_max != was->hist_per_share_max);
-	CHANGED("[block] disks", strv_differs(next->block_disks, was->block_disks));
-	CHANGED("[block] queue_time", next->block_queue_time != was->block_queue_time);
-	CHANGED("[smbd] binary", str_differs(next->smbd_binary, was->smbd_binary));
-#undef CHANGED
-	if (n)
+	if (config_restart_keep(next, a->cfg, was, list, sizeof(list)))
 		log_status(STATUS_RELOAD_REFUSED, REASON_RESTART_NEEDED, LOG_WARNING,
-			   "reload: %s changed: takes effect at the next "
-			   "start, running values kept",
-			   list);
-}
-
-/* After the swap, the keys of restart_keys_report() go back to their running values. */
-static void restart_keys_keep(struct config *now, struct config *old)
-{
-	char *s, **v;
-
-#define SWAP_STR(field) (s = now->field, now->field = old->field, old->field = s)
-#define SWAP_STRV(field) (v = now->field, now->field = old->field, old->field = v)
-	now->pid = old->pid;
-	SWAP_STR(comm);
-	SWAP_STR(cgroup);
-	now->ringbuf_bytes = old->ringbuf_bytes;
-	now->backend = old->backend;
-	now->thread_state = old->thread_state;
-	now->max_threads = old->max_threads;
-	SWAP_STR(user);
-	now->journal = old->journal;
-	now->priority_slow = old->priority_slow;
-	now->priority_summary = old->priority_summary;
-	now->hist_interval_ns = old->hist_interval_ns;
-	now->hist_per_share_max = old->hist_per_share_max; /* the view's map is sized at start */
-	/* the block filter is read-only data; the smbd layer probes the libraries it found at start */
-	SWAP_STRV(block_disks);
-	now->block_queue_time = old->block_queue_time;
-	SWAP_STR(smbd_binary);
-#undef SWAP_STRV
-#undef SWAP_STR
+			   "reload: %s changed: takes effect at the next start, running values kept", list);
 }
 
 /* What a reload did, in one status: its counts as fields, and in the message. */
@@ -209,10 +144,9 @@ int reload_config(struct agent *a)
 		config_free(&next);
 		return r;
 	}
-	restart_keys_report(a, &next);
+	restart_keys(a, &next);
 	old = *a->cfg;
 	*a->cfg = next;
-	restart_keys_keep(a->cfg, &old);
 	ratelimit_set(a->rate, a->cfg->rate_limit, config_rate_burst(a->cfg), now_ns());
 	ap.old = &old;
 	agent_layers_privileged(a, layer_reload, &ap);

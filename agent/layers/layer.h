@@ -92,6 +92,11 @@ struct layer_ops {
 	enum layer_id id;
 	const char *traces; /* what it traces, for a reader who does not know the layers */
 	size_t size;        /* sizeof(struct layer) of the layer */
+	/*
+	 * Its section of smblat.conf, named as the layer: its keys beyond
+	 * those every layer has (config/section.h). NULL: none.
+	 */
+	const struct config_section *config;
 	/* The core writes no summaries of its functions: its summarize hook does, from out->acc. */
 	bool own_summaries;
 	/* Function ids a configuration may need at most (the BPF maps are sized once). */

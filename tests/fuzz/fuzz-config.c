@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "core/agent.h"
 #include "fuzz.h"
 
 static char *dump(const struct config *c)
@@ -28,6 +29,9 @@ static char *dump(const struct config *c)
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	fuzz_report_init();
+	/* the layers' sections, as the agent has them */
+	if (agent_config_register() < 0)
+		abort();
 	return 0;
 }
 

@@ -14,6 +14,8 @@
 #include "base/log.h"
 #include "layers/block/block.h"
 #include "layers/layer.h"
+#include "layers/block/settings.h"
+#include "layers/smbd/settings.h"
 #include "probes/inflight.h"
 #include "base/macro.h"
 
@@ -82,19 +84,20 @@ static uint32_t rq_arg(const struct btf *btf)
 int block_cfg_build(const struct config *c, const struct btf *vmlinux, const char *sysfs,
 		    struct block_cfg *ret)
 {
+	char **disks = block_settings(c)->disks;
 	struct block_cfg bc = {
 		.rq_arg = rq_arg(vmlinux),
-		.queue_time = c->block_queue_time,
+		.queue_time = block_settings(c)->queue_time,
 	};
 	int r;
 
-	for (size_t i = 0; c->block_disks && c->block_disks[i]; i++) {
+	for (size_t i = 0; disks && disks[i]; i++) {
 		if (bc.n_devs == BLOCK_MAX_DISKS)
 			return -E2BIG;
-		r = disk_dev(sysfs ? sysfs : "/sys", c->block_disks[i], &bc.devs[bc.n_devs]);
+		r = disk_dev(sysfs ? sysfs : "/sys", disks[i], &bc.devs[bc.n_devs]);
 		if (r < 0) {
 			log_layer("block", STATUS_LAYER_UNAVAILABLE, REASON_NOT_FOUND, LOG_ERR,
-				  "disks = %s: no such block device (%s)", c->block_disks[i], strerror(-r));
+				  "disks = %s: no such block device (%s)", disks[i], strerror(-r));
 			return -ENODEV;
 		}
 		bc.n_devs++;
@@ -114,7 +117,7 @@ int block_cfg_build(const struct config *c, const struct btf *vmlinux, const cha
  */
 static bool block_wanted_auto(const struct config *c)
 {
-	char *smbd = config_smbd_binary(c);
+	char *smbd = smbd_settings_binary(c);
 	bool found = smbd;
 
 	free(smbd);
@@ -179,7 +182,7 @@ static const struct prog_unit block_unit = {
 static void op_configure(struct layer *l, struct func *f)
 {
 	f->cfg = (struct func_cfg) { .threshold_ns = config_layer_threshold_ns(l->env->cfg, LAYER_BLOCK) };
-	if (config_wants(l->env->cfg, LAYER_BLOCK, f->name, GROUP_NONE))
+	if (config_wants(l->env->cfg, LAYER_BLOCK, f->name))
 		f->cfg.flags = FF_ENABLED;
 	probes_update(l->env->probes, f);
 }
@@ -197,8 +200,9 @@ static int ops_add(struct layer *l)
 		snprintf(name, sizeof(name), "BLOCK_%s", op_names[op]);
 		/* the target column of --list-probes: what times the request */
 		id = func_table_add(l->env->funcs, LAYER_BLOCK, GROUP_NONE, name,
-				    l->env->cfg->block_queue_time ? "block_rq_insert..block_rq_complete" :
-								    "block_rq_issue..block_rq_complete",
+				    block_settings(l->env->cfg)->queue_time ?
+					    "block_rq_insert..block_rq_complete" :
+					    "block_rq_issue..block_rq_complete",
 				    NULL);
 		if (id < 0)
 			return id;
@@ -224,7 +228,7 @@ static void ops_mark(struct layer *l)
 static void block_attach(struct layer *l)
 {
 	struct status s = { .kind = STATUS_LAYER_ATTACHED, .priority = LOG_INFO, .layer = NAME };
-	unsigned int n_tps = ELEMENTSOF(tracepoints) - !l->env->cfg->block_queue_time;
+	unsigned int n_tps = ELEMENTSOF(tracepoints) - !block_settings(l->env->cfg)->queue_time;
 	int r;
 
 	l->off = false;
@@ -275,8 +279,8 @@ static void block_attach(struct layer *l)
 	status_count_set(&s, COUNT_NOT_ATTACHED, 0);
 	log_emit(&s, "%u request ops timed from %s to completion (%s)%s%s",
 		 func_table_attached(l->env->funcs, LAYER_BLOCK),
-		 l->env->cfg->block_queue_time ? "insert" : "issue", backend_name(l->backend),
-		 l->env->cfg->block_disks ? ", disks filtered" : "",
+		 block_settings(l->env->cfg)->queue_time ? "insert" : "issue", backend_name(l->backend),
+		 block_settings(l->env->cfg)->disks ? ", disks filtered" : "",
 		 l->io_start ? "" :
 			       "; no " TP_IO_START " (before Linux 6.5): writes that only "
 			       "flush are not seen");
@@ -425,6 +429,7 @@ const struct layer_ops block_layer = {
 	.n_columns = 1,
 	.breakdown = block_breakdown,
 	.id = LAYER_BLOCK,
+	.config = &block_settings_section,
 	.traces = "block I/O requests",
 	.ids_needed = block_ids_needed,
 	.prepare = block_prepare,

@@ -19,6 +19,7 @@
 #include "decode/smb2.h"
 #include "probes/peek.h"
 #include "layers/cifs/shareview.h"
+#include "layers/cifs/settings.h"
 #include "symbols/kmodules.h"
 #include "symbols/ksyms.h"
 #include "base/clock.h"
@@ -166,7 +167,7 @@ static int resolve(struct layer *l)
 
 static bool wanted(const struct layer *l, const struct func *f)
 {
-	return config_wants(l->env->cfg, LAYER_SMB, f->name, f->group);
+	return smb_settings_group(l->env->cfg, f->group) && config_wants(l->env->cfg, LAYER_SMB, f->name);
 }
 
 /* "fentry", or "fentry 50, kprobe 18" when the kernel refused the first backend part way. */
@@ -257,7 +258,8 @@ static void report_not_served(struct layer *l)
 	for (const char *const *k = cifsops_known; *k; k++) {
 		bool found = false;
 
-		if (!config_wants(l->env->cfg, LAYER_SMB, *k, cifsops_name_group(*k)))
+		if (!smb_settings_group(l->env->cfg, cifsops_name_group(*k)) ||
+		    !config_wants(l->env->cfg, LAYER_SMB, *k))
 			continue; /* the user asked not to see it */
 		for (uint32_t i = 0; i < l->env->funcs->n && !found; i++)
 			found = l->env->funcs->v[i].layer == LAYER_SMB &&
@@ -477,6 +479,7 @@ const struct layer_ops smb_layer = {
 	.n_columns = 1,
 	.breakdown = smb_breakdown,
 	.id = LAYER_SMB,
+	.config = &smb_settings_section,
 	.traces = "SMB client operations",
 	.ids_needed = smb_ids_needed,
 	.prepare = smb_prepare,

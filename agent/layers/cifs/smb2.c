@@ -22,6 +22,7 @@
 #include "decode/smb2.h"
 #include "layers/cifs/shareview.h"
 #include "layers/cifs/smbevent.h"
+#include "layers/cifs/settings.h"
 #include "probes/btfargs.h"
 #include "probes/inflight.h"
 #include "symbols/kmodules.h"
@@ -230,15 +231,15 @@ static const char *hook_resolve(struct layer *l, enum smb2_hook h)
 /* [smb2] servers= and sessions= into what BPF compares. */
 static void filters_configure(struct layer *l)
 {
-	const struct config *c = l->env->cfg;
+	const struct smb2_settings *s = smb2_settings(l->env->cfg);
 	struct smb2_ctl *ctl = &l->ctl;
 
 	ctl->n_servers = ctl->n_sessions = 0;
 	memset(ctl->servers, 0, sizeof(ctl->servers));
-	for (size_t i = 0; c->smb2_servers && c->smb2_servers[i] && i < SMB2_FILTER_MAX; i++)
-		snprintf(ctl->servers[ctl->n_servers++], SMBLAT_NAME_LEN, "%s", c->smb2_servers[i]);
-	for (size_t i = 0; c->smb2_sessions && c->smb2_sessions[i] && i < SMB2_FILTER_MAX; i++)
-		if (config_parse_session(c->smb2_sessions[i], &ctl->sessions[ctl->n_sessions]) == 0)
+	for (size_t i = 0; s->servers && s->servers[i] && i < SMB2_FILTER_MAX; i++)
+		snprintf(ctl->servers[ctl->n_servers++], SMBLAT_NAME_LEN, "%s", s->servers[i]);
+	for (size_t i = 0; s->sessions && s->sessions[i] && i < SMB2_FILTER_MAX; i++)
+		if (smb2_session_parse(s->sessions[i], &ctl->sessions[ctl->n_sessions]) == 0)
 			ctl->n_sessions++;
 }
 
@@ -256,7 +257,7 @@ static void commands_configure(struct layer *l)
 			.threshold_ns = config_layer_threshold_ns(c, LAYER_SMB2),
 			.ret_kind = RK_VOID,
 		};
-		if (config_wants(c, LAYER_SMB2, f->name, GROUP_NONE))
+		if (config_wants(c, LAYER_SMB2, f->name))
 			f->cfg.flags = FF_ENABLED | (c->layer[LAYER_SMB2].errors ? FF_ERRORS : 0);
 		probes_update(l->env->probes, f);
 	}
@@ -673,6 +674,7 @@ const struct layer_ops smb2_layer = {
 	.n_columns = 1,
 	.breakdown = smb2_breakdown,
 	.id = LAYER_SMB2,
+	.config = &smb2_settings_section,
 	.traces = "SMB2 requests of the client, its connection events",
 	.ids_needed = smb2_ids_needed,
 	.prepare = smb2_prepare,

@@ -16,6 +16,7 @@
 #include "layers/layer.h"
 #include "decode/smb2.h"
 #include "layers/cifs/smbevent.h"
+#include "layers/cifs/settings.h"
 #include "probes/btfargs.h"
 #include "sinks/journal.h"
 #include "symbols/mounts.h"
@@ -268,7 +269,7 @@ static bool events_wanted(const struct layer_env *env, enum smb_event k)
 {
 	const struct config *c = env->cfg;
 
-	return c->smb2_events && config_wants(c, LAYER_SMB2, events[k].function, GROUP_NONE);
+	return smb2_settings(c)->events && config_wants(c, LAYER_SMB2, events[k].function);
 }
 
 /*
@@ -359,7 +360,8 @@ unsigned int smbevent_sync(struct smbevents *ev, const struct layer_env *env, en
 		if (!f)
 			continue;
 		if (!events_wanted(env, k)) {
-			event_detach(ev, env, k, env->cfg->smb2_events ? FUNC_EXCLUDED : FUNC_DISABLED, NULL);
+			event_detach(ev, env, k,
+				     smb2_settings(env->cfg)->events ? FUNC_EXCLUDED : FUNC_DISABLED, NULL);
 			event_id[k] = SMB2_NO_HOOK;
 			continue;
 		}

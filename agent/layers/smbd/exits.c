@@ -26,6 +26,7 @@
 #include "decode/smb2.h"
 #include "layers/procs/procs.h"
 #include "layers/smbd/views.h"
+#include "layers/smbd/settings.h"
 #include "sinks/journal.h"
 #include "symbols/usyms.h"
 #include "base/macro.h"
@@ -167,12 +168,12 @@ void smbd_exits_sync(const struct layer_env *env, const struct smbd_places *pl)
 	struct procs_ctl *ctl = procs_ctl(env->probes);
 	const struct config *c = env->cfg;
 
-	view_sync(env, pl, "SMBD_EXIT", "smbd_exit_server", c->smbd_exits, exit_hooks, ELEMENTSOF(exit_hooks),
-		  &ctl->exit_id);
-	view_sync(env, pl, "SMBD_OPLOCK_BREAK", "smbd_smb2_send_oplock_break", c->smbd_breaks, oplock_hooks,
-		  ELEMENTSOF(oplock_hooks), &ctl->oplock_id);
-	view_sync(env, pl, "SMBD_LEASE_BREAK", "smbd_smb2_send_lease_break", c->smbd_breaks, lease_hooks,
-		  ELEMENTSOF(lease_hooks), &ctl->lease_id);
+	view_sync(env, pl, "SMBD_EXIT", "smbd_exit_server", smbd_settings(c)->exits, exit_hooks,
+		  ELEMENTSOF(exit_hooks), &ctl->exit_id);
+	view_sync(env, pl, "SMBD_OPLOCK_BREAK", "smbd_smb2_send_oplock_break", smbd_settings(c)->breaks,
+		  oplock_hooks, ELEMENTSOF(oplock_hooks), &ctl->oplock_id);
+	view_sync(env, pl, "SMBD_LEASE_BREAK", "smbd_smb2_send_lease_break", smbd_settings(c)->breaks,
+		  lease_hooks, ELEMENTSOF(lease_hooks), &ctl->lease_id);
 }
 
 unsigned int smbd_exits_detach(const struct layer_env *env, enum func_state why)

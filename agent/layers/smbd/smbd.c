@@ -26,6 +26,7 @@
 #include "layers/procs/procs.h"
 #include "layers/smbd/views.h"
 #include "layers/smbd/reqlayout.h"
+#include "layers/smbd/settings.h"
 #include "probes/inflight.h"
 #include "symbols/usyms.h"
 #include "base/macro.h"
@@ -128,7 +129,7 @@ static bool vfs_wanted(const struct config *c, const char *name)
 {
 	char **inc = c->layer[LAYER_SMBD].include;
 
-	if (c->smbd_vfs)
+	if (smbd_settings(c)->vfs)
 		return true;
 	for (; inc && *inc; inc++)
 		if (strcasecmp(*inc, name) == 0)
@@ -151,8 +152,7 @@ static int sync_one(const char *symbol, uint64_t offset, void *userdata)
 		return 0;
 	for (char *s = name; *s; s++)
 		*s = (char)toupper((unsigned char)*s);
-	want = config_wants(l->env->cfg, LAYER_SMBD, name, GROUP_NONE) &&
-	       (b->smb2 || vfs_wanted(l->env->cfg, name));
+	want = config_wants(l->env->cfg, LAYER_SMBD, name) && (b->smb2 || vfs_wanted(l->env->cfg, name));
 	f = find(l, name);
 	if (f && func_attached(f) && !want) {
 		probes_detach(l->env->probes, f, FUNC_DISABLED, NULL);
@@ -261,16 +261,16 @@ static struct smbd_places places(const struct layer *l)
  */
 static int follow(struct layer *l)
 {
-	const struct config *c = l->env->cfg;
+	const struct smbd_settings *s = smbd_settings(l->env->cfg);
 	char why[256];
 	int r;
 
-	if (!c->smbd_exits && !c->smbd_breaks && !c->smbd_split)
+	if (!s->exits && !s->breaks && !s->split)
 		return -ENOENT;
 	r = procs_attach(l->env->probes,
-			 c->smbd_split                        ? PROCS_SYS_BOTH :
-			 c->smbd_exits && c->smbd_exit_errors ? PROCS_SYS_EXIT :
-								PROCS_SYS_NONE,
+			 s->split                   ? PROCS_SYS_BOTH :
+			 s->exits && s->exit_errors ? PROCS_SYS_EXIT :
+						      PROCS_SYS_NONE,
 			 why, sizeof(why));
 	if (r < 0) {
 		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_ATTACH_FAILED, LOG_WARNING,
@@ -291,15 +291,15 @@ static int follow(struct layer *l)
 /* The views' functions wanted and attached, said once they first are. */
 static void views_say(struct layer *l, int running)
 {
-	const struct config *c = l->env->cfg;
+	const struct smbd_settings *set = smbd_settings(l->env->cfg);
 	const struct {
 		const char *name;
 		bool want;
 	} views[] = {
-		{ "SMBD_EXIT", c->smbd_exits },
-		{ "SMBD_OPLOCK_BREAK", c->smbd_breaks },
-		{ "SMBD_LEASE_BREAK", c->smbd_breaks },
-		{ "SMBD_TIME_SPLIT", c->smbd_split },
+		{ "SMBD_EXIT", set->exits },
+		{ "SMBD_OPLOCK_BREAK", set->breaks },
+		{ "SMBD_LEASE_BREAK", set->breaks },
+		{ "SMBD_TIME_SPLIT", set->split },
 	};
 	struct status s = { .kind = STATUS_LAYER_ATTACHED, .priority = LOG_INFO, .layer = NAME };
 	unsigned int wanted = 0, attached = 0;
@@ -360,7 +360,7 @@ static int locate(struct layer *l)
 	int r;
 
 	free(l->binary);
-	l->binary = config_smbd_binary(c);
+	l->binary = smbd_settings_binary(c);
 	if (!l->binary && c->layer[LAYER_SMBD].automatic) {
 		l->off = true;
 		l->why = layer_off(NAME, REASON_NO_BINARY, l->why_buf, sizeof(l->why_buf),
@@ -512,7 +512,7 @@ static enum layer_state smbd_state(struct layer *l, const char **why)
 /* Whether there is an smbd to probe, for enabled = auto. */
 static bool smbd_present(const struct config *c)
 {
-	char *b = config_smbd_binary(c);
+	char *b = smbd_settings_binary(c);
 	bool found = b;
 
 	free(b);
@@ -558,6 +558,7 @@ const struct layer_ops smbd_layer = {
 	.columns = &smbd_column,
 	.n_columns = 1,
 	.id = LAYER_SMBD,
+	.config = &smbd_settings_section,
 	.traces = "Samba server (smbd)",
 	.ids_needed = smbd_ids_needed,
 	.prepare = smbd_prepare,

@@ -20,6 +20,7 @@
 #include "base/log.h"
 #include "layers/procs/procs.h"
 #include "layers/smbd/views.h"
+#include "layers/smbd/settings.h"
 #include "sinks/journal.h"
 #include "symbols/usyms.h"
 #include "base/macro.h"
@@ -192,7 +193,7 @@ void smbd_split_sync(struct smbd_split *s, const struct layer_env *env, const st
 {
 	struct procs_ctl *ctl = procs_ctl(env->probes);
 	char target[512], missing[512] = "", buf[256];
-	bool want = env->cfg->smbd_split;
+	bool want = smbd_settings(env->cfg)->split;
 	struct func *f;
 	int r;
 

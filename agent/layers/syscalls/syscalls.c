@@ -22,6 +22,7 @@
 #include "base/syscalls.h"
 #include "layers/layer.h"
 #include "layers/procs/procs.h"
+#include "layers/syscalls/settings.h"
 #include "sinks/journal.h"
 
 #define NAME "syscalls"
@@ -65,7 +66,7 @@ static int syscalls_init(struct layer *l)
 /* select=, else [agent] pid=/comm=/cgroup=, else every smbd. */
 static struct sys_select selection(const struct config *c)
 {
-	const struct sys_select *s = &c->sys_select;
+	const struct sys_select *s = &syscalls_settings(c)->select;
 	struct sys_select r = {};
 
 	if (s->smbd || s->pid || s->comm || s->cgroup)
@@ -119,7 +120,7 @@ static int select_apply(struct layer *l, const struct sys_select *s)
 	ctl->acct_smbd = s->smbd;
 	if (s->smbd)
 		ctl->smbd = 1;
-	config_select_format(s, l->what, sizeof(l->what));
+	syscalls_select_format(s, l->what, sizeof(l->what));
 	return 0;
 }
 
@@ -153,8 +154,7 @@ static unsigned int functions_sync(struct layer *l, unsigned int *missed)
 		struct func *f = l->ids[i] >= 0 ? &l->env->funcs->v[l->ids[i]] : NULL;
 
 		procs_upper(PREFIX, sys, name, sizeof(name));
-		if (!config_wants(l->env->cfg, LAYER_SYSCALLS, name, GROUP_NONE) ||
-		    nr >= SMBLAT_SYSCALL_MAX) {
+		if (!config_wants(l->env->cfg, LAYER_SYSCALLS, name) || nr >= SMBLAT_SYSCALL_MAX) {
 			if (f && func_attached(f))
 				probes_detach(l->env->probes, f, FUNC_EXCLUDED, NULL);
 			procs_set_acct_id(l->env->probes, nr, -1);
@@ -232,7 +232,8 @@ static void syscalls_apply(struct layer *l, const struct config *old, struct rel
 
 	if (l->backend == BACKEND_NONE)
 		return;
-	if (strcmp(config_select_format(&o, was, sizeof(was)), config_select_format(&s, now, sizeof(now))))
+	if (strcmp(syscalls_select_format(&o, was, sizeof(was)),
+		   syscalls_select_format(&s, now, sizeof(now))))
 		log_layer(NAME, STATUS_RELOAD_REFUSED, REASON_RESTART_NEEDED, LOG_NOTICE,
 			  "select = %s takes effect at the next start (still %s)", now, was);
 	n->attached += functions_sync(l, &missed);
@@ -481,6 +482,7 @@ static void syscalls_free(struct layer *l)
 
 const struct layer_ops syscalls_layer = {
 	.id = LAYER_SYSCALLS,
+	.config = &syscalls_settings_section,
 	.traces = "every syscall of chosen processes, counted",
 	.size = sizeof(struct layer),
 	.own_summaries = true,

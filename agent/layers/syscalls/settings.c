@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* [syscalls] select= and --syscalls=: whose syscalls are accounted, one grammar for both. */
+/*
+ * [syscalls], the section of the syscalls layer: select= and --syscalls=,
+ * whose syscalls are accounted, one grammar for both.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/config.h"
+#include "config/section.h"
 #include "config/values.h"
+#include "layers/syscalls/settings.h"
+#include "base/macro.h"
 
-void config_select_free(struct sys_select *s)
+void syscalls_select_free(struct sys_select *s)
 {
 	free(s->comm);
 	free(s->cgroup);
@@ -57,7 +62,7 @@ static int select_one(const char *w, struct sys_select *s, const char **problem)
 	return -EINVAL;
 }
 
-int config_parse_select(const char *v, struct sys_select *s, const char **problem)
+int syscalls_select_parse(const char *v, struct sys_select *s, const char **problem)
 {
 	struct sys_select n = {};
 	char *dup = strdup(v), *save = NULL;
@@ -75,15 +80,15 @@ int config_parse_select(const char *v, struct sys_select *s, const char **proble
 	}
 	free(dup);
 	if (r < 0) {
-		config_select_free(&n);
+		syscalls_select_free(&n);
 		return r;
 	}
-	config_select_free(s);
+	syscalls_select_free(s);
 	*s = n;
 	return 0;
 }
 
-const char *config_select_format(const struct sys_select *s, char *buf, size_t n)
+const char *syscalls_select_format(const struct sys_select *s, char *buf, size_t n)
 {
 	size_t k = 0;
 
@@ -98,3 +103,44 @@ const char *config_select_format(const struct sys_select *s, char *buf, size_t n
 		snprintf(buf + k, n - k, "%scgroup:%s", k ? ", " : "", s->cgroup);
 	return buf;
 }
+
+static int select_parse(struct config_parser *p, const struct config_key *k, void *base, const char *v,
+			bool append)
+{
+	const char *problem = NULL;
+	int r = syscalls_select_parse(v, config_value(k, base), &problem);
+
+	if (r == -ENOMEM)
+		return config_oom(p);
+	if (r < 0)
+		return config_fail(p, "%s = %s %s", k->name, v, problem);
+	return 0;
+}
+
+static void select_print(FILE *f, const struct config_key *k, const void *base)
+{
+	char buf[512];
+
+	config_print_value(f, k->name, syscalls_select_format(config_value_const(k, base), buf, sizeof(buf)));
+}
+
+static void select_free(const struct config_key *k, void *base)
+{
+	syscalls_select_free(config_value(k, base));
+}
+
+static const struct config_type select_type = {
+	.parse = select_parse,
+	.print = select_print,
+	.free = select_free,
+	.examples = (const char *const[]) { "smbd, pid:12", NULL },
+};
+
+static const struct config_key keys[] = {
+	CONFIG_KEY("select", struct syscalls_settings, select, select_type),
+};
+
+const struct config_section syscalls_settings_section = CONFIG_SETTINGS(
+	"syscalls", struct syscalls_settings, keys,
+	/* a probe on every syscall of the machine: only when asked for, never by auto */
+	.also = CONFIG_LAYER_ERRORS | CONFIG_LAYER_STACKS, .off = true);
