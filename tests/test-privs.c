@@ -303,11 +303,11 @@ static int attach_try(enum attach_kind k)
 
 static void case_missing_user(void)
 {
-	int r = privs_drop("smblat-test-no-such-user", true);
+	int r = privs_drop("smblat-test-no-such-user", true, NULL, 0);
 
 	check(r == -ESRCH, "missing user gave %d, want -ESRCH", r);
 	check(getuid() == 0, "a failed drop changed the uid");
-	check(privs_drop("", false) == -EINVAL, "empty user name accepted");
+	check(privs_drop("", false, NULL, 0) == -EINVAL, "empty user name accepted");
 }
 
 static void case_drop_all(const struct user *pw)
@@ -316,8 +316,8 @@ static void case_drop_all(const struct user *pw)
 	int r;
 
 	check(setgroups(2, (gid_t[]) { 4, 24 }) == 0, "setgroups: %m");
-	r = privs_drop(TEST_USER, false);
-	check(r == 0, "privs_drop(%s, false) = %d", TEST_USER, r);
+	r = privs_drop(TEST_USER, false, NULL, 0);
+	check(r == 0, "privs_drop(%s, false, NULL, 0) = %d", TEST_USER, r);
 	if (r < 0)
 		return;
 
@@ -340,8 +340,8 @@ static void case_drop_keep(const struct user *pw)
 	int r;
 
 	check(setgroups(2, (gid_t[]) { 4, 24 }) == 0, "setgroups: %m");
-	r = privs_drop(TEST_USER, true);
-	check(r == 0, "privs_drop(%s, true) = %d", TEST_USER, r);
+	r = privs_drop(TEST_USER, true, NULL, 0);
+	check(r == 0, "privs_drop(%s, true, NULL, 0) = %d", TEST_USER, r);
 	if (r < 0)
 		return;
 

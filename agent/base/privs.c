@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -44,7 +45,21 @@ static const char *change_id_step(int r)
 	}
 }
 
-static int user_lookup(const char *user, uid_t *uid, gid_t *gid)
+/* err, with why it happened in why (n bytes, may be NULL): the caller says it. */
+static int failed(char *why, size_t n, int err, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int failed(char *why, size_t n, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && n) {
+		va_start(ap, fmt);
+		vsnprintf(why, n, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+static int user_lookup(const char *user, uid_t *uid, gid_t *gid, char *why, size_t n)
 {
 	struct passwd *pw;
 
@@ -53,17 +68,15 @@ static int user_lookup(const char *user, uid_t *uid, gid_t *gid)
 	if (!pw) {
 		/* NSS modules disagree on how to say "no such user". */
 		if (errno == 0 || errno == ENOENT || errno == ESRCH || errno == EBADF || errno == EPERM)
-			return -ESRCH; /* the caller decides what that means */
-		int r = -errno;
-		fprintf(stderr, "smblat: cannot look up user '%s': %s\n", user, strerror(errno));
-		return r;
+			return failed(why, n, -ESRCH, "no user '%s'", user);
+		return failed(why, n, -errno, "cannot look up user '%s': %s", user, strerror(errno));
 	}
 	*uid = pw->pw_uid;
 	*gid = pw->pw_gid;
 	return 0;
 }
 
-int privs_drop(const char *user, bool keep_attach_caps)
+int privs_drop(const char *user, bool keep_attach_caps, char *why, size_t n)
 {
 	struct privs_state st;
 	uint64_t want = 0;
@@ -72,9 +85,9 @@ int privs_drop(const char *user, bool keep_attach_caps)
 	int r;
 
 	if (!user || !*user)
-		return -EINVAL;
+		return failed(why, n, -EINVAL, "no user name");
 
-	r = user_lookup(user, &uid, &gid);
+	r = user_lookup(user, &uid, &gid, why, n);
 	if (r < 0)
 		return r;
 
@@ -82,51 +95,38 @@ int privs_drop(const char *user, bool keep_attach_caps)
 	capng_clear(CAPNG_SELECT_ALL);
 	if (keep_attach_caps)
 		for (size_t i = 0; i < ELEMENTSOF(attach_caps); i++) {
-			if (capng_update(CAPNG_ADD, CAPNG_PERMITTED, attach_caps[i]) < 0) {
-				fprintf(stderr,
-					"smblat: this kernel does not know %s (Linux 5.8 or later is "
-					"needed)\n",
-					capng_capability_to_name(attach_caps[i]) ?: "CAP_BPF/CAP_PERFMON");
-				return -EOPNOTSUPP;
-			}
+			if (capng_update(CAPNG_ADD, CAPNG_PERMITTED, attach_caps[i]) < 0)
+				return failed(why, n, -EOPNOTSUPP,
+					      "this kernel does not know %s (Linux 5.8 or later is needed)",
+					      capng_capability_to_name(attach_caps[i]) ?:
+											 "CAP_BPF/CAP_PERFMON");
 			want |= UINT64_C(1) << attach_caps[i];
 		}
 
 	r = capng_change_id(uid, gid, CAPNG_DROP_SUPP_GRP | CAPNG_CLEAR_BOUNDING | CAPNG_CLEAR_AMBIENT);
-	if (r < 0) {
-		/* The process may now be half changed; the caller has to exit. */
-		fprintf(stderr, "smblat: cannot switch to user '%s' (uid %u): %s failed\n", user,
-			(unsigned int)uid, change_id_step(r));
-		return -EPERM;
-	}
+	/* The process may now be half changed; the caller has to exit. */
+	if (r < 0)
+		return failed(why, n, -EPERM, "cannot switch to user '%s' (uid %u): %s failed", user,
+			      (unsigned int)uid, change_id_step(r));
 
 	/* Without it a setuid or file-capability binary run later could gain back what was dropped. */
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-		r = -errno;
-		fprintf(stderr, "smblat: cannot set no_new_privs: %s\n", strerror(errno));
-		return r;
-	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return failed(why, n, -errno, "cannot set no_new_privs: %s", strerror(errno));
 
 	/* Trust the kernel's word over the library's return code. */
 	r = privs_status(0, &st);
-	if (r < 0) {
-		fprintf(stderr, "smblat: cannot verify credentials after switching to '%s': %s\n", user,
-			strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return failed(why, n, r, "cannot verify credentials after switching to '%s': %s", user,
+			      strerror(-r));
 	for (size_t i = 0; i < 4; i++)
-		if (st.uid[i] != uid || st.gid[i] != gid) {
-			fprintf(stderr, "smblat: uid/gid of '%s' not fully applied\n", user);
-			return -EPERM;
-		}
+		if (st.uid[i] != uid || st.gid[i] != gid)
+			return failed(why, n, -EPERM, "uid/gid of '%s' not fully applied", user);
 	if (st.n_groups != 0 || st.cap_eff != 0 || st.cap_prm != want || st.cap_bnd != 0 || st.cap_amb != 0 ||
-	    st.cap_inh != 0 || !st.no_new_privs) {
-		fprintf(stderr,
-			"smblat: capabilities after switching to '%s' are not the expected ones "
-			"(permitted %#" PRIx64 ", wanted %#" PRIx64 ")\n",
-			user, st.cap_prm, want);
-		return -EPERM;
-	}
+	    st.cap_inh != 0 || !st.no_new_privs)
+		return failed(why, n, -EPERM,
+			      "capabilities after switching to '%s' are not the expected ones "
+			      "(permitted %#" PRIx64 ", wanted %#" PRIx64 ")",
+			      user, st.cap_prm, want);
 
 	dropped = true;
 	kept = want;

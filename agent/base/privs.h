@@ -4,6 +4,7 @@
 
 #include <linux/capability.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -55,11 +56,11 @@ struct privs_state {
  * capability is left at all.
  *
  * Capabilities are per thread: call this before any thread is started.
- * Returns -ESRCH when USER does not exist (said by the caller), -EOPNOTSUPP
- * when the kernel has no CAP_BPF/CAP_PERFMON (before 5.8), -EPERM when the
- * change was refused; the reason of the last two is logged to stderr.
+ * Returns -ESRCH when USER does not exist, -EOPNOTSUPP when the kernel has
+ * no CAP_BPF/CAP_PERFMON (before 5.8), -EPERM when the change was refused;
+ * why (n bytes, may be NULL) says which, for the caller to log.
  */
-int privs_drop(const char *user, bool keep_attach_caps);
+int privs_drop(const char *user, bool keep_attach_caps, char *why, size_t n);
 
 /*
  * Makes the kept capabilities effective in the calling thread, or removes

@@ -436,6 +436,7 @@ static int layers_check(struct agent *a)
 
 static int drop_privileges(struct agent *a)
 {
+	char why[256];
 	int r;
 
 	if (geteuid() != 0 || !a->cfg->user || !*a->cfg->user)
@@ -444,7 +445,7 @@ static int drop_privileges(struct agent *a)
 	 * Attach rights stay permitted, never effective but around an attach:
 	 * cifs may load later, and SIGHUP may add probes (smblat(8), PRIVILEGES).
 	 */
-	r = privs_drop(a->cfg->user, true);
+	r = privs_drop(a->cfg->user, true, why, sizeof(why));
 	if (r == -ESRCH) {
 		log_status(STATUS_AGENT_DEGRADED, REASON_NO_USER, LOG_WARNING,
 			   "user %s does not exist: running as root; create it with systemd-sysusers "
@@ -453,8 +454,11 @@ static int drop_privileges(struct agent *a)
 			   a->cfg->user);
 		return 0;
 	}
-	if (r < 0)
-		return r;
+	if (r < 0) {
+		log_status(STATUS_AGENT_FAILED, REASON_PRIVILEGES, LOG_ERR, "cannot drop privileges: %s",
+			   why);
+		return -ECANCELED; /* said */
+	}
 	a->dropped = true;
 	return 0;
 }
