@@ -67,7 +67,8 @@ static int record_send(struct record *r)
  * A record through the agent's decoding, then to journald; share: the
  * share the decoder would have found in the mount table, or NULL.
  */
-static int decode_send(const struct decoder *d, const void *rec, size_t size, const char *share)
+static int decode_send_dropped(const struct decoder *d, const void *rec, size_t size, const char *share,
+			       unsigned int dropped)
 {
 	struct layer_env env = { .dec = d };
 	struct record r = {};
@@ -78,6 +79,8 @@ static int decode_send(const struct decoder *d, const void *rec, size_t size, co
 		event_record_clear(&r);
 		return 1;
 	}
+	/* as a record whose layer had more fields than it holds says it (FIELDS_DROPPED) */
+	r.fields_dropped = dropped;
 	if (share)
 		r.share = share;
 	k = record_send(&r);
@@ -85,6 +88,11 @@ static int decode_send(const struct decoder *d, const void *rec, size_t size, co
 		r.share = NULL;
 	event_record_clear(&r);
 	return k;
+}
+
+static int decode_send(const struct decoder *d, const void *rec, size_t size, const char *share)
+{
+	return decode_send_dropped(d, rec, size, share, 0);
 }
 
 /* The head of a record of smbd 4242. */
@@ -335,6 +343,8 @@ int main(int argc, char **argv)
 	v->wire.req[2] = (struct wire_req) { .cmd = 6, .lat_us = 20038 };
 	v->wire.split = (struct smb2_split) { .send_ns = 36000, .rtt_ns = 60364000, .wake_ns = 300000 };
 	k |= decode_send(&d, v, sizeof(*v), share);
+	/* the same, as if two of its fields had found no room */
+	k |= decode_send_dropped(&d, v, sizeof(*v), share, 2);
 	free(v);
 	for (int i = 0; i < _SMB_EV_MAX; i++)
 		k |= event_send(&d, 2 + i, i, end);

@@ -285,6 +285,26 @@ static void test_event_errors(void)
 	entry_free(&e);
 }
 
+/* More fields than a record holds: the rest counted, FIELDS_DROPPED says how many. */
+static void test_fields_dropped(void)
+{
+	struct func fn = { .layer = LAYER_BLOCK, .name = "BLOCK_WRITE", .backend = BACKEND_TP_BTF };
+	struct record r = { .func = &fn, .latency_ns = 1000, .pid = 1, .tid = 1, .comm = "dd" };
+	struct entry e = {};
+	int refused = 0;
+
+	for (int i = 0; i < RECORD_FIELDS_MAX + 5; i++)
+		refused += record_add(&r, "FIELD_X", "%d", i) < 0;
+	CHECK(refused == 5 && r.n_fields == RECORD_FIELDS_MAX, "%d refused, %u kept", refused, r.n_fields);
+	e.n = journal_event_fields(&r, &e.v);
+	CHECK(e.n > 0, "journal_event_fields: %d", e.n);
+	if (e.n <= 0)
+		return;
+	check_field(&e, "FIELDS_DROPPED", "5");
+	entry_free(&e);
+	record_clear(&r);
+}
+
 static void test_event_block(void)
 {
 	struct func fn = { .layer = LAYER_BLOCK, .name = "BLOCK_WRITE", .backend = BACKEND_TP_BTF };
@@ -894,6 +914,7 @@ int main(void)
 	test_event_errors();
 	test_event_targets();
 	test_event_block();
+	test_fields_dropped();
 	test_stack_cap();
 	test_stack_small();
 	test_summary_fields();

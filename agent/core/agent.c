@@ -343,6 +343,7 @@ static void fallbacks_report(struct agent *a)
 
 static int setup_probes(struct agent *a)
 {
+	char why[512] = "";
 	struct probes_opts po = {
 		.thread_state = a->cfg->thread_state,
 		.max_threads = a->cfg->max_threads,
@@ -379,10 +380,14 @@ static int setup_probes(struct agent *a)
 	if (r < 0)
 		return r;
 	r = layers_prepare(a, &po);
-	if (r == 0)
-		r = probes_open(&po, a->ks, a->btfs, &a->probes);
 	if (r < 0)
 		return -ECANCELED; /* said why already */
+	r = probes_open(&po, a->ks, a->btfs, &a->probes, why, sizeof(why));
+	if (r < 0) {
+		log_status(STATUS_AGENT_FAILED, r == -EOPNOTSUPP ? REASON_NO_BACKEND : REASON_SYSTEM, LOG_ERR,
+			   "%s", why);
+		return -ECANCELED;
+	}
 	if (po.stacks && (r = stacks_new(&a->stacks)) < 0)
 		return r;
 	a->env.probes = a->probes;

@@ -13,13 +13,17 @@ int record_add(struct record *r, const char *name, const char *fmt, ...)
 	char *v;
 	int n;
 
-	if (r->n_fields >= RECORD_FIELDS_MAX)
+	if (r->n_fields >= RECORD_FIELDS_MAX) {
+		r->fields_dropped++;
 		return -E2BIG;
+	}
 	va_start(ap, fmt);
 	n = vasprintf(&v, fmt, ap);
 	va_end(ap);
-	if (n < 0)
+	if (n < 0) {
+		r->fields_dropped++;
 		return -ENOMEM;
+	}
 	r->fields[r->n_fields++] = (struct record_field) { .name = name, .value = v };
 	return 0;
 }

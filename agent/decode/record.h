@@ -7,7 +7,7 @@
 
 #include "base/func.h"
 
-#define RECORD_FIELDS_MAX 24
+#define RECORD_FIELDS_MAX 32
 
 /* One field of a layer's own: NAME=value in the journal. */
 struct record_field {
@@ -41,6 +41,7 @@ struct record {
 	char *place;
 	struct record_field fields[RECORD_FIELDS_MAX];
 	unsigned int n_fields;
+	unsigned int fields_dropped; /* adds that failed (no room, no memory): FIELDS_DROPPED */
 	/*
 	 * An event that is no slow call (a reconnect, a session set up): its
 	 * own MESSAGE_ID and MESSAGE, set by its layer; LATENCY_US only when
@@ -50,7 +51,7 @@ struct record {
 	char *message;
 };
 
-/* Adds NAME=value (name static); -ENOMEM, -E2BIG past RECORD_FIELDS_MAX. */
+/* Adds NAME=value (name static); -ENOMEM, -E2BIG past RECORD_FIELDS_MAX, each counted in fields_dropped. */
 int record_add(struct record *r, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int record_set_place(struct record *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -484,14 +484,15 @@ static void kinds_choose(struct probes *p, const struct probes_opts *o, struct b
 		p->kprobe_why = missing_dup(f, KF_KPROBE);
 }
 
-/* Task storage, or the hash; -EOPNOTSUPP (said) when task storage is demanded and missing. */
-static int thread_state_choose(struct probes *p, const struct probes_opts *o, struct kinds *ft)
+/* Task storage, or the hash; -EOPNOTSUPP (why in why) when task storage is demanded and missing. */
+static int thread_state_choose(struct probes *p, const struct probes_opts *o, struct kinds *ft, char *why,
+			       size_t n)
 {
 	char buf[96];
 
 	if (o->thread_state == TSTATE_TASK_STORAGE && !features_has(o->features, KF_TASK_STORAGE)) {
-		fprintf(stderr, "smblat: thread_state = task-storage, but the kernel lacks %s\n",
-			features_missing(KF_TASK_STORAGE, buf, sizeof(buf)));
+		snprintf(why, n, "thread_state = task-storage, but the kernel lacks %s",
+			 features_missing(KF_TASK_STORAGE, buf, sizeof(buf)));
 		return -EOPNOTSUPP;
 	}
 	p->frames_hash = o->thread_state == TSTATE_HASH || !features_has(o->features, KF_TASK_STORAGE);
@@ -509,8 +510,8 @@ static int thread_state_choose(struct probes *p, const struct probes_opts *o, st
 	return 0;
 }
 
-/* What no program runs without: said, and -EOPNOTSUPP. */
-static int essentials_check(const struct features *f)
+/* What no program runs without: -EOPNOTSUPP, why in why. */
+static int essentials_check(const struct features *f, char *why, size_t n)
 {
 	static const enum kfeature needed[] = { KF_BTF, KF_RINGBUF };
 	enum kfeature k = first_missing(f, needed, 2);
@@ -518,22 +519,22 @@ static int essentials_check(const struct features *f)
 
 	if (k == _KF_MAX)
 		return 0;
-	fprintf(stderr, "smblat: cannot load BPF programs: the kernel lacks %s\n",
-		features_missing(k, buf, sizeof(buf)));
+	snprintf(why, n, "cannot load BPF programs: the kernel lacks %s",
+		 features_missing(k, buf, sizeof(buf)));
 	return -EOPNOTSUPP;
 }
 
-int object_load(struct probes *p, const struct probes_opts *o)
+int object_load(struct probes *p, const struct probes_opts *o, char *why, size_t n)
 {
 	struct kinds ft = { .vmlinux = btfs_get(p->btfs, NULL) };
 	int r;
 
 	kinds_choose(p, o, p->btfs, &ft);
-	r = essentials_check(o->features);
+	r = essentials_check(o->features, why, n);
 	if (r == 0)
-		r = thread_state_choose(p, o, &ft);
+		r = thread_state_choose(p, o, &ft, why, n);
 	if (r < 0)
-		return r; /* said why */
+		return r;
 	r = load_what_loads(p, o, &ft);
 	if (r < 0 && units_tracepoints(o)) {
 		/* The other layers need not go down with the tracepoint ones. */
@@ -546,8 +547,8 @@ int object_load(struct probes *p, const struct probes_opts *o)
 		r = skel_load(&bare, &ft, NULL, &p->skel);
 	}
 	if (r < 0) {
-		fprintf(stderr, "smblat: cannot load BPF programs: %s%s%s\n", strerror(-r),
-			libbpf_said[0] ? ": " : "", libbpf_said);
+		snprintf(why, n, "cannot load BPF programs: %s%s%s", strerror(-r), libbpf_said[0] ? ": " : "",
+			 libbpf_said);
 		return r;
 	}
 	p->kmulti = ft.on[PROG_KMULTI];

@@ -79,8 +79,8 @@ struct probes {
 	uint32_t n_tp;
 };
 
-/* object.c: loads p->skel with the kinds of program the kernel takes (p->ks, p->btfs set). */
-int object_load(struct probes *p, const struct probes_opts *o);
+/* object.c: loads p->skel with the kinds of program the kernel takes (p->ks, p->btfs set); why when not. */
+int object_load(struct probes *p, const struct probes_opts *o, char *why, size_t n);
 /* The object opened (not loaded), with the session kfuncs taking the context or not; NULL, errno. */
 struct smblat_bpf *object_open(bool session_ctx);
 /* Whether the kernel's session kfuncs take the program's context (variant.c). */

@@ -38,7 +38,8 @@ struct smblat_bpf *probes_skel(const struct probes *p)
 	return p->skel;
 }
 
-int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs *btfs, struct probes **ret)
+int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs *btfs, struct probes **ret,
+		char *why, size_t n)
 {
 	struct probes *p = calloc(1, sizeof(*p));
 	int r;
@@ -50,7 +51,7 @@ int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs
 	p->features = o->features;
 	p->choice = o->choice;
 	p->opts = *o;
-	r = object_load(p, o); /* says why it fails */
+	r = object_load(p, o, why, n);
 	if (r < 0) {
 		probes_close(p);
 		return r;

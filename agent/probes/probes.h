@@ -46,9 +46,10 @@ int probes_opts_want(struct probes_opts *o, const struct prog_unit *u, void *arg
  * Opens and loads the BPF object with the programs the layers asked for,
  * of the kinds o->features says the kernel takes, and where it lacks one
  * what does instead (a hash for per-thread state, ids by probed place).
- * Says why and returns negative errno when it cannot.
+ * Returns negative errno when it cannot, why (n bytes) saying why.
  */
-int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs *btfs, struct probes **ret);
+int probes_open(const struct probes_opts *o, const struct ksyms *ks, struct btfs *btfs, struct probes **ret,
+		char *why, size_t n);
 /* How per-thread state is kept: "task storage", or "hash of N threads". */
 const char *probes_thread_state(const struct probes *p, char *buf, size_t size);
 /* Sweeps the frames of threads gone from the hash; how many went, or negative errno. */

@@ -203,6 +203,8 @@ static void fields_add_layer(struct fields *f, const struct record *r)
 {
 	for (unsigned int i = 0; i < r->n_fields; i++)
 		fields_adds(f, r->fields[i].name, r->fields[i].value);
+	if (r->fields_dropped)
+		fields_addf(f, "FIELDS_DROPPED", "%u", r->fields_dropped);
 }
 
 /*

@@ -125,8 +125,8 @@ KIND = {"a48f35af155e4887a8d221f2a9c1c250": "smblat.slow",
         "e78ca87a34de4a1da3e39d418e9302a2": "smblat.server_summary",
         "951a530d517b48cca8e44bac27398543": "smblat.breakdown"}
 
-# every kind of status has its own MESSAGE_ID (agent/sinks/journal.h)
-for mid in re.findall(r'"([0-9a-f]{32})"', open(root + "/agent/sinks/journal.h").read()):
+# every kind of status has its own MESSAGE_ID (agent/base/messages.h)
+for mid in re.findall(r'"([0-9a-f]{32})"', open(root + "/agent/base/messages.h").read()):
     KIND.setdefault(mid, "smblat.status")
 LEVELS = ["emergency", "alert", "critical", "error", "warning", "notice", "informational", "debug"]
 

@@ -104,14 +104,14 @@ if expect_file "$sysusers"; then
 	fi
 fi
 
-# The catalog: compiles, and has an entry for each MESSAGE_ID in journal.h.
+# The catalog: compiles, and has an entry for each MESSAGE_ID in base/messages.h.
 catalog=$catalogdir/smblat.catalog
 if expect_file "$catalog"; then
 	mkdir -p "$tmp/croot/usr/lib/systemd/catalog" "$tmp/croot/var/lib/systemd/catalog"
 	cp "$dest$catalog" "$tmp/croot/usr/lib/systemd/catalog/"
 	if journalctl --root="$tmp/croot" --update-catalog >"$tmp/catalog.log" 2>&1; then
 		for id in $(sed -n 's/^#define SMBLAT_MID_[A-Z_]* *"\([0-9a-f]\{32\}\)".*/\1/p' \
-				"$SOURCE_ROOT/agent/sinks/journal.h"); do
+				"$SOURCE_ROOT/agent/base/messages.h"); do
 			journalctl --root="$tmp/croot" --list-catalog 2>/dev/null | grep -q "^$id smblat: " ||
 				fail "$catalog: no entry for MESSAGE_ID $id"
 		done

@@ -140,7 +140,7 @@ grep -q "journal writes failing: Connection refused" "$TMP/agent.err" ||
 	{ cat "$TMP/agent.err"; fail "journald gone: no line saying writes fail with ECONNREFUSED"; }
 grep -q "journal writes failing: No such file or directory" "$TMP/agent.err" ||
 	{ cat "$TMP/agent.err"; fail "journald socket gone: no line saying writes fail with ENOENT"; }
-# writer resumed (sinks/journal.h)
+# writer resumed (base/messages.h)
 [ "$(journal_json MESSAGE_ID=dfa753592cc54982a469608e72db4a98 | grep -c "journal writes resumed")" -ge 2 ] ||
 	fail "not two status entries saying journal writes resumed"
 account "$label" $((n1 + n2 + n3 + n4 + n5))

@@ -10,7 +10,7 @@
 journald_ensure
 SLOW_ID=a48f35af155e4887a8d221f2a9c1c250
 SUM_ID=ab8331e2b4474579a55840c9d3a77bac
-# reload refused (sinks/journal.h)
+# reload refused (base/messages.h)
 REFUSED_ID=41cf10865b7c4f0b81d93775fba5fb15
 prog_a="$TMP/rlA$$"
 prog_b="$TMP/rlB$$"

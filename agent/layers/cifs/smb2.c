@@ -404,13 +404,23 @@ static uint64_t ns_per_jiffy(void)
 	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
+/* The mid hooks attached now. */
+static unsigned int hooks_attached(const struct layer *l)
+{
+	unsigned int n = 0;
+
+	for (int h = 0; h < _SMB2_HOOK_MAX; h++)
+		n += l->hooks[h] && func_attached(l->hooks[h]);
+	return n;
+}
+
 /* The hooks on the cifs loaded now. */
 static void attach_instance(struct layer *l)
 {
 	struct status s = { .kind = STATUS_LAYER_ATTACHED, .priority = LOG_INFO, .layer = NAME };
 	struct func *fv[_SMB2_HOOK_MAX];
 	uint32_t n = 0, missing = 0;
-	unsigned int ev;
+	unsigned int ev, hooks;
 	int r;
 
 	l->module = kmodule_instance(CIFS_MODULE);
@@ -442,10 +452,11 @@ static void attach_instance(struct layer *l)
 	l->ctl.ns_per_jiffy = ns_per_jiffy();
 	l->ctl.on = 1;
 	probes_publish(&probes_skel(l->env->probes)->data->smb2, &l->ctl, sizeof(l->ctl));
-	r = probes_attach_kernel(l->env->probes, fv, n, &mid_progs);
+	/* each hook's state says what came of it (a negative return is no count) */
+	(void)probes_attach_kernel(l->env->probes, fv, n, &mid_progs);
 	if (l->hooks[SMB2_HOOK_SENT])
-		r += probes_attach_kernel(l->env->probes, &l->hooks[SMB2_HOOK_SENT], 1, &sent_progs);
-	r += probes_attach_kernel(l->env->probes, &l->hooks[SMB2_HOOK_ALLOC], 1, &alloc_progs);
+		(void)probes_attach_kernel(l->env->probes, &l->hooks[SMB2_HOOK_SENT], 1, &sent_progs);
+	(void)probes_attach_kernel(l->env->probes, &l->hooks[SMB2_HOOK_ALLOC], 1, &alloc_progs);
 	for (int h = 0; h < _SMB2_HOOK_MAX; h++) {
 		struct func *f = l->hooks[h];
 		char buf[160];
@@ -474,8 +485,9 @@ static void attach_instance(struct layer *l)
 	probes_publish(&probes_skel(l->env->probes)->data->smb2, &l->ctl, sizeof(l->ctl));
 	status_count_set(&s, COUNT_ATTACHED, func_table_attached(l->env->funcs, LAYER_SMB2));
 	status_count_set(&s, COUNT_NOT_ATTACHED, missing);
-	log_emit(&s, "%u SMB2 commands timed through %d mid hooks (%s), %u connection events",
-		 func_table_attached(l->env->funcs, LAYER_SMB2) - (uint32_t)r - ev, r,
+	hooks = hooks_attached(l);
+	log_emit(&s, "%u SMB2 commands timed through %u mid hooks (%s), %u connection events",
+		 func_table_attached(l->env->funcs, LAYER_SMB2) - hooks - ev, hooks,
 		 backend_name(l->hooks[SMB2_HOOK_ALLOC]->backend), ev);
 }
 
