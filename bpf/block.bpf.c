@@ -232,16 +232,7 @@ static __always_inline void blk_fill(struct rec_block *b, struct blk_start *s, s
 {
 	struct gendisk *disk = rq_disk(rq);
 
-	/* the task that issued the request, not the one completing it (an interrupt) */
-	b->h.kind = REC_BLOCK;
-	b->h.func_id = id;
-	b->h.end_ns = bpf_ktime_get_boot_ns();
-	b->h.latency_ns = lat;
-	b->h.pid = s->pid;
-	b->h.tid = s->tid;
-	b->h.uid = s->uid;
-	b->h.flags = 0;
-	__builtin_memcpy(b->h.comm, s->comm, sizeof(b->h.comm));
+	rec_head_fill_task(&b->h, REC_BLOCK, id, lat, s->pid, s->tid, s->uid, s->comm);
 	b->queue_ns = 0;
 	if (block_cfg.queue_time && s->insert_ns && s->issue_ns) {
 		b->h.flags |= RF_BLOCK_QUEUE;

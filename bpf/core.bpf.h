@@ -374,6 +374,24 @@ static __always_inline bool ret_failed(__u8 kind, __u64 ret)
 	return false;
 }
 
+/*
+ * A record's head for a task seen earlier (the one that started a request,
+ * not the one ending it: an interrupt, a kernel thread); no flags yet.
+ */
+static __always_inline void rec_head_fill_task(struct rec_head *h, enum rec_kind kind, __u32 id, __u64 lat,
+					       __u32 pid, __u32 tid, __u32 uid, const char *comm)
+{
+	h->kind = kind;
+	h->func_id = id;
+	h->end_ns = bpf_ktime_get_boot_ns();
+	h->latency_ns = lat;
+	h->pid = pid;
+	h->tid = tid;
+	h->uid = uid;
+	h->flags = 0;
+	__builtin_memcpy(h->comm, comm, sizeof(h->comm));
+}
+
 /* A record's head for the current task: what, who, when; no flags yet. */
 static __always_inline void rec_head_fill(struct rec_head *h, enum rec_kind kind, __u32 id, __u64 lat)
 {

@@ -417,16 +417,8 @@ static __always_inline void smb2_fill(struct rec_smb2 *e, enum rec_kind kind, co
 {
 	struct TCP_Server_Info *srv = (struct TCP_Server_Info *)r->server;
 
-	/* the task that made the request, not the one ending it */
-	e->h.kind = kind;
-	e->h.func_id = id;
-	e->h.end_ns = bpf_ktime_get_boot_ns();
-	e->h.latency_ns = lat;
-	e->h.pid = r->pid;
-	e->h.tid = r->tid;
-	e->h.uid = r->uid;
+	rec_head_fill_task(&e->h, kind, id, lat, r->pid, r->tid, r->uid, r->comm);
 	e->h.flags = r->flags;
-	__builtin_memcpy(e->h.comm, r->comm, sizeof(e->h.comm));
 	e->ids = r->ids;
 	e->dev = r->dev;
 	e->credits_granted = r->granted;

@@ -114,5 +114,6 @@ uint64_t config_layer_threshold_ns(const struct config *c, enum layer_id l)
 
 uint64_t config_probe_threshold_ns(const struct config *c, const struct probe_config *p)
 {
-	return p->threshold_set ? p->threshold_ns : config_layer_threshold_ns(c, LAYER_FUNC);
+	/* [probe] sections have no layer section above them: [agent]'s */
+	return p->threshold_set ? p->threshold_ns : c->threshold_ns;
 }

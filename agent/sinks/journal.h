@@ -27,7 +27,7 @@ struct loss {
 	uint64_t ringbuf;      /* BPF ring buffer had no room */
 	uint64_t suppressed;   /* dropped by the agent's rate limit */
 	uint64_t write_failed; /* journald did not take the entry */
-	uint64_t untimed;      /* requests never timed (block, smb2, smbd): in no summary */
+	uint64_t untimed;      /* requests never timed (started, never seen to end): in no summary */
 };
 
 /*
