@@ -13,7 +13,7 @@
 
 #include "base/syscalls.h"
 #include "base/macro.h"
-#include "config/values.h"
+#include "base/suggest.h"
 
 static const struct {
 	const char *name;
@@ -40,7 +40,7 @@ int syscalls_nr(const char *name)
 
 const char *syscalls_suggest(const char *name)
 {
-	return values_suggest(name, names, ELEMENTSOF(names));
+	return suggest_name(name, names, ELEMENTSOF(names));
 }
 
 const char *syscalls_name(int nr)

@@ -204,7 +204,7 @@ static int priority_parse(struct config_parser *p, const struct config_key *k, v
 		*(int *)config_value(k, base) = prio;
 		return 0;
 	}
-	hint = values_suggest(v, values_priority_names, ELEMENTSOF(values_priority_names));
+	hint = suggest_name(v, values_priority_names, ELEMENTSOF(values_priority_names));
 	return config_fail(p,
 			   "invalid syslog priority \"%s\" for %s%s%s%s, use a name "
 			   "(emerg alert crit err warning notice info debug) or 0-7",

@@ -71,7 +71,7 @@ static int key_unknown(struct loader *l, const char *name)
 	homes = table_homes(name, buf, sizeof(buf));
 	if (homes)
 		return loader_fail(l, "unknown key \"%s\" in [%s], it belongs in %s", name, l->title, homes);
-	hint = values_suggest(name, names, n);
+	hint = suggest_name(name, names, n);
 	if (hint)
 		return loader_fail(l, "unknown key \"%s\" in [%s], did you mean \"%s\"?", name, l->title,
 				   hint);
@@ -191,7 +191,7 @@ static int section_unknown(struct loader *l, const char *name)
 		if (n < sizeof(word)) {
 			memcpy(word, name, n);
 			word[n] = '\0';
-			if (values_distance(word, "probe") <= VALUES_SUGGEST_DISTANCE)
+			if (suggest_distance(word, "probe") <= SUGGEST_DISTANCE)
 				return loader_fail(l, "unknown section [%s], did you mean [probe%s]?", name,
 						   name + n);
 		}
@@ -199,7 +199,7 @@ static int section_unknown(struct loader *l, const char *name)
 	}
 	for (const struct table_section *s = table_next(NULL); s && k < ELEMENTSOF(names); s = table_next(s))
 		names[k++] = s->name;
-	hint = values_suggest(name, names, k);
+	hint = suggest_name(name, names, k);
 	if (hint && strcmp(hint, "probe") == 0)
 		return loader_fail(l, "unknown section [%s], did you mean [probe NAME]?", name);
 	if (hint)

@@ -212,7 +212,7 @@ static int enum_parse(struct config_parser *p, const struct config_key *k, void 
 		*(int *)config_value(k, base) = i;
 		return 0;
 	}
-	hint = values_suggest(v, k->names, k->n_names);
+	hint = suggest_name(v, k->names, k->n_names);
 	if (hint)
 		return config_fail(p, "unknown %s \"%s\", did you mean \"%s\"?", k->name, v, hint);
 	return config_fail(p, "unknown %s \"%s\"", k->name, v);

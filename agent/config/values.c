@@ -306,56 +306,6 @@ bool values_user_name_valid(const char *s)
 	       strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
 }
 
-/* Levenshtein distance, capped: only used to suggest near misses. */
-unsigned values_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	unsigned row[65];
-
-	if (la > 64 || lb > 64)
-		return UINT_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = (unsigned)j;
-	for (size_t i = 1; i <= la; i++) {
-		unsigned diag = row[0];
-
-		row[0] = (unsigned)i;
-		for (size_t j = 1; j <= lb; j++) {
-			unsigned up = row[j], best;
-
-			best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			diag = up;
-			row[j] = best;
-		}
-	}
-	return row[lb];
-}
-
-const char *values_suggest(const char *word, const char *const *names, size_t n)
-{
-	const char *best = NULL;
-	unsigned best_d = VALUES_SUGGEST_DISTANCE + 1;
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned d;
-
-		if (!names[i])
-			continue;
-		d = values_distance(word, names[i]);
-		if (d > 0 && d < best_d) {
-			best = names[i];
-			best_d = d;
-		}
-	}
-	return best;
-}
-
-/* ---- lists ----------------------------------------------------------------- */
-
 static size_t strv_length(char **l)
 {
 	size_t n = 0;

@@ -10,12 +10,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/suggest.h" /* suggest_name(), which the checks of values use */
+
 #include "bpf/smblat.h"
 
 /* FUNCTION names: the BPF side keeps them in SMBLAT_NAME_LEN with the NUL. */
 #define VALUES_LABEL_MAX (SMBLAT_NAME_LEN - 1)
 /* Further than this and a suggestion is a guess rather than a typo. */
-#define VALUES_SUGGEST_DISTANCE 2
 
 /* Attach backend wanted by the user for kernel functions. */
 enum backend_choice {
@@ -69,11 +70,6 @@ bool values_label_valid(const char *s);
 bool values_has_control(const char *s);
 /* Up to 32 of A-Z a-z 0-9 _ . -, not starting with '-'. */
 bool values_user_name_valid(const char *s);
-
-/* Levenshtein distance; UINT_MAX for words over 64 bytes. */
-unsigned values_distance(const char *a, const char *b);
-/* The name nearest to word within VALUES_SUGGEST_DISTANCE, not word itself; or NULL. */
-const char *values_suggest(const char *word, const char *const *names, size_t n);
 
 /* NULL-terminated string lists; a NULL list is empty. */
 void values_strv_free(char **l);

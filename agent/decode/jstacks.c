@@ -7,7 +7,7 @@
 #include <systemd/sd-journal.h>
 
 #include "decode/jstacks.h"
-#include "sinks/journal.h"
+#include "base/messages.h"
 
 /* The value of field NAME of the current entry, NUL-terminated in buf; NULL when absent. */
 static const char *field(sd_journal *j, const char *name, char *buf, size_t n)

@@ -73,8 +73,8 @@ static void names(const char *s)
 		else if (!problem)
 			fail("target \"%s\" refused without a reason", s);
 	}
-	name = values_suggest(s, values_priority_names, 8);
-	if (name && values_distance(s, name) > VALUES_SUGGEST_DISTANCE)
+	name = suggest_name(s, values_priority_names, 8);
+	if (name && suggest_distance(s, name) > SUGGEST_DISTANCE)
 		fail("suggested \"%s\" for \"%s\", too far", name, s);
 }
 
@@ -115,7 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 	nl = strchr(s, '\n');
 	if (nl) {
 		*nl = '\0';
-		unsigned d = values_distance(s, nl + 1), back = values_distance(nl + 1, s);
+		unsigned d = suggest_distance(s, nl + 1), back = suggest_distance(nl + 1, s);
 
 		if (d != back)
 			fail("distance not symmetric: %u %u", d, back);

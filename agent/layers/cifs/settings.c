@@ -31,7 +31,7 @@ static int groups_parse(struct config_parser *p, const struct config_key *k, voi
 			group[g] = true;
 			continue;
 		}
-		hint = values_suggest(e, op_group_names, _GROUP_MAX);
+		hint = suggest_name(e, op_group_names, _GROUP_MAX);
 		return config_fail(p, "unknown group \"%s\"%s%s%s, use inode, file, adspace or super", e,
 				   hint ? ", did you mean \"" : "", hint ?: "", hint ? "\"?" : "");
 	}
