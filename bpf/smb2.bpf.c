@@ -128,7 +128,7 @@ static __always_inline __u32 smb2_cmd_id(__u32 cmd)
 	if (cmd >= SMB2_NCMD)
 		return SMB2_NO_HOOK;
 	barrier_var(cmd);
-	return smb2.cmd_id[cmd & 0x1f];
+	return smb2.cmd_id[cmd & SMBLAT_INDEX_MASK(SMB2_NCMD)];
 }
 
 static __always_inline __u32 smb2_event_id(__u32 k)
@@ -136,7 +136,7 @@ static __always_inline __u32 smb2_event_id(__u32 k)
 	if (k >= _SMB_EV_MAX)
 		return SMB2_NO_HOOK;
 	barrier_var(k);
-	return smb2.event_id[k & 0x7];
+	return smb2.event_id[k & SMBLAT_INDEX_MASK(_SMB_EV_MAX)];
 }
 
 static __always_inline struct mid_q_entry *smb2_mid(__u32 h, __u64 p)
@@ -144,7 +144,7 @@ static __always_inline struct mid_q_entry *smb2_mid(__u32 h, __u64 p)
 	if (!p || h >= _SMB2_HOOK_MAX)
 		return NULL;
 	barrier_var(h);
-	if (smb2.hook_kref[h & 0x7]) {
+	if (smb2.hook_kref[h & SMBLAT_INDEX_MASK(_SMB2_HOOK_MAX)]) {
 		if (!bpf_core_field_exists(struct mid_q_entry, refcount))
 			return NULL;
 		p -= bpf_core_field_offset(struct mid_q_entry, refcount);
@@ -543,7 +543,7 @@ static __always_inline int smb2_mid_seen(__u32 id, const __u64 *args)
 		h = SMB2_HOOK_FREE;
 	else
 		return 0;
-	mid = smb2_mid(h, arg_at(args, smb2.hook_arg[h & 0x7]));
+	mid = smb2_mid(h, arg_at(args, smb2.hook_arg[h & SMBLAT_INDEX_MASK(_SMB2_HOOK_MAX)]));
 	key = (__u64)mid;
 	r = mid ? bpf_map_lookup_elem(&smb2_reqs, &key) : NULL;
 	if (!r)

@@ -38,6 +38,14 @@ typedef __s64 int64_t;
 #define SMBLAT_SYSCALL_MAX 1024 /* syscall numbers the syscall: targets can have */
 #define SMBLAT_MAX_ERRNO 4095   /* the kernel's MAX_ERRNO: -4095..-1 returned are -errno */
 
+/*
+ * A mask for an index already checked against n, for older verifiers that
+ * lose the check when the index is spilled: the next power of two above
+ * n - 1, less one (n = 19 gives 0x1f), derived from n so that it follows
+ * the array it guards.
+ */
+#define SMBLAT_INDEX_MASK(n) ((1u << (32 - __builtin_clz((unsigned int)(n)-1))) - 1)
+
 /* A kernel return value that is a -errno (a failed syscall, an ERR_PTR()). */
 static inline int smblat_is_errno(int64_t v)
 {
