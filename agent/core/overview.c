@@ -82,8 +82,7 @@ void overview_list_probes(struct agent *a, FILE *out)
 	else
 		fprintf(out, "# kernel functions: %s first, falling back per function\n", backend_name(be));
 	why = probes_tp_btf_why(a->probes);
-	fprintf(out, "# tracepoints: %s\n",
-		why ? why : "tp_btf first, raw_tp when refused");
+	fprintf(out, "# tracepoints: %s\n", why ? why : "tp_btf first, raw_tp when refused");
 	overview_layers(a, "# layer ", out);
 	fprintf(out, "# per-thread state: %s\n", probes_thread_state(a->probes, buf, sizeof(buf)));
 	features_list(a->features, out);
