@@ -43,7 +43,7 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURNS NULL ON NULL INPUT AS $$
 	SELECT timestamptz '1970-01-01 00:00:00+00' + smblat_bigint(v) * interval '1 microsecond'
 $$;
 
--- The kind of entry by its MESSAGE_ID (agent/sinks/journal.h)
+-- The kind of entry by its MESSAGE_ID (agent/base/messages.h)
 CREATE OR REPLACE FUNCTION smblat_kind(message_id text) RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURNS NULL ON NULL INPUT AS $$
 	SELECT CASE message_id
@@ -106,6 +106,7 @@ ALTER TABLE smblat_entry
 	ADD COLUMN IF NOT EXISTS target                   text GENERATED ALWAYS AS (fields->>'TARGET') STORED,
 	ADD COLUMN IF NOT EXISTS latency_us               bigint GENERATED ALWAYS AS (smblat_bigint(fields->>'LATENCY_US')) STORED,
 	ADD COLUMN IF NOT EXISTS threshold_us             bigint GENERATED ALWAYS AS (smblat_bigint(fields->>'THRESHOLD_US')) STORED,
+	ADD COLUMN IF NOT EXISTS fields_dropped           bigint GENERATED ALWAYS AS (smblat_bigint(fields->>'FIELDS_DROPPED')) STORED,
 	ADD COLUMN IF NOT EXISTS reason                   text GENERATED ALWAYS AS (fields->>'REASON') STORED,
 	ADD COLUMN IF NOT EXISTS end_realtime_usec        bigint GENERATED ALWAYS AS (smblat_bigint(fields->>'END_REALTIME_USEC')) STORED,
 	ADD COLUMN IF NOT EXISTS pid                      integer GENERATED ALWAYS AS (smblat_integer(fields->>'PID')) STORED,
