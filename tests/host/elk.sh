@@ -2,14 +2,18 @@
 # deploy/elk on real entries: the agent writes entries of every kind this
 # kernel can produce into a journald of the test's own (and the smb/smb2
 # layers' fields through the journal sink, tests/smbentries.c); each entry,
-# shaped as filebeat's journald input publishes it (tests/ingest.py), goes
-# through the shipped ingest pipeline, and the result must be typed ECS:
-# numbers for every *_US, COUNT and PID-like field, process.* the traced
-# task, event.code the MESSAGE_ID, @timestamp the call's end, event.duration
-# its latency in ns, the rest under smblat.*, every field mapped by the
-# shipped index template with a matching type. The files are what
-# deploy/generate writes, and every field they name is in smblat-fields(7)
-# and in this run's entries.
+# shaped as each shipper publishes it (tests/ingest.py: journalbeat 7.x,
+# Filebeat 7.x, 8.x and 9.x's journald input, the Elastic Agent's journald
+# integration 8.x), goes through the shipped ingest pipeline, and the result
+# must be typed ECS and the same whatever the shipper: numbers for every
+# *_US, COUNT and PID-like field, process.* the traced task, event.code the
+# MESSAGE_ID, event.action the kind of entry, @timestamp the call's end,
+# event.duration its latency in ns, host.name the journal's _HOSTNAME (not
+# the shipping host's), the rest under smblat.*, every field mapped by the
+# shipped index template (and the Elastic Agent's component template) with
+# a matching type. The pipeline uses nothing Elasticsearch 7.0 lacks. The
+# files are what deploy/generate writes, and every field they name is in
+# smblat-fields(7) and in this run's entries.
 . "${SOURCE_ROOT:?}/tests/lib-journald.sh"
 journald_ns "$@"
 . "${SOURCE_ROOT:?}/tests/lib-host.sh"
@@ -19,20 +23,31 @@ journald_private_start
 
 # The committed files are the generator's.
 "$SOURCE_ROOT/deploy/generate" "$TMP/gen"
-for f in elk/smblat-pipeline.json elk/smblat-template.json rsyslog/smblat.conf; do
+for f in elk/smblat-pipeline.json elk/smblat-template.json elk/smblat-agent-component.json \
+	rsyslog/smblat.conf rsyslog/smblat-pgsql.sql; do
 	diff -u "$SOURCE_ROOT/deploy/$f" "$TMP/gen/$f" ||
 		fail "deploy/$f is not what deploy/generate writes: run it and commit"
 done
 
 entries_make
 entries_smb
-# deploy/elk/filebeat.yml: the journal match it gives filebeat's journalctl
-# selects the entries; its pipeline and index are the shipped ones.
+# deploy/elk/filebeat.yml and journalbeat.yml: the journal match they give
+# the shipper selects the entries; their pipeline and index are the shipped
+# ones; _HOSTNAME is kept (save_remote_hostname) and no add_host_metadata
+# replaces host.*.
 fb="$SOURCE_ROOT/deploy/elk/filebeat.yml"
+jb="$SOURCE_ROOT/deploy/elk/journalbeat.yml"
 match=$(sed -n '/include_matches.match:/{n;s/^ *- *//p}' "$fb")
 [ "$match" = SYSLOG_IDENTIFIER=smblat ] || fail "filebeat.yml: include_matches '$match'"
-grep -qE '^  pipeline: smblat$' "$fb" || fail "filebeat.yml: no 'pipeline: smblat' in the output"
-grep -qE '^  index: "smblat-[a-z]+"$' "$fb" || fail "filebeat.yml: index not matching smblat-*"
+[ "$(sed -n '/include_matches:/{n;s/^ *- *"\(.*\)"$/\1/p}' "$jb")" = "$match" ] ||
+	fail "journalbeat.yml: include_matches is not $match"
+grep -q '^journalbeat.inputs:' "$jb" || fail "journalbeat.yml: no journalbeat.inputs"
+for y in "$fb" "$jb"; do
+	grep -qE '^  pipeline: smblat$' "$y" || fail "$y: no 'pipeline: smblat' in the output"
+	grep -qE '^  index: "smblat-[a-z]+"$' "$y" || fail "$y: index not matching smblat-*"
+	grep -qE '^    save_remote_hostname: true$' "$y" || fail "$y: _HOSTNAME not kept"
+	grep -qE '^processors: \[\]$' "$y" || fail "$y: global processors (add_host_metadata) not off"
+done
 journalctl -o json --no-pager "$match" >"$TMP/entries.json"
 [ "$(journalctl -o json --no-pager -t smblat | wc -l)" -eq "$(wc -l <"$TMP/entries.json")" ] ||
 	fail "filebeat.yml's match does not select exactly smblat's entries"
@@ -84,15 +99,16 @@ for f in sorted(man - seen):
     bad("%s of smblat-fields(7) is in no entry of this run" % f)
 
 # --- the template's types -----------------------------------------------------
-def tmpl_type(path):
-    node = {"properties": tmpl["template"]["mappings"]["properties"]}
+def tmpl_type(path, mappings=None):
+    mappings = mappings or tmpl["template"]["mappings"]
+    node = {"properties": mappings["properties"]}
     for part in path.split("."):
         node = node.get("properties", {}).get(part)
         if node is None:
             break
     if node is not None:
         return node.get("type", "object")
-    for dt in tmpl["template"]["mappings"]["dynamic_templates"]:
+    for dt in mappings["dynamic_templates"]:
         (_, d), = dt.items()
         pm = d.get("path_match")
         if pm and re.match("^" + re.escape(pm).replace(r"\*", ".*") + "$", path):
@@ -138,14 +154,29 @@ def leaves(d, prefix=""):
         else:
             yield p, v
 
+for p in ingest.check_es_7_0(pipeline):
+    bad("the pipeline uses %s, which Elasticsearch 7.0 lacks" % p)
+agent_map = json.load(open(root + "/deploy/elk/smblat-agent-component.json"))["template"]["mappings"]
+
+# What the pipeline makes of an entry, and must make alike from every
+# shipper's document: the typed fields.
+SAME = ("@timestamp", "smblat.", "process.", "event.code", "event.action", "event.duration",
+        "event.end", "event.module", "host.name", "log.level")
+def typed(doc):
+    return {p: v for p, v in leaves(doc) if p.startswith(SAME)}
+
 counts = {}
-for variant in ("9", "8", "7"):
-    for e in entries:
-        fb = ingest.filebeat_event(e, variant)
-        if variant == "9" and ingest.get(fb, "journald.custom.latency_us") not in (None, e.get("LATENCY_US")):
+results = {}
+for shipper in ingest.SHIPPERS:
+    agent = shipper.startswith("elastic-agent")
+    for i, e in enumerate(entries):
+        fb = ingest.ship(e, shipper)
+        if shipper == "filebeat 9" and ingest.get(fb, "journald.custom.latency_us") not in (None, e.get("LATENCY_US")):
             bad("filebeat shape: LATENCY_US not in journald.custom.latency_us")
+        if ingest.get(fb, "host.name") == e["_HOSTNAME"]:
+            bad("%s: the shipper's host.name is the journal's _HOSTNAME: host.name proves nothing" % shipper)
         doc, err = ingest.run_pipeline(pipeline, fb)
-        name = "%s (filebeat %s)" % (e.get("FUNCTION", e["MESSAGE"][:40]), variant)
+        name = "%s (%s)" % (e.get("FUNCTION", e["MESSAGE"][:40]), shipper)
         if err:
             bad("%s: pipeline failed: %s" % (name, err))
             continue
@@ -153,15 +184,21 @@ for variant in ("9", "8", "7"):
         counts[kind] = counts.get(kind, 0) + 1
         if doc.get("event", {}).get("code") != e["MESSAGE_ID"]:
             bad("%s: event.code %r" % (name, ingest.get(doc, "event.code")))
-        if ingest.get(doc, "event.dataset") != kind:
-            bad("%s: event.dataset %r" % (name, ingest.get(doc, "event.dataset")))
+        if "smblat." + str(ingest.get(doc, "event.action")) != kind:
+            bad("%s: event.action %r, want %s" % (name, ingest.get(doc, "event.action"), kind))
+        # ECS: the Elastic Agent's event.dataset is its data stream's
+        want = ingest.AGENT_DATASET if agent else kind
+        if ingest.get(doc, "event.dataset") != want:
+            bad("%s: event.dataset %r, want %r" % (name, ingest.get(doc, "event.dataset"), want))
+        if ingest.has(doc, "message_id") or ingest.has(doc, "journald.custom.message_id"):
+            bad("%s: MESSAGE_ID left beside event.code" % name)
         if ingest.get(doc, "log.level") != LEVELS[int(e["PRIORITY"])]:
             bad("%s: log.level %r" % (name, ingest.get(doc, "log.level")))
         if ingest.get(doc, "log.syslog.facility.code") != 3:
             bad("%s: log.syslog.facility.code %r, want 3 (daemon)"
                 % (name, ingest.get(doc, "log.syslog.facility.code")))
         if ingest.get(doc, "host.name") != e["_HOSTNAME"]:
-            bad("%s: host.name %r" % (name, ingest.get(doc, "host.name")))
+            bad("%s: host.name %r, want _HOSTNAME %r" % (name, ingest.get(doc, "host.name"), e["_HOSTNAME"]))
         # every smblat field: typed, where it belongs, and nowhere else
         for f, raw in e.items():
             if f.startswith("_") or f in header:
@@ -192,16 +229,18 @@ for variant in ("9", "8", "7"):
         elif ingest.has(doc, "event.duration"):
             bad("%s: event.duration without LATENCY_US" % name)
         # the template maps what the pipeline made, with a matching type
-        for p, v in leaves(doc):
-            if not p.startswith(("smblat.", "process.", "event.", "@timestamp", "host.", "log.")):
-                continue
-            if p in ("event.kind",) or p.startswith("log.syslog.facility"):
-                continue
-            t = tmpl_type(p)
-            if t is None:
-                bad("%s: %s not mapped by the template" % (name, p))
-            elif not isinstance(v, PY_TYPES.get(t, object)) or isinstance(v, bool):
-                bad("%s: %s = %r does not fit the template's %s" % (name, p, v, t))
+        # (the Elastic Agent's data stream: the component template)
+        for p, v in typed(doc).items():
+            for label, t in [("the template", tmpl_type(p))] + ([("the agent's component", tmpl_type(p, agent_map))] if agent else []):
+                if t is None:
+                    bad("%s: %s not mapped by %s" % (name, p, label))
+                elif not isinstance(v, PY_TYPES.get(t, object)) or isinstance(v, bool):
+                    bad("%s: %s = %r does not fit %s's %s" % (name, p, v, label, t))
+        # the same typed fields from every shipper
+        first = results.setdefault(i, (shipper, typed(doc)))
+        if first[1] != typed(doc):
+            diff = sorted(set(first[1].items()) ^ set(typed(doc).items()), key=str)[:4]
+            bad("%s: typed differently from %s: %s" % (name, first[0], diff))
 
 print("pipeline results:", ", ".join("%s %d" % kv for kv in sorted(counts.items(), key=str)))
 for k in KIND.values():
