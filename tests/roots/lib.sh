@@ -8,6 +8,7 @@
 #   lower=$(roots_make bookworm samba smbclient)
 #   roots_open "$lower"                 # ROOT: a throwaway overlay of it
 #   roots_exec smbd -V                  # a command inside ROOT
+#   roots_spawn CMD... >out             # one in the background: ROOTS_PID
 #   roots_smbd_start                    # smbd on 127.0.0.1:$ROOTS_SMBD_PORT
 #   roots_smbclient -c 'put f'          # the root's smbclient against it
 #   roots_smbd_stop
@@ -18,7 +19,8 @@
 # kernel's uprobes and the host's (or the test's private) journald reach
 # the processes inside. roots_open --run journal binds only the journal's
 # sockets into an empty /run instead: maintainer scripts (apt-get install)
-# then see no running init and cannot reach the host's. One root is open at
+# then see no running init and cannot reach the host's (--run empty: not
+# even the journal, as on a package build machine). One root is open at
 # a time per shell. roots_close stops the smbd, kills whatever else still
 # runs in the root, unmounts everything and removes the overlay; it runs
 # from the EXIT trap set by roots_open, before the trap that was set
@@ -55,7 +57,7 @@ roots_make() {
 	"$ROOTS_LIB_DIR/make" "$@" || roots_fail "no $1 root with ${*:2}"
 }
 
-# roots_open [--run host|journal] LOWER: sets ROOT.
+# roots_open [--run host|journal|empty] LOWER: sets ROOT.
 roots_open() {
 	local run=host
 	if [ "${1:-}" = --run ]; then
@@ -65,7 +67,7 @@ roots_open() {
 	local lower=$1
 	[ -z "$ROOT" ] || roots_fail "roots_open: $ROOT is still open"
 	[ -x "$lower/usr/bin/env" ] || roots_fail "roots_open: $lower is not a root"
-	case $run in host | journal) ;; *) roots_fail "roots_open: --run host or journal, not $run" ;; esac
+	case $run in host | journal | empty) ;; *) roots_fail "roots_open: --run host, journal or empty, not $run" ;; esac
 	# the cache keeps this root as it is while it is open (tests/roots/make)
 	exec {ROOTS_LOCK_FD}>"$lower.lock"
 	flock -s "$ROOTS_LOCK_FD"
@@ -92,8 +94,10 @@ roots_open() {
 		mount --make-rslave "$ROOT/run"
 	else
 		mount -t tmpfs -o mode=755 tmpfs "$ROOT/run"
-		mkdir -p "$ROOT/run/systemd/journal"
-		[ ! -d /run/systemd/journal ] || mount --bind /run/systemd/journal "$ROOT/run/systemd/journal"
+		if [ "$run" = journal ] && [ -d /run/systemd/journal ]; then
+			mkdir -p "$ROOT/run/systemd/journal"
+			mount --bind /run/systemd/journal "$ROOT/run/systemd/journal"
+		fi
 	fi
 	# the release's download cache (tests/roots/make), and the host's resolver
 	[ ! -d "$(dirname "$lower")/archives" ] ||
@@ -107,6 +111,14 @@ roots_exec() {
 	[ -n "$ROOT" ] || roots_fail "roots_exec: no root open"
 	chroot "$ROOT" /usr/bin/env -i PATH="$ROOTS_ENV_PATH" HOME=/root LANG=C.UTF-8 \
 		DEBIAN_FRONTEND=noninteractive "$@"
+}
+
+# roots_spawn CMD...: CMD inside ROOT in the background, as roots_exec;
+# ROOTS_PID is its pid (CMD's own: chroot and env exec it).
+roots_spawn() {
+	[ -n "$ROOT" ] || roots_fail "roots_spawn: no root open"
+	chroot "$ROOT" /usr/bin/env -i PATH="$ROOTS_ENV_PATH" HOME=/root LANG=C.UTF-8 "$@" &
+	ROOTS_PID=$!
 }
 
 # roots_pids: the processes whose root directory is ROOT.
