@@ -32,3 +32,16 @@ if grep -n 'PLACEHOLDER' $pages >&2; then
 fi
 [ "$bad" -eq 0 ] || exit 1
 echo "ok: $(echo "$pages" | wc -w) pages without warnings"
+
+# The pages this build installs name the configuration its binary reads
+# (meson's sysconfdir; the package's /etc, a plain build's /usr/local/etc).
+config=$("$SMBLAT" --help 2>&1 | sed -n 's/.*configuration (default \(.*\))$/\1/p')
+[ -n "$config" ] || fail "smblat --help names no default configuration"
+for page in smblat.8 smblat.conf.5; do
+	built=$BUILD_ROOT/man/$page
+	[ -f "$built" ] || fail "$built not built"
+	grep -qF "$config" "$built" || fail "$built does not name $config, which the binary reads"
+	other=$(grep -oE '(/[[:alnum:]_.-]+)+/smblat/smblat\.conf' "$built" | sort -u | grep -vxF "$config" || true)
+	[ -z "$other" ] || fail "$built names $other; the binary reads $config"
+done
+echo "ok: the built pages name $config, as smblat --help does"
