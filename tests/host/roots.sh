@@ -38,7 +38,7 @@ done
 roots_pids | grep -qx "$ROOTS_SMBD_PID" || fail "smbd $ROOTS_SMBD_PID not among the root's processes"
 root=$ROOT tmp=$ROOTS_TMP
 roots_close
-grep -q " $tmp[/ ]" /proc/self/mountinfo && fail "mounts of $tmp left after roots_close"
+grep -q " ${tmp}[/ ]" /proc/self/mountinfo && fail "mounts of $tmp left after roots_close"
 [ ! -e "$tmp" ] || fail "$tmp left after roots_close"
 [ ! -e "$lower/tmp/in.bin" ] || fail "the cached root was written"
 after=$(cd "$lower" && find . -xdev -newer "$lower.stamp" 2>/dev/null | sort | md5sum)
@@ -49,7 +49,7 @@ rc=0
 "$0" --failing "$lower" "$TMP/failed" || rc=$?
 [ "$rc" -ne 0 ] || fail "the failing test exited 0"
 read -r root tmp smbd <"$TMP/failed" || fail "the failing test did not open its root"
-grep -q " $tmp[/ ]" /proc/self/mountinfo && fail "a failed test left mounts of $tmp"
+grep -q " ${tmp}[/ ]" /proc/self/mountinfo && fail "a failed test left mounts of $tmp"
 [ ! -e "$tmp" ] || fail "a failed test left $tmp"
 ! kill -0 "$smbd" 2>/dev/null || fail "a failed test left its smbd $smbd running"
 echo "ok: the failed test left nothing of $root"

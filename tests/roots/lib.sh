@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck shell=bash
 # Entering a Debian root made by tests/roots/make, and an smbd inside it.
 # See tests/roots/README.md.
 #
@@ -251,5 +252,5 @@ roots_close() {
 		rm -rf --one-file-system "$ROOTS_TMP"
 	fi
 	[ -z "$ROOTS_LOCK_FD" ] || exec {ROOTS_LOCK_FD}>&-
-	ROOT= ROOTS_TMP= ROOTS_LOCK_FD=
+	ROOT='' ROOTS_TMP='' ROOTS_LOCK_FD=''
 }
