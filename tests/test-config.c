@@ -674,6 +674,12 @@ static void test_probes(void)
 	CHECK(c.n_probes == 1 && !c.probes[0].kernel_stack && c.probes[0].user_stack);
 	config_free(&c);
 
+	/* one probe per syscall: sys_enter and sys_exit serve them all, the func layer takes one */
+	CHECK_ERROR("[probe A]\ntarget = syscall:openat\n[probe B]\ntarget = syscall:openat\n",
+		    "t.conf:3: [probe B] traces syscall:openat, as [probe A] does (line 1)\n");
+	LOAD_OK(&c, "[probe A]\ntarget = syscall:openat\n[probe B]\ntarget = syscall:open\n");
+	config_free(&c);
+
 	/* at most CONFIG_MAX_PROBES */
 	size_t size = (CONFIG_MAX_PROBES + 1) * 40, n = 0;
 	char *text = malloc(size);
@@ -924,6 +930,33 @@ static void test_dump(void)
 	CHECK(b.comm && strcmp(b.comm, ";rm") == 0);
 	free(da);
 	free(db);
+	config_free(&a);
+	config_free(&b);
+
+	/* -f probes, named by their targets, load back under names a section takes */
+	static const char *const targets[] = { "/usr/bin/x:f", "usdt:/a/b:p:s,e", "/usr/bin_x:f",
+					       "c:malloc" };
+	config_init(&a);
+	a.probes = calloc(4, sizeof(*a.probes));
+	for (unsigned i = 0; a.probes && i < 4; i++)
+		a.probes[a.n_probes++] = (struct probe_config) {
+			.label = strdup(targets[i]),
+			.target = strdup(targets[i]),
+			.cli = true,
+		};
+	da = dump(&a);
+	LOAD_OK(&b, da);
+	CHECK(b.n_probes == 4);
+	for (unsigned i = 0; i < b.n_probes && i < 4; i++)
+		CHECK_STR(b.probes[i].target, targets[i]);
+	if (b.n_probes == 4) {
+		CHECK_STR(b.probes[0].label, "_usr_bin_x:f");
+		CHECK_STR(b.probes[1].label, "usdt:_a_b:p:s_e");
+		CHECK_STR(b.probes[2].label, "_usr_bin_x:f-2");
+		CHECK_STR(b.probes[3].label, "c:malloc");
+	}
+	CHECK(strstr(da, "\n# -f /usr/bin/x:f: named FUNCTION=/usr/bin/x:f on the command line\n"));
+	free(da);
 	config_free(&a);
 	config_free(&b);
 

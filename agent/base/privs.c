@@ -3,10 +3,14 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <inttypes.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -131,6 +135,63 @@ int privs_drop(const char *user, bool keep_attach_caps, char *why, size_t n)
 	dropped = true;
 	kept = want;
 	return 0;
+}
+
+/* The file system ids back to root's, and the groups saved: undoes as_user(). */
+static void as_root(const gid_t *groups, int n)
+{
+	setfsuid(0);
+	setfsgid(getegid());
+	if (n >= 0)
+		(void)setgroups((size_t)n, groups);
+}
+
+/* Access checks as uid:gid without groups, as after privs_drop(); -EPERM when refused. */
+static int as_user(uid_t uid, gid_t gid)
+{
+	if (setgroups(0, NULL) < 0)
+		return -errno;
+	setfsgid(gid);
+	setfsuid(uid);
+	/* setfsuid() reports no failure: ask for the ids in force */
+	if ((uid_t)setfsuid((uid_t)-1) != uid || (gid_t)setfsgid((gid_t)-1) != gid)
+		return -EPERM;
+	return 0;
+}
+
+int privs_open_as(const char *user, const char *path, int flags, mode_t mode)
+{
+	gid_t groups[NGROUPS_MAX];
+	uid_t uid;
+	gid_t gid;
+	int fd, n, r;
+
+	if (geteuid() != 0 || !user || !*user || user_lookup(user, &uid, &gid, NULL, 0) < 0) {
+		/* no drop will come: the file is ours */
+		fd = open(path, flags | O_CLOEXEC, mode);
+		return fd < 0 ? -errno : fd;
+	}
+	n = getgroups(NGROUPS_MAX, groups);
+	if (n < 0)
+		return -errno;
+	r = as_user(uid, gid);
+	fd = r < 0 ? -1 : open(path, flags | O_CLOEXEC, mode);
+	if (fd < 0 && r == 0)
+		r = -errno;
+	as_root(groups, n);
+	return fd < 0 ? r : fd;
+}
+
+uint64_t privs_missing(uint64_t want)
+{
+	uint64_t missing = 0;
+
+	if (capng_get_caps_process() < 0)
+		return want;
+	for (unsigned int c = 0; c < 64; c++)
+		if ((want & (UINT64_C(1) << c)) && capng_have_capability(CAPNG_EFFECTIVE, c) != 1)
+			missing |= UINT64_C(1) << c;
+	return missing;
 }
 
 static int effective_set(bool on)

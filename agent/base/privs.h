@@ -76,5 +76,18 @@ int privs_lower(void);
  */
 int privs_forget(void);
 
+/*
+ * open(2) with the file system rights USER will have after privs_drop() (its
+ * uid and gid, no supplementary groups), so that a file named on the command
+ * line is checked and created before the drop as the agent will write it
+ * after. As root only; otherwise, or with no such USER (the agent stays root
+ * then), a plain open. Call it while the process has one thread. The fd, or
+ * -errno.
+ */
+int privs_open_as(const char *user, const char *path, int flags, mode_t mode);
+
+/* The capabilities of want (bits CAP_*) not in the effective set. */
+uint64_t privs_missing(uint64_t want);
+
 /* Reads /proc/PID/status; pid 0 is the calling process. */
 int privs_status(pid_t pid, struct privs_state *out);

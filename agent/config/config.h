@@ -10,7 +10,6 @@
 #include "base/func.h"
 #include "config/values.h" /* parse_duration_ns() and the other single values */
 
-#define EX_CONFIG_ 78 /* sysexits EX_CONFIG */
 #define CONFIG_MAX_PROBES 256
 /* A layer's own section lives inside struct config, in this many bytes at most. */
 #define CONFIG_SETTINGS_MAX 64

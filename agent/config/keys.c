@@ -17,7 +17,6 @@
 
 #define RINGBUF_MIN 4096ULL
 #define RINGBUF_MAX (1ULL << 30)
-#define PID_MAX 4194304U /* PID_MAX_LIMIT on 64-bit kernels */
 #define COMM_MAX (SMBLAT_COMM_LEN - 1)
 /* Prealloc'd at about 2.4K each: 64 threads to a million (2.4G). */
 #define MAX_THREADS_MIN 64
@@ -170,7 +169,8 @@ static void agent_init(void *base)
 
 static const struct config_key agent_keys[] = {
 	CONFIG_KEY("threshold", struct config, threshold_ns, config_duration),
-	CONFIG_KEY("pid", struct config, pid, config_uint, .max = PID_MAX, .flags = CONFIG_KEY_RESTART),
+	CONFIG_KEY("pid", struct config, pid, config_uint, .max = VALUES_PID_MAX,
+		   .flags = CONFIG_KEY_RESTART),
 	CONFIG_KEY("comm", struct config, comm, config_string, .check = comm_check,
 		   .flags = CONFIG_KEY_RESTART),
 	CONFIG_KEY("cgroup", struct config, cgroup, config_string, .check = cgroup_check,

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "config/config-int.h"
+#include "config/target.h"
 
 #define FILE_MAX (1U << 20) /* a config file is a few KiB; refuse surprises */
 
@@ -479,6 +480,53 @@ static void load_start(struct load *ld, struct config *c)
 	ld->first_new_probe = c->n_probes;
 }
 
+/* The syscall of a syscall:NAME target, into buf; NULL for other targets. */
+static const char *probe_syscall(const struct probe_config *p, char *buf, size_t n)
+{
+	const char *problem;
+	struct target tg;
+	bool sys;
+
+	if (target_parse(p->target, &tg, &problem) < 0)
+		return NULL;
+	sys = tg.kind == TARGET_SYSCALL;
+	if (sys)
+		snprintf(buf, n, "%s", tg.symbol);
+	target_done(&tg);
+	return sys ? buf : NULL;
+}
+
+/* sys_enter/sys_exit serve every syscall probe, and the func layer takes one per syscall. */
+static int check_syscall_probes(struct load *ld)
+{
+	const struct config *c = ld->c;
+	char a[64], b[64];
+
+	for (unsigned i = 1; i < c->n_probes; i++) {
+		const struct probe_config *p = &c->probes[i];
+
+		if (p->cli || !probe_syscall(p, a, sizeof(a)))
+			continue;
+		for (unsigned j = 0; j < i; j++) {
+			const struct probe_config *q = &c->probes[j];
+			bool here = q->file && p->file && strcmp(q->file, p->file) == 0;
+			char at[PATH_MAX + 16];
+
+			if (q->cli || !probe_syscall(q, b, sizeof(b)) || strcmp(a, b) != 0)
+				continue;
+			snprintf(at, sizeof(at), "%s%s%u",
+				 here    ? "line " :
+				 q->file ?:
+					   "?",
+				 here ? "" : ":", q->line);
+			load_say(ld, "%s:%u: [probe %s] traces syscall:%s, as [probe %s] does (%s)", p->file,
+				 p->line, p->label, a, q->label, at);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static int load_finish(struct load *ld)
 {
 	struct config *c = ld->c;
@@ -498,7 +546,7 @@ static int load_finish(struct load *ld)
 		if (!p->user_stack_set)
 			p->user_stack = c->user_stack;
 	}
-	return 0;
+	return check_syscall_probes(ld);
 }
 
 /* The message goes to the caller, or to stderr when it wants none back. */

@@ -16,6 +16,8 @@
 
 /* FUNCTION names: the BPF side keeps them in SMBLAT_NAME_LEN with the NUL. */
 #define VALUES_LABEL_MAX (SMBLAT_NAME_LEN - 1)
+/* Process ids: PID_MAX_LIMIT of 64-bit kernels, the most kernel.pid_max takes. */
+#define VALUES_PID_MAX 4194304U
 /* Further than this and a suggestion is a guess rather than a typo. */
 
 /* Attach backend wanted by the user for kernel functions. */

@@ -86,8 +86,8 @@ void breakdown_emit(struct agent *a, const struct summary *acc, double interval_
 
 /* report.c: reads the BPF counters; writes summaries and/or loss reports. */
 void report_now(struct agent *a, bool summaries, bool losses);
-/* report.c: at exit, the run's counted stacks as a flame graph (--svg). */
-void report_flame(struct agent *a);
+/* report.c: at exit, the run's counted stacks as a flame graph (--svg); -errno said. */
+int report_flame(struct agent *a);
 /* report.c: entries written and failed since start, wherever they were counted. */
 void report_counts(struct agent *a, uint64_t *written, uint64_t *failed);
 /* report.c: says when journal writes start or stop failing. */

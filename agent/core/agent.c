@@ -254,10 +254,15 @@ static int setup_sinks(struct agent *a)
 static int setup_symbols(struct agent *a)
 {
 	int r = ksyms_load(&a->ks);
+	const char *why = ksyms_explain(r);
 
+	if (r < 0 && why && a->opt->kernel_symbols_optional) {
+		/* no kernel function to find: kernel frames can stay addresses */
+		log_status(STATUS_AGENT_DEGRADED, REASON_SYSTEM, LOG_NOTICE,
+			   "kernel stacks show addresses only: %s", why);
+		r = ksyms_new_empty(&a->ks);
+	}
 	if (r < 0) {
-		const char *why = ksyms_explain(r);
-
 		log_status(STATUS_AGENT_FAILED, REASON_SYSTEM, LOG_ERR, "cannot read kernel symbols: %s",
 			   why ? why : strerror(-r));
 		return -ECANCELED;
@@ -582,11 +587,15 @@ static void ready(struct agent *a)
 	fflush(stdout);
 }
 
-/* The last events, summary and loss report; the writer gets time to deliver them. */
-static void finish(struct agent *a)
+/*
+ * The last events, summary and loss report; the writer gets time to deliver
+ * them. -errno when an output asked for (--svg) could not be written.
+ */
+static int finish(struct agent *a)
 {
 	struct status s = { .kind = STATUS_AGENT_STOP, .priority = LOG_INFO };
 	uint64_t written, failed;
+	int r;
 
 	sd_notify(false, "STOPPING=1");
 	a->stopping = true;
@@ -595,13 +604,14 @@ static void finish(struct agent *a)
 		writer_drain(a->writer, 3000); /* so that the last loss report has its failures */
 	/* the final summary, also when periodic ones are off ([histogram] interval = 0) */
 	report_now(a, true, true);
-	report_flame(a);
+	r = report_flame(a);
 	report_counts(a, &written, &failed);
 	status_count_set(&s, COUNT_ENTRIES_WRITTEN, written);
 	status_count_set(&s, COUNT_ENTRIES_FAILED, failed);
 	log_emit(&s, "stopped: %llu entries written, %llu failed", (unsigned long long)written,
 		 (unsigned long long)failed);
 	report_writer_stop(a);
+	return r;
 }
 
 static int start(struct agent *a)
@@ -679,7 +689,10 @@ int agent_run(struct config *c, const struct run_opts *o)
 	malloc_trim(0);
 	log_stderr_skip(0); /* from now on a terminal sees each change */
 	r = sd_event_loop(a.loop);
-	finish(&a);
+	if (r >= 0)
+		r = finish(&a) < 0 ? -ECANCELED : 0; /* said why */
+	else
+		(void)finish(&a);
 out:
 	if (r < 0 && r != -ECANCELED)
 		log_status(STATUS_AGENT_FAILED, REASON_SYSTEM, LOG_ERR, "cannot start: %s", strerror(-r));

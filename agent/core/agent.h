@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "config/config.h"
 #include "sinks/term.h"
@@ -19,8 +20,10 @@ struct run_opts {
 	bool verbose;
 	const char *config_path; /* for SIGHUP reload; NULL: built-in defaults */
 	bool config_explicit;
-	bool stacks_by_time;  /* --stacks=time: folded lines and --svg weigh latency (us) */
-	const char *svg_path; /* --svg FILE: a flame graph of the run's counted stacks, at exit */
+	bool stacks_by_time;          /* --stacks=time: folded lines and --svg weigh latency (us) */
+	const char *svg_path;         /* --svg FILE: a flame graph of the run's counted stacks, at exit */
+	FILE *svg;                    /* ... opened by the caller before the run, closed after it */
+	bool kernel_symbols_optional; /* no kernel function traced: kallsyms may stay unread */
 };
 
 /*

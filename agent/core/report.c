@@ -213,38 +213,34 @@ static void emit_stacks(struct agent *a, double interval_s)
 					stack_journal(a, f, &set, k, lost, interval_s);
 			else
 				stacks_term(a, table, f, &set, lost);
-			if (a->opt->svg_path)
+			if (a->opt->svg)
 				(void)folded_merge(&a->run_stacks, &set);
 		}
 		folded_free(&set);
 	}
 }
 
-void report_flame(struct agent *a)
+int report_flame(struct agent *a)
 {
 	struct flame_opts o = { .title = "smblat: counted stacks",
 				.by_time = a->opt->stacks_by_time,
 				.subtitle = a->opt->stacks_by_time ? "widths: latency (us)" :
 								     "widths: calls" };
-	FILE *f;
 	int r;
 
-	if (!a->opt->svg_path)
-		return;
-	f = fopen(a->opt->svg_path, "we");
-	if (!f) {
-		log_status(STATUS_AGENT_DEGRADED, REASON_SYSTEM, LOG_ERR, "--svg %s: %m", a->opt->svg_path);
-		return;
-	}
-	r = flame_write(f, &a->run_stacks, &o);
-	if (fclose(f) < 0 && r == 0)
+	/* opened before the start by whoever asked for it, closed by them */
+	if (!a->opt->svg)
+		return 0;
+	r = flame_write(a->opt->svg, &a->run_stacks, &o);
+	if (r == 0 && fflush(a->opt->svg) != 0)
 		r = -errno;
 	if (r < 0)
 		log_status(STATUS_AGENT_DEGRADED, REASON_SYSTEM, LOG_ERR, "--svg %s: %s", a->opt->svg_path,
 			   strerror(-r));
 	else /* asked for on the command line: said there */
-		fprintf(stderr, "smblat: flame graph of %zu stacks written to %s\n", a->run_stacks.n,
-			a->opt->svg_path);
+		fprintf(stderr, "smblat: flame graph of %zu stack%s written to %s\n", a->run_stacks.n,
+			a->run_stacks.n == 1 ? "" : "s", a->opt->svg_path);
+	return r;
 }
 
 /* The layers' own views, after the function table's. */

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <systemd/sd-id128.h>
 #include <systemd/sd-journal.h>
 
 #include "decode/jstacks.h"
@@ -86,12 +89,43 @@ static int pass(sd_journal *j, const struct jstacks_query *q, bool slow, struct 
 	return r < 0 ? r : 0;
 }
 
+/*
+ * The system journal, persistent or volatile, where journald puts the
+ * entries of system services: -EACCES when it is there but closed to us
+ * (not in the systemd-journal or adm group), its path in res.
+ */
+static int system_journal_access(struct jstacks_result *res)
+{
+	static const char *const dirs[] = { "/var/log/journal", "/run/log/journal" };
+	char id[SD_ID128_STRING_MAX], path[128];
+	sd_id128_t machine;
+	int fd;
+
+	if (sd_id128_get_machine(&machine) < 0)
+		return 0; /* cannot tell: sd-journal will read what it can */
+	sd_id128_to_string(machine, id);
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(*dirs); i++) {
+		snprintf(path, sizeof(path), "%s/%s/system.journal", dirs[i], id);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (fd >= 0) {
+			close(fd);
+			return 0;
+		}
+		if ((errno == EACCES || errno == EPERM) && !res->unreadable[0])
+			snprintf(res->unreadable, sizeof(res->unreadable), "%s", path);
+	}
+	return res->unreadable[0] ? -EACCES : 0;
+}
+
 int jstacks_read(const struct jstacks_query *q, struct folded *out, struct jstacks_result *res)
 {
 	sd_journal *j = NULL;
-	int r = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
+	int r;
 
 	*res = (struct jstacks_result) {};
+	r = system_journal_access(res);
+	if (r == 0)
+		r = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
 	if (r < 0)
 		return r;
 	r = pass(j, q, false, out, res);

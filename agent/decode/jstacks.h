@@ -19,10 +19,15 @@ struct jstacks_query {
 };
 
 struct jstacks_result {
+	char unreadable[128];       /* with -EACCES: the system journal this user cannot read */
 	unsigned int entries;       /* entries read */
 	bool slow_calls;            /* from slow-call entries, no counted stacks were there */
 	uint64_t first_us, last_us; /* their times */
 };
 
-/* Adds what the journal has to out. -errno from sd-journal. */
+/*
+ * Adds what the journal has to out. -EACCES when the system journal, where
+ * the agent's entries are, is there but not readable to the caller (sd-journal
+ * would silently read the caller's own journal alone); -errno from sd-journal.
+ */
 int jstacks_read(const struct jstacks_query *q, struct folded *out, struct jstacks_result *res);

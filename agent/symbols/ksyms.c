@@ -525,6 +525,18 @@ int ksyms_load_file(const char *path, struct ksyms **ret)
 	return 0;
 }
 
+int ksyms_new_empty(struct ksyms **ret)
+{
+	struct ksyms *k = calloc(1, sizeof(*k));
+
+	if (!k || !(k->path = strdup(KALLSYMS_PATH))) {
+		free(k);
+		return -ENOMEM;
+	}
+	*ret = k;
+	return 0;
+}
+
 int ksyms_load(struct ksyms **ret)
 {
 	return ksyms_load_file(KALLSYMS_PATH, ret);

@@ -27,6 +27,8 @@ struct ksym {
  */
 int ksyms_load(struct ksyms **ret);
 int ksyms_load_file(const char *path, struct ksyms **ret);
+/* A table without symbols, where /proc/kallsyms hides them and no kernel function is traced. */
+int ksyms_new_empty(struct ksyms **ret);
 void ksyms_free(struct ksyms *k);
 
 /* Re-reads the same file, for modules loaded since; on failure k is unchanged. */

@@ -541,6 +541,9 @@ static int usyms_file(struct usyms *u, const char *binary, const struct elf_file
 		return -errno;
 	if (fstat(fd, &st) < 0)
 		return -errno;
+	/* opens, and libelf would call it no ELF file */
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
 	e = elfs_lookup(u, st.st_dev, st.st_ino);
 	if (!e) {
 		e = elf_entry_new(st.st_dev, st.st_ino, fd, "");
@@ -613,8 +616,13 @@ int usyms_provider(struct usyms *u, const char *binary, const char *symbol, char
 	char **needed = NULL, *runpath = NULL, origin[PATH_MAX];
 	const char *slash = strrchr(binary, '/');
 	bool found = false;
+	struct stat st;
 	int r;
 
+	if (stat(binary, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
 	if (defines(u, binary, symbol)) {
 		*ret = strdup(binary);
 		return *ret ? 0 : -ENOMEM;

@@ -68,6 +68,7 @@ int usyms_library(const char *name, char **ret);
  * The file defining the exported function symbol for binary: binary itself,
  * else the first of its DT_NEEDED libraries, looked up like the dynamic
  * linker does (DT_RUNPATH with $ORIGIN, then the default directories), that
- * does. *ret is malloc'd. -ENOENT when none does.
+ * does. *ret is malloc'd. -ENOENT when none does, -EISDIR when binary is a
+ * directory.
  */
 int usyms_provider(struct usyms *u, const char *binary, const char *symbol, char **ret);

@@ -373,6 +373,12 @@ static int locate(struct layer *l)
 		return -ENOENT;
 	}
 	r = usyms_provider(l->env->us, l->binary, ANCHOR, &l->lib);
+	if (r == -EISDIR) {
+		l->why = layer_unavailable(NAME, REASON_NO_BINARY, l->why_buf, sizeof(l->why_buf),
+					   "%s is a directory, not smbd: set [smbd] binary= to the program",
+					   l->binary);
+		return r;
+	}
 	if (r < 0) {
 		l->why = layer_unavailable(NAME, REASON_NOT_FOUND, l->why_buf, sizeof(l->why_buf),
 					   "neither %s nor its libraries define " ANCHOR ": %s", l->binary,
