@@ -565,16 +565,34 @@ static void test_errors(void)
 	CHECK_ERROR("[probe X]\ntarget = a\ntarget_ = b\n",
 		    "t.conf:3: unknown key \"target_\" in [probe X], did you mean \"target\"?\n");
 
-	/* lines inih cannot hold are refused, not cut */
-	char line[1024];
-	memset(line, 'x', sizeof(line) - 1);
-	line[sizeof(line) - 1] = '\0';
-	char text[1200];
-	snprintf(text, sizeof(text), "[smb]\ninclude = %s\n", line);
-	CHECK_ERROR_AT(text, 2, "line longer than");
+	/* a long PATH:C++-symbol target fits on one line (inih's own 200 bytes did not hold it) */
+	size_t size = CONFIG_LINE_MAX + 64;
+	char *line = malloc(size), *text = malloc(size + 64), *expect = malloc(64);
+	struct config c;
+
+	if (!line || !text || !expect)
+		exit(EXIT_FAILURE);
+	int n = snprintf(line, size, "/opt/app/lib/libapp.so.1:_ZN3app6detail");
+	memset(line + n, 'x', 1500);
+	line[n + 1500] = '\0';
+	snprintf(text, size + 64, "[probe LONG]\ntarget = %s\n", line);
+	LOAD_OK(&c, text);
+	CHECK(c.n_probes == 1 && c.probes[0].target && strcmp(c.probes[0].target, line) == 0);
+	config_free(&c);
+	/* lines the loader cannot hold are refused, not cut: CONFIG_LINE_MAX and one */
+	memset(line, 'x', size);
+	snprintf(text, size + 64, "[probe P]\ntarget = /x:%.*s\n", CONFIG_LINE_MAX - 12, line);
+	LOAD_OK(&c, text);
+	config_free(&c);
+	snprintf(text, size + 64, "[probe P]\ntarget = /x:%.*s\n", CONFIG_LINE_MAX - 11, line);
+	snprintf(expect, 64, "line longer than %d characters", CONFIG_LINE_MAX);
+	CHECK_ERROR_AT(text, 2, expect);
 	/* a section name longer than inih keeps is still checked whole */
-	snprintf(text, sizeof(text), "[probe %.*s]\n", 70, line);
+	snprintf(text, size + 64, "[probe %.*s]\n", 70, line);
+	free(line);
+	free(expect);
 	CHECK_ERROR_AT(text, 1, "invalid probe name");
+	free(text);
 }
 
 static void test_lists(void)

@@ -11,6 +11,8 @@
 #include "config/values.h" /* parse_duration_ns() and the other single values */
 
 #define CONFIG_MAX_PROBES 256
+/* Characters of one line of the file: a long PATH:C++-symbol target fits (smblat.conf(5), SYNTAX). */
+#define CONFIG_LINE_MAX 8192
 /* A layer's own section lives inside struct config, in this many bytes at most. */
 #define CONFIG_SETTINGS_MAX 64
 

@@ -27,6 +27,7 @@
 
 #include "config/config-int.h"
 #include "config/target.h"
+#include "smblat-config.h"
 
 #define FILE_MAX (1U << 20) /* a config file is a few KiB; refuse surprises */
 
@@ -328,6 +329,10 @@ static int load_text(struct load *ld, const char *name, const char *text)
 		.name = name,
 		.pos = text,
 	};
+#ifdef SMBLAT_INIH_MAX_LINE
+	/* inih's line buffer holds the text and "\r\n\0"; loader_read() refuses longer lines */
+	ini_max_line = CONFIG_LINE_MAX + 3;
+#endif
 	r = ini_parse_stream(loader_read, l, ini_handler_cb, l);
 	if (l->p.error && (r <= 0 || l->p.error_line <= (unsigned)r))
 		r = loader_report(l);
