@@ -140,12 +140,21 @@ static void test_csv(void)
 		     "1700000000123456,tab\\x09here,48782,INODE_OP_UNLINK,16351\n");
 
 	o.show_ret = o.show_args = true;
-	o.show_stack = true; /* no room for stacks in CSV rows */
 	r = sample();
 	check_output("csv extras header", header_adapter, &o, NULL,
 		     "ENDTIME_us,TASK,PID,FUNCTION,LATENCY_us,RVAL,ARGS\n");
 	check_output("csv extras row", term_print_event, &o, &r,
 		     "1700000000123456,rm,48782,INODE_OP_UNLINK,16351,-2,0xffff888012345678 0x1\n");
+	/* -K, -U: the stack in one column, folded (outermost first), so that a row stays a row */
+	o.show_stack = true;
+	check_output("csv stack header", header_adapter, &o, NULL,
+		     "ENDTIME_us,TASK,PID,FUNCTION,LATENCY_us,RVAL,ARGS,STACK\n");
+	check_output("csv stack row", term_print_event, &o, &r,
+		     "1700000000123456,rm,48782,INODE_OP_UNLINK,16351,-2,0xffff888012345678 0x1,"
+		     "do_unlinkat;vfs_unlink;cifs_unlink\n");
+	r.stack_folded = NULL;
+	check_output("csv no stack", term_print_event, &o, &r,
+		     "1700000000123456,rm,48782,INODE_OP_UNLINK,16351,-2,0xffff888012345678 0x1,\n");
 }
 
 static void test_folded(void)

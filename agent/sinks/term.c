@@ -135,6 +135,8 @@ void term_print_header(FILE *out, const struct term_opts *o)
 			fputs(",RVAL", out);
 		if (o->show_args)
 			fputs(",ARGS", out);
+		if (o->show_stack)
+			fputs(",STACK", out);
 		fputc('\n', out);
 		return;
 	}
@@ -156,7 +158,7 @@ static void print_folded(FILE *out, const struct record *r)
 	fprintf(out, "%s %" PRIu64 "\n", r->func->name, r->latency_ns / 1000);
 }
 
-/* No stack lines here: they would break the one-row-per-event shape of CSV. */
+/* The stack as one column (folded, outermost first): stack lines would break the one-row-per-event shape. */
 static void print_csv(FILE *out, const struct term_opts *o, const struct record *r)
 {
 	char task[TASK_MAX], ret[32];
@@ -173,6 +175,10 @@ static void print_csv(FILE *out, const struct term_opts *o, const struct record 
 	if (o->show_args) {
 		fputc(',', out);
 		args_print(out, r);
+	}
+	if (o->show_stack) {
+		fputc(',', out);
+		csv_put(out, r->stack_folded ? r->stack_folded : "");
 	}
 	fputc('\n', out);
 }
