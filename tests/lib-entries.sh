@@ -77,10 +77,10 @@ CONF
 	sed -i "s/^\[probe ${label}_FLOOD\]\$/[probe ${label}_AGAIN]/" "$TMP/ship.conf"
 	kill -HUP "$AGENT_PID"
 	for _ in $(seq 300); do
-		grep -q "reload: applied: 1 probes added, 1 removed" "$TMP/agent.err" && break
+		grep -q "reload: applied: 1 probe added, 1 removed" "$TMP/agent.err" && break
 		sleep 0.1
 	done
-	grep -q "reload: applied: 1 probes added, 1 removed" "$TMP/agent.err" ||
+	grep -q "reload: applied: 1 probe added, 1 removed" "$TMP/agent.err" ||
 		{ cat "$TMP/agent.err" >&2; fail "the reload was not applied"; }
 	agent_stop
 	journalctl --sync

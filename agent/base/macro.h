@@ -56,3 +56,6 @@ static inline void fclosep(FILE **f)
 		(fd) = -EBADF;      \
 		_taken_;            \
 	})
+
+/* The word after a count, as English has it: "1 call", "2 calls", "0 entries". */
+#define PLURAL(n, one, many) ((n) == 1 ? (one) : (many))

@@ -18,6 +18,7 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 
+#include "base/macro.h"
 #include "base/log.h"
 #include "base/privs.h"
 #include "base/profile.h"
@@ -150,8 +151,10 @@ static int on_loss_timer(sd_event_source *s, uint64_t usec, void *ctx)
 	report_now(a, false, true);
 	report_writer_health(a);
 	report_counts(a, &written, &failed);
-	sd_notifyf(false, "STATUS=%u functions attached, %llu entries written, %llu failed",
-		   func_table_attached(&a->funcs, -1), (unsigned long long)written,
+	sd_notifyf(false, "STATUS=%u %s attached, %llu %s written, %llu failed",
+		   func_table_attached(&a->funcs, -1),
+		   PLURAL(func_table_attached(&a->funcs, -1), "function", "functions"),
+		   (unsigned long long)written, PLURAL(written, "entry", "entries"),
 		   (unsigned long long)failed);
 	return rearm(s, usec + a->cfg->lost_interval_ns / 1000);
 }
@@ -577,11 +580,14 @@ static void ready(struct agent *a)
 	prof_format(spent, sizeof(spent));
 	status_count_set(&s, COUNT_ATTACHED, func_table_attached(&a->funcs, -1));
 	status_count_set(&s, COUNT_THRESHOLD_US, a->cfg->threshold_ns / 1000);
-	log_emit(&s, "ready: %u functions attached%s%s%s, threshold %.3f ms, output %s (start-up %.2f s%s%s)",
-		 func_table_attached(&a->funcs, -1), a->waiting[0] ? " (waiting: " : "", a->waiting,
-		 a->waiting[0] ? ")" : "", a->cfg->threshold_ns / 1e6, a->journal ? "journal" : "terminal",
+	log_emit(&s, "ready: %u %s attached%s%s%s, threshold %.3f ms, output %s (start-up %.2f s%s%s)",
+		 func_table_attached(&a->funcs, -1),
+		 PLURAL(func_table_attached(&a->funcs, -1), "function", "functions"),
+		 a->waiting[0] ? " (waiting: " : "", a->waiting, a->waiting[0] ? ")" : "",
+		 a->cfg->threshold_ns / 1e6, a->journal ? "journal" : "terminal",
 		 (now_ns() - a->started_ns) / 1e9, spent[0] ? ": " : "", spent);
-	sd_notifyf(false, "READY=1\nSTATUS=%u functions attached", func_table_attached(&a->funcs, -1));
+	sd_notifyf(false, "READY=1\nSTATUS=%u %s attached", func_table_attached(&a->funcs, -1),
+		   PLURAL(func_table_attached(&a->funcs, -1), "function", "functions"));
 	if (a->opt->to_stdout && !a->opt->hist_only)
 		term_print_header(stdout, &a->opt->term);
 	fflush(stdout);
@@ -608,8 +614,8 @@ static int finish(struct agent *a)
 	report_counts(a, &written, &failed);
 	status_count_set(&s, COUNT_ENTRIES_WRITTEN, written);
 	status_count_set(&s, COUNT_ENTRIES_FAILED, failed);
-	log_emit(&s, "stopped: %llu entries written, %llu failed", (unsigned long long)written,
-		 (unsigned long long)failed);
+	log_emit(&s, "stopped: %llu %s written, %llu failed", (unsigned long long)written,
+		 PLURAL(written, "entry", "entries"), (unsigned long long)failed);
 	report_writer_stop(a);
 	return r;
 }

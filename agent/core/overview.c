@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/macro.h"
 #include "core/agent-int.h"
 #include "smblat-config.h"
 
@@ -39,7 +40,8 @@ static void layer_line(struct agent *a, enum layer_id l, const char *prefix, FIL
 	switch (layer_table[l]->state(a->layer[l], &why)) {
 	case LAYER_ACTIVE:
 		backends(&a->funcs, l, via, sizeof(via));
-		fprintf(out, "traced: %u functions (%s)\n", func_table_attached(&a->funcs, l), via);
+		fprintf(out, "traced: %u %s (%s)\n", func_table_attached(&a->funcs, l),
+			PLURAL(func_table_attached(&a->funcs, l), "function", "functions"), via);
 		break;
 	case LAYER_WAITING:
 		fprintf(out, "waiting: %s\n", why ? why : "?");

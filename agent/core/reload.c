@@ -18,6 +18,7 @@
 #include <string.h>
 #include <syslog.h>
 
+#include "base/macro.h"
 #include "base/log.h"
 #include "base/ratelimit.h"
 #include "core/agent-int.h"
@@ -83,10 +84,10 @@ static void reload_report(struct agent *a, const struct reload_counts *n)
 	status_count_set(&s, COUNT_ATTACHED, n->attached);
 	status_count_set(&s, COUNT_THRESHOLD_US, a->cfg->threshold_ns / 1000);
 	log_emit(&s,
-		 "reload: applied: %u probes added, %u removed, %u kept, %u not attached; "
-		 "%u layer functions detached, %u attached; threshold %.3f ms",
-		 n->added, n->removed, n->kept, n->failed, n->detached, n->attached,
-		 a->cfg->threshold_ns / 1e6);
+		 "reload: applied: %u %s added, %u removed, %u kept, %u not attached; "
+		 "%u layer %s detached, %u attached; threshold %.3f ms",
+		 n->added, PLURAL(n->added, "probe", "probes"), n->removed, n->kept, n->failed, n->detached,
+		 PLURAL(n->detached, "function", "functions"), n->attached, a->cfg->threshold_ns / 1e6);
 }
 
 struct apply {
@@ -115,7 +116,7 @@ static void layer_reload(struct agent *a, enum layer_id l, void *userdata)
 				    .layer = layer_name(l) };
 
 		status_count_set(&s, COUNT_DETACHED, n);
-		log_emit(&s, "layer disabled by reload: %u probes detached", n);
+		log_emit(&s, "layer disabled by reload: %u %s detached", n, PLURAL(n, "probe", "probes"));
 	} else if (!was && now) {
 		uint32_t before = func_table_attached(&a->funcs, l);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 
 #include "base/log.h"
 #include "core/agent-int.h"
@@ -168,8 +169,9 @@ static void stack_journal(struct agent *a, const struct func *f, const struct fo
 	snprintf(n, sizeof(n), "%zu", set->n);
 	snprintf(lo, sizeof(lo), "%" PRIu64, lost);
 	snprintf(iv, sizeof(iv), "%.3f", interval_s);
-	if (asprintf(&msg, "%s stack %zu of %zu: %" PRIu64 " calls, %.3f ms, innermost %s", f->name, rank + 1,
-		     set->n, l->count, l->total_ns / 1e6, inner ? inner + 1 : l->stack) >= 0)
+	if (asprintf(&msg, "%s stack %zu of %zu: %" PRIu64 " %s, %.3f ms, innermost %s", f->name, rank + 1,
+		     set->n, l->count, PLURAL(l->count, "call", "calls"), l->total_ns / 1e6,
+		     inner ? inner + 1 : l->stack) >= 0)
 		journal_write_view(a->journal, f->name, f->layer, SMBLAT_MID_STACKS, msg, fields,
 				   ELEMENTSOF(fields));
 	free(msg);
@@ -188,8 +190,8 @@ static void stacks_term(struct agent *a, FILE *table, const struct func *f, cons
 		fflush(stdout);
 		return;
 	}
-	fprintf(table, "stacks of %s: %zu distinct, %" PRIu64 " calls not counted (no room)\n", f->name,
-		set->n, lost);
+	fprintf(table, "stacks of %s: %zu distinct, %" PRIu64 " %s not counted (no room)\n", f->name, set->n,
+		lost, PLURAL(lost, "call", "calls"));
 	for (size_t i = 0; i < set->n && i < STACKS_TERM; i++)
 		fprintf(table, "%10" PRIu64 " %12.3f ms  %s\n", set->v[i].count, set->v[i].total_ns / 1e6,
 			set->v[i].stack);
@@ -262,6 +264,20 @@ static void emit_views(struct agent *a, double interval_s, bool final)
 	fflush(out.table);
 }
 
+/* Tables in place of events on the terminal (--hist, --breakdown, --smbd-pid): each round under its time. */
+static void table_heading(const struct agent *a, double interval_s)
+{
+	char when[16] = "??:??:??";
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (a->journal || !a->opt->hist_only)
+		return;
+	if (localtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	printf("%s, the last %.1f s:\n", when, interval_s);
+}
+
 void report_now(struct agent *a, bool summary, bool losses)
 {
 	uint64_t now = now_ns();
@@ -269,6 +285,7 @@ void report_now(struct agent *a, bool summary, bool losses)
 	if (collect(a) < 0)
 		return;
 	if (summary) {
+		table_heading(a, (now - a->last_summary_ns) / 1e9);
 		emit_summaries(a, (now - a->last_summary_ns) / 1e9);
 		emit_views(a, (now - a->last_summary_ns) / 1e9, a->stopping);
 		emit_stacks(a, (now - a->last_summary_ns) / 1e9);
@@ -331,8 +348,8 @@ void report_writer_stop(struct agent *a)
 		return;
 	writer_take(a->writer, wl, SMBLAT_MAX_FUNCS);
 	if (left)
-		fprintf(stderr, "smblat: journald did not take %llu queued entries at exit\n",
-			(unsigned long long)left);
+		fprintf(stderr, "smblat: journald did not take %llu queued %s at exit\n",
+			(unsigned long long)left, PLURAL(left, "entry", "entries"));
 	for (uint32_t i = 0; i < a->funcs.n; i++) {
 		struct loss l = wl[i].carried;
 

@@ -526,7 +526,8 @@ static int loss_fields(const struct loss *l, unsigned int n, double interval_s, 
 		fclose(m);
 		return -ENOMEM;
 	}
-	fprintf(m, "lost %" PRIu64 " events in %s s", ringbuf + suppressed + failed + untimed, interval);
+	fprintf(m, "lost %" PRIu64 " %s in %s s", ringbuf + suppressed + failed + untimed,
+		PLURAL(ringbuf + suppressed + failed + untimed, "event", "events"), interval);
 	for (unsigned int i = 0; i < n; i++) {
 		if (!l[i].func || !l[i].func->name || loss_total(&l[i]) == 0)
 			continue;

@@ -41,8 +41,8 @@ fi
 screen_line func | grep -q "off: no \[probe\] section" || fail "func: $(screen_line func)"
 if [ "$has_smbd" = 1 ]; then
 	[ "$rc" -eq 0 ] || fail "./run exited with $rc where smbd can be traced"
-	screen_line smbd | grep -qE "traced: [1-9][0-9]* functions" || fail "smbd present, not traced"
-	screen_line block | grep -qE "traced: [1-9][0-9]* functions" || fail "block not traced on an SMB server"
+	screen_line smbd | grep -qE "traced: [1-9][0-9]* functions?" || fail "smbd present, not traced"
+	screen_line block | grep -qE "traced: [1-9][0-9]* functions?" || fail "block not traced on an SMB server"
 	grep -q "smblat: ready: " "$TMP/screen" || fail "no ready line"
 else
 	screen_line block | grep -q "off: no smbd" || fail "block without smbd: $(screen_line block)"

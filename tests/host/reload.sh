@@ -67,7 +67,7 @@ links_one=$(links)
 [ "$(entries "$la")" -eq 0 ] || fail "entries under a 1 s threshold"
 
 conf 2ms with-b
-hup "reload: applied: 1 probes added, 0 removed, 1 kept"
+hup "reload: applied: 1 probe added, 0 removed, 1 kept"
 [ "$(links)" -gt "$links_one" ] || fail "no new link after adding a probe: $(links) links, $links_one before"
 "$prog_a" 5 5 5 >/dev/null
 "$prog_b" 1 1 >/dev/null
@@ -115,7 +115,7 @@ hup "reload: \\[block\\] disks, \\[block\\] queue_time, \\[smbd\\] binary change
 ls="RELOADSYS_$$"
 conf 2ms
 printf '[probe %s]\ntarget = syscall:getppid\nthreshold = 0\n' "$ls" >>"$TMP/smblat.conf"
-hup "reload: applied: 1 probes added, 0 removed, 1 kept, 0 not attached"
+hup "reload: applied: 1 probe added, 0 removed, 1 kept, 0 not attached"
 python3 -c 'import os; [os.getppid() for _ in range(3)]'
 wait_entries "$ls" 3
 # one that cannot attach is counted as such, not as added
@@ -146,7 +146,7 @@ if id nobody >/dev/null 2>&1; then
 	links_one=$(links)
 	conf 0 with-b
 	sed -i 's/^user =$/user = nobody/' "$TMP/smblat.conf"
-	hup "reload: applied: 1 probes added"
+	hup "reload: applied: 1 probe added"
 	[ "$(links)" -gt "$links_one" ] || fail "as user nobody: no new link after adding a probe"
 	eff=$(awk '/^CapEff:/ {print $2}' /proc/"$AGENT_PID"/status)
 	[ "$eff" = 0000000000000000 ] || fail "effective capabilities $eff after a reload as user nobody"

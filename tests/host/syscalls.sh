@@ -29,7 +29,7 @@ for line in open(sys.argv[1]):
 strace -c -f -o "$TMP/strace.txt" "$prog" >/dev/null
 counts "$TMP/strace.txt" | grep -v '^execve ' >"$TMP/strace.counts"
 agent_start -c "$TMP/conf" --stdout --syscalls="comm:$comm"
-grep -q "syscalls: [0-9]* syscalls of comm:$comm accounted" "$TMP/agent.err" || fail "no accounting line"
+grep -q "syscalls: [0-9]* syscalls\? of comm:$comm accounted" "$TMP/agent.err" || fail "no accounting line"
 "$prog" >/dev/null
 agent_stop
 cat "$TMP/agent.out"
@@ -102,7 +102,7 @@ mkfifo "$TMP/in2"
 pp=$!
 exec 3>"$TMP/in2"
 agent_start -c "$TMP/pid.conf" --stdout --syscalls="comm:$comm"
-grep -q "accounted (.*), 1 running processes chosen" "$TMP/agent.err" ||
+grep -q "accounted (.*), 1 running process chosen" "$TMP/agent.err" ||
 	fail "the running $comm not chosen: $(cat "$TMP/agent.err")"
 echo go >&3
 exec 3>&-

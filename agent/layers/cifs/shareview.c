@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "base/macro.h"
 #include "base/hist.h"
 #include "base/log.h"
 #include "bpf/view.h"
@@ -222,9 +223,11 @@ static void overflow_report(struct shareview *v, const struct layer_env *env, en
 		if (sum > v->overflow_seen[id])
 			log_layer(layer_name(layer), STATUS_AGENT_DEGRADED, REASON_NONE, LOG_NOTICE,
 				  "per-share view full (per_share_max = %u "
-				  "FUNCTION and share pairs): %llu calls of %s counted without their share",
+				  "FUNCTION and share pairs): %llu %s of %s counted without their share",
 				  env->cfg->hist_per_share_max,
-				  (unsigned long long)(sum - v->overflow_seen[id]), env->funcs->v[id].name);
+				  (unsigned long long)(sum - v->overflow_seen[id]),
+				  PLURAL(sum - v->overflow_seen[id], "call", "calls"),
+				  env->funcs->v[id].name);
 		v->overflow_seen[id] = sum;
 	}
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <syslog.h>
 
+#include "base/macro.h"
 #include "base/log.h"
 #include "base/profile.h"
 #include "layers/cifs/cifsops.h"
@@ -239,7 +240,8 @@ static void layer_sync(struct layer *l, unsigned int *attached, unsigned int *de
 		s.reason = r > 0 ? REASON_NONE : layer_func_reason(todo[0]);
 		status_count_set(&s, COUNT_ATTACHED, r > 0 ? r : 0);
 		status_count_set(&s, COUNT_NOT_ATTACHED, n - (r > 0 ? r : 0));
-		log_emit(&s, "%d of %u cifs operations attached (%s)", r > 0 ? r : 0, n,
+		log_emit(&s, "%d of %u cifs %s attached (%s)", r > 0 ? r : 0, n,
+			 PLURAL(n, "operation", "operations"),
 			 r > 0 ? backends_used(todo, n, mix, sizeof(mix)) :
 				 func_state_text(todo[0], mix, sizeof(mix)));
 		if (r <= 0 && !func_table_attached(t, LAYER_SMB))
@@ -382,8 +384,8 @@ static void smb_watch(struct layer *l)
 				    .layer = NAME };
 
 		status_count_set(&s, COUNT_DETACHED, n);
-		log_emit(&s, "cifs module %s: %u probes detached; attaching again when it is loaded",
-			 inst ? "reloaded" : "unloaded", n);
+		log_emit(&s, "cifs module %s: %u %s detached; attaching again when it is loaded",
+			 inst ? "reloaded" : "unloaded", n, PLURAL(n, "probe", "probes"));
 	}
 	if (!l->module && inst)
 		attach_instance(l, &a, &d);

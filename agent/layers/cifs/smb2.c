@@ -419,7 +419,7 @@ static void attach_instance(struct layer *l)
 {
 	struct status s = { .kind = STATUS_LAYER_ATTACHED, .priority = LOG_INFO, .layer = NAME };
 	struct func *fv[_SMB2_HOOK_MAX];
-	uint32_t n = 0, missing = 0;
+	uint32_t n = 0, missing = 0, cmds;
 	unsigned int ev, hooks;
 	int r;
 
@@ -486,9 +486,10 @@ static void attach_instance(struct layer *l)
 	status_count_set(&s, COUNT_ATTACHED, func_table_attached(l->env->funcs, LAYER_SMB2));
 	status_count_set(&s, COUNT_NOT_ATTACHED, missing);
 	hooks = hooks_attached(l);
-	log_emit(&s, "%u SMB2 commands timed through %u mid hooks (%s), %u connection events",
-		 func_table_attached(l->env->funcs, LAYER_SMB2) - hooks - ev, hooks,
-		 backend_name(l->hooks[SMB2_HOOK_ALLOC]->backend), ev);
+	cmds = func_table_attached(l->env->funcs, LAYER_SMB2) - hooks - ev;
+	log_emit(&s, "%u SMB2 %s timed through %u mid %s (%s), %u connection %s", cmds,
+		 PLURAL(cmds, "command", "commands"), hooks, PLURAL(hooks, "hook", "hooks"),
+		 backend_name(l->hooks[SMB2_HOOK_ALLOC]->backend), ev, PLURAL(ev, "event", "events"));
 }
 
 static void smb2_attach(struct layer *l)
@@ -560,7 +561,8 @@ static void smb2_apply(struct layer *l, const struct config *old, struct reload_
 		l->off = true;
 		l->why = "the smb layer is off (enabled = no), and its requests with it";
 		status_count_set(&s, COUNT_DETACHED, k);
-		log_emit(&s, "layer off with the smb layer: %u mid hooks detached", k);
+		log_emit(&s, "layer off with the smb layer: %u mid %s detached", k,
+			 PLURAL(k, "hook", "hooks"));
 		return;
 	}
 	shareview_enable(l->env);
@@ -602,8 +604,8 @@ static void smb2_watch(struct layer *l)
 
 		l->why = NULL;
 		status_count_set(&s, COUNT_DETACHED, n);
-		log_emit(&s, "cifs module %s: %u mid hooks detached; attaching again when it is loaded",
-			 inst ? "reloaded" : "unloaded", n);
+		log_emit(&s, "cifs module %s: %u mid %s detached; attaching again when it is loaded",
+			 inst ? "reloaded" : "unloaded", n, PLURAL(n, "hook", "hooks"));
 	}
 	if (!l->module && inst)
 		attach_instance(l);

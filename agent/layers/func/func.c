@@ -15,6 +15,7 @@
 #include <string.h>
 #include <syslog.h>
 
+#include "base/macro.h"
 #include "base/log.h"
 #include "base/syscalls.h"
 #include "config/target.h"
@@ -316,7 +317,7 @@ static void func_report(struct layer *l)
 	}
 	status_count_set(&s, COUNT_ATTACHED, attached);
 	status_count_set(&s, COUNT_NOT_ATTACHED, n - attached);
-	log_emit(&s, "%u of %u probes attached%s", attached, n,
+	log_emit(&s, "%u of %u %s attached%s", attached, n, PLURAL(n, "probe", "probes"),
 		 pending ? ", the others of modules not loaded yet" : "");
 }
 

@@ -240,7 +240,8 @@ static void layer_sync(struct layer *l, unsigned int *attached, unsigned int *de
 	status_count_set(&s, COUNT_ATTACHED, vfs + smb2);
 	status_count_set(&s, COUNT_NOT_ATTACHED, n_vfs + n_smb2 - vfs - smb2);
 	if (n_vfs || b->n)
-		log_emit(&s, "%d VFS operations and %d SMB2 commands of %s (%s) attached (%s)", vfs, smb2,
+		log_emit(&s, "%d VFS %s and %d SMB2 %s of %s (%s) attached (%s)", vfs,
+			 PLURAL(vfs, "operation", "operations"), smb2, PLURAL(smb2, "command", "commands"),
 			 l->lib, l->binary, backend_name(n_vfs ? be : b->fv[0]->backend));
 	free(b);
 }
@@ -312,8 +313,8 @@ static void views_say(struct layer *l, int running)
 	}
 	status_count_set(&s, COUNT_ATTACHED, attached);
 	status_count_set(&s, COUNT_NOT_ATTACHED, wanted - attached);
-	log_emit(&s, "following smbd processes (%d running): %u of %u views attached", running, attached,
-		 wanted);
+	log_emit(&s, "following smbd processes (%d running): %u of %u %s attached", running, attached, wanted,
+		 PLURAL(wanted, "view", "views"));
 	if (attached && !features_has(l->env->features, KF_COOKIE)) {
 		char what[64];
 

@@ -458,15 +458,16 @@ static int entry_build(const struct smbd_split_entry *e, struct record_field *f,
 	if (asprintf(msg,
 		     "smbd[%u] over %.1f s: waiting %.1f %%, receiving %.1f %%, parsing %.1f %%, "
 		     "running requests %.1f %% (their disk I/O %.1f %%), sending %.1f %%, ctdb %.1f %%, "
-		     "other %.1f %%; %" PRIu64 " requests, %" PRIu64
-		     " events, %.3f s in syscalls, disk read %.3f s, write %.3f s",
+		     "other %.1f %%; %" PRIu64 " %s, %" PRIu64
+		     " %s, %.3f s in syscalls, disk read %.3f s, write %.3f s",
 		     e->pid, e->wall_ns / 1e9, pct(e->phase_ns[SPLIT_WAIT], e->wall_ns),
 		     pct(e->phase_ns[SPLIT_RECV], e->wall_ns), pct(e->phase_ns[SPLIT_PARSE], e->wall_ns),
 		     pct(phase_total(e->phase_ns, SPLIT_RUN), e->wall_ns),
 		     pct(e->phase_ns[SPLIT_RUN_IO], e->wall_ns), pct(e->phase_ns[SPLIT_SEND], e->wall_ns),
 		     pct(e->phase_ns[SPLIT_CTDB], e->wall_ns), pct(e->phase_ns[SPLIT_OTHER], e->wall_ns),
-		     e->n[SPLIT_N_REQUESTS], entry_events(e), e->syscall_ns / 1e9, e->read_ns / 1e9,
-		     e->write_ns / 1e9) < 0)
+		     e->n[SPLIT_N_REQUESTS], PLURAL(e->n[SPLIT_N_REQUESTS], "request", "requests"),
+		     entry_events(e), PLURAL(entry_events(e), "event", "events"), e->syscall_ns / 1e9,
+		     e->read_ns / 1e9, e->write_ns / 1e9) < 0)
 		return -ENOMEM;
 	return n;
 }
@@ -539,12 +540,12 @@ static void split_print(FILE *out, const struct proc_split *p)
 		fprintf(out, "  %-24s %12.6f s %7.2f %%\n", phase_names[ph], t / 1e9, pct(t, p->wall_ns));
 	}
 	fprintf(out, "  %-24s %12.6f s %7.2f %%\n", "(phases together)", sum / 1e9, pct(sum, p->wall_ns));
-	fprintf(out, "  %-24s %12.6f s  %" PRIu64 " calls, all threads\n", "time in syscalls",
-		sys_delta(p, 0) / 1e9, sys_delta(p, 1));
-	fprintf(out, "  %-24s %12.6f s  %" PRIu64 " calls\n", "disk read", sys_delta(p, 2) / 1e9,
-		sys_delta(p, 3));
-	fprintf(out, "  %-24s %12.6f s  %" PRIu64 " calls\n", "disk write", sys_delta(p, 4) / 1e9,
-		sys_delta(p, 5));
+	fprintf(out, "  %-24s %12.6f s  %" PRIu64 " %s, all threads\n", "time in syscalls",
+		sys_delta(p, 0) / 1e9, sys_delta(p, 1), PLURAL(sys_delta(p, 1), "call", "calls"));
+	fprintf(out, "  %-24s %12.6f s  %" PRIu64 " %s\n", "disk read", sys_delta(p, 2) / 1e9,
+		sys_delta(p, 3), PLURAL(sys_delta(p, 3), "call", "calls"));
+	fprintf(out, "  %-24s %12.6f s  %" PRIu64 " %s\n", "disk write", sys_delta(p, 4) / 1e9,
+		sys_delta(p, 5), PLURAL(sys_delta(p, 5), "call", "calls"));
 	fprintf(out,
 		"  tevent events %" PRIu64 " (fd %" PRIu64 ", timer %" PRIu64 ", immediate %" PRIu64
 		", signal %" PRIu64 "), SMB2 requests %" PRIu64 ", ctdb requests %" PRIu64 "\n",

@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "base/macro.h"
 #include "base/log.h"
 #include "base/syscalls.h"
 #include "layers/layer.h"
@@ -220,8 +221,9 @@ static void syscalls_attach(struct layer *l)
 			  strerror(-seeded));
 	status_count_set(&st, COUNT_ATTACHED, r < 0 ? 0 : (uint64_t)r);
 	status_count_set(&st, COUNT_NOT_ATTACHED, missed);
-	log_emit(&st, "%d syscalls of %s accounted (%s), %d running processes chosen", r, l->what,
-		 backend_name(l->backend), seeded < 0 ? 0 : seeded);
+	log_emit(&st, "%d %s of %s accounted (%s), %d running %s chosen", r, PLURAL(r, "syscall", "syscalls"),
+		 l->what, backend_name(l->backend), seeded < 0 ? 0 : seeded,
+		 PLURAL(seeded, "process", "processes"));
 }
 
 static void syscalls_apply(struct layer *l, const struct config *old, struct reload_counts *n)

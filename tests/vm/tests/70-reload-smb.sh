@@ -62,7 +62,7 @@ per_op=2
 grep -q "cifs operations attached (kprobe-multi)" "$AGENT_LOG" && per_op=0
 
 conf "exclude = FILE_READDIR"
-hup "reload: applied: .* 1 layer functions detached"
+hup "reload: applied: .* 1 layer function detached"
 assert_eq "$(links)" "$((links_all - per_op))" "BPF links after excluding one op"
 journal_mark
 ls "$d" >/dev/null

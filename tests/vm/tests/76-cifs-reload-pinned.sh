@@ -45,7 +45,7 @@ pinned() {
 
 	conf "$1" no
 	kill -HUP "$AGENT_PID"
-	agent_log_wait "smb: layer disabled by reload: [1-9][0-9]* probes detached" 1
+	agent_log_wait "smb: layer disabled by reload: [1-9][0-9]* probes? detached" 1
 	for _ in $(seq 50); do
 		rmmod cifs 2>rmmod.err && break
 		sleep 0.2

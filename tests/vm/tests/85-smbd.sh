@@ -19,7 +19,7 @@ vfs = yes
 CONF
 
 agent_start -c conf
-line=$(grep -E "smbd: [0-9]+ VFS operations" "$LOG_DIR/agent.log" | tail -1)
+line=$(grep -E "smbd: [0-9]+ VFS operations?" "$LOG_DIR/agent.log" | tail -1)
 log "$line"
 case $KSERIES in
 5.10|6.1) want=uprobe ;;          # uprobe.multi is Linux 6.6
