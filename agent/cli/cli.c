@@ -12,13 +12,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/macro.h"
 #include "cli/cli.h"
 #include "config/values.h"
 #include "smblat-config.h"
 
-#define NSEC_PER_SEC_ 1000000000ULL
 /* --hist, --breakdown and --smbd-pid: a table every 5 s unless told */
-#define TABLE_INTERVAL_NS (5 * NSEC_PER_SEC_)
+#define TABLE_INTERVAL_NS (5 * NSEC_PER_SEC)
 
 static const struct option options[] = {
 	{ "config", required_argument, NULL, 'c' },
@@ -191,12 +191,12 @@ static int parse_when(const char *s, uint64_t *us)
 		return 0;
 	}
 	if (s[0] == '-') {
-		if (values_parse_duration(s + 1, NSEC_PER_SEC_, &ago) < 0)
+		if (values_parse_duration(s + 1, NSEC_PER_SEC, &ago) < 0)
 			return -EINVAL;
 		*us = now_us - ago / 1000;
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(formats) / sizeof(*formats); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(formats); i++) {
 		const char *end;
 
 		memset(&tm, 0, sizeof(tm));
@@ -229,7 +229,7 @@ static int check_flamegraph(struct cli *cli, struct run_opts *o)
 	for (int c = 0; c < _OPT_MAX; c++) {
 		bool ok = !cli->n[c];
 
-		for (size_t i = 0; !ok && i < sizeof(goes_with) / sizeof(*goes_with); i++)
+		for (size_t i = 0; !ok && i < ELEMENTSOF(goes_with); i++)
 			ok = goes_with[i] == c;
 		if (!ok)
 			return cli_usage_error("%s does not go with --flamegraph, which draws the journal's "
@@ -270,7 +270,7 @@ static int check_threshold(struct cli *cli)
 
 	if (cli->n_rest > 1)
 		return cli_usage_error("unexpected argument \"%s\"", cli->rest[1]);
-	for (size_t i = 0; i < sizeof(codes) / sizeof(*codes); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(codes); i++) {
 		const char *v = codes[i] ? cli->arg[codes[i]] : cli->n_rest ? cli->rest[0] : NULL;
 		const char *name = cli_option_name(codes[i]);
 		int r;
@@ -346,7 +346,7 @@ static int check_process(struct cli *cli)
 /* -d and the table intervals: durations as in smblat.conf, bare numbers in seconds. */
 static int parse_seconds(const char *what, const char *s, uint64_t *ns)
 {
-	if (values_parse_duration(s, NSEC_PER_SEC_, ns) < 0 || !*ns)
+	if (values_parse_duration(s, NSEC_PER_SEC, ns) < 0 || !*ns)
 		return cli_usage_error("invalid %s \"%s\": seconds expected", what, s);
 	return 0;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <linux/capability.h>
 
+#include "base/macro.h"
 #include "base/privs.h"
 #include "cli/needs.h"
 #include "config/target.h"
@@ -82,7 +83,7 @@ int needs_check_privileges(const struct needs *n)
 	char what[256] = "";
 	size_t len = 0;
 
-	for (size_t i = 0; i < sizeof(caps) / sizeof(*caps); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(caps); i++) {
 		unsigned int cap = caps[i].cap;
 
 		if ((cap == CAP_BPF || cap == CAP_PERFMON) ? bpf :
@@ -91,7 +92,7 @@ int needs_check_privileges(const struct needs *n)
 			want |= UINT64_C(1) << cap;
 	}
 	missing = privs_missing(want);
-	for (size_t i = 0; i < sizeof(caps) / sizeof(*caps) && len < sizeof(what); i++)
+	for (size_t i = 0; i < ELEMENTSOF(caps) && len < sizeof(what); i++)
 		if (missing & (UINT64_C(1) << caps[i].cap))
 			len += (size_t)snprintf(what + len, sizeof(what) - len, "%s%s (%s)", len ? ", " : "",
 						caps[i].name, caps[i].why);
