@@ -86,4 +86,20 @@ rc=0
 asnobody -c /dev/null --stdout -d 1 -f vfs_read >"$TMP/out" 2>"$TMP/err" || rc=$?
 [ "$rc" -eq 1 ] && grep -q "CAP_SYSLOG (kernel function addresses" "$TMP/err" ||
 	{ cat "$TMP/err"; fail "kernel function run as nobody: exit $rc, CAP_SYSLOG not named"; }
+# ... and with all but CAP_SYSLOG: a run of uprobes alone does without
+# kallsyms (its kernel frames stay addresses), a kernel function's does not
+printf '#!/bin/sh\nexec setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=+bpf,+perfmon,+sys_admin --ambient-caps=+bpf,+perfmon,+sys_admin "%s" "$@"\n' \
+	"$SMBLAT" >"$TMP/capsmblat"
+chmod +x "$TMP/capsmblat"
+SMBLAT=$TMP/capsmblat agent_start -c /dev/null --stdout -f "$prog:slow_call" 0
+grep -q "kernel stacks show addresses only: /proc/kallsyms" "$TMP/agent.err" ||
+	{ cat "$TMP/agent.err"; fail "no notice of the unreadable kallsyms"; }
+"$prog" 3 >/dev/null
+for _ in $(seq 100); do grep -q "slow_call" "$TMP/agent.out" && break; sleep 0.1; done
+agent_stop
+grep -q "slow_call" "$TMP/agent.out" || fail "the uprobe run without CAP_SYSLOG saw no call"
+rc=0
+"$TMP/capsmblat" -c /dev/null --stdout -d 1 -f vfs_read >"$TMP/out" 2>"$TMP/err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "needs CAP_SYSLOG (kernel function addresses" "$TMP/err" ||
+	{ cat "$TMP/err"; fail "kernel function run without CAP_SYSLOG: exit $rc, CAP_SYSLOG not named"; }
 echo ok
