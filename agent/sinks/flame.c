@@ -84,7 +84,9 @@ static unsigned int depth_of(struct node *n, double px_per_value, unsigned int d
 {
 	unsigned int max = d;
 
-	qsort(n->kids, n->n, sizeof(*n->kids), by_name);
+	/* a leaf has no array at all, and qsort() wants one even for nothing */
+	if (n->n)
+		qsort(n->kids, n->n, sizeof(*n->kids), by_name);
 	for (size_t i = 0; i < n->n; i++)
 		if (n->kids[i]->value * px_per_value >= MIN_WIDTH) {
 			unsigned int k = depth_of(n->kids[i], px_per_value, d + 1);
