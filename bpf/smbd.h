@@ -14,14 +14,24 @@
 
 /* Why a process is followed ("procs" map value). */
 enum proc_flags {
-	PROC_SMBD = 1u << 0,      /* an smbd: exec'd as smbd, or forked by one and not exec'd since */
+	PROC_SMBD = 1u << 0,      /* runs the followed smbd executable, or forked by one, not exec'd since */
 	PROC_ACCT = 1u << 1,      /* its syscalls are accounted (syscalls layer) */
 	PROC_ACCT_KEEP = 1u << 2, /* chosen by pid: accounted across exec too, as strace -f */
 };
 
 /* What the agent asks of the process and syscall programs ("procs_cfg" in .data). */
 struct procs_ctl {
-	uint32_t smbd;        /* follow every smbd (PROC_SMBD) */
+	/*
+	 * The smbd executable whose processes are followed (PROC_SMBD): the
+	 * kernel's inode of it (its address, which tasks_exe_inode reads into
+	 * exe_inode from the agent's descriptor exe_fd, which pins it), so
+	 * that an smbd of another installation (a container, a chroot) is not,
+	 * whatever its name. 0: none.
+	 */
+	uint64_t smbd_inode;
+	uint64_t exe_inode;
+	uint32_t exe_fd;
+	uint32_t smbd;        /* follow the smbd processes (PROC_SMBD) */
 	uint32_t acct_smbd;   /* account every smbd's syscalls */
 	uint32_t acct_cgroup; /* account the tasks of the cgroup in acct_cgroups[0] */
 	uint32_t split;       /* smbd time split on */
@@ -29,9 +39,10 @@ struct procs_ctl {
 	uint32_t oplock_id;   /* SMBD_LEASE_BREAK; 0: not written */
 	uint32_t lease_id;
 	uint32_t seed_pid;  /* tasks_seed: account it and its later children */
+	uint32_t pad;
 	char acct_comm[16]; /* account processes exec'ing with this comm; "" none */
 };
-SMBLAT_SIZE(procs_ctl, 48);
+SMBLAT_SIZE(procs_ctl, 72);
 
 /*
  * Phases of an smbd loop thread: at any moment it is in exactly one, so

@@ -277,7 +277,12 @@ static int follow(struct layer *l)
 			  "exits, breaks and time split not available: %s", why);
 		return r;
 	}
-	procs_ctl(l->env->probes)->smbd = 1;
+	r = procs_follow_smbd(l->env->probes, l->binary, why, sizeof(why));
+	if (r < 0) {
+		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_ATTACH_FAILED, LOG_WARNING,
+			  "exits, breaks and time split not available: %s", why);
+		return r;
+	}
 	r = l->followed ? 0 : procs_seed(l->env->probes, &(struct procs_seed) {});
 	if (r < 0)
 		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_ATTACH_FAILED, LOG_WARNING,
