@@ -806,3 +806,10 @@ int usyms_library(const char *name, char **ret)
 		*ret = library_in(default_dirs[d], name);
 	return *ret ? 0 : -ENOENT;
 }
+
+int usyms_version_def(const char *path, char **ret)
+{
+	__attribute__((cleanup(closep))) int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	return fd < 0 ? -errno : elf_file_version_def(fd, ret);
+}

@@ -80,3 +80,10 @@ int usyms_root(const char *binary, char **ret);
  * is malloc'd. -ENOENT when none does.
  */
 int usyms_provider(struct usyms *u, const char *binary, const char *symbol, char **ret);
+
+/*
+ * The version tag the exports of the ELF file at path carry (its first
+ * version definition past the file's own: "SAMBA_4.17.12_DEBIAN_SAMBA4").
+ * *ret is malloc'd; -ENOENT when the file defines none.
+ */
+int usyms_version_def(const char *path, char **ret);

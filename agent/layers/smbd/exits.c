@@ -110,9 +110,10 @@ int smbd_hook(const struct layer_env *env, struct func *f, const struct uprog_pa
 }
 
 /* f on its hooks in file; false (f detached, why said) when a required one is missing. */
-static bool view_attach(const struct layer_env *env, struct func *f, const char *file, const struct hook *h,
-			size_t nh)
+static bool view_attach(const struct layer_env *env, struct func *f, const struct smbd_places *pl,
+			const struct hook *h, size_t nh)
 {
+	const char *file = pl->lib;
 	char missing[256] = "", buf[256];
 	int r = 0;
 
@@ -133,7 +134,7 @@ static bool view_attach(const struct layer_env *env, struct func *f, const char 
 	}
 	if (*missing)
 		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_NOT_FOUND, LOG_NOTICE,
-			  "%s: %s lacks %s; attached without", f->name, file, missing);
+			  "%s: %s (%s) lacks %s; attached without", f->name, file, pl->version, missing);
 	return true;
 }
 
@@ -159,7 +160,7 @@ static void view_sync(const struct layer_env *env, const struct smbd_places *pl,
 	/* every exit and break is an entry: threshold 0 */
 	f->cfg = (struct func_cfg) { .flags = FF_ENABLED, .ret_kind = RK_VOID };
 	probes_update(env->probes, f);
-	if (view_attach(env, f, pl->lib, h, nh))
+	if (view_attach(env, f, pl, h, nh))
 		*ctl_id = f->id + 1;
 }
 

@@ -53,6 +53,7 @@ struct layer {
 	uint64_t ends[2]; /* offsets of smb2_ends[] in lib */
 	bool requests;    /* both ends exist: SMB2 requests can be timed */
 	bool ends_on;     /* the ends are hooked (once for all the requests' begins) */
+	char version[64]; /* "Samba 4.17.12", from lib's export tags */
 	const char *why;  /* unavailable or off: why */
 	bool off;         /* enabled = auto found no smbd */
 	char why_buf[PATH_MAX + 128];
@@ -240,16 +241,18 @@ static void layer_sync(struct layer *l, unsigned int *attached, unsigned int *de
 	status_count_set(&s, COUNT_ATTACHED, vfs + smb2);
 	status_count_set(&s, COUNT_NOT_ATTACHED, n_vfs + n_smb2 - vfs - smb2);
 	if (n_vfs || b->n)
-		log_emit(&s, "%d VFS operations and %d SMB2 commands of %s (%s) attached (%s)", vfs, smb2,
-			 l->lib, l->binary, backend_name(n_vfs ? be : b->fv[0]->backend));
+		log_emit(&s, "%d VFS operations and %d SMB2 commands of %s (%s, %s) attached (%s)", vfs, smb2,
+			 l->lib, l->version, l->binary, backend_name(n_vfs ? be : b->fv[0]->backend));
 	free(b);
 }
 
 static struct smbd_places places(const struct layer *l)
 {
-	return (struct smbd_places) {
-		.binary = l->binary, .lib = l->lib, .tevent = l->tevent, .cluster = l->cluster
-	};
+	return (struct smbd_places) { .binary = l->binary,
+				      .lib = l->lib,
+				      .tevent = l->tevent,
+				      .cluster = l->cluster,
+				      .version = l->version };
 }
 
 /*
@@ -351,11 +354,31 @@ static void ids_locate(struct layer *l)
 
 	if (r < 0) {
 		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_NOT_FOUND, LOG_NOTICE,
-			  "%s: %s %s: SMB2 requests without their header ids", l->lib,
-			  r == -EPROTO ? "cannot read the request layout from" : "no", SMBDREQ_FUNCTION);
+			  "%s (%s) %s %s: SMB2 requests without their header ids", l->lib, l->version,
+			  r == -EPROTO ? "has a request layout not understood in" : "lacks",
+			  SMBDREQ_FUNCTION);
 		return;
 	}
 	probes_publish(&probes_skel(l->env->probes)->bss->smbd_hdr, &hl, sizeof(hl));
+}
+
+/*
+ * Samba's version, as its libraries tag their exports (SAMBA_4.17.12_DEBIAN_SAMBA4,
+ * SAMBA_4.22.11_DEBIAN_4.22.11_DFSG_0_DEB13U1_PRIVATE_SAMBA): what a notice names
+ * with a function the library lacks.
+ */
+static void version_find(struct layer *l)
+{
+	char *tag = NULL;
+	size_t n = 0;
+
+	if (usyms_version_def(l->lib, &tag) == 0 && strncmp(tag, "SAMBA_", 6) == 0)
+		n = strspn(tag + 6, "0123456789.");
+	if (n)
+		snprintf(l->version, sizeof(l->version), "Samba %.*s", (int)n, tag + 6);
+	else
+		snprintf(l->version, sizeof(l->version), "Samba (version not known)");
+	free(tag);
 }
 
 /* smbd, the library with its entry points, and whether SMB2 requests can be timed. */
@@ -384,12 +407,13 @@ static int locate(struct layer *l)
 					   strerror(-r));
 		return r;
 	}
+	version_find(l);
 	for (size_t i = 0; i < 2; i++) {
 		r = usyms_resolve(l->env->us, l->lib, smb2_ends[i], &l->ends[i]);
 		if (r < 0) {
 			log_layer(NAME, STATUS_PROBE_FAILED, REASON_NOT_FOUND, LOG_NOTICE,
-				  "%s: no %s (%s): SMB2 requests not traced", l->lib, smb2_ends[i],
-				  strerror(-r));
+				  "%s (%s) lacks %s (%s): SMB2 requests not traced", l->lib, l->version,
+				  smb2_ends[i], strerror(-r));
 			return 0;
 		}
 	}

@@ -20,6 +20,7 @@ struct smbd_places {
 	const char *lib;     /* defines smb_vfs_call_*, the SMB2 dispatch and exit paths */
 	const char *tevent;  /* libtevent: handler invocations; NULL when not found */
 	const char *cluster; /* libsamba-cluster-support: ctdbd calls; NULL when not found */
+	const char *version; /* "Samba 4.17.12", as lib's exports are tagged; "Samba (version not known)" */
 };
 
 /* The view's function (SMBD_EXIT, ...): found, or with target added; NULL when neither. */
