@@ -145,6 +145,7 @@ static __always_inline void smbd_exit_event(void *ctx, struct task_struct *task,
 	e->status = p->disc_status;
 	e->ppid = p->ppid;
 	e->exit_how = p->exit_how;
+	e->unread = p->strs_unread;
 	e->last_err_nr = p->last_err_nr;
 	e->last_err = p->last_err;
 	e->last_err_ago_ns = p->last_err_nr ? now - p->last_err_ns : 0;

@@ -61,23 +61,44 @@ struct layer {
 
 /* The layer's programs: SMB2 requests (bpf/smbd.bpf.c) and views (bpf/smbdviews.bpf.c). */
 static const struct prog_spec smbd_progs[] = {
-	PROG(smbd_req_begin, PROG_PLAIN),          PROG(smbd_req_end, PROG_PLAIN),
-	PROG(umulti_smbd_begin, PROG_UMULTI),      PROG(umulti_smbd_end, PROG_UMULTI),
-	PROG(smbd_split_dispatch, PROG_PLAIN),     PROG(umulti_smbd_split_dispatch, PROG_UMULTI),
-	PROG(smbd_split_dispatch_ret, PROG_PLAIN), PROG(umulti_smbd_split_dispatch_ret, PROG_UMULTI),
-	PROG(smbd_split_event, PROG_PLAIN),        PROG(umulti_smbd_split_event, PROG_UMULTI),
-	PROG(smbd_split_ctdb, PROG_PLAIN),         PROG(umulti_smbd_split_ctdb, PROG_UMULTI),
-	PROG(smbd_split_ctdb_ret, PROG_PLAIN),     PROG(umulti_smbd_split_ctdb_ret, PROG_UMULTI),
-	PROG(smbd_split_io_send, PROG_PLAIN),      PROG(umulti_smbd_split_io_send, PROG_UMULTI),
-	PROG(smbd_split_io_recv, PROG_PLAIN),      PROG(umulti_smbd_split_io_recv, PROG_UMULTI),
-	PROG(smbd_exit_conn, PROG_PLAIN),          PROG(umulti_smbd_exit_conn, PROG_UMULTI),
-	PROG(smbd_exit_disconnect, PROG_PLAIN),    PROG(umulti_smbd_exit_disconnect, PROG_UMULTI),
-	PROG(smbd_exit_terminate, PROG_PLAIN),     PROG(umulti_smbd_exit_terminate, PROG_UMULTI),
-	PROG(smbd_exit_server, PROG_PLAIN),        PROG(umulti_smbd_exit_server, PROG_UMULTI),
-	PROG(smbd_break_oplock, PROG_PLAIN),       PROG(umulti_smbd_break_oplock, PROG_UMULTI),
-	PROG(smbd_break_oplock_done, PROG_PLAIN),  PROG(umulti_smbd_break_oplock_done, PROG_UMULTI),
-	PROG(smbd_break_lease, PROG_PLAIN),        PROG(umulti_smbd_break_lease, PROG_UMULTI),
-	PROG(smbd_break_lease_done, PROG_PLAIN),   PROG(umulti_smbd_break_lease_done, PROG_UMULTI),
+	PROG(smbd_req_begin, PROG_PLAIN),
+	PROG(smbd_req_end, PROG_PLAIN),
+	PROG(umulti_smbd_begin, PROG_UMULTI),
+	PROG(umulti_smbd_end, PROG_UMULTI),
+	PROG(smbd_split_dispatch, PROG_PLAIN),
+	PROG(umulti_smbd_split_dispatch, PROG_UMULTI),
+	PROG(smbd_split_dispatch_ret, PROG_PLAIN),
+	PROG(umulti_smbd_split_dispatch_ret, PROG_UMULTI),
+	PROG(smbd_split_event, PROG_PLAIN),
+	PROG(umulti_smbd_split_event, PROG_UMULTI),
+	PROG(smbd_split_ctdb, PROG_PLAIN),
+	PROG(umulti_smbd_split_ctdb, PROG_UMULTI),
+	PROG(smbd_split_ctdb_ret, PROG_PLAIN),
+	PROG(umulti_smbd_split_ctdb_ret, PROG_UMULTI),
+	PROG(smbd_split_io_send, PROG_PLAIN),
+	PROG(umulti_smbd_split_io_send, PROG_UMULTI),
+	PROG(smbd_split_io_recv, PROG_PLAIN),
+	PROG(umulti_smbd_split_io_recv, PROG_UMULTI),
+	PROG(smbd_exit_conn, PROG_PLAIN),
+	PROG(umulti_smbd_exit_conn, PROG_UMULTI),
+	PROG(smbd_exit_disconnect, PROG_PLAIN),
+	PROG(umulti_smbd_exit_disconnect, PROG_UMULTI),
+	PROG(smbd_exit_terminate, PROG_PLAIN),
+	PROG(umulti_smbd_exit_terminate, PROG_UMULTI),
+	PROG(smbd_exit_server, PROG_PLAIN),
+	PROG(umulti_smbd_exit_server, PROG_UMULTI),
+	PROG(smbd_exit_terminate_sleep, PROG_USLEEP),
+	PROG(umulti_smbd_exit_terminate_sleep, PROG_UMULTI_SLEEP),
+	PROG(smbd_exit_server_sleep, PROG_USLEEP),
+	PROG(umulti_smbd_exit_server_sleep, PROG_UMULTI_SLEEP),
+	PROG(smbd_break_oplock, PROG_PLAIN),
+	PROG(umulti_smbd_break_oplock, PROG_UMULTI),
+	PROG(smbd_break_oplock_done, PROG_PLAIN),
+	PROG(umulti_smbd_break_oplock_done, PROG_UMULTI),
+	PROG(smbd_break_lease, PROG_PLAIN),
+	PROG(umulti_smbd_break_lease, PROG_UMULTI),
+	PROG(smbd_break_lease_done, PROG_PLAIN),
+	PROG(umulti_smbd_break_lease_done, PROG_UMULTI),
 };
 
 static const struct prog_unit smbd_unit = PROG_UNIT("smbd", smbd_progs, false);
@@ -322,6 +343,14 @@ static void views_say(struct layer *l, int running)
 	status_count_set(&s, COUNT_NOT_ATTACHED, wanted - attached);
 	log_emit(&s, "following smbd processes (%d running): %u of %u views attached", running, attached,
 		 wanted);
+	if (set->exits && attached && !smbd_exits_sleep(l->env)) {
+		char what[64];
+
+		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_NONE, LOG_NOTICE,
+			  "kernel lacks %s: SMBD_EXIT leaves out the reason and location smbd hands over "
+			  "when their page is not in memory yet, and names them in SMBD_EXIT_UNREAD",
+			  features_missing(KF_UPROBE_SLEEP, what, sizeof(what)));
+	}
 	if (attached && !features_has(l->env->features, KF_COOKIE)) {
 		char what[64];
 

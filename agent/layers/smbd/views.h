@@ -35,6 +35,8 @@ int smbd_hook(const struct layer_env *env, struct func *f, const struct uprog_pa
 	      const char *const *syms, const uint64_t *cookies, size_t n, bool ret, char *missing,
 	      size_t msize);
 
+/* Whether smbd's exit strings are read by sleepable programs, which fault their pages in. */
+bool smbd_exits_sleep(const struct layer_env *env);
 /* SMBD_EXIT, SMBD_OPLOCK_BREAK, SMBD_LEASE_BREAK attached or detached as exits= and breaks= say. */
 void smbd_exits_sync(const struct layer_env *env, const struct smbd_places *pl);
 /* Detaches them, leaving them in state why; returns how many were attached. */
