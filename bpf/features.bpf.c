@@ -27,3 +27,13 @@ int BPF_PROG(feat_tp_btf)
 {
 	return 0;
 }
+
+/* Loaded sleepable (BPF_F_SLEEPABLE): a uprobe program that may fault user pages in. */
+SEC("uprobe")
+int feat_uprobe_sleep(struct pt_regs *ctx)
+{
+	char c;
+
+	bpf_copy_from_user(&c, sizeof(c), (void *)PT_REGS_PARM1(ctx));
+	return 0;
+}

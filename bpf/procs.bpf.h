@@ -72,27 +72,34 @@ static __always_inline __u32 current_tgid(void)
 #define S_IFMT 00170000
 #define S_IFSOCK 0140000
 
-/* The socket behind fd of the current task if it is TCP/IP (the client's, not messaging). */
-static __always_inline struct sock *fd_inet_sock(long fd)
+/* The socket of file f if it is TCP/IP (the client's, not messaging). */
+static __always_inline struct sock *file_inet_sock(struct file *f)
 {
-	/* not bpf_get_current_task_btf(): 5.10 has no such helper */
-	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
-	struct file **fds, *f = NULL;
 	struct socket *sock;
 	struct sock *sk;
 	__u16 family;
 
-	if (fd < 0 || fd >= BPF_CORE_READ(t, files, fdt, max_fds))
-		return NULL;
-	fds = BPF_CORE_READ(t, files, fdt, fd);
-	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]) < 0 || !f)
-		return NULL;
 	if ((BPF_CORE_READ(f, f_inode, i_mode) & S_IFMT) != S_IFSOCK)
 		return NULL;
 	sock = BPF_CORE_READ(f, private_data);
 	sk = BPF_CORE_READ(sock, sk);
 	family = BPF_CORE_READ(sk, __sk_common.skc_family);
 	return family == 2 /* AF_INET */ || family == 10 /* AF_INET6 */ ? sk : NULL;
+}
+
+/* The socket behind fd of the current task if it is TCP/IP. */
+static __always_inline struct sock *fd_inet_sock(long fd)
+{
+	/* not bpf_get_current_task_btf(): 5.10 has no such helper */
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	struct file **fds, *f = NULL;
+
+	if (fd < 0 || fd >= BPF_CORE_READ(t, files, fdt, max_fds))
+		return NULL;
+	fds = BPF_CORE_READ(t, files, fdt, fd);
+	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]) < 0 || !f)
+		return NULL;
+	return file_inet_sock(f);
 }
 
 /* sk's peer into peer[], laid out as getpeername(2) fills a sockaddr_in/_in6. */

@@ -14,14 +14,24 @@
 
 /* Why a process is followed ("procs" map value). */
 enum proc_flags {
-	PROC_SMBD = 1u << 0,      /* an smbd: exec'd as smbd, or forked by one and not exec'd since */
+	PROC_SMBD = 1u << 0,      /* runs the followed smbd executable, or forked by one, not exec'd since */
 	PROC_ACCT = 1u << 1,      /* its syscalls are accounted (syscalls layer) */
 	PROC_ACCT_KEEP = 1u << 2, /* chosen by pid: accounted across exec too, as strace -f */
 };
 
 /* What the agent asks of the process and syscall programs ("procs_cfg" in .data). */
 struct procs_ctl {
-	uint32_t smbd;        /* follow every smbd (PROC_SMBD) */
+	/*
+	 * The smbd executable whose processes are followed (PROC_SMBD): the
+	 * kernel's inode of it (its address, which tasks_exe_inode reads into
+	 * exe_inode from the agent's descriptor exe_fd, which pins it), so
+	 * that an smbd of another installation (a container, a chroot) is not,
+	 * whatever its name. 0: none.
+	 */
+	uint64_t smbd_inode;
+	uint64_t exe_inode;
+	uint32_t exe_fd;
+	uint32_t smbd;        /* follow the smbd processes (PROC_SMBD) */
 	uint32_t acct_smbd;   /* account every smbd's syscalls */
 	uint32_t acct_cgroup; /* account the tasks of the cgroup in acct_cgroups[0] */
 	uint32_t split;       /* smbd time split on */
@@ -29,9 +39,10 @@ struct procs_ctl {
 	uint32_t oplock_id;   /* SMBD_LEASE_BREAK; 0: not written */
 	uint32_t lease_id;
 	uint32_t seed_pid;  /* tasks_seed: account it and its later children */
+	uint32_t str_sleep; /* exit strings are read by the sleepable programs (which fault pages in) */
 	char acct_comm[16]; /* account processes exec'ing with this comm; "" none */
 };
-SMBLAT_SIZE(procs_ctl, 48);
+SMBLAT_SIZE(procs_ctl, 72);
 
 /*
  * Phases of an smbd loop thread: at any moment it is in exactly one, so
@@ -92,6 +103,7 @@ struct smbd_proc {
 	uint32_t peer_len;
 	uint64_t last_err_ns;
 	uint64_t reason_ptr;              /* reason not readable yet (page not present): tried again later */
+	uint64_t location_ptr;            /* location not readable yet: the same */
 	uint64_t dead_ns;                 /* exited; kept for the agent's last time split read */
 	uint8_t peer[32];                 /* the client's sockaddr, from getpeername(2) */
 	char reason[SMBLAT_REASON_LEN];   /* exit_server's explanation, else terminate's reason */
@@ -105,11 +117,17 @@ struct smbd_proc {
 	uint64_t disk_writes;
 	uint32_t breaks_sent; /* oplock breaks sent, and answered */
 	uint32_t breaks_done;
-	int32_t ustack_sz; /* bytes, at exit_server */
-	uint32_t pad;
+	int32_t ustack_sz;    /* bytes, at exit_server */
+	uint32_t strs_unread; /* enum smbd_str: strings smbd handed over that could not be read */
 	uint64_t ustack[32];
 };
-SMBLAT_SIZE(smbd_proc, 536);
+SMBLAT_SIZE(smbd_proc, 544);
+
+/* The strings smbd hands over on its way out (struct smbd_proc). */
+enum smbd_str {
+	SMBD_STR_REASON = 1u << 0,
+	SMBD_STR_LOCATION = 1u << 1,
+};
 
 /* An oplock or lease break smbd sent and has not seen answered yet. */
 struct smbd_break_key {
@@ -170,9 +188,11 @@ struct rec_smbd_exit {
 	int32_t exit_code; /* task exit_code: status << 8 | signal */
 	uint32_t status;   /* first NTSTATUS a connection was disconnected with, 0: none */
 	uint32_t ppid;
-	uint32_t exit_how;        /* 1: smbd_exit_server, 2: _cleanly, 0: neither */
-	uint32_t last_err_nr;     /* the last syscall that failed, + 1 (0: none) */
-	int32_t last_err;         /* its errno */
+	uint32_t exit_how;    /* 1: smbd_exit_server, 2: _cleanly, 0: neither */
+	uint32_t last_err_nr; /* the last syscall that failed, + 1 (0: none) */
+	int32_t last_err;     /* its errno */
+	uint32_t unread;      /* enum smbd_str: strings smbd handed over that could not be read */
+	uint32_t pad;
 	uint64_t last_err_ago_ns; /* how long before the exit it returned */
 	uint8_t peer[32];         /* the client's sockaddr */
 	char reason[SMBLAT_REASON_LEN];
@@ -191,7 +211,7 @@ struct rec_smbd_break {
 };
 
 SMBLAT_AT(rec_smbd_req, ids, sizeof(struct rec_call));
-SMBLAT_SIZE(rec_smbd_exit, 56 + 32 + 32 + 2 * SMBLAT_REASON_LEN + sizeof(struct rec_stacks));
+SMBLAT_SIZE(rec_smbd_exit, 56 + 40 + 32 + 2 * SMBLAT_REASON_LEN + sizeof(struct rec_stacks));
 SMBLAT_SIZE(rec_smbd_break, 56 + 32);
 
 #endif

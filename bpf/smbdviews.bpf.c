@@ -140,17 +140,92 @@ static __always_inline int exit_conn(struct pt_regs *regs)
 	return 0;
 }
 
+/*
+ * The strings smbd hands over on its way out: a reason (often nt_errstr()'s,
+ * in libsamba-errors' .rodata) and a source location (__location__, in the
+ * library's .rodata), which smbd itself never reads: their page is often
+ * not in memory yet. A non-sleepable program cannot fault it in
+ * (bpf_probe_read_user_str fails): it notes the string as unread and
+ * sysacct.bpf.c tries again at the process's later syscalls; the sleepable
+ * twins (_sleep, Linux 6.0) copy it with bpf_copy_from_user, which can.
+ */
+static __always_inline void str_read(struct smbd_proc *p, char *dst, __u64 ptr, __u64 *retry, __u32 bit)
+{
+	if (bpf_probe_read_user_str(dst, SMBLAT_REASON_LEN, (void *)ptr) > 0) {
+		*retry = 0;
+		p->strs_unread &= ~bit;
+	} else {
+		dst[0] = 0;
+		*retry = ptr;
+		p->strs_unread |= bit;
+	}
+}
+
+/*
+ * The same in a sleepable program: the string's first page, and the next
+ * one only when the string goes on there (a fixed-size copy past its end
+ * could run into an unmapped page and fail as a whole).
+ */
+static __always_inline void str_copy(struct smbd_proc *p, char *dst, __u64 ptr, __u32 bit)
+{
+	__u32 first = 4096 - (__u32)(ptr & 4095);
+	char next[SMBLAT_REASON_LEN];
+	bool nul = false;
+
+	if (first >= SMBLAT_REASON_LEN - 1) {
+		if (bpf_copy_from_user(dst, SMBLAT_REASON_LEN - 1, (void *)ptr) < 0)
+			goto unread;
+	} else {
+		first &= SMBLAT_REASON_LEN - 1;
+		if (!first || bpf_copy_from_user(dst, first, (void *)ptr) < 0)
+			goto unread;
+		for (__u32 i = 0; i < SMBLAT_REASON_LEN - 1 && i < first; i++)
+			if (!dst[i]) {
+				nul = true;
+				break;
+			}
+		if (!nul) {
+			if (bpf_copy_from_user(next, sizeof(next), (void *)(ptr + first)) < 0)
+				goto unread;
+			for (__u32 i = 0; i < SMBLAT_REASON_LEN - 1; i++) {
+				__u32 j = i + first;
+
+				if (j >= SMBLAT_REASON_LEN - 1)
+					break;
+				dst[j] = next[i];
+			}
+		}
+	}
+	dst[SMBLAT_REASON_LEN - 1] = 0;
+	p->strs_unread &= ~bit;
+	return;
+unread:
+	dst[0] = 0;
+	p->strs_unread |= bit;
+}
+
 /* smbd_server_connection_terminate_ex(xconn, reason, location) */
 static __always_inline int exit_terminate(struct pt_regs *regs)
 {
 	struct smbd_proc *p = smbd_proc();
 
+	if (!p || p->location[0] || procs_ctl.str_sleep)
+		return 0;
+	str_read(p, p->location, PT_REGS_PARM3(regs), &p->location_ptr, SMBD_STR_LOCATION);
+	if (!p->reason[0] && PT_REGS_PARM2(regs))
+		str_read(p, p->reason, PT_REGS_PARM2(regs), &p->reason_ptr, SMBD_STR_REASON);
+	return 0;
+}
+
+static __always_inline int exit_terminate_sleep(struct pt_regs *regs)
+{
+	struct smbd_proc *p = smbd_proc();
+
 	if (!p || p->location[0])
 		return 0;
-	bpf_probe_read_user_str(p->location, sizeof(p->location), (void *)PT_REGS_PARM3(regs));
-	if (!p->reason[0] &&
-	    bpf_probe_read_user_str(p->reason, sizeof(p->reason), (void *)PT_REGS_PARM2(regs)) <= 1)
-		p->reason_ptr = PT_REGS_PARM2(regs);
+	str_copy(p, p->location, PT_REGS_PARM3(regs), SMBD_STR_LOCATION);
+	if (!p->reason[0] && PT_REGS_PARM2(regs))
+		str_copy(p, p->reason, PT_REGS_PARM2(regs), SMBD_STR_REASON);
 	return 0;
 }
 
@@ -161,13 +236,20 @@ static __always_inline int exit_server(struct pt_regs *regs)
 
 	if (!p)
 		return 0;
-	if (bpf_probe_read_user_str(p->reason, sizeof(p->reason), (void *)PT_REGS_PARM1(regs)) > 1)
-		p->reason_ptr = 0;
-	else if (PT_REGS_PARM1(regs))
-		p->reason_ptr = PT_REGS_PARM1(regs);
+	if (PT_REGS_PARM1(regs) && !procs_ctl.str_sleep)
+		str_read(p, p->reason, PT_REGS_PARM1(regs), &p->reason_ptr, SMBD_STR_REASON);
 	/* without BPF cookies (before 5.15): neither way told */
 	p->exit_how = (cfg.compat & COMPAT_PLACE_IDS) ? 0 : (__u32)bpf_get_attach_cookie(regs);
 	p->ustack_sz = bpf_get_stack(regs, p->ustack, sizeof(p->ustack), BPF_F_USER_STACK);
+	return 0;
+}
+
+static __always_inline int exit_server_sleep(struct pt_regs *regs)
+{
+	struct smbd_proc *p = smbd_proc();
+
+	if (p && PT_REGS_PARM1(regs))
+		str_copy(p, p->reason, PT_REGS_PARM1(regs), SMBD_STR_REASON);
 	return 0;
 }
 
@@ -291,3 +373,17 @@ SMBD_UPROBE(smbd_break_oplock, umulti_smbd_break_oplock, break_oplock)
 SMBD_UPROBE(smbd_break_oplock_done, umulti_smbd_break_oplock_done, break_oplock_done)
 SMBD_UPROBE(smbd_break_lease, umulti_smbd_break_lease, break_lease)
 SMBD_UPROBE(smbd_break_lease_done, umulti_smbd_break_lease_done, break_lease_done)
+
+/* The same, sleepable (PROG_USLEEP, PROG_UMULTI_SLEEP: the agent loads the twin so). */
+#define SMBD_UPROBE_SLEEP(single, multi, fn)             \
+	SEC("uprobe.s") int single(struct pt_regs *r)    \
+	{                                                \
+		return fn(r);                            \
+	}                                                \
+	SEC("kprobe.multi") int multi(struct pt_regs *r) \
+	{                                                \
+		return fn(r);                            \
+	}
+
+SMBD_UPROBE_SLEEP(smbd_exit_terminate_sleep, umulti_smbd_exit_terminate_sleep, exit_terminate_sleep)
+SMBD_UPROBE_SLEEP(smbd_exit_server_sleep, umulti_smbd_exit_server_sleep, exit_server_sleep)

@@ -154,9 +154,16 @@ static __always_inline void smbd_sys_exit(struct pt_regs *regs, struct sys_call 
 	if (!p)
 		return;
 	/* a string smbd never touched is not paged in when it is handed over: again */
-	if (p->reason_ptr && !p->reason[0] &&
-	    bpf_probe_read_user_str(p->reason, sizeof(p->reason), (void *)p->reason_ptr) > 1)
+	if (p->reason_ptr &&
+	    bpf_probe_read_user_str(p->reason, sizeof(p->reason), (void *)p->reason_ptr) > 0) {
 		p->reason_ptr = 0;
+		p->strs_unread &= ~SMBD_STR_REASON;
+	}
+	if (p->location_ptr &&
+	    bpf_probe_read_user_str(p->location, sizeof(p->location), (void *)p->location_ptr) > 0) {
+		p->location_ptr = 0;
+		p->strs_unread &= ~SMBD_STR_LOCATION;
+	}
 	if (smblat_is_errno(ret)) {
 		p->last_err_nr = nr + 1;
 		p->last_err = (__s32)-ret;

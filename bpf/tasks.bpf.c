@@ -24,6 +24,17 @@ static __always_inline bool comm_is(const char *comm, const char *want, int n)
 	return true;
 }
 
+/*
+ * Whether task runs the smbd executable followed: the same file, not the
+ * same name (Samba 4.22 renames each connection's process smbd[CLIENT],
+ * and an smbd of another installation is named smbd too).
+ */
+static __always_inline bool task_runs_smbd(struct task_struct *task)
+{
+	return procs_ctl.smbd_inode &&
+	       (__u64)BPF_CORE_READ(task, mm, exe_file, f_inode) == procs_ctl.smbd_inode;
+}
+
 static __always_inline void smbd_proc_new(__u32 tgid, __u32 ppid)
 {
 	struct smbd_proc *p;
@@ -42,14 +53,14 @@ static __always_inline void proc_forget(__u32 tgid)
 	bpf_map_delete_elem(&smbd_procs, &tgid);
 }
 
-/* What a process running comm is followed for; was: what it was followed for before. */
-static __always_inline __u32 proc_flags_for(const char *comm, __u32 was)
+/* What task, running comm, is followed for; was: what it was followed for before. */
+static __always_inline __u32 proc_flags_for(struct task_struct *task, const char *comm, __u32 was)
 {
 	__u32 now = 0;
 
 	if (was & PROC_ACCT_KEEP)
 		now |= PROC_ACCT | PROC_ACCT_KEEP;
-	if (procs_ctl.smbd && comm_is(comm, "smbd", 5)) {
+	if (procs_ctl.smbd && task_runs_smbd(task)) {
 		now |= PROC_SMBD;
 		if (procs_ctl.acct_smbd)
 			now |= PROC_ACCT;
@@ -71,7 +82,7 @@ static __always_inline int tasks_exec(__u64 *ctx)
 	f = bpf_map_lookup_elem(&procs, &tgid);
 	was = f ? *f : 0;
 	bpf_get_current_comm(comm, sizeof(comm));
-	now = proc_flags_for(comm, was);
+	now = proc_flags_for(task, comm, was);
 	if (!now) {
 		if (was)
 			proc_forget(tgid);
@@ -134,6 +145,7 @@ static __always_inline void smbd_exit_event(void *ctx, struct task_struct *task,
 	e->status = p->disc_status;
 	e->ppid = p->ppid;
 	e->exit_how = p->exit_how;
+	e->unread = p->strs_unread;
 	e->last_err_nr = p->last_err_nr;
 	e->last_err = p->last_err;
 	e->last_err_ago_ns = p->last_err_nr ? now - p->last_err_ns : 0;
@@ -193,9 +205,9 @@ TRACEPOINT_PROGRAMS(sched_process_exit, tasks_exit_btf, tasks_exit_raw, tasks_ex
 /*
  * The processes that ran before the agent, told once after exec, fork and
  * exit are attached: one those met already keeps what they said. Each
- * process's comm is read here, in the kernel, not from /proc/PID/comm of
- * every process, which a confined agent may not read. Each process chosen
- * writes its tgid, so the agent counts them.
+ * process's comm and executable are read here, in the kernel, not from
+ * /proc/PID of every process, which a confined agent may not read. Each
+ * process chosen writes its tgid, so the agent counts them.
  */
 SEC("iter/task")
 int tasks_seed(struct bpf_iter__task *ctx)
@@ -213,7 +225,7 @@ int tasks_seed(struct bpf_iter__task *ctx)
 	BPF_CORE_READ_STR_INTO(&comm, task, comm);
 	f = bpf_map_lookup_elem(&procs, &tgid);
 	old = f ? *f : 0;
-	now = proc_flags_for(comm, 0) | old;
+	now = proc_flags_for(task, comm, 0) | old;
 	if (procs_ctl.seed_pid && tgid == procs_ctl.seed_pid)
 		now |= PROC_ACCT | PROC_ACCT_KEEP;
 	if (!now || bpf_map_update_elem(&procs, &tgid, &now, BPF_ANY) < 0)
@@ -225,5 +237,46 @@ int tasks_seed(struct bpf_iter__task *ctx)
 		p->ppid = BPF_CORE_READ(task, real_parent, tgid);
 	}
 	bpf_seq_write(ctx->meta->seq, &tgid, sizeof(tgid));
+	return 0;
+}
+
+/*
+ * The client of an smbd connection older than the agent, whose accept and
+ * getpeername came before the probes: its connected TCP socket (a
+ * listening one has no peer port).
+ */
+SEC("iter/task_file")
+int tasks_seed_peer(struct bpf_iter__task_file *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct file *file = ctx->file;
+	struct smbd_proc *p;
+	struct sock *sk;
+	__u32 tgid;
+
+	if (!task || !file)
+		return 0;
+	tgid = BPF_CORE_READ(task, tgid);
+	p = bpf_map_lookup_elem(&smbd_procs, &tgid);
+	if (!p || p->peer_len)
+		return 0;
+	sk = file_inet_sock(file);
+	if (sk && BPF_CORE_READ(sk, __sk_common.skc_dport))
+		p->peer_len = sock_peer(sk, p->peer);
+	return 0;
+}
+
+/*
+ * The kernel's inode of the agent's own descriptor exe_fd (smbd's
+ * executable): what task_runs_smbd() compares a process's executable with.
+ */
+SEC("iter/task_file")
+int tasks_exe_inode(struct bpf_iter__task_file *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct file *file = ctx->file;
+
+	if (task && file && BPF_CORE_READ(task, tgid) == cfg.self_tgid && ctx->fd == procs_ctl.exe_fd)
+		procs_ctl.exe_inode = (__u64)BPF_CORE_READ(file, f_inode);
 	return 0;
 }

@@ -105,7 +105,7 @@ static struct rec_head smbd_head(enum rec_kind kind, uint32_t id, uint64_t end_n
 	return h;
 }
 
-/* smbd 4242's exits (one after exit_server, one killed), breaks and time split; exit_id: SMBD_EXIT's, the lease break's next. */
+/* smbd 4242's exits (after exit_server, killed, strings unread), breaks and time split; exit_id: SMBD_EXIT's, the lease break's next. */
 static int smbd_views(const struct decoder *d, uint64_t now_ns, uint32_t exit_id)
 {
 	struct sockaddr_in peer = { .sin_family = AF_INET, .sin_port = htons(50376) };
@@ -150,6 +150,11 @@ static int smbd_views(const struct decoder *d, uint64_t now_ns, uint32_t exit_id
 	x->exit_code = 9;
 	x->last_err_nr = 0;
 	x->last_err = 0;
+	k |= decode_send(d, x, sizeof(*x), NULL);
+	/* on a kernel without sleepable uprobes: smbd's strings were not in memory */
+	x->status = 0xC000020C; /* STATUS_CONNECTION_DISCONNECTED */
+	x->exit_code = 0;
+	x->unread = SMBD_STR_REASON | SMBD_STR_LOCATION;
 	k |= decode_send(d, x, sizeof(*x), NULL);
 	free(x);
 	/* a lease break answered */

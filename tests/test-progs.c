@@ -25,7 +25,9 @@ static int kind_ok(const struct bpf_program *prog, enum prog_kind k)
 	if (strncmp(sec, "tp_btf/", 7) == 0)
 		return k == PROG_TP_BTF;
 	if (strstr(sec, "probe.multi"))
-		return k == PROG_KMULTI || k == PROG_UMULTI || k == PROG_USESSION;
+		return k == PROG_KMULTI || k == PROG_UMULTI || k == PROG_USESSION || k == PROG_UMULTI_SLEEP;
+	if (strcmp(sec, "uprobe.s") == 0)
+		return k == PROG_USLEEP;
 	return k == PROG_PLAIN;
 }
 

@@ -1,19 +1,23 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <dlfcn.h>
+#include <libelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "symbols/elffile.h"
 #include "symbols/usyms.h"
 
 #include "check.h"
@@ -264,6 +268,108 @@ static void test_provider(struct usyms *u)
 	check(r == -ECANCELED, "a callback error stops the walk: %d", r);
 }
 
+/* mkdir -p for the directory part of path. */
+static void mkdirs(const char *path)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s", path);
+	for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		(void)mkdir(p, 0755);
+		*s = '/';
+	}
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC), out;
+	struct stat st;
+	ssize_t n = -1;
+
+	mkdirs(to);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (in >= 0 && out >= 0 && fstat(in, &st) == 0)
+		n = sendfile(out, in, NULL, (size_t)st.st_size);
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return n < 0 ? -1 : 0;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+/*
+ * A program installed under another root (a debootstrap root seen from the
+ * host): its libraries are the root's, found through the root's own
+ * absolute symlinks, never the host's files of the same name.
+ */
+static void test_root(struct usyms *u)
+{
+	void *getpid_fn = dlsym(RTLD_NEXT, "getpid");
+	char root[] = "/tmp/test-usyms-root.XXXXXX", libc[PATH_MAX], prog[PATH_MAX], lib[PATH_MAX],
+	     ld[PATH_MAX], link[PATH_MAX], cmd[PATH_MAX + 16];
+	char *interp = NULL, *path = NULL;
+	uint64_t start, pgoff;
+	int fd, r;
+
+	r = usyms_root(self_exe, &path);
+	check(r == 0 && path && strcmp(path, "/") == 0, "root of the host's program: %d %s", r,
+	      path ? path : "-");
+	free(path);
+	path = NULL;
+	fd = open(self_exe, O_RDONLY | O_CLOEXEC);
+	if (!getpid_fn || self_mapping((uintptr_t)getpid_fn, &start, &pgoff, libc, sizeof(libc)) < 0 ||
+	    fd < 0 || elf_file_interp(fd, &interp) < 0 || !mkdtemp(root)) {
+		check(0, "no libc mapping, interpreter or directory for the root test");
+		goto out;
+	}
+	/* root/usr/sbin/prog; its libc under the same directory as the host's; the
+	 * dynamic linker as an absolute symlink, which the host would follow out */
+	snprintf(prog, sizeof(prog), "%s/usr/sbin/prog", root);
+	snprintf(lib, sizeof(lib), "%s%s", root, libc);
+	snprintf(ld, sizeof(ld), "%s/usr/lib/ld-test.so", root);
+	snprintf(link, sizeof(link), "%s%s", root, interp);
+	check(copy_file(self_exe, prog) == 0 && copy_file(libc, lib) == 0 && copy_file(self_exe, ld) == 0,
+	      "copies into %s", root);
+	mkdirs(link);
+	check(symlink("/usr/lib/ld-test.so", link) == 0, "symlink %s: %m", link);
+	r = usyms_root(prog, &path);
+	check(r == 0 && path && strcmp(path, root) == 0, "root of %s: %d %s", prog, r, path ? path : "-");
+	free(path);
+	path = NULL;
+	r = usyms_provider(u, prog, "getpid", &path);
+	check(r == 0 && same_file(path, lib) && !same_file(path, libc),
+	      "provider of getpid in the root: %d %s", r, path ? path : "-");
+	free(path);
+	path = NULL;
+	/* the root lacks it: not the host's file instead */
+	unlink(lib);
+	r = usyms_provider(u, prog, "getpid", &path);
+	check(r == -ENOENT && !path, "provider of getpid in a root without it: %d %s", r, path ? path : "-");
+	free(path);
+	path = NULL;
+	/* no dynamic linker there: not a root, the host's files */
+	unlink(link);
+	r = usyms_root(prog, &path);
+	check(r == 0 && path && strcmp(path, "/") == 0, "root without its dynamic linker: %d %s", r,
+	      path ? path : "-");
+	free(path);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	check(system(cmd) == 0, "%s", cmd);
+out:
+	free(interp);
+	if (fd >= 0)
+		close(fd);
+}
+
 /* Another process: the same file, its own layout; and after exec, another program. */
 static void test_child(struct usyms *u)
 {
@@ -380,6 +486,7 @@ int main(void)
 	test_unknown(u);
 	test_resolve(u);
 	test_provider(u);
+	test_root(u);
 	test_child(u);
 	test_short_lived(u);
 	test_speed(u);

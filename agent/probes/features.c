@@ -48,6 +48,7 @@ static const struct {
 	[KF_TP_BTF] = { "tp_btf", "Linux 5.5" },
 	[KF_UPROBE_MULTI] = { "uprobe.multi", "CONFIG_UPROBES, Linux 6.6" },
 	[KF_KRETPROBE_STACK] = { "kretprobe stacks", "Linux 5.15" },
+	[KF_UPROBE_SLEEP] = { "sleepable uprobes", "Linux 6.0" },
 };
 
 const char *features_name(enum kfeature k)
@@ -308,6 +309,20 @@ static void probe_uprobe_multi(struct features *f, const struct features_bpf *sk
 	set(f, KF_UPROBE_MULTI, lfd >= 0, lfd, NULL);
 }
 
+/* Before 6.0 the verifier lets no uprobe program sleep: it refuses the load. */
+static void probe_uprobe_sleep(struct features *f, const struct features_bpf *skel)
+{
+	const struct bpf_program *prog = skel->progs.feat_uprobe_sleep;
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .prog_flags = BPF_F_SLEEPABLE);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "smblat_feature", "GPL", bpf_program__insns(prog),
+			       bpf_program__insn_cnt(prog), &o);
+
+	fd = fd < 0 ? -errno : fd;
+	if (fd >= 0)
+		close(fd);
+	set(f, KF_UPROBE_SLEEP, fd >= 0, fd, NULL);
+}
+
 static void probe_maps_helpers(struct features *f)
 {
 	set_probe(f, KF_RINGBUF, libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL));
@@ -340,6 +355,7 @@ int features_probe(struct btfs *btfs, struct features **ret)
 		probe_tp_btf(f, skel, vm);
 		probe_kprobe_multi(f, skel, vm);
 		probe_uprobe_multi(f, skel);
+		probe_uprobe_sleep(f, skel);
 		features_bpf__destroy(skel);
 	}
 	probe_kretprobe_stack(f, vm);

@@ -31,6 +31,7 @@ enum kfeature {
 	KF_TP_BTF,          /* BTF-typed raw tracepoints, attached */
 	KF_UPROBE_MULTI,    /* uprobe.multi links */
 	KF_KRETPROBE_STACK, /* a kretprobe's stack unwinds past its trampoline */
+	KF_UPROBE_SLEEP,    /* sleepable uprobe programs (bpf_copy_from_user faults pages in) */
 	_KF_MAX,
 };
 

@@ -26,16 +26,22 @@ static ssize_t iter_drain(int fd)
 	return total;
 }
 
-ssize_t probes_iter_run(struct probes *p, size_t at)
+ssize_t probes_iter_run_task(struct probes *p, size_t at, pid_t tid)
 {
 	struct bpf_program *prog = prog_at(p->skel, at);
-	struct bpf_link *link;
+	union bpf_iter_link_info info = { .task.tid = (uint32_t)tid };
+	LIBBPF_OPTS(bpf_iter_attach_opts, o, .link_info = &info, .link_info_len = sizeof(info));
+	struct bpf_link *link = NULL;
 	ssize_t r;
 	int fd;
 
 	if (!prog || !bpf_program__autoload(prog))
 		return -ENOENT;
-	link = bpf_program__attach_iter(prog, NULL);
+	if (tid)
+		link = bpf_program__attach_iter(prog, &o);
+	/* a kernel that cannot narrow a task iterator (before 6.1) walks them all */
+	if (!link)
+		link = bpf_program__attach_iter(prog, NULL);
 	if (!link)
 		return -errno;
 	fd = bpf_iter_create(bpf_link__fd(link));
@@ -44,4 +50,9 @@ ssize_t probes_iter_run(struct probes *p, size_t at)
 		close(fd);
 	bpf_link__destroy(link);
 	return r;
+}
+
+ssize_t probes_iter_run(struct probes *p, size_t at)
+{
+	return probes_iter_run_task(p, at, 0);
 }

@@ -75,10 +75,12 @@ static void program_setup(struct smblat_bpf *skel, const struct prog_spec *spec,
 		want = tracepoint_known(ft->vmlinux, prog_tracepoint(prog, &btf));
 	if (want && spec->kind == PROG_FENTRY)
 		bpf_program__set_attach_target(prog, 0, FENTRY_TEMPLATE_TARGET);
-	else if (want && spec->kind == PROG_UMULTI)
+	else if (want && (spec->kind == PROG_UMULTI || spec->kind == PROG_UMULTI_SLEEP))
 		bpf_program__set_expected_attach_type(prog, UMULTI_ATTACH_TYPE);
 	else if (want && spec->kind == PROG_USESSION)
 		bpf_program__set_expected_attach_type(prog, USESSION_ATTACH_TYPE);
+	if (want && (spec->kind == PROG_USLEEP || spec->kind == PROG_UMULTI_SLEEP))
+		bpf_program__set_flags(prog, bpf_program__flags(prog) | BPF_F_SLEEPABLE);
 	bpf_program__set_autoload(prog, want);
 }
 
@@ -361,9 +363,13 @@ static enum prog_kind kind_of(const struct probes_opts *o, const char *name)
 }
 
 static const char *const kind_refused[_PROG_KIND_MAX] = {
-	[PROG_FENTRY] = "fentry programs refused",       [PROG_KMULTI] = "kprobe.multi programs refused",
-	[PROG_UMULTI] = "uprobe.multi programs refused", [PROG_USESSION] = "uprobe.session programs refused",
+	[PROG_FENTRY] = "fentry programs refused",
+	[PROG_KMULTI] = "kprobe.multi programs refused",
+	[PROG_UMULTI] = "uprobe.multi programs refused",
+	[PROG_USESSION] = "uprobe.session programs refused",
 	[PROG_TP_BTF] = "tp_btf programs refused",
+	[PROG_USLEEP] = "sleepable uprobe programs refused",
+	[PROG_UMULTI_SLEEP] = "sleepable uprobe.multi programs refused",
 };
 
 /* What a failed load says to drop: the refused program's kind, else the first kind on. */
@@ -374,8 +380,8 @@ static enum prog_kind kind_to_drop(const struct probes_opts *o, const struct kin
 	if (f != PROG_PLAIN && ft->on[f])
 		return f;
 	/* unknown: tp_btf first, as raw_tp does the same; fentry would fall back to kprobes */
-	static const enum prog_kind order[] = { PROG_TP_BTF, PROG_FENTRY, PROG_USESSION, PROG_UMULTI,
-						PROG_KMULTI };
+	static const enum prog_kind order[] = { PROG_TP_BTF, PROG_FENTRY, PROG_USESSION, PROG_UMULTI_SLEEP,
+						PROG_USLEEP, PROG_UMULTI, PROG_KMULTI };
 	for (size_t i = 0; i < ELEMENTSOF(order); i++)
 		if (ft->on[order[i]])
 			return order[i];
@@ -398,6 +404,9 @@ static int load_what_loads(struct probes *p, const struct probes_opts *o, struct
 		if (f == PROG_PLAIN)
 			break;
 		ft->on[f] = false;
+		/* a sleepable uprobe.multi is both kinds */
+		ft->on[PROG_UMULTI_SLEEP] = ft->on[PROG_UMULTI_SLEEP] && ft->on[PROG_UMULTI] &&
+					    ft->on[PROG_USLEEP];
 		free(why[f]);
 		why[f] = errdup(kind_refused[f], r);
 	}
@@ -411,6 +420,8 @@ static int load_what_loads(struct probes *p, const struct probes_opts *o, struct
 		free(p->tp_btf_why), p->tp_btf_why = why[PROG_TP_BTF];
 	free(why[PROG_UMULTI]);
 	free(why[PROG_USESSION]);
+	free(why[PROG_USLEEP]);
+	free(why[PROG_UMULTI_SLEEP]);
 	return r;
 }
 
@@ -477,6 +488,8 @@ static void kinds_choose(struct probes *p, const struct probes_opts *o, struct b
 	if (!features_has(f, KF_TP_BTF))
 		p->tp_btf_why = missing_dup(f, KF_TP_BTF);
 	ft->on[PROG_UMULTI] = features_has(f, KF_UPROBE_MULTI);
+	ft->on[PROG_USLEEP] = features_has(f, KF_UPROBE_SLEEP);
+	ft->on[PROG_UMULTI_SLEEP] = ft->on[PROG_UMULTI] && ft->on[PROG_USLEEP];
 	ft->on[PROG_USESSION] = usession_known(btfs);
 	ft->session_ctx = p->session_ctx = object_session_ctx(btfs);
 	p->kprobe = features_has(f, KF_KPROBE);

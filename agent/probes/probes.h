@@ -101,6 +101,11 @@ enum backend probes_tracepoint_backend(const struct probes *p, const struct prog
  * the bytes it wrote, or negative errno (-ENOENT: not loaded).
  */
 ssize_t probes_iter_run(struct probes *p, size_t at);
+/*
+ * The same over the task tid alone (its threads' files, for a task_file
+ * iterator) where the kernel narrows iterators (Linux 6.1), else over all.
+ */
+ssize_t probes_iter_run_task(struct probes *p, size_t at, pid_t tid);
 /* Tracepoint links of ours. */
 uint32_t probes_attached_tracepoints(const struct probes *p);
 /* Why tp_btf is not used, or NULL. */

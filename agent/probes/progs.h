@@ -17,12 +17,14 @@
 
 /* What the kernel must take for a program to load, beside plain BPF. */
 enum prog_kind {
-	PROG_PLAIN,    /* kprobe, uprobe, USDT, raw tracepoint, iterator */
-	PROG_FENTRY,   /* fentry/fexit: templates cloned per function, in an object of their own */
-	PROG_KMULTI,   /* kprobe.multi */
-	PROG_UMULTI,   /* uprobe.multi (declared kprobe.multi, attached as uprobe.multi) */
-	PROG_USESSION, /* uprobe.session */
-	PROG_TP_BTF,   /* BTF tracepoint; its raw_tp twin is a plain program */
+	PROG_PLAIN,        /* kprobe, uprobe, USDT, raw tracepoint, iterator */
+	PROG_FENTRY,       /* fentry/fexit: templates cloned per function, in an object of their own */
+	PROG_KMULTI,       /* kprobe.multi */
+	PROG_UMULTI,       /* uprobe.multi (declared kprobe.multi, attached as uprobe.multi) */
+	PROG_USESSION,     /* uprobe.session */
+	PROG_TP_BTF,       /* BTF tracepoint; its raw_tp twin is a plain program */
+	PROG_USLEEP,       /* a sleepable uprobe (it may fault user pages in: Linux 6.0) */
+	PROG_UMULTI_SLEEP, /* a sleepable uprobe.multi: both of the above */
 	_PROG_KIND_MAX,
 };
 

@@ -475,3 +475,77 @@ int elf_file_needed(int fd, char ***ret_needed, char **ret_runpath)
 	*ret_runpath = runpath;
 	return 0;
 }
+
+int elf_file_interp(int fd, char **ret)
+{
+	char path[PATH_MAX];
+	size_t n = 0;
+	int r = -ENOENT;
+	GElf_Phdr ph;
+	ssize_t got;
+	Elf *e;
+
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &n) < 0) {
+		elf_end(e);
+		return -ENOEXEC;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_INTERP)
+			continue;
+		if (ph.p_filesz < 2 || ph.p_filesz > sizeof(path)) {
+			r = -ENOEXEC;
+			break;
+		}
+		got = pread(fd, path, ph.p_filesz, (off_t)ph.p_offset);
+		if (got != (ssize_t)ph.p_filesz || path[ph.p_filesz - 1] != '\0') {
+			r = got < 0 ? -errno : -ENOEXEC;
+			break;
+		}
+		*ret = strdup(path);
+		r = *ret ? 0 : -ENOMEM;
+		break;
+	}
+	elf_end(e);
+	return r;
+}
+
+int elf_file_version_def(int fd, char **ret)
+{
+	Elf_Scn *scn = NULL;
+	int r = -ENOENT;
+	Elf *e;
+
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		elf_end(e);
+		return -ENOEXEC;
+	}
+	while (r == -ENOENT && (scn = elf_nextscn(e, scn))) {
+		Elf_Data *data;
+		GElf_Shdr sh;
+		GElf_Verdef vd;
+		GElf_Verdaux va;
+		size_t off = 0;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_GNU_verdef ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_info && gelf_getverdef(data, (int)off, &vd); i++) {
+			const char *s;
+
+			if (!(vd.vd_flags & VER_FLG_BASE) && vd.vd_cnt &&
+			    gelf_getverdaux(data, (int)(off + vd.vd_aux), &va) &&
+			    (s = elf_strptr(e, sh.sh_link, va.vda_name))) {
+				*ret = strdup(s);
+				r = *ret ? 0 : -ENOMEM;
+				break;
+			}
+			if (!vd.vd_next)
+				break;
+			off += vd.vd_next;
+		}
+	}
+	elf_end(e);
+	return r;
+}

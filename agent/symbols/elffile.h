@@ -55,3 +55,13 @@ int elf_file_functions(const struct elf_file *f, const char *prefix,
  * Both are malloc'd. -ENOEXEC when fd is no ELF file.
  */
 int elf_file_needed(int fd, char ***ret_needed, char **ret_runpath);
+
+/* The program interpreter (PT_INTERP: the dynamic linker) the ELF file open at fd names; -ENOENT when none. */
+int elf_file_interp(int fd, char **ret);
+
+/*
+ * The name of the first version the ELF file open at fd defines for its
+ * symbols, past the file's own (VER_FLG_BASE): the ABI tag a library's
+ * exports carry ("SAMBA_4.17.12_DEBIAN_SAMBA4"). -ENOENT when it defines none.
+ */
+int elf_file_version_def(int fd, char **ret);

@@ -65,10 +65,25 @@ int usyms_functions(struct usyms *u, const char *binary, const char *prefix,
 int usyms_library(const char *name, char **ret);
 
 /*
+ * The root directory binary is installed under, as its dynamic linker sees
+ * the files: the deepest directory above it holding usr/ and the binary's
+ * program interpreter (a debootstrap root, a container's root file system
+ * seen from the host), else "/". *ret is malloc'd.
+ */
+int usyms_root(const char *binary, char **ret);
+
+/*
  * The file defining the exported function symbol for binary: binary itself,
  * else the first of its DT_NEEDED libraries, looked up like the dynamic
- * linker does (DT_RUNPATH with $ORIGIN, then the default directories), that
- * does. *ret is malloc'd. -ENOENT when none does, -EISDIR when binary is a
- * directory.
+ * linker does (DT_RUNPATH with $ORIGIN, then the default directories) inside
+ * the binary's root (usyms_root()), that does; the path is the host's. *ret
+ * is malloc'd. -ENOENT when none does, -EISDIR when binary is a directory.
  */
 int usyms_provider(struct usyms *u, const char *binary, const char *symbol, char **ret);
+
+/*
+ * The version tag the exports of the ELF file at path carry (its first
+ * version definition past the file's own: "SAMBA_4.17.12_DEBIAN_SAMBA4").
+ * *ret is malloc'd; -ENOENT when the file defines none.
+ */
+int usyms_version_def(const char *path, char **ret);

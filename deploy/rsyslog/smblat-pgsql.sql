@@ -195,6 +195,7 @@ ALTER TABLE smblat_entry
 	ADD COLUMN IF NOT EXISTS smbd_exit_reason         text GENERATED ALWAYS AS (fields->>'SMBD_EXIT_REASON') STORED,
 	ADD COLUMN IF NOT EXISTS smbd_exit_how            text GENERATED ALWAYS AS (fields->>'SMBD_EXIT_HOW') STORED,
 	ADD COLUMN IF NOT EXISTS smbd_exit_location       text GENERATED ALWAYS AS (fields->>'SMBD_EXIT_LOCATION') STORED,
+	ADD COLUMN IF NOT EXISTS smbd_exit_unread         text GENERATED ALWAYS AS (fields->>'SMBD_EXIT_UNREAD') STORED,
 	ADD COLUMN IF NOT EXISTS exit_status              integer GENERATED ALWAYS AS (smblat_integer(fields->>'EXIT_STATUS')) STORED,
 	ADD COLUMN IF NOT EXISTS exit_signal              integer GENERATED ALWAYS AS (smblat_integer(fields->>'EXIT_SIGNAL')) STORED,
 	ADD COLUMN IF NOT EXISTS exit_signal_name         text GENERATED ALWAYS AS (fields->>'EXIT_SIGNAL_NAME') STORED,

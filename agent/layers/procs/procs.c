@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "base/syscalls.h"
@@ -37,7 +40,8 @@ static const struct prog_spec tasks_progs[] = {
 	PROG(tasks_exec_btf, PROG_TP_BTF), PROG(tasks_exec_raw, PROG_PLAIN),
 	PROG(tasks_fork_btf, PROG_TP_BTF), PROG(tasks_fork_raw, PROG_PLAIN),
 	PROG(tasks_exit_btf, PROG_TP_BTF), PROG(tasks_exit_raw, PROG_PLAIN),
-	PROG(tasks_seed, PROG_PLAIN),
+	PROG(tasks_seed, PROG_PLAIN),      PROG(tasks_seed_peer, PROG_PLAIN),
+	PROG(tasks_exe_inode, PROG_PLAIN),
 };
 
 static const struct prog_spec sysacct_progs[] = {
@@ -129,6 +133,40 @@ int procs_attach(struct probes *p, enum procs_sys sys, char *why, size_t n)
 	return r;
 }
 
+/*
+ * binary is kept open while it is followed (its descriptor in ctl->exe_fd):
+ * the inode the kernel side compares with stays that file's.
+ */
+int procs_follow_smbd(struct probes *p, const char *binary, char *why, size_t n)
+{
+	struct procs_ctl *ctl = procs_ctl(p);
+	int was = ctl->smbd_inode ? (int)ctl->exe_fd : -1, fd = open(binary, O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (fd < 0) {
+		snprintf(why, n, "%s: %m", binary);
+		return -errno;
+	}
+	ctl->exe_fd = (uint32_t)fd;
+	ctl->exe_inode = 0;
+	r = probes_iter_run_task(p, PROG_AT(tasks_exe_inode), getpid());
+	if (r >= 0 && !ctl->exe_inode)
+		r = -ENOENT;
+	if (r < 0) {
+		snprintf(why, n, "%s: %s", binary,
+			 r == -ENOENT ? "the kernel's inode of it not found (task_file iterator)" :
+					strerror((int)-r));
+		close(fd);
+		ctl->exe_fd = (uint32_t)was;
+		return (int)r;
+	}
+	__atomic_store_n(&ctl->smbd_inode, ctl->exe_inode, __ATOMIC_SEQ_CST);
+	if (was >= 0)
+		close(was);
+	ctl->smbd = 1;
+	return 0;
+}
+
 int procs_seed(struct probes *p, const struct procs_seed *seed)
 {
 	struct procs_ctl *ctl = procs_ctl(p);
@@ -137,6 +175,9 @@ int procs_seed(struct probes *p, const struct procs_seed *seed)
 	ctl->seed_pid = seed->acct_pid;
 	n = probes_iter_run(p, PROG_AT(tasks_seed));
 	ctl->seed_pid = 0;
+	/* their clients: smbd's connections older than the agent */
+	if (n > 0 && ctl->smbd)
+		(void)probes_iter_run(p, PROG_AT(tasks_seed_peer));
 	return n < 0 ? (int)n : (int)(n / sizeof(uint32_t));
 }
 

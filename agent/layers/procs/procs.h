@@ -42,6 +42,12 @@ int procs_want(struct probes_opts *po);
 /* The processes followed and what is asked of them (bpf/smbd.h), live in the object's data. */
 struct procs_ctl *procs_ctl(struct probes *p);
 /*
+ * Follows the processes running binary (the same file, whatever their
+ * name: an smbd), those forked by them, and those procs_seed() finds.
+ * Returns 0, or negative errno with why (size n) said.
+ */
+int procs_follow_smbd(struct probes *p, const char *binary, char *why, size_t n);
+/*
  * Tells the kernel side of the running processes procs_ctl and seed choose
  * (a task iterator); returns how many it chose, or negative errno.
  */

@@ -63,6 +63,16 @@ static const struct hook exit_hooks[] = {
 	HOOK(UPROG_PAIR(smbd_exit_disconnect, umulti_smbd_exit_disconnect), disconnect, NULL, false, false),
 	HOOK(UPROG_PAIR(smbd_exit_terminate, umulti_smbd_exit_terminate), terminate, NULL, false, false),
 };
+/* where uprobe programs may sleep: the strings are read by programs that fault their pages in */
+static const struct hook exit_hooks_sleep[] = {
+	HOOK(UPROG_PAIR(smbd_exit_server, umulti_smbd_exit_server), exit_server, exit_how, false, true),
+	HOOK(UPROG_PAIR(smbd_exit_server_sleep, umulti_smbd_exit_server_sleep), exit_server, NULL, false,
+	     false),
+	HOOK(UPROG_PAIR(smbd_exit_conn, umulti_smbd_exit_conn), add_conn, NULL, false, false),
+	HOOK(UPROG_PAIR(smbd_exit_disconnect, umulti_smbd_exit_disconnect), disconnect, NULL, false, false),
+	HOOK(UPROG_PAIR(smbd_exit_terminate_sleep, umulti_smbd_exit_terminate_sleep), terminate, NULL, false,
+	     false),
+};
 static const struct hook oplock_hooks[] = {
 	HOOK(UPROG_PAIR(smbd_break_oplock, umulti_smbd_break_oplock), oplock_send, NULL, false, true),
 	HOOK(UPROG_PAIR(smbd_break_oplock_done, umulti_smbd_break_oplock_done), oplock_done, NULL, false,
@@ -110,9 +120,10 @@ int smbd_hook(const struct layer_env *env, struct func *f, const struct uprog_pa
 }
 
 /* f on its hooks in file; false (f detached, why said) when a required one is missing. */
-static bool view_attach(const struct layer_env *env, struct func *f, const char *file, const struct hook *h,
-			size_t nh)
+static bool view_attach(const struct layer_env *env, struct func *f, const struct smbd_places *pl,
+			const struct hook *h, size_t nh)
 {
+	const char *file = pl->lib;
 	char missing[256] = "", buf[256];
 	int r = 0;
 
@@ -133,7 +144,7 @@ static bool view_attach(const struct layer_env *env, struct func *f, const char 
 	}
 	if (*missing)
 		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_NOT_FOUND, LOG_NOTICE,
-			  "%s: %s lacks %s; attached without", f->name, file, missing);
+			  "%s: %s (%s) lacks %s; attached without", f->name, file, pl->version, missing);
 	return true;
 }
 
@@ -159,17 +170,28 @@ static void view_sync(const struct layer_env *env, const struct smbd_places *pl,
 	/* every exit and break is an entry: threshold 0 */
 	f->cfg = (struct func_cfg) { .flags = FF_ENABLED, .ret_kind = RK_VOID };
 	probes_update(env->probes, f);
-	if (view_attach(env, f, pl->lib, h, nh))
+	if (view_attach(env, f, pl, h, nh))
 		*ctl_id = f->id + 1;
+}
+
+bool smbd_exits_sleep(const struct layer_env *env)
+{
+	const struct smblat_bpf *skel = probes_skel(env->probes);
+
+	return bpf_program__fd(skel->progs.smbd_exit_server_sleep) >= 0 &&
+	       bpf_program__fd(skel->progs.smbd_exit_terminate_sleep) >= 0;
 }
 
 void smbd_exits_sync(const struct layer_env *env, const struct smbd_places *pl)
 {
 	struct procs_ctl *ctl = procs_ctl(env->probes);
 	const struct config *c = env->cfg;
+	bool sleep = smbd_exits_sleep(env);
 
-	view_sync(env, pl, "SMBD_EXIT", "smbd_exit_server", smbd_settings(c)->exits, exit_hooks,
-		  ELEMENTSOF(exit_hooks), &ctl->exit_id);
+	ctl->str_sleep = sleep;
+	view_sync(env, pl, "SMBD_EXIT", "smbd_exit_server", smbd_settings(c)->exits,
+		  sleep ? exit_hooks_sleep : exit_hooks,
+		  sleep ? ELEMENTSOF(exit_hooks_sleep) : ELEMENTSOF(exit_hooks), &ctl->exit_id);
 	view_sync(env, pl, "SMBD_OPLOCK_BREAK", "smbd_smb2_send_oplock_break", smbd_settings(c)->breaks,
 		  oplock_hooks, ELEMENTSOF(oplock_hooks), &ctl->oplock_id);
 	view_sync(env, pl, "SMBD_LEASE_BREAK", "smbd_smb2_send_lease_break", smbd_settings(c)->breaks,
@@ -231,7 +253,7 @@ static int exit_decode(const struct layer_env *env, const struct rec_smbd_exit *
 {
 	static const char *const hows[] = { "none", "exit_server", "exit_server_cleanly" };
 	char reason[SMBLAT_REASON_LEN], location[SMBLAT_REASON_LEN], peer[80], status[16], last[96] = "";
-	uint32_t ppid = e->ppid, how = e->exit_how;
+	uint32_t ppid = e->ppid, how = e->exit_how, unread = e->unread;
 	uint32_t err_nr = e->last_err_nr, err = (uint32_t)e->last_err;
 	int code = e->exit_code, sig = code & 0x7f;
 	const char *st = e->status ? smb2_status_name(e->status, status, sizeof(status)) : NULL;
@@ -249,6 +271,11 @@ static int exit_decode(const struct layer_env *env, const struct rec_smbd_exit *
 	record_add(r, "SMBD_EXIT_HOW", "%s", how < 3 ? hows[how] : "?");
 	if (*location)
 		record_add(r, "SMBD_EXIT_LOCATION", "%s", location);
+	/* smbd handed them over, but their page was not in memory (a kernel without sleepable uprobes) */
+	if (unread)
+		record_add(r, "SMBD_EXIT_UNREAD", "%s%s%s", unread & SMBD_STR_REASON ? "reason" : "",
+			   (unread & SMBD_STR_REASON) && (unread & SMBD_STR_LOCATION) ? " " : "",
+			   unread & SMBD_STR_LOCATION ? "location" : "");
 	if (st)
 		record_add(r, "SMB_STATUS", "%s", st);
 	if (*peer)

@@ -53,6 +53,7 @@ struct layer {
 	uint64_t ends[2]; /* offsets of smb2_ends[] in lib */
 	bool requests;    /* both ends exist: SMB2 requests can be timed */
 	bool ends_on;     /* the ends are hooked (once for all the requests' begins) */
+	char version[64]; /* "Samba 4.17.12", from lib's export tags */
 	const char *why;  /* unavailable or off: why */
 	bool off;         /* enabled = auto found no smbd */
 	char why_buf[PATH_MAX + 128];
@@ -60,23 +61,44 @@ struct layer {
 
 /* The layer's programs: SMB2 requests (bpf/smbd.bpf.c) and views (bpf/smbdviews.bpf.c). */
 static const struct prog_spec smbd_progs[] = {
-	PROG(smbd_req_begin, PROG_PLAIN),          PROG(smbd_req_end, PROG_PLAIN),
-	PROG(umulti_smbd_begin, PROG_UMULTI),      PROG(umulti_smbd_end, PROG_UMULTI),
-	PROG(smbd_split_dispatch, PROG_PLAIN),     PROG(umulti_smbd_split_dispatch, PROG_UMULTI),
-	PROG(smbd_split_dispatch_ret, PROG_PLAIN), PROG(umulti_smbd_split_dispatch_ret, PROG_UMULTI),
-	PROG(smbd_split_event, PROG_PLAIN),        PROG(umulti_smbd_split_event, PROG_UMULTI),
-	PROG(smbd_split_ctdb, PROG_PLAIN),         PROG(umulti_smbd_split_ctdb, PROG_UMULTI),
-	PROG(smbd_split_ctdb_ret, PROG_PLAIN),     PROG(umulti_smbd_split_ctdb_ret, PROG_UMULTI),
-	PROG(smbd_split_io_send, PROG_PLAIN),      PROG(umulti_smbd_split_io_send, PROG_UMULTI),
-	PROG(smbd_split_io_recv, PROG_PLAIN),      PROG(umulti_smbd_split_io_recv, PROG_UMULTI),
-	PROG(smbd_exit_conn, PROG_PLAIN),          PROG(umulti_smbd_exit_conn, PROG_UMULTI),
-	PROG(smbd_exit_disconnect, PROG_PLAIN),    PROG(umulti_smbd_exit_disconnect, PROG_UMULTI),
-	PROG(smbd_exit_terminate, PROG_PLAIN),     PROG(umulti_smbd_exit_terminate, PROG_UMULTI),
-	PROG(smbd_exit_server, PROG_PLAIN),        PROG(umulti_smbd_exit_server, PROG_UMULTI),
-	PROG(smbd_break_oplock, PROG_PLAIN),       PROG(umulti_smbd_break_oplock, PROG_UMULTI),
-	PROG(smbd_break_oplock_done, PROG_PLAIN),  PROG(umulti_smbd_break_oplock_done, PROG_UMULTI),
-	PROG(smbd_break_lease, PROG_PLAIN),        PROG(umulti_smbd_break_lease, PROG_UMULTI),
-	PROG(smbd_break_lease_done, PROG_PLAIN),   PROG(umulti_smbd_break_lease_done, PROG_UMULTI),
+	PROG(smbd_req_begin, PROG_PLAIN),
+	PROG(smbd_req_end, PROG_PLAIN),
+	PROG(umulti_smbd_begin, PROG_UMULTI),
+	PROG(umulti_smbd_end, PROG_UMULTI),
+	PROG(smbd_split_dispatch, PROG_PLAIN),
+	PROG(umulti_smbd_split_dispatch, PROG_UMULTI),
+	PROG(smbd_split_dispatch_ret, PROG_PLAIN),
+	PROG(umulti_smbd_split_dispatch_ret, PROG_UMULTI),
+	PROG(smbd_split_event, PROG_PLAIN),
+	PROG(umulti_smbd_split_event, PROG_UMULTI),
+	PROG(smbd_split_ctdb, PROG_PLAIN),
+	PROG(umulti_smbd_split_ctdb, PROG_UMULTI),
+	PROG(smbd_split_ctdb_ret, PROG_PLAIN),
+	PROG(umulti_smbd_split_ctdb_ret, PROG_UMULTI),
+	PROG(smbd_split_io_send, PROG_PLAIN),
+	PROG(umulti_smbd_split_io_send, PROG_UMULTI),
+	PROG(smbd_split_io_recv, PROG_PLAIN),
+	PROG(umulti_smbd_split_io_recv, PROG_UMULTI),
+	PROG(smbd_exit_conn, PROG_PLAIN),
+	PROG(umulti_smbd_exit_conn, PROG_UMULTI),
+	PROG(smbd_exit_disconnect, PROG_PLAIN),
+	PROG(umulti_smbd_exit_disconnect, PROG_UMULTI),
+	PROG(smbd_exit_terminate, PROG_PLAIN),
+	PROG(umulti_smbd_exit_terminate, PROG_UMULTI),
+	PROG(smbd_exit_server, PROG_PLAIN),
+	PROG(umulti_smbd_exit_server, PROG_UMULTI),
+	PROG(smbd_exit_terminate_sleep, PROG_USLEEP),
+	PROG(umulti_smbd_exit_terminate_sleep, PROG_UMULTI_SLEEP),
+	PROG(smbd_exit_server_sleep, PROG_USLEEP),
+	PROG(umulti_smbd_exit_server_sleep, PROG_UMULTI_SLEEP),
+	PROG(smbd_break_oplock, PROG_PLAIN),
+	PROG(umulti_smbd_break_oplock, PROG_UMULTI),
+	PROG(smbd_break_oplock_done, PROG_PLAIN),
+	PROG(umulti_smbd_break_oplock_done, PROG_UMULTI),
+	PROG(smbd_break_lease, PROG_PLAIN),
+	PROG(umulti_smbd_break_lease, PROG_UMULTI),
+	PROG(smbd_break_lease_done, PROG_PLAIN),
+	PROG(umulti_smbd_break_lease_done, PROG_UMULTI),
 };
 
 static const struct prog_unit smbd_unit = PROG_UNIT("smbd", smbd_progs, false);
@@ -240,17 +262,19 @@ static void layer_sync(struct layer *l, unsigned int *attached, unsigned int *de
 	status_count_set(&s, COUNT_ATTACHED, vfs + smb2);
 	status_count_set(&s, COUNT_NOT_ATTACHED, n_vfs + n_smb2 - vfs - smb2);
 	if (n_vfs || b->n)
-		log_emit(&s, "%d VFS %s and %d SMB2 %s of %s (%s) attached (%s)", vfs,
+		log_emit(&s, "%d VFS %s and %d SMB2 %s of %s (%s, %s) attached (%s)", vfs,
 			 PLURAL(vfs, "operation", "operations"), smb2, PLURAL(smb2, "command", "commands"),
-			 l->lib, l->binary, backend_name(n_vfs ? be : b->fv[0]->backend));
+			 l->lib, l->version, l->binary, backend_name(n_vfs ? be : b->fv[0]->backend));
 	free(b);
 }
 
 static struct smbd_places places(const struct layer *l)
 {
-	return (struct smbd_places) {
-		.binary = l->binary, .lib = l->lib, .tevent = l->tevent, .cluster = l->cluster
-	};
+	return (struct smbd_places) { .binary = l->binary,
+				      .lib = l->lib,
+				      .tevent = l->tevent,
+				      .cluster = l->cluster,
+				      .version = l->version };
 }
 
 /*
@@ -278,7 +302,12 @@ static int follow(struct layer *l)
 			  "exits, breaks and time split not available: %s", why);
 		return r;
 	}
-	procs_ctl(l->env->probes)->smbd = 1;
+	r = procs_follow_smbd(l->env->probes, l->binary, why, sizeof(why));
+	if (r < 0) {
+		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_ATTACH_FAILED, LOG_WARNING,
+			  "exits, breaks and time split not available: %s", why);
+		return r;
+	}
 	r = l->followed ? 0 : procs_seed(l->env->probes, &(struct procs_seed) {});
 	if (r < 0)
 		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_ATTACH_FAILED, LOG_WARNING,
@@ -315,6 +344,14 @@ static void views_say(struct layer *l, int running)
 	status_count_set(&s, COUNT_NOT_ATTACHED, wanted - attached);
 	log_emit(&s, "following smbd processes (%d running): %u of %u %s attached", running, attached, wanted,
 		 PLURAL(wanted, "view", "views"));
+	if (set->exits && attached && !smbd_exits_sleep(l->env)) {
+		char what[64];
+
+		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_NONE, LOG_NOTICE,
+			  "kernel lacks %s: SMBD_EXIT leaves out the reason and location smbd hands over "
+			  "when their page is not in memory yet, and names them in SMBD_EXIT_UNREAD",
+			  features_missing(KF_UPROBE_SLEEP, what, sizeof(what)));
+	}
 	if (attached && !features_has(l->env->features, KF_COOKIE)) {
 		char what[64];
 
@@ -347,11 +384,31 @@ static void ids_locate(struct layer *l)
 
 	if (r < 0) {
 		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_NOT_FOUND, LOG_NOTICE,
-			  "%s: %s %s: SMB2 requests without their header ids", l->lib,
-			  r == -EPROTO ? "cannot read the request layout from" : "no", SMBDREQ_FUNCTION);
+			  "%s (%s) %s %s: SMB2 requests without their header ids", l->lib, l->version,
+			  r == -EPROTO ? "has a request layout not understood in" : "lacks",
+			  SMBDREQ_FUNCTION);
 		return;
 	}
 	probes_publish(&probes_skel(l->env->probes)->bss->smbd_hdr, &hl, sizeof(hl));
+}
+
+/*
+ * Samba's version, as its libraries tag their exports (SAMBA_4.17.12_DEBIAN_SAMBA4,
+ * SAMBA_4.22.11_DEBIAN_4.22.11_DFSG_0_DEB13U1_PRIVATE_SAMBA): what a notice names
+ * with a function the library lacks.
+ */
+static void version_find(struct layer *l)
+{
+	char *tag = NULL;
+	size_t n = 0;
+
+	if (usyms_version_def(l->lib, &tag) == 0 && strncmp(tag, "SAMBA_", 6) == 0)
+		n = strspn(tag + 6, "0123456789.");
+	if (n)
+		snprintf(l->version, sizeof(l->version), "Samba %.*s", (int)n, tag + 6);
+	else
+		snprintf(l->version, sizeof(l->version), "Samba (version not known)");
+	free(tag);
 }
 
 /* smbd, the library with its entry points, and whether SMB2 requests can be timed. */
@@ -386,12 +443,13 @@ static int locate(struct layer *l)
 					   strerror(-r));
 		return r;
 	}
+	version_find(l);
 	for (size_t i = 0; i < 2; i++) {
 		r = usyms_resolve(l->env->us, l->lib, smb2_ends[i], &l->ends[i]);
 		if (r < 0) {
 			log_layer(NAME, STATUS_PROBE_FAILED, REASON_NOT_FOUND, LOG_NOTICE,
-				  "%s: no %s (%s): SMB2 requests not traced", l->lib, smb2_ends[i],
-				  strerror(-r));
+				  "%s (%s) lacks %s (%s): SMB2 requests not traced", l->lib, l->version,
+				  smb2_ends[i], strerror(-r));
 			return 0;
 		}
 	}

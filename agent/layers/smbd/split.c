@@ -8,8 +8,10 @@
  * writes; and counts of tevent events, SMB2 requests and ctdb calls.
  * Which function or syscall marks each phase: smblat(8), SMBD VIEWS.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,19 +128,46 @@ static const char *const ctdbd[] = {
 	"ctdbd_db_attach", "ctdbd_dbpath", "ctdbd_process_exists", "ctdbd_probe",
 };
 
-/* asynchronous disk I/O: sent to a worker thread, its result taken later */
-static const char *const io_send[] = {
-	"smb_vfs_call_pread_send",
-	"smb_vfs_call_pwrite_send",
-	"smb_vfs_call_fsync_send",
-	"smb_vfs_call_getxattrat_send",
-};
-static const char *const io_recv[] = {
-	"SMB_VFS_PREAD_RECV",
-	"SMB_VFS_PWRITE_RECV",
-	"SMB_VFS_FSYNC_RECV",
-	"smb_vfs_call_getxattrat_recv",
-};
+/*
+ * Asynchronous disk I/O: sent to a worker thread, its result taken later.
+ * The receive is a macro's function before Samba 4.25 (SMB_VFS_PREAD_RECV)
+ * and a VFS call of its own from 4.25 on (smb_vfs_call_pread_recv): the
+ * one the library exports is hooked.
+ */
+static const char *const io_kinds[] = { "pread", "pwrite", "fsync", "getxattrat" };
+
+/* The exported function of lib among "smb_vfs_call_KIND_recv" and "SMB_VFS_KIND_RECV", in name (size n). */
+static bool io_recv_name(const struct layer_env *env, const char *lib, const char *kind, char *name, size_t n)
+{
+	uint64_t off;
+	size_t k;
+
+	snprintf(name, n, "smb_vfs_call_%s_recv", kind);
+	if (usyms_resolve(env->us, lib, name, &off) == 0)
+		return true;
+	k = (size_t)snprintf(name, n, "SMB_VFS_%s_RECV", kind);
+	for (size_t i = 0; i < k && i < n; i++)
+		name[i] = (char)toupper((unsigned char)name[i]);
+	return usyms_resolve(env->us, lib, name, &off) == 0;
+}
+
+/* "a, b" lists: one more item. */
+static void list_add(char *list, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void list_add(char *list, size_t size, const char *fmt, ...)
+{
+	size_t m = strlen(list);
+	va_list ap;
+
+	if (m >= size)
+		return;
+	if (m)
+		m += (size_t)snprintf(list + m, size - m, ", ");
+	if (m >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(list + m, size - m, fmt, ap);
+	va_end(ap);
+}
 
 /*
  * The sends and receives of the kinds of I/O whose both ends smbd exports:
@@ -147,20 +176,26 @@ static const char *const io_recv[] = {
 static void io_attach(const struct layer_env *env, const struct smbd_places *pl, struct func *f,
 		      char *missing, size_t msize)
 {
-	const char *send[ELEMENTSOF(io_send)], *recv[ELEMENTSOF(io_recv)];
+	char send_names[ELEMENTSOF(io_kinds)][64], recv_names[ELEMENTSOF(io_kinds)][64];
+	const char *send[ELEMENTSOF(io_kinds)], *recv[ELEMENTSOF(io_kinds)];
 	size_t k = 0;
 	uint64_t off;
 
-	for (size_t i = 0; i < ELEMENTSOF(io_send); i++) {
-		if (usyms_resolve(env->us, pl->lib, io_send[i], &off) < 0 ||
-		    usyms_resolve(env->us, pl->lib, io_recv[i], &off) < 0) {
-			size_t m = strlen(missing);
+	for (size_t i = 0; i < ELEMENTSOF(io_kinds); i++) {
+		bool has_send, has_recv;
 
-			snprintf(missing + m, msize - m, "%s%s", m ? ", " : "", io_send[i]);
+		snprintf(send_names[k], sizeof(send_names[k]), "smb_vfs_call_%s_send", io_kinds[i]);
+		has_send = usyms_resolve(env->us, pl->lib, send_names[k], &off) == 0;
+		has_recv = io_recv_name(env, pl->lib, io_kinds[i], recv_names[k], sizeof(recv_names[k]));
+		if (!has_send || !has_recv) {
+			list_add(missing, msize, "%s%s%s (the disk I/O of %s)", has_send ? "" : send_names[k],
+				 !has_send && !has_recv ? " and " : "", has_recv ? "" : recv_names[k],
+				 io_kinds[i]);
 			continue;
 		}
-		send[k] = io_send[i];
-		recv[k++] = io_recv[i];
+		send[k] = send_names[k];
+		recv[k] = recv_names[k];
+		k++;
 	}
 	if (k && smbd_hook(env, f, &split_io_recv_prog, pl->lib, recv, NULL, k, false, missing, msize) > 0)
 		(void)smbd_hook(env, f, &split_io_send_prog, pl->lib, send, NULL, k, false, missing, msize);
@@ -221,7 +256,8 @@ void smbd_split_sync(struct smbd_split *s, const struct layer_env *env, const st
 	}
 	if (*missing)
 		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_NOT_FOUND, LOG_NOTICE,
-			  "SMBD_TIME_SPLIT without %s (not exported here)", missing);
+			  "SMBD_TIME_SPLIT: %s (%s) lacks %s; attached without", pl->lib, pl->version,
+			  missing);
 	ctl->split = 1;
 }
 

@@ -20,6 +20,7 @@ struct smbd_places {
 	const char *lib;     /* defines smb_vfs_call_*, the SMB2 dispatch and exit paths */
 	const char *tevent;  /* libtevent: handler invocations; NULL when not found */
 	const char *cluster; /* libsamba-cluster-support: ctdbd calls; NULL when not found */
+	const char *version; /* "Samba 4.17.12", as lib's exports are tagged; "Samba (version not known)" */
 };
 
 /* The view's function (SMBD_EXIT, ...): found, or with target added; NULL when neither. */
@@ -34,6 +35,8 @@ int smbd_hook(const struct layer_env *env, struct func *f, const struct uprog_pa
 	      const char *const *syms, const uint64_t *cookies, size_t n, bool ret, char *missing,
 	      size_t msize);
 
+/* Whether smbd's exit strings are read by sleepable programs, which fault their pages in. */
+bool smbd_exits_sleep(const struct layer_env *env);
 /* SMBD_EXIT, SMBD_OPLOCK_BREAK, SMBD_LEASE_BREAK attached or detached as exits= and breaks= say. */
 void smbd_exits_sync(const struct layer_env *env, const struct smbd_places *pl);
 /* Detaches them, leaving them in state why; returns how many were attached. */

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
@@ -23,6 +24,7 @@
 #include "base/syscalls.h"
 #include "layers/layer.h"
 #include "layers/procs/procs.h"
+#include "layers/smbd/settings.h"
 #include "layers/syscalls/settings.h"
 #include "sinks/journal.h"
 
@@ -118,10 +120,22 @@ static int select_apply(struct layer *l, const struct sys_select *s)
 	if (s->comm)
 		strncpy(ctl->acct_comm, s->comm, sizeof(ctl->acct_comm) - 1);
 	ctl->acct_cgroup = l->cgroup_fd >= 0;
-	ctl->acct_smbd = s->smbd;
-	if (s->smbd)
-		ctl->smbd = 1;
 	syscalls_select_format(s, l->what, sizeof(l->what));
+	if (s->smbd) {
+		char *binary = smbd_settings_binary(l->env->cfg), why[PATH_MAX + 128];
+
+		r = binary ? procs_follow_smbd(l->env->probes, binary, why, sizeof(why)) : -ENOENT;
+		if (!binary)
+			snprintf(why, sizeof(why),
+				 "no smbd found on PATH or in /usr/sbin; set [smbd] binary=");
+		free(binary);
+		if (r < 0) {
+			l->why = layer_unavailable(NAME, r == -ENOENT ? REASON_NO_BINARY : REASON_SYSTEM,
+						   l->why_buf, sizeof(l->why_buf), "%s: %s", l->what, why);
+			return r;
+		}
+	}
+	ctl->acct_smbd = s->smbd;
 	return 0;
 }
 
