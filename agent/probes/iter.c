@@ -5,6 +5,7 @@
  * process.
  */
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -29,7 +30,7 @@ static ssize_t iter_drain(int fd)
 ssize_t probes_iter_run_task(struct probes *p, size_t at, pid_t tid)
 {
 	struct bpf_program *prog = prog_at(p->skel, at);
-	union bpf_iter_link_info info = { .task.tid = (uint32_t)tid };
+	union bpf_iter_link_info info;
 	LIBBPF_OPTS(bpf_iter_attach_opts, o, .link_info = &info, .link_info_len = sizeof(info));
 	struct bpf_link *link = NULL;
 	ssize_t r;
@@ -37,6 +38,9 @@ ssize_t probes_iter_run_task(struct probes *p, size_t at, pid_t tid)
 
 	if (!prog || !bpf_program__autoload(prog))
 		return -ENOENT;
+	/* every byte: the kernel checks those of the union's other members are zero */
+	memset(&info, 0, sizeof(info));
+	info.task.tid = (uint32_t)tid;
 	if (tid)
 		link = bpf_program__attach_iter(prog, &o);
 	/* a kernel that cannot narrow a task iterator (before 6.1) walks them all */

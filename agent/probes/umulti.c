@@ -21,7 +21,14 @@ struct umulti_link_attr {
 	uint32_t prog_fd, target_fd, attach_type, flags;
 	uint64_t path, offsets, ref_ctr_offsets, cookies;
 	uint32_t cnt, multi_flags, pid;
-} __attribute__((aligned(8)));
+	/*
+	 * The kernel refuses a link_create whose bytes past the fields it
+	 * reads are not zero, and an initializer need not zero padding (a
+	 * clang build left stack garbage there: EINVAL): no padding at all.
+	 */
+	uint32_t zero;
+};
+_Static_assert(sizeof(struct umulti_link_attr) == 64, "no padding in what the kernel reads");
 
 int umulti_link(int prog_fd, uint32_t attach_type, const char *binary, const uint64_t *offsets,
 		const uint64_t *cookies, uint32_t n, uint32_t flags, int pid)
