@@ -38,11 +38,13 @@ struct procs_ctl {
 	uint32_t exit_id;     /* function ids + 1 of SMBD_EXIT, SMBD_OPLOCK_BREAK, */
 	uint32_t oplock_id;   /* SMBD_LEASE_BREAK; 0: not written */
 	uint32_t lease_id;
-	uint32_t seed_pid;  /* tasks_seed: account it and its later children */
-	uint32_t str_sleep; /* exit strings are read by the sleepable programs (which fault pages in) */
-	char acct_comm[16]; /* account processes exec'ing with this comm; "" none */
+	uint32_t seed_pid;   /* tasks_seed: account it and its later children */
+	uint32_t str_sleep;  /* exit strings are read by the sleepable programs (which fault pages in) */
+	char acct_comm[16];  /* account processes exec'ing with this comm; "" none */
+	uint32_t seed_count; /* tasks_seed: the processes followed for any of these (enum proc_flags) */
+	uint32_t pad;
 };
-SMBLAT_SIZE(procs_ctl, 72);
+SMBLAT_SIZE(procs_ctl, 80);
 
 /*
  * Phases of an smbd loop thread: at any moment it is in exactly one, so

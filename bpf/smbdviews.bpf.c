@@ -290,7 +290,7 @@ static __always_inline int break_oplock(struct pt_regs *regs)
 	struct smbd_break_key k = { .tgid = current_tgid(), .oplock = 1 };
 	struct smbd_break b = { .start_ns = bpf_ktime_get_ns(), .to = (__u8)PT_REGS_PARM3(regs) };
 
-	if (!p)
+	if (!p || !task_selected())
 		return 0;
 	k.key[0] = p->breaks_sent++;
 	b.from = 0xff; /* the level before is the client's to know */
@@ -322,7 +322,7 @@ static __always_inline int break_lease(struct pt_regs *regs)
 	struct smbd_break_key k = { .tgid = current_tgid() };
 	struct smbd_break b = { .start_ns = bpf_ktime_get_ns(), .from = (__u32)PT_REGS_PARM5(regs) };
 
-	if (!smbd_proc())
+	if (!smbd_proc() || !task_selected())
 		return 0;
 #ifdef __TARGET_ARCH_x86
 	b.to = (__u32)regs->r9;

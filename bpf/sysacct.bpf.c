@@ -51,7 +51,8 @@ static __always_inline void split_enter(struct pt_regs *regs, struct sys_call *c
 	struct split_thread *st = split_thread();
 
 	if (cls == SC_WAIT) {
-		if (!st)
+		/* -p, comm= and cgroup= choose the processes split, as for calls */
+		if (!st && task_selected())
 			st = split_thread_new(now);
 		if (!st || st->cur == SPLIT_CTDB)
 			return;

@@ -187,7 +187,8 @@ static __always_inline int tasks_exit(__u64 *ctx)
 	if (!f)
 		return 0;
 	p = *f & PROC_SMBD ? bpf_map_lookup_elem(&smbd_procs, &tgid) : NULL;
-	if (p)
+	/* the exiting task is current: -p, comm= and cgroup= choose as for calls */
+	if (p && task_selected())
 		smbd_exit_event(ctx, task, p);
 	if (p && procs_ctl.split) {
 		p->dead_ns = now;
@@ -207,7 +208,8 @@ TRACEPOINT_PROGRAMS(sched_process_exit, tasks_exit_btf, tasks_exit_raw, tasks_ex
  * exit are attached: one those met already keeps what they said. Each
  * process's comm and executable are read here, in the kernel, not from
  * /proc/PID of every process, which a confined agent may not read. Each
- * process chosen writes its tgid, so the agent counts them.
+ * process followed for what the seeding asks (seed_count) writes its
+ * tgid, so the agent counts them.
  */
 SEC("iter/task")
 int tasks_seed(struct bpf_iter__task *ctx)
@@ -236,7 +238,8 @@ int tasks_seed(struct bpf_iter__task *ctx)
 		p->start_ns = BPF_CORE_READ(task, start_time);
 		p->ppid = BPF_CORE_READ(task, real_parent, tgid);
 	}
-	bpf_seq_write(ctx->meta->seq, &tgid, sizeof(tgid));
+	if (now & procs_ctl.seed_count)
+		bpf_seq_write(ctx->meta->seq, &tgid, sizeof(tgid));
 	return 0;
 }
 

@@ -90,7 +90,7 @@ static const struct layout layouts[] = {
 	LAYOUT(procs_ctl, M(procs_ctl, smbd_inode), M(procs_ctl, exe_inode), M(procs_ctl, exe_fd),
 	       M(procs_ctl, smbd), M(procs_ctl, acct_smbd), M(procs_ctl, acct_cgroup), M(procs_ctl, split),
 	       M(procs_ctl, exit_id), M(procs_ctl, oplock_id), M(procs_ctl, lease_id), M(procs_ctl, seed_pid),
-	       M(procs_ctl, str_sleep), M(procs_ctl, acct_comm)),
+	       M(procs_ctl, str_sleep), M(procs_ctl, acct_comm), M(procs_ctl, seed_count), M(procs_ctl, pad)),
 	LAYOUT(split_thread, M(split_thread, tgid), M(split_thread, cur), M(split_thread, depth),
 	       M(split_thread, stack), M(split_thread, ctdb_nest), M(split_thread, pad),
 	       M(split_thread, io_pending), M(split_thread, since_ns), M(split_thread, first_ns),

@@ -5,6 +5,7 @@
  * bring their layers, and the checks that need the file too.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +158,13 @@ static int apply_views(struct config *c, const struct cli *cli)
 			return cli_usage_error("invalid --syscalls=%s: the selection %s", select, problem);
 	}
 	if (cli->smbd_pid) {
+		char why[PATH_MAX + 256];
+
+		/* tsmbd's report of a process that is no smbd would be empty, or another's */
+		if (smbd_settings_check_pid(c, (pid_t)cli->smbd_pid, why, sizeof(why)) < 0) {
+			fprintf(stderr, "smblat: --smbd-pid %u: %s\n", cli->smbd_pid, why);
+			return -EINVAL;
+		}
 		/* everything of that one process: its requests, its time, its syscalls */
 		c->pid = cli->smbd_pid;
 		c->layer[LAYER_SMBD].enabled = true;

@@ -173,8 +173,9 @@ int procs_seed(struct probes *p, const struct procs_seed *seed)
 	ssize_t n;
 
 	ctl->seed_pid = seed->acct_pid;
+	ctl->seed_count = seed->count;
 	n = probes_iter_run(p, PROG_AT(tasks_seed));
-	ctl->seed_pid = 0;
+	ctl->seed_pid = ctl->seed_count = 0;
 	/* their clients: smbd's connections older than the agent */
 	if (n > 0 && ctl->smbd)
 		(void)probes_iter_run(p, PROG_AT(tasks_seed_peer));

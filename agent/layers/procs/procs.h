@@ -17,6 +17,7 @@
 /* Who already runs and is to be followed: set in procs_ctl, plus a pid. */
 struct procs_seed {
 	uint32_t acct_pid; /* accounted, and its later children: 0 none */
+	uint32_t count;    /* the processes followed for any of these (enum proc_flags) are counted */
 };
 
 /*
@@ -49,7 +50,8 @@ struct procs_ctl *procs_ctl(struct probes *p);
 int procs_follow_smbd(struct probes *p, const char *binary, char *why, size_t n);
 /*
  * Tells the kernel side of the running processes procs_ctl and seed choose
- * (a task iterator); returns how many it chose, or negative errno.
+ * (a task iterator); returns how many of them are followed for what
+ * seed->count names, or negative errno.
  */
 int procs_seed(struct probes *p, const struct procs_seed *seed);
 /* Syscall nr is accounted as function id (negative: not). */

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* [smbd], the section of the smbd layer: binary= and the switches of its views. */
+#include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "config/section.h"
 #include "config/values.h"
@@ -37,6 +40,69 @@ char *smbd_settings_binary(const struct config *c)
 		if (access(smbd_paths[i], X_OK) == 0)
 			return strdup(smbd_paths[i]);
 	return NULL;
+}
+
+/* What pid runs, for saying so: its command name and executable. */
+static void pid_describe(pid_t pid, char *comm, size_t ncomm, char *exe, size_t nexe)
+{
+	char path[64];
+	ssize_t k;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (!f || !fgets(comm, (int)ncomm, f))
+		snprintf(comm, ncomm, "?");
+	if (f)
+		fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	k = readlink(path, exe, nexe - 1);
+	exe[k < 0 ? 0 : k] = '\0';
+}
+
+int smbd_settings_check_pid(const struct config *c, pid_t pid, char *why, size_t n)
+{
+	_cleanup_free_ char *binary = smbd_settings_binary(c);
+	char path[64], comm[32], exe[PATH_MAX];
+	struct stat want, got;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (kill(pid, 0) < 0 && errno == ESRCH) {
+		snprintf(why, n, "no such process");
+		return -ESRCH;
+	}
+	if (!binary) {
+		snprintf(why, n,
+			 "no smbd on this machine to compare it with (PATH, /usr/sbin); set [smbd] binary=");
+		return -ENOENT;
+	}
+	if (stat(binary, &want) < 0) {
+		int r = -errno;
+
+		snprintf(why, n, "%s: %s", binary, strerror(-r));
+		return r;
+	}
+	if (stat(path, &got) < 0) {
+		int r = -errno;
+
+		pid_describe(pid, comm, sizeof(comm), exe, sizeof(exe));
+		if (r == -ENOENT && kill(pid, 0) == 0) {
+			/* a kernel thread has no executable */
+			snprintf(why, n, "process %d (%s) is not an smbd: it runs no program", (int)pid,
+				 comm);
+			return -EINVAL;
+		}
+		snprintf(why, n, "cannot tell what process %d runs: %s", (int)pid,
+			 r == -ENOENT ? "no such process" : strerror(-r));
+		return r == -ENOENT ? -ESRCH : r;
+	}
+	if (got.st_dev == want.st_dev && got.st_ino == want.st_ino)
+		return 0;
+	pid_describe(pid, comm, sizeof(comm), exe, sizeof(exe));
+	snprintf(why, n, "process %d (%s) is not an smbd: it runs %s, not %s", (int)pid, comm,
+		 *exe ? exe : "?", binary);
+	return -EINVAL;
 }
 
 /* binary=: the smbd whose libraries are probed; empty: the one found on PATH. */

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
 
 #include "config/config.h"
 
@@ -25,3 +27,9 @@ static inline struct smbd_settings *smbd_settings(const struct config *c)
 
 /* The smbd to probe: binary=, else smbd on PATH or where Samba installs it; NULL: none (malloc'd). */
 char *smbd_settings_binary(const struct config *c);
+/*
+ * Whether process pid runs that smbd (its executable is the same file):
+ * 0, or negative errno with why (size n) said: -ESRCH no such process,
+ * -EINVAL it is not an smbd, or what kept it from being told.
+ */
+int smbd_settings_check_pid(const struct config *c, pid_t pid, char *why, size_t n);

@@ -308,7 +308,7 @@ static int follow(struct layer *l)
 			  "exits, breaks and time split not available: %s", why);
 		return r;
 	}
-	r = l->followed ? 0 : procs_seed(l->env->probes, &(struct procs_seed) {});
+	r = l->followed ? 0 : procs_seed(l->env->probes, &(struct procs_seed) { .count = PROC_SMBD });
 	if (r < 0)
 		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_ATTACH_FAILED, LOG_WARNING,
 			  "smbd processes running before the agent are not followed (task iterator: %s); "

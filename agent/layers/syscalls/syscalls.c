@@ -227,7 +227,7 @@ static void syscalls_attach(struct layer *l)
 	if (select_apply(l, &s) < 0)
 		return;
 	r = (int)functions_sync(l, &missed);
-	seeded = procs_seed(l->env->probes, &(struct procs_seed) { .acct_pid = s.pid });
+	seeded = procs_seed(l->env->probes, &(struct procs_seed) { .acct_pid = s.pid, .count = PROC_ACCT });
 	if (seeded < 0)
 		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_ATTACH_FAILED, LOG_WARNING,
 			  "processes running before the agent are not accounted (task iterator: %s); "
