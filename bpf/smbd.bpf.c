@@ -41,6 +41,18 @@ static __always_inline bool smbd_req_ids(__u64 req, struct smb2_ids *ids)
 	return smb2_hdr_parse(hdr, ids);
 }
 
+/*
+ * The same request dispatched again: smbd defers an open until the breaks
+ * it caused are answered, then runs smbd_smb2_request_process_create()
+ * once more for the same request. Its first start stands, as Samba's own
+ * profile keeps it (SMBPROFILE_IOBYTES_ASYNC_SET_BUSY).
+ */
+static __always_inline bool smbd_req_again(const struct smbd_req_start *old, const struct smbd_req_start *s)
+{
+	return old && old->func_id == s->func_id && old->has_ids == s->has_ids &&
+	       (!s->has_ids || old->ids.mid == s->ids.mid);
+}
+
 /* smbd_smb2_request_process_<cmd>(req): the id of SMBD_SMB2_<CMD> in the cookie (probe_id()). */
 static __always_inline int smbd_request_begin(struct pt_regs *regs)
 {
@@ -54,6 +66,8 @@ static __always_inline int smbd_request_begin(struct pt_regs *regs)
 	if (!fc || !(fc->flags & FF_ENABLED))
 		return 0;
 	s.has_ids = smbd_req_ids(k.req, &s.ids);
+	if (smbd_req_again(bpf_map_lookup_elem(&smbd_reqs, &k), &s))
+		return 0;
 	s.start_ns = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&smbd_reqs, &k, &s, BPF_ANY) < 0)
 		account_untimed(s.func_id);
