@@ -43,8 +43,9 @@ struct procs_ctl {
 	char acct_comm[16];  /* account processes exec'ing with this comm; "" none */
 	uint32_t seed_count; /* tasks_seed: the processes followed for any of these (enum proc_flags) */
 	uint32_t pad;
+	uint64_t split_since_ns; /* the time split's interval began: a thread it meets later counts from there */
 };
-SMBLAT_SIZE(procs_ctl, 80);
+SMBLAT_SIZE(procs_ctl, 88);
 
 /*
  * Phases of an smbd loop thread: at any moment it is in exactly one, so

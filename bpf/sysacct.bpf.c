@@ -36,11 +36,21 @@ static __always_inline struct sys_call *sys_call_get(bool create)
 	return thread_state_get(&sys_calls, &zero, create);
 }
 
-static __always_inline struct split_thread *split_thread_new(__u64 now)
+/*
+ * A loop thread met for the first time, in phase cur since the start of
+ * the interval or its own start, whichever came later: the phases add up
+ * to the part of the interval it lived, not to the part since it was met.
+ */
+static __always_inline struct split_thread *split_thread_new(__u8 cur)
 {
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	__u64 from = BPF_CORE_READ(t, start_time);
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct split_thread st = { .tgid = current_tgid(), .since_ns = now, .first_ns = now };
+	struct split_thread st = { .tgid = current_tgid(), .cur = cur };
 
+	if (from < procs_ctl.split_since_ns)
+		from = procs_ctl.split_since_ns;
+	st.since_ns = st.first_ns = from;
 	bpf_map_update_elem(&split_threads, &tid, &st, BPF_NOEXIST);
 	return bpf_map_lookup_elem(&split_threads, &tid);
 }
@@ -51,9 +61,9 @@ static __always_inline void split_enter(struct pt_regs *regs, struct sys_call *c
 	struct split_thread *st = split_thread();
 
 	if (cls == SC_WAIT) {
-		/* -p, comm= and cgroup= choose the processes split, as for calls */
+		/* -p, comm= and cgroup= choose the processes split, as for calls; busy till now */
 		if (!st && task_selected())
-			st = split_thread_new(now);
+			st = split_thread_new(SPLIT_OTHER);
 		if (!st || st->cur == SPLIT_CTDB)
 			return;
 		split_parse_end(st, now);
@@ -176,6 +186,12 @@ static __always_inline void smbd_sys_exit(struct pt_regs *regs, struct sys_call 
 		bpf_probe_read_user(p->peer, sizeof(p->peer), (void *)PT_REGS_PARM2_CORE_SYSCALL(regs));
 		__builtin_memcpy(&family, p->peer, sizeof(family));
 		p->peer_len = family == 2 || family == 10 ? sizeof(p->peer) : 0;
+	}
+	/* a loop thread that waited since before the split met it: waiting till now */
+	if (procs_ctl.split && cls == SC_WAIT && (!c || !c->start_ns) && !split_thread() && task_selected()) {
+		st = split_thread_new(SPLIT_WAIT);
+		if (st)
+			split_pop(st, now);
 	}
 	if (!procs_ctl.split || !c || !c->start_ns)
 		return;

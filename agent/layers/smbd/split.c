@@ -258,6 +258,7 @@ void smbd_split_sync(struct smbd_split *s, const struct layer_env *env, const st
 		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_NOT_FOUND, LOG_NOTICE,
 			  "SMBD_TIME_SPLIT: %s (%s) lacks %s; attached without", pl->lib, pl->version,
 			  missing);
+	ctl->split_since_ns = now_ns();
 	ctl->split = 1;
 }
 
@@ -383,8 +384,11 @@ static void split_read(struct smbd_split *s, const struct layer_env *env)
 	int fd = bpf_map__fd(probes_skel(env->probes)->maps.split_threads);
 	uint32_t key, next, *prev = NULL;
 	struct split_thread st;
-	uint64_t now = now_ns();
+	uint64_t now;
 	size_t k = 0;
+
+	/* the next interval begins: threads met from now on count from here */
+	procs_ctl(env->probes)->split_since_ns = now = now_ns();
 
 	for (size_t i = 0; i < s->np; i++) {
 		struct proc_split keep = { .tgid = s->p[i].tgid };
