@@ -123,8 +123,10 @@ struct smbd_proc {
 	int32_t ustack_sz;    /* bytes, at exit_server */
 	uint32_t strs_unread; /* enum smbd_str: strings smbd handed over that could not be read */
 	uint64_t ustack[32];
+	uint32_t answers; /* BREAK and CLOSE requests of the client begun: what may answer a break */
+	uint32_t pad2;
 };
-SMBLAT_SIZE(smbd_proc, 544);
+SMBLAT_SIZE(smbd_proc, 552);
 
 /* The strings smbd hands over on its way out (struct smbd_proc). */
 enum smbd_str {
@@ -141,11 +143,14 @@ struct smbd_break_key {
 SMBLAT_SIZE(smbd_break_key, 24);
 
 struct smbd_break {
-	uint64_t start_ns;
-	uint32_t from; /* lease state, or oplock level */
+	uint64_t start_ns; /* first: the agent sweeps by it */
+	uint32_t from;     /* lease state, or oplock level */
 	uint32_t to;
+	uint32_t answers; /* smbd_proc's when it was sent: a later one may be its answer */
+	uint32_t pad;
 };
-SMBLAT_SIZE(smbd_break, 16);
+SMBLAT_SIZE(smbd_break, 24);
+INFLIGHT_VALUE(smbd_break);
 
 /* smbd layer: where Samba keeps the inbound SMB2 header of a request. */
 /*

@@ -283,6 +283,21 @@ static __always_inline void break_event(struct pt_regs *regs, __u32 id1, const s
 	bpf_ringbuf_submit(e, 0);
 }
 
+/*
+ * smbd_smb2_request_process_break(req), _close(req): the client answers a
+ * break, or may (a client may close the file instead). An oplock break's
+ * removal counts as its answer only after one of these (break_oplock_done).
+ */
+static __always_inline int break_answer(struct pt_regs *regs)
+{
+	struct smbd_proc *p = smbd_proc();
+
+	/* the loop thread alone runs requests: no other writer */
+	if (p)
+		p->answers++;
+	return 0;
+}
+
 /* smbd_smb2_send_oplock_break(client, op, level): answered in order, per process. */
 static __always_inline int break_oplock(struct pt_regs *regs)
 {
@@ -294,11 +309,19 @@ static __always_inline int break_oplock(struct pt_regs *regs)
 		return 0;
 	k.key[0] = p->breaks_sent++;
 	b.from = 0xff; /* the level before is the client's to know */
+	b.answers = p->answers;
 	bpf_map_update_elem(&smbd_breaks, &k, &b, BPF_ANY);
 	return 0;
 }
 
-/* remove_oplock(fsp), downgrade_oplock(fsp): the oldest break sent is answered. */
+/*
+ * remove_oplock(fsp), downgrade_oplock(fsp): the oldest break sent is
+ * answered, when a BREAK or CLOSE of the client came since it was sent.
+ * Without one, smbd ends a break itself: at once, for a level II oplock
+ * broken to none, which SMB2 clients do not acknowledge (the newest break,
+ * sent to none just before), or when it gives up waiting (the oldest).
+ * Neither was answered: no entry.
+ */
 static __always_inline int break_oplock_done(struct pt_regs *regs)
 {
 	struct smbd_proc *p = smbd_proc();
@@ -307,14 +330,24 @@ static __always_inline int break_oplock_done(struct pt_regs *regs)
 
 	if (!p || p->breaks_done >= p->breaks_sent)
 		return 0;
+	k.key[0] = p->breaks_sent - 1;
+	b = bpf_map_lookup_elem(&smbd_breaks, &k);
+	if (b && b->to == 0 /* none */ && b->answers == p->answers) {
+		bpf_map_delete_elem(&smbd_breaks, &k);
+		p->breaks_sent--;
+		return 0;
+	}
 	k.key[0] = p->breaks_done++;
 	b = bpf_map_lookup_elem(&smbd_breaks, &k);
 	if (!b)
 		return 0;
-	break_event(regs, procs_ctl.oplock_id, b, &k, b->to);
+	if (b->answers != p->answers)
+		break_event(regs, procs_ctl.oplock_id, b, &k, b->to);
 	bpf_map_delete_elem(&smbd_breaks, &k);
 	return 0;
 }
+
+#define SMB2_LEASE_FLAG_ACK_REQUIRED 0x01u
 
 /* smbd_smb2_send_lease_break(client, epoch, flags, key, current, new) */
 static __always_inline int break_lease(struct pt_regs *regs)
@@ -322,7 +355,8 @@ static __always_inline int break_lease(struct pt_regs *regs)
 	struct smbd_break_key k = { .tgid = current_tgid() };
 	struct smbd_break b = { .start_ns = bpf_ktime_get_ns(), .from = (__u32)PT_REGS_PARM5(regs) };
 
-	if (!smbd_proc() || !task_selected())
+	/* a break the client is not to acknowledge (from R to none) is never answered */
+	if (!smbd_proc() || !task_selected() || !(PT_REGS_PARM3(regs) & SMB2_LEASE_FLAG_ACK_REQUIRED))
 		return 0;
 #ifdef __TARGET_ARCH_x86
 	b.to = (__u32)regs->r9;
@@ -369,6 +403,7 @@ SMBD_UPROBE(smbd_exit_conn, umulti_smbd_exit_conn, exit_conn)
 SMBD_UPROBE(smbd_exit_disconnect, umulti_smbd_exit_disconnect, exit_disconnect)
 SMBD_UPROBE(smbd_exit_terminate, umulti_smbd_exit_terminate, exit_terminate)
 SMBD_UPROBE(smbd_exit_server, umulti_smbd_exit_server, exit_server)
+SMBD_UPROBE(smbd_break_answer, umulti_smbd_break_answer, break_answer)
 SMBD_UPROBE(smbd_break_oplock, umulti_smbd_break_oplock, break_oplock)
 SMBD_UPROBE(smbd_break_oplock_done, umulti_smbd_break_oplock_done, break_oplock_done)
 SMBD_UPROBE(smbd_break_lease, umulti_smbd_break_lease, break_lease)

@@ -1,10 +1,13 @@
 #!/bin/bash
 # SMBD_OPLOCK_BREAK and SMBD_LEASE_BREAK: Samba's own protocol tests
-# (smbtorture smb2.oplock.batch1, smb2.lease.break_twice) make smbd break a
-# batch oplock and a lease; the client prints every break it receives and
-# the level it answers with. Each break must be one entry, in the same
-# order with the same levels, from the smbd that served the client, with a
-# latency under smbd's break timeout (the client answered). smbd and the
+# (smbtorture smb2.oplock.batch1, smb2.oplock.levelii501,
+# smb2.lease.break_twice) make smbd break oplocks and a lease; the client
+# prints every break it receives and the level it answers with. Each break
+# the client answers must be one entry, in the same order with the same
+# levels, from the smbd that served the client, with a latency under smbd's
+# break timeout (levelii501's client answers 500 ms late); a level II
+# oplock broken to none, which an SMB2 client does not acknowledge (smbd
+# ends it itself; levelii501's late answer is refused), none. smbd and the
 # client run in a network namespace of their own (port 445 is free there).
 . "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
@@ -25,6 +28,7 @@ if [ "${1:-}" = --inner ]; then
 		sleep 0.2
 	done
 	timeout 120 smbtorture //127.0.0.1/share -U% smb2.oplock.batch1 >"$S/oplock.out" 2>&1 || exit 1
+	timeout 120 smbtorture //127.0.0.1/share -U% smb2.oplock.levelii501 >>"$S/oplock.out" 2>&1 || exit 1
 	timeout 120 smbtorture //127.0.0.1/share -U% smb2.lease.break_twice >"$S/lease.out" 2>&1 || exit 1
 	exit 0
 fi
@@ -57,10 +61,14 @@ check() {
 	journal_json FUNCTION="$1" _PID="$pid" MESSAGE_ID=06e3d38cf4f04c3c8e16f9276e76cd63 >"$TMP/$1.json"
 	[ "$(grep -c . "$TMP/$1.json")" -gt 0 ] || fail "no $1 entry: $(grep -i break "$TMP/agent.err")"
 	head -1 "$TMP/$1.json" | field MESSAGE
-	# the client's handler prints each break: the level it acknowledges
-	# (oplock: "Acking to level II", "Break from level II to none"; lease:
-	# "acking to 0x5 (RW)")
-	want=$(sed -nE 's/.*Acking to level II.*/level2/p; s/.*Break from level II to none.*/none/p;
+	# the client's handlers print each break and the level they acknowledge
+	# (oplock: "Acking to level II", "Got break to level II ..., postponing
+	# break response"; lease: "acking to 0x5 (RW)"); the breaks of a level II
+	# oplock to none ("Break from level II to none", "Got break to none")
+	# are not answered: smbd removes the oplock as it sends them
+	grep -qE "Break from level II to none|Got break to none" "$2" || [ "$1" != SMBD_OPLOCK_BREAK ] ||
+		fail "the client saw no break of a level II oplock to none"
+	want=$(sed -nE 's/.*Acking to level II.*/level2/p; s/.*Got break to level II.*/level2/p;
 		s/.*acking to 0x[0-9a-f]+ \(([RWH]*)\) in lease handler.*/\1/p' "$2" | tr '\n' ' ')
 	got=$(python3 -c 'import json,sys
 for l in open(sys.argv[1]):
@@ -82,4 +90,10 @@ PY
 }
 check SMBD_OPLOCK_BREAK "$S/oplock.out"
 check SMBD_LEASE_BREAK "$S/lease.out"
+# levelii501's client answers its break to level II 500 ms late: from the
+# break sent to its answer
+late=$(python3 -c 'import json,sys
+print(max(int(json.loads(l)["LATENCY_US"]) for l in open(sys.argv[1])))' "$TMP/SMBD_OPLOCK_BREAK.json")
+echo "the latest oplock break answered after $late us"
+[ "$late" -ge 500000 ] || fail "no oplock break answered after the 500 ms the client waited ($late us)"
 echo "ok"

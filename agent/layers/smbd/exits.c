@@ -54,6 +54,8 @@ static const char *const exit_server[] = { "smbd_exit_server", "smbd_exit_server
 static const uint64_t exit_how[] = { 1, 2 };
 static const char *const oplock_send[] = { "smbd_smb2_send_oplock_break" };
 static const char *const oplock_done[] = { "remove_oplock", "downgrade_oplock" };
+static const char *const oplock_answer[] = { "smbd_smb2_request_process_break",
+					     "smbd_smb2_request_process_close" };
 static const char *const lease_send[] = { "smbd_smb2_send_lease_break" };
 static const char *const lease_done[] = { "downgrade_lease" };
 
@@ -74,6 +76,8 @@ static const struct hook exit_hooks_sleep[] = {
 	     false),
 };
 static const struct hook oplock_hooks[] = {
+	/* first: every break sent once the others are on sees the BREAK or CLOSE answering it */
+	HOOK(UPROG_PAIR(smbd_break_answer, umulti_smbd_break_answer), oplock_answer, NULL, false, true),
 	HOOK(UPROG_PAIR(smbd_break_oplock, umulti_smbd_break_oplock), oplock_send, NULL, false, true),
 	HOOK(UPROG_PAIR(smbd_break_oplock_done, umulti_smbd_break_oplock_done), oplock_done, NULL, false,
 	     true),

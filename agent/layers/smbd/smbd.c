@@ -29,6 +29,7 @@
 #include "layers/smbd/settings.h"
 #include "probes/inflight.h"
 #include "symbols/usyms.h"
+#include "base/clock.h"
 #include "base/macro.h"
 
 #define VFS_PREFIX "smb_vfs_call_"
@@ -91,6 +92,8 @@ static const struct prog_spec smbd_progs[] = {
 	PROG(umulti_smbd_exit_terminate_sleep, PROG_UMULTI_SLEEP),
 	PROG(smbd_exit_server_sleep, PROG_USLEEP),
 	PROG(umulti_smbd_exit_server_sleep, PROG_UMULTI_SLEEP),
+	PROG(smbd_break_answer, PROG_PLAIN),
+	PROG(umulti_smbd_break_answer, PROG_UMULTI),
 	PROG(smbd_break_oplock, PROG_PLAIN),
 	PROG(umulti_smbd_break_oplock, PROG_UMULTI),
 	PROG(smbd_break_oplock_done, PROG_PLAIN),
@@ -510,7 +513,10 @@ static unsigned int smbd_detach(struct layer *l, enum func_state why)
 	return n;
 }
 
-/* The connection of an smbd process died with requests in flight: they never end. */
+/*
+ * The connection of an smbd process died with requests in flight (or
+ * breaks not answered): they never end. Both keys begin with the tgid.
+ */
 static bool process_gone(const void *key, const void *value, void *userdata)
 {
 	const struct smbd_req_key *k = key;
@@ -524,7 +530,11 @@ static bool process_gone(const void *key, const void *value, void *userdata)
 static void smbd_watch(struct layer *l)
 {
 	struct inflight_sweep s = { .max_age_ns = STALE_NS, .stale = process_gone };
+	struct inflight_sweep b = { .max_age_ns = STALE_NS, .stale = process_gone };
 
+	/* a break not answered is no entry (smblat(8)): nothing to say of those that go */
+	b.now_ns = now_ns();
+	(void)probes_sweep(probes_skel(l->env->probes)->maps.smbd_breaks, &b);
 	if (l->requests)
 		layer_sweep(l->env, NAME, probes_skel(l->env->probes)->maps.smbd_reqs, &s,
 			    "their smbd process gone or not ended in 60 min", NULL);
