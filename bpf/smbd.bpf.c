@@ -24,6 +24,17 @@ struct {
 	__type(value, struct smbd_req_start);
 } smbd_reqs SEC(".maps");
 
+/* Function id + 1 of SMBD_SMB2_CANCEL, set by the agent while it is attached; 0: not. */
+__u32 smbd_cancel_id = 0;
+
+/* In flight: an SMB2 CANCEL in its dispatch, by thread id (the return tells no request). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct smbd_req_start);
+} smbd_cancels SEC(".maps");
+
 /* The ids of the request's inbound SMB2 header, as the client sent them. */
 static __always_inline bool smbd_req_ids(__u64 req, struct smb2_ids *ids)
 {
@@ -74,49 +85,94 @@ static __always_inline int smbd_request_begin(struct pt_regs *regs)
 	return 0;
 }
 
-/* smbd_smb2_request_done_ex / _error_ex(req, NTSTATUS status, ...): the reply goes out. */
-static __always_inline int smbd_request_end(struct pt_regs *regs)
+/* A request s is over at now with status: accounted, and sent on when slow (or failed, errors = yes). */
+static __always_inline void smbd_request_done(struct pt_regs *regs, const struct smbd_req_start *s, __u64 now,
+					      __u64 status)
 {
-	struct smbd_req_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .req = PT_REGS_PARM1(regs) };
-	__u64 now = bpf_ktime_get_ns(), status = PT_REGS_PARM2(regs) & 0xffffffffu, lat;
-	struct frame f = {};
-	struct smbd_req_start *s;
-	struct smb2_ids ids;
-	bool has_ids;
+	struct frame f = { .start_ns = s->start_ns, .func_id = s->func_id };
+	__u64 lat = now - s->start_ns;
 	struct func_cfg *fc;
 	struct rec_smbd_req *e;
 	bool slow;
 
-	s = bpf_map_lookup_elem(&smbd_reqs, &k);
-	if (!s)
-		return 0;
-	f.start_ns = s->start_ns;
-	f.func_id = s->func_id;
-	has_ids = s->has_ids;
-	ids = s->ids;
-	bpf_map_delete_elem(&smbd_reqs, &k);
 	fc = bpf_map_lookup_elem(&funcs, &f.func_id);
 	if (!fc)
-		return 0;
-	lat = now - f.start_ns;
+		return;
 	slow = lat >= fc->threshold_ns;
 	account(f.func_id, lat, slow, ACCT_SHARED);
 	if (fc->flags & FF_STACKS_USER)
 		stacks_count(regs, f.func_id, lat, FF_STACKS_USER);
 	/* NTSTATUS: severity "error" is the top two bits */
 	if (!slow && !((fc->flags & FF_ERRORS) && (status >> 30) == 3))
-		return 0;
+		return;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		account_lost(f.func_id);
-		return 0;
+		return;
 	}
 	call_fill(regs, &e->c, REC_SMBD_REQ, fc, &f, f.func_id, lat, status);
-	e->ids = ids;
+	e->ids = s->ids;
 	/* the client's SMB_SESSION_ID and SMB_MID: the two sides join on them */
-	if (has_ids)
-		e->c.h.flags |= RF_SMB2_IDS | ids.flags;
+	if (s->has_ids)
+		e->c.h.flags |= RF_SMB2_IDS | s->ids.flags;
 	bpf_ringbuf_submit(e, 0);
+}
+
+/* smbd_smb2_request_done_ex / _error_ex(req, NTSTATUS status, ...): the reply goes out. */
+static __always_inline int smbd_request_end(struct pt_regs *regs)
+{
+	struct smbd_req_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .req = PT_REGS_PARM1(regs) };
+	__u64 now = bpf_ktime_get_ns();
+	struct smbd_req_start *p, s;
+
+	p = bpf_map_lookup_elem(&smbd_reqs, &k);
+	if (!p)
+		return 0;
+	s = *p;
+	bpf_map_delete_elem(&smbd_reqs, &k);
+	smbd_request_done(regs, &s, now, PT_REGS_PARM2(regs) & 0xffffffffu);
+	return 0;
+}
+
+/*
+ * SMB2 CANCEL: smbd exports no handler for it (its process function is
+ * static) and sends no reply, so it is timed over the whole of its
+ * smbd_smb2_request_dispatch(), from entry to return, told from the other
+ * requests there by its inbound header's command.
+ */
+static __always_inline int smbd_cancel_begin(struct pt_regs *regs)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), id1 = smbd_cancel_id;
+	struct smbd_req_start s = {};
+	struct func_cfg *fc;
+
+	if (!id1 || !task_wanted() || !smbd_req_ids(PT_REGS_PARM1(regs), &s.ids) ||
+	    s.ids.cmd != SMB2_CMD_CANCEL)
+		return 0;
+	s.func_id = id1 - 1;
+	fc = bpf_map_lookup_elem(&funcs, &s.func_id);
+	if (!fc || !(fc->flags & FF_ENABLED))
+		return 0;
+	s.has_ids = 1;
+	s.start_ns = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&smbd_cancels, &tid, &s, BPF_ANY) < 0)
+		account_untimed(s.func_id);
+	return 0;
+}
+
+/* Its dispatch returns (the NTSTATUS it returns is RETVAL): the CANCEL is over. */
+static __always_inline int smbd_cancel_end(struct pt_regs *regs)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 now = bpf_ktime_get_ns();
+	struct smbd_req_start *p, s;
+
+	p = bpf_map_lookup_elem(&smbd_cancels, &tid);
+	if (!p)
+		return 0;
+	s = *p;
+	bpf_map_delete_elem(&smbd_cancels, &tid);
+	smbd_request_done(regs, &s, now, PT_REGS_RC(regs) & 0xffffffffu);
 	return 0;
 }
 
@@ -136,4 +192,20 @@ SEC("kprobe.multi") int umulti_smbd_begin(struct pt_regs *r)
 SEC("kprobe.multi") int umulti_smbd_end(struct pt_regs *r)
 {
 	return smbd_request_end(r);
+}
+SEC("uprobe") int smbd_cancel_dispatch(struct pt_regs *r)
+{
+	return smbd_cancel_begin(r);
+}
+SEC("uprobe") int smbd_cancel_dispatch_ret(struct pt_regs *r)
+{
+	return smbd_cancel_end(r);
+}
+SEC("kprobe.multi") int umulti_smbd_cancel_dispatch(struct pt_regs *r)
+{
+	return smbd_cancel_begin(r);
+}
+SEC("kprobe.multi") int umulti_smbd_cancel_dispatch_ret(struct pt_regs *r)
+{
+	return smbd_cancel_end(r);
 }

@@ -24,6 +24,7 @@
 #include "layers/layer.h"
 #include "decode/smb2.h"
 #include "layers/procs/procs.h"
+#include "layers/smbd/cancel.h"
 #include "layers/smbd/views.h"
 #include "layers/smbd/reqlayout.h"
 #include "layers/smbd/settings.h"
@@ -55,6 +56,7 @@ struct layer {
 	bool requests;    /* both ends exist: SMB2 requests can be timed */
 	bool ends_on;     /* the ends are hooked (once for all the requests' begins) */
 	char version[64]; /* "Samba 4.17.12", from lib's export tags */
+	bool ids;         /* the requests' inbound header is found (SMB_MID, ..., the command) */
 	const char *why;  /* unavailable or off: why */
 	bool off;         /* enabled = auto found no smbd */
 	char why_buf[PATH_MAX + 128];
@@ -66,6 +68,10 @@ static const struct prog_spec smbd_progs[] = {
 	PROG(smbd_req_end, PROG_PLAIN),
 	PROG(umulti_smbd_begin, PROG_UMULTI),
 	PROG(umulti_smbd_end, PROG_UMULTI),
+	PROG(smbd_cancel_dispatch, PROG_PLAIN),
+	PROG(umulti_smbd_cancel_dispatch, PROG_UMULTI),
+	PROG(smbd_cancel_dispatch_ret, PROG_PLAIN),
+	PROG(umulti_smbd_cancel_dispatch_ret, PROG_UMULTI),
 	PROG(smbd_split_dispatch, PROG_PLAIN),
 	PROG(umulti_smbd_split_dispatch, PROG_UMULTI),
 	PROG(smbd_split_dispatch_ret, PROG_PLAIN),
@@ -262,6 +268,14 @@ static void layer_sync(struct layer *l, unsigned int *attached, unsigned int *de
 	*attached += (vfs > 0 ? vfs : 0) + (smb2 > 0 ? smb2 : 0);
 	vfs = vfs < 0 ? 0 : vfs;
 	smb2 = smb2 < 0 ? 0 : smb2;
+	if (l->requests) {
+		unsigned int c = 0;
+
+		smbd_cancel_sync(l->env, l->lib, l->ids, &c, detached);
+		*attached += c;
+		smb2 += (int)c;
+		n_smb2 += c;
+	}
 	status_count_set(&s, COUNT_ATTACHED, vfs + smb2);
 	status_count_set(&s, COUNT_NOT_ATTACHED, n_vfs + n_smb2 - vfs - smb2);
 	if (n_vfs || b->n)
@@ -387,12 +401,14 @@ static void ids_locate(struct layer *l)
 
 	if (r < 0) {
 		log_layer(NAME, STATUS_AGENT_DEGRADED, REASON_NOT_FOUND, LOG_NOTICE,
-			  "%s (%s) %s %s: SMB2 requests without their header ids", l->lib, l->version,
+			  "%s (%s) %s %s: SMB2 requests without their header ids, SMB2 CANCEL not timed",
+			  l->lib, l->version,
 			  r == -EPROTO ? "has a request layout not understood in" : "lacks",
 			  SMBDREQ_FUNCTION);
 		return;
 	}
 	probes_publish(&probes_skel(l->env->probes)->bss->smbd_hdr, &hl, sizeof(hl));
+	l->ids = true;
 }
 
 /*
@@ -505,6 +521,7 @@ static unsigned int smbd_detach(struct layer *l, enum func_state why)
 
 	n += smbd_exits_detach(l->env, why);
 	n += smbd_split_detach(l->split, l->env, why);
+	n += smbd_cancel_detach(l->env, why);
 	for (uint32_t i = 0; i < t->n; i++)
 		if (t->v[i].layer == LAYER_SMBD && func_attached(&t->v[i])) {
 			probes_detach(l->env->probes, &t->v[i], why, NULL);
@@ -524,20 +541,32 @@ static bool process_gone(const void *key, const void *value, void *userdata)
 	return kill((pid_t)k->tgid, 0) < 0 && errno == ESRCH;
 }
 
+/* A thread that died in the dispatch of a CANCEL (keyed by thread id). */
+static bool thread_gone(const void *key, const void *value, void *userdata)
+{
+	const uint32_t *tid = key;
+
+	return kill((pid_t)*tid, 0) < 0 && errno == ESRCH;
+}
+
 /* A request waits at most for a change notify or a lock; an hour is past that. */
 #define STALE_NS (60 * 60 * NSEC_PER_SEC)
 
 static void smbd_watch(struct layer *l)
 {
 	struct inflight_sweep s = { .max_age_ns = STALE_NS, .stale = process_gone };
+	struct inflight_sweep c = { .max_age_ns = STALE_NS, .stale = thread_gone };
 	struct inflight_sweep b = { .max_age_ns = STALE_NS, .stale = process_gone };
 
 	/* a break not answered is no entry (smblat(8)): nothing to say of those that go */
 	b.now_ns = now_ns();
 	(void)probes_sweep(probes_skel(l->env->probes)->maps.smbd_breaks, &b);
-	if (l->requests)
-		layer_sweep(l->env, NAME, probes_skel(l->env->probes)->maps.smbd_reqs, &s,
-			    "their smbd process gone or not ended in 60 min", NULL);
+	if (!l->requests)
+		return;
+	layer_sweep(l->env, NAME, probes_skel(l->env->probes)->maps.smbd_reqs, &s,
+		    "their smbd process gone or not ended in 60 min", NULL);
+	layer_sweep(l->env, NAME, probes_skel(l->env->probes)->maps.smbd_cancels, &c,
+		    "SMB2 CANCELs whose thread is gone before their dispatch returned", NULL);
 }
 
 /* An SMB2 request (REC_SMBD_REQ): the call, and the client's header ids the two sides join on. */
