@@ -660,6 +660,27 @@ static void test_columns(void)
 	free(buf);
 }
 
+/* An interval in which no column had a call (-p of an idle process): the header and zero totals. */
+static void test_columns_empty(void)
+{
+	const char *names[] = { "syscall", "uprobes" };
+	struct summary a, b;
+	const struct summary *s[] = { &a, &b };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	hist_init(&a);
+	hist_init(&b);
+	f = open_memstream(&buf, &len);
+	hist_print_columns(f, names, s, 2);
+	fclose(f);
+	check(buf && strstr(buf, "syscall") && strstr(buf, "uprobes") && !strstr(buf, "->"),
+	      "empty columns: %s", buf);
+	check(buf && strstr(buf, "total : 0        ") && strstr(buf, " 0 "), "empty totals: %s", buf);
+	free(buf);
+}
+
 int main(void)
 {
 	test_bucket_ranges();
@@ -675,6 +696,7 @@ int main(void)
 	test_report_true_bounds();
 	test_percentile_in_bucket();
 	test_columns();
+	test_columns_empty();
 
 	return check_done("hist");
 }

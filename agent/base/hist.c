@@ -304,13 +304,14 @@ static void format_us(char *buf, size_t len, uint64_t ns)
 
 /*
  * The bounds of rows first..last in microseconds; returns the width of
- * the widest, at least biolatency's 10 columns.
+ * the widest, at least biolatency's 10 columns. No rows (first < 0, no
+ * calls at all): no labels, the least width.
  */
 static int row_labels(int first, int last, char lo_s[][24], char hi_s[][24])
 {
 	int width = 10;
 
-	for (int r = first; r <= last; r++) {
+	for (int r = first; r >= 0 && r <= last; r++) {
 		uint64_t lo, hi;
 
 		row_range(r, &lo, &hi);
