@@ -38,6 +38,7 @@ struct agent {
 	struct layer_env env;
 	struct layer *layer[_LAYER_MAX];
 	bool dropped;        /* privileges dropped */
+	bool raise_failed;   /* the last raise of the attach capabilities failed (said once) */
 	uint64_t started_ns; /* agent_run() began (base/profile.h clock) */
 	char waiting[512];   /* nothing attached yet: what the layers wait for */
 	bool overview;       /* a terminal gets the first screen, not the layer lines */
@@ -63,9 +64,22 @@ struct agent {
 
 /* Takes at most max events from the ring buffer; returns how many. */
 unsigned int agent_drain(struct agent *a, unsigned int max);
-/* Runs fn on every layer there is, privileges raised around (attaching needs them). */
-void agent_layers_privileged(struct agent *a, void (*fn)(struct agent *a, enum layer_id l, void *),
-			     void *userdata);
+/*
+ * privileged.c: the attach capabilities made effective (after the drop;
+ * nothing to do before it), negative errno when they cannot be, and made
+ * ineffective again.
+ */
+int agent_privileged_enter(struct agent *a);
+void agent_privileged_leave(struct agent *a);
+/* Runs fn on every layer there is. */
+void agent_layers_each(struct agent *a, void (*fn)(struct agent *a, enum layer_id l, void *), void *userdata);
+/*
+ * Runs fn on every layer there is, privileges raised around (attaching
+ * needs them); when they cannot be raised runs nothing and returns the
+ * negative errno, for the caller to say what it did not do.
+ */
+int agent_layers_privileged(struct agent *a, void (*fn)(struct agent *a, enum layer_id l, void *),
+			    void *userdata);
 
 /* overview.c: the first screen on a terminal, what is traced and what not, and why. */
 void overview_print(struct agent *a, FILE *out);

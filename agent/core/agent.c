@@ -162,8 +162,15 @@ static int on_loss_timer(sd_event_source *s, uint64_t usec, void *ctx)
 static int on_watch(sd_event_source *s, uint64_t usec, void *ctx)
 {
 	struct agent *a = ctx;
+	int r;
 
-	agent_layers_privileged(a, layer_watch, NULL);
+	r = agent_layers_privileged(a, layer_watch, NULL);
+	if (r < 0 && !a->raise_failed)
+		log_status(STATUS_AGENT_DEGRADED, REASON_PRIVILEGES, LOG_WARNING,
+			   "cannot raise the attach capabilities: %s; kernel modules loaded or unloaded "
+			   "are not followed until they can be",
+			   strerror(-r));
+	a->raise_failed = r < 0;
 	/* threads that died inside a traced call (exit_group never returns) */
 	(void)probes_frames_sweep(a->probes);
 	services_trim(a);
@@ -407,8 +414,12 @@ static int setup_probes(struct agent *a)
 /* The layers enabled attach now. */
 static int layers_start(struct agent *a)
 {
-	agent_layers_privileged(a, layer_attach, NULL);
-	return 0;
+	int r = agent_layers_privileged(a, layer_attach, NULL);
+
+	if (r < 0)
+		log_status(STATUS_AGENT_FAILED, REASON_PRIVILEGES, LOG_ERR,
+			   "cannot raise the attach capabilities: %s", strerror(-r));
+	return r < 0 ? -ECANCELED : 0;
 }
 
 /*
