@@ -38,6 +38,27 @@
 
 /* ---- events ---- */
 
+/*
+ * --folded: standard output is flame graph input, in one unit. Without
+ * counted stacks it is the slow calls, weighed by their latency (us); with
+ * them (--stacks) the counted stacks alone, weighed by calls (or their
+ * summed latency), and the slow calls are lines on standard error.
+ * Events that are no call (an smbd's exit weighs its lifetime, a break the
+ * client's answer) are never flame graph input: lines on standard error.
+ */
+static void term_print(struct agent *a, const struct record *r)
+{
+	struct term_opts lines = a->opt->term;
+	FILE *out = stdout;
+
+	if (lines.folded && (r->message_id || a->stacks)) {
+		lines.folded = false;
+		out = stderr;
+	}
+	term_print_event(out, &lines, r);
+	fflush(out);
+}
+
 static void event_sink(struct agent *a, struct record *r)
 {
 	int err;
@@ -53,8 +74,7 @@ static void event_sink(struct agent *a, struct record *r)
 			a->written++;
 		}
 	} else if (!a->opt->hist_only) {
-		term_print_event(stdout, &a->opt->term, r);
-		fflush(stdout);
+		term_print(a, r);
 		a->written++;
 	}
 }
