@@ -279,7 +279,7 @@ static int count_lines(const char *t)
 
 static void test_report_example(void)
 {
-	/* 12 calls between 41.002 and 52.900 ms, as in the documentation. */
+	/* 12 calls between 41.002 and 52.900 ms; the average 45966.67 us reads as AVG_US=45966 does. */
 	static const uint64_t us[] = { 41002, 42500, 43100, 44000, 44800, 45000,
 				       45300, 46100, 47200, 48700, 51000, 52900 };
 	struct summary s;
@@ -293,9 +293,9 @@ static void test_report_example(void)
 	if (!t)
 		return;
 	check(strncmp(t,
-		      "INODE_OP_UNLINK (smb): 12 calls in 60 s, avg 45.967 ms, "
+		      "INODE_OP_UNLINK (smb): 12 calls in 60 s, avg 45.966 ms, "
 		      "min 41.002 ms, max 52.900 ms, p50 ",
-		      strlen("INODE_OP_UNLINK (smb): 12 calls in 60 s, avg 45.967 ms, "
+		      strlen("INODE_OP_UNLINK (smb): 12 calls in 60 s, avg 45.966 ms, "
 			     "min 41.002 ms, max 52.900 ms, p50 ")) == 0,
 	      "headline:\n%s", t);
 	check(strstr(t, ", p99 52.9 ms, 3 slow\n"), "headline end:\n%s", t);
@@ -660,6 +660,34 @@ static void test_columns(void)
 	free(buf);
 }
 
+/*
+ * Milliseconds in the text are the _US fields' microseconds, truncated as
+ * they are: a call of 3140.9 us is MIN_US=3140 and "min 3.140 ms", never
+ * "3.141" (issue 25 item 21); the same in the --hist table.
+ */
+static void test_truncated(void)
+{
+	struct func fn = { .name = "X", .layer = LAYER_FUNC };
+	struct summary s;
+	char *t, *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	hist_init(&s);
+	hist_add(&s, 3140900);
+	hist_add(&s, 9999999);
+	t = hist_format_report(&fn, &s, 1);
+	check(t && strstr(t, "avg 6.570 ms, min 3.140 ms, max 9.999 ms"), "truncated ms: %s", t);
+	free(t);
+	f = open_memstream(&buf, &len);
+	hist_print_table_row(f, &fn, &s);
+	fclose(f);
+	check(buf && strstr(buf, " 13.140 ") && strstr(buf, " 6.570 ") && strstr(buf, " 3.140 ") &&
+		      strstr(buf, " 9.999 ") && !strstr(buf, "3.141") && !strstr(buf, "10.000"),
+	      "truncated table row: %s", buf);
+	free(buf);
+}
+
 /* An interval in which no column had a call (-p of an idle process): the header and zero totals. */
 static void test_columns_empty(void)
 {
@@ -697,6 +725,7 @@ int main(void)
 	test_percentile_in_bucket();
 	test_columns();
 	test_columns_empty();
+	test_truncated();
 
 	return check_done("hist");
 }

@@ -78,6 +78,7 @@ void record_clear(struct record *r)
 	free(r->stack_folded);
 	free(r->place);
 	free(r->message);
+	free(r->target);
 	for (unsigned int i = 0; i < r->n_fields; i++)
 		free(r->fields[i].value);
 	memset(r, 0, sizeof(*r));

@@ -49,6 +49,10 @@ struct record {
 	 */
 	const char *message_id; /* static; NULL: a slow call */
 	char *message;
+	/* the event's own TARGET (the hook that saw it), NULL: the function's */
+	char *target;
+	/* an event of no concern (an smbd that never served a client, ended well): info priority */
+	bool routine;
 };
 
 /* Adds NAME=value (name static); -ENOMEM, -E2BIG past RECORD_FIELDS_MAX, each counted in fields_dropped. */

@@ -280,7 +280,9 @@ static int event_fields(const struct record *r, int priority, struct fields *f)
 	fields_add_common(f, r->message_id ?: SMBLAT_MID_SLOW, priority);
 	fields_adds(f, "FUNCTION", fn->name);
 	fields_adds(f, "LAYER", layer_name(fn->layer));
-	if (fn->symbol)
+	if (r->target)
+		fields_adds(f, "TARGET", r->target);
+	else if (fn->symbol)
 		fields_adds(f, fn->kernel ? "KERNEL_FUNCTION" : "TARGET", fn->symbol);
 	if (!r->message_id || r->latency_ns)
 		fields_addf(f, "LATENCY_US", "%" PRIu64, r->latency_ns / 1000);
@@ -330,7 +332,7 @@ int journal_write_event(struct journal *j, const struct record *r)
 	_cleanup_fields_ struct fields f = {};
 	int k;
 
-	k = event_fields(r, j->opts.priority_slow, &f);
+	k = event_fields(r, r->routine ? j->opts.priority_summary : j->opts.priority_slow, &f);
 	if (k < 0) {
 		j->failed++;
 		return k;

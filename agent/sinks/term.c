@@ -216,9 +216,12 @@ static void print_text(FILE *out, const struct term_opts *o, const struct record
 		fputc(' ', out);
 		args_print(out, r);
 	}
-	/* the layer's words for what the call worked on: " on loop0, 65536 bytes at sector 2048" */
+	/*
+	 * the layer's words for what the call worked on: " on loop0, 65536 bytes
+	 * at sector 2048"; for an event that is no call, what happened: ": exited"
+	 */
 	if (r->place)
-		fprintf(out, " on %s", r->place);
+		fprintf(out, r->message_id ? ": %s" : " on %s", r->place);
 	fputc('\n', out);
 	if (o->show_stack)
 		print_stack(out, r->stack);
