@@ -569,7 +569,7 @@ static void test_empty(void)
 
 	hist_init(&s);
 	f = open_memstream(&buf, &len);
-	hist_print_table_row(f, &unlink_func, &s);
+	hist_print_table_row(f, &unlink_func, &s, HIST_TABLE_WIDTH);
 	fclose(f);
 	check(strstr(buf, "INODE_OP_UNLINK") && strstr(buf, " - "), "empty table row: %s", buf);
 	free(buf);
@@ -586,7 +586,7 @@ static void test_table(void)
 	FILE *f;
 
 	f = open_memstream(&buf, &len);
-	hist_print_table_header(f);
+	hist_print_table_header(f, HIST_TABLE_WIDTH);
 	fclose(f);
 	p = buf;
 	for (size_t i = 0; i < ELEMENTSOF(columns); i++) {
@@ -604,13 +604,49 @@ static void test_table(void)
 	s.slow = 1;
 	buf = NULL;
 	f = open_memstream(&buf, &len);
-	hist_print_table_row(f, &unlink_func, &s);
+	hist_print_table_row(f, &unlink_func, &s, HIST_TABLE_WIDTH);
 	fclose(f);
 	check(strncmp(buf, "INODE_OP_UNLINK ", 16) == 0, "row: %s", buf);
 	check(strstr(buf, " 2 ") && strstr(buf, " 6.000 ") && strstr(buf, " 3.000 ") &&
 		      strstr(buf, " 2.000 ") && strstr(buf, " 4.000 "),
 	      "row values: %s", buf);
 	check(len > 2 && strcmp(buf + len - 2, "1\n") == 0, "slow column: %s", buf);
+	free(buf);
+}
+
+/*
+ * A name longer than the FUNCTION column (a -f PATH:symbol) widens the
+ * column for the whole table: every row's COUNT ends where the header's
+ * does (issue 25 item 21: the long name's row was pushed aside).
+ */
+static void test_table_long_name(void)
+{
+	static char long_name[] = "/usr/lib/x86_64-linux-gnu/libc.so.6:malloc";
+	struct func lf = { .name = long_name, .layer = LAYER_FUNC };
+	int width = hist_table_width(hist_table_width(0, unlink_func.name), long_name);
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0, ends[3];
+	int n = 0;
+	struct summary s;
+	FILE *f;
+
+	hist_init(&s);
+	hist_add(&s, 2 * MS);
+	f = open_memstream(&buf, &len);
+	hist_print_table_header(f, width);
+	hist_print_table_row(f, &unlink_func, &s, width);
+	hist_print_table_row(f, &lf, &s, width);
+	fclose(f);
+	for (line = strtok_r(buf, "\n", &save); line && n < 3; line = strtok_r(NULL, "\n", &save)) {
+		/* the end of the second column: COUNT, or the count 1 */
+		const char *p = line + strcspn(line, " ");
+
+		p += strspn(p, " ");
+		ends[n++] = (size_t)(p - line) + strcspn(p, " ");
+	}
+	check(width == (int)strlen(long_name), "width %d", width);
+	check(n == 3 && ends[0] == ends[1] && ends[1] == ends[2], "COUNT columns end at %zu %zu %zu:\n%s",
+	      ends[0], ends[1], ends[2], buf);
 	free(buf);
 }
 
@@ -680,7 +716,7 @@ static void test_truncated(void)
 	check(t && strstr(t, "avg 6.570 ms, min 3.140 ms, max 9.999 ms"), "truncated ms: %s", t);
 	free(t);
 	f = open_memstream(&buf, &len);
-	hist_print_table_row(f, &fn, &s);
+	hist_print_table_row(f, &fn, &s, HIST_TABLE_WIDTH);
 	fclose(f);
 	check(buf && strstr(buf, " 13.140 ") && strstr(buf, " 6.570 ") && strstr(buf, " 3.140 ") &&
 		      strstr(buf, " 9.999 ") && !strstr(buf, "3.141") && !strstr(buf, "10.000"),
@@ -721,6 +757,7 @@ int main(void)
 	test_report_rows();
 	test_empty();
 	test_table();
+	test_table_long_name();
 	test_report_true_bounds();
 	test_percentile_in_bucket();
 	test_columns();

@@ -462,18 +462,27 @@ char *hist_format_report(const struct func *fn, const struct summary *s, double 
 	return buf;
 }
 
-void hist_print_table_header(FILE *out)
+int hist_table_width(int width, const char *name)
 {
-	fprintf(out, "%-32s %10s %12s %10s %10s %10s %10s %10s %8s\n", "FUNCTION", "COUNT", "TOTAL(ms)",
+	int n = name ? (int)strlen(name) : 0;
+
+	if (width < HIST_TABLE_WIDTH)
+		width = HIST_TABLE_WIDTH;
+	return n > width ? n : width;
+}
+
+void hist_print_table_header(FILE *out, int width)
+{
+	fprintf(out, "%-*s %10s %12s %10s %10s %10s %10s %10s %8s\n", width, "FUNCTION", "COUNT", "TOTAL(ms)",
 		"AVG(ms)", "MIN(ms)", "MAX(ms)", "P50(ms)", "P99(ms)", "SLOW");
 }
 
-void hist_print_table_row(FILE *out, const struct func *f, const struct summary *s)
+void hist_print_table_row(FILE *out, const struct func *f, const struct summary *s, int width)
 {
 	char total[32], avg[32], min[32] = "-", max[32] = "-", p50[32], p99[32];
 
 	units_ms(total, sizeof(total), s->total_ns, 3);
-	fprintf(out, "%-32s %10llu %12s ", f->name, (unsigned long long)s->count, total);
+	fprintf(out, "%-*s %10llu %12s ", width, f->name, (unsigned long long)s->count, total);
 	if (s->count == 0) {
 		fprintf(out, "%10s %10s %10s %10s %10s ", "-", "-", "-", "-", "-");
 	} else {

@@ -42,6 +42,7 @@ struct agent {
 	uint64_t started_ns; /* agent_run() began (base/profile.h clock) */
 	char waiting[512];   /* nothing attached yet: what the layers wait for */
 	bool overview;       /* a terminal gets the first screen, not the layer lines */
+	int name_width;      /* the terminal's FUNCTION column: the longest name at start */
 	unsigned int batch;  /* events taken in this turn of the loop */
 	bool stopping;       /* the final report is being written */
 	/* per function id */

@@ -51,6 +51,7 @@ static void term_print(struct agent *a, const struct record *r)
 	struct term_opts lines = a->opt->term;
 	FILE *out = stdout;
 
+	lines.name_width = a->name_width;
 	if (lines.folded && (r->message_id || a->stacks)) {
 		lines.folded = false;
 		out = stderr;
@@ -619,8 +620,16 @@ static void ready(struct agent *a)
 		 (now_ns() - a->started_ns) / 1e9, spent[0] ? ": " : "", spent);
 	sd_notifyf(false, "READY=1\nSTATUS=%u %s attached", func_table_attached(&a->funcs, -1),
 		   PLURAL(func_table_attached(&a->funcs, -1), "function", "functions"));
-	if (a->opt->to_stdout && !a->opt->hist_only)
-		term_print_header(stdout, &a->opt->term);
+	if (a->opt->to_stdout && !a->opt->hist_only) {
+		struct term_opts o = a->opt->term;
+
+		/* the names known now (all but those a reload adds): no long one pushes its line aside */
+		for (uint32_t i = 0; i < a->funcs.n; i++)
+			if (func_attached(&a->funcs.v[i]) && (int)strlen(a->funcs.v[i].name) > a->name_width)
+				a->name_width = (int)strlen(a->funcs.v[i].name);
+		o.name_width = a->name_width;
+		term_print_header(stdout, &o);
+	}
 	fflush(stdout);
 }
 

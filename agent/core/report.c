@@ -68,11 +68,15 @@ static void emit_summaries(struct agent *a, double interval_s)
 {
 	bool *done = calloc(a->funcs.n ? a->funcs.n : 1, 1);
 	bool header = false;
+	int width = HIST_TABLE_WIDTH;
 	/* --folded and CSV output are read by programs: the tables go beside them */
 	FILE *table = a->opt->term.folded || a->opt->term.format == TERM_CSV ? stderr : stdout;
 
 	if (!done)
 		return;
+	for (uint32_t i = 0; i < a->funcs.n; i++)
+		if (a->acc[i].count)
+			width = hist_table_width(width, a->funcs.v[i].name);
 	for (uint32_t i = 0; i < a->funcs.n; i++) {
 		struct summary s;
 
@@ -90,9 +94,9 @@ static void emit_summaries(struct agent *a, double interval_s)
 			journal_write_summary(a->journal, &a->funcs.v[i], &s, interval_s);
 		} else if (!a->opt->breakdown) {
 			if (!header)
-				hist_print_table_header(table);
+				hist_print_table_header(table, width);
 			header = true;
-			hist_print_table_row(table, &a->funcs.v[i], &s);
+			hist_print_table_row(table, &a->funcs.v[i], &s, width);
 		}
 	}
 	if (header)

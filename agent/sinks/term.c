@@ -121,6 +121,11 @@ static void print_funcslower(FILE *out, const struct term_opts *o, const struct 
 		print_stack(out, r->stack);
 }
 
+static int name_width(const struct term_opts *o)
+{
+	return o->name_width > 24 ? o->name_width : 24;
+}
+
 void term_print_header(FILE *out, const struct term_opts *o)
 {
 	if (o->folded)
@@ -140,7 +145,8 @@ void term_print_header(FILE *out, const struct term_opts *o)
 		fputc('\n', out);
 		return;
 	}
-	fprintf(out, "%-8s %-16s %-7s %-24s %11s", "ENDTIME", "TASK", "PID", "FUNCTION", "LATENCY(ms)");
+	fprintf(out, "%-8s %-16s %-7s %-*s %11s", "ENDTIME", "TASK", "PID", name_width(o), "FUNCTION",
+		"LATENCY(ms)");
 	if (o->show_ret)
 		fprintf(out, " %-*s", o->show_args ? RVAL_WIDTH : 0, "RVAL");
 	if (o->show_args)
@@ -206,8 +212,8 @@ static void print_text(FILE *out, const struct term_opts *o, const struct record
 	if (localtime_r(&t, &tm))
 		strftime(endtime, sizeof(endtime), "%H:%M:%S", &tm);
 	snprintf(latency, sizeof(latency), "%" PRIu64 ".%03" PRIu64, us / 1000, us % 1000);
-	fprintf(out, "%-8s %-16s %-7" PRIu32 " %-24s %11s", endtime, task_escape(r->comm, false, task),
-		r->pid, r->func->name, latency);
+	fprintf(out, "%-8s %-16s %-7" PRIu32 " %-*s %11s", endtime, task_escape(r->comm, false, task), r->pid,
+		name_width(o), r->func->name, latency);
 	if (o->show_ret) {
 		ret_format(r, ret, sizeof(ret));
 		fprintf(out, " %-*s", o->show_args ? RVAL_WIDTH : 0, ret);
