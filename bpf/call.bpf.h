@@ -220,7 +220,7 @@ static __always_inline void call_done(void *ctx, __u32 id, const struct frame *f
 		stacks_count(ctx, id, lat, fc->flags);
 	if (vfs && f)
 		vfs_share_account(id, fc, f->args, lat, slow, how);
-	if (!slow && !((fc->flags & FF_ERRORS) && ret_failed(fc->ret_kind, ret)))
+	if (!slow && !((fc->flags & FF_ERRORS) && ret_failed(fc, ret)))
 		return;
 	c = bpf_ringbuf_reserve(&events, vfs ? sizeof(struct rec_vfs_call) : sizeof(struct rec_call), 0);
 	if (!c) {

@@ -359,8 +359,61 @@ static __always_inline void account_lost(__u32 id)
 		__sync_fetch_and_add(&st->lost, 1);
 }
 
-static __always_inline bool ret_failed(__u8 kind, __u64 ret)
+/* Width in bytes of what the value of kind is, for a convention; 0: not known. */
+static __always_inline int ret_width(__u8 kind)
 {
+	switch (kind) {
+	case RK_USER_S8:
+	case RK_USER_U8:
+		return 1;
+	case RK_USER_S16:
+	case RK_USER_U16:
+		return 2;
+	case RK_INT:
+	case RK_USER_S32:
+	case RK_USER_U32:
+		return 4;
+	case RK_LONG:
+	case RK_PTR:
+	case RK_USER_S64:
+	case RK_USER_U64:
+	case RK_USER_PTR:
+		return 8;
+	}
+	return 0;
+}
+
+/* ret read as signed, as wide as kind says: negative by a convention's measure. */
+static __always_inline __s64 ret_signed(__u8 kind, __u64 ret)
+{
+	switch (ret_width(kind)) {
+	case 1:
+		return (__s8)ret;
+	case 2:
+		return (__s16)ret;
+	case 4:
+		return (__s32)ret;
+	case 8:
+		return (__s64)ret;
+	}
+	/* not known: a 64-bit value, or an int's 32 bits with the upper half zero */
+	return (ret >> 32) ? (__s64)ret : (__s32)ret;
+}
+
+static __always_inline bool ret_failed(const struct func_cfg *fc, __u64 ret)
+{
+	__u8 kind = fc->ret_kind;
+
+	switch (fc->ret_fail) {
+	case FAIL_NEVER:
+		return false;
+	case FAIL_NEGATIVE:
+		return ret_signed(kind, ret) < 0;
+	case FAIL_MINUS1:
+		return ret_signed(kind, ret) == -1;
+	case FAIL_NULL:
+		return ret_width(kind) ? ret_signed(kind, ret) == 0 : ret == 0;
+	}
 	switch (kind) {
 	case RK_INT:
 		return (__s32)ret < 0;
@@ -368,8 +421,6 @@ static __always_inline bool ret_failed(__u8 kind, __u64 ret)
 		return smblat_is_errno((__s64)ret);
 	case RK_PTR:
 		return ret >= (__u64)-SMBLAT_MAX_ERRNO;
-	case RK_USER:
-		return (__s32)ret < 0;
 	}
 	return false;
 }

@@ -559,7 +559,7 @@ static void test_errors(void)
 	CHECK_ERROR_AT("[probe X]\ntarget = syscall:Open\n", 2, "syscall:NAME");
 	CHECK_ERROR_AT("[probe X]\ntarget = a\nargs = 7\n", 3, "from 0 to 6");
 	CHECK_ERROR_AT("[probe X]\ntarget = a\nargs = -1\n", 3, "from 0 to 6");
-	CHECK_ERROR_AT("[probe X]\ntarget = a\nerrors = sometimes\n", 3, "invalid boolean");
+	CHECK_ERROR_AT("[probe X]\ntarget = a\nerrors = sometimes\n", 3, "negative, minus1 or null");
 	CHECK_ERROR("[probe X]\ntarget = a\ngroups = inode\n",
 		    "t.conf:3: unknown key \"groups\" in [probe X], it belongs in [smb]\n");
 	CHECK_ERROR("[probe X]\ntarget = a\ntarget_ = b\n",

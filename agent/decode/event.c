@@ -100,12 +100,28 @@ int event_decode_stacks(const struct decoder *d, const struct rec_head *h, const
 	return stack_symbolize(&s, &r->stack, &r->stack_folded);
 }
 
+/* The value as the function's type reads it; user functions of unknown type: the whole register. */
 static int64_t ret_value(uint8_t kind, uint64_t raw)
 {
-	/* user functions: the whole register, as funcslower shows it; no errno convention */
-	return kind == RK_INT ? (int64_t)(int32_t)raw : (int64_t)raw;
+	switch (kind) {
+	case RK_INT:
+	case RK_USER_S32:
+		return (int32_t)raw;
+	case RK_USER_S8:
+		return (int8_t)raw;
+	case RK_USER_S16:
+		return (int16_t)raw;
+	case RK_USER_U8:
+		return (uint8_t)raw;
+	case RK_USER_U16:
+		return (uint16_t)raw;
+	case RK_USER_U32:
+		return (uint32_t)raw;
+	}
+	return (int64_t)raw;
 }
 
+/* The errno of a failed kernel call; user functions have no errno convention. */
 static int ret_errno(uint8_t kind, int64_t ret)
 {
 	switch (kind) {

@@ -167,23 +167,10 @@ static void comm_clean(const char *comm, char out[static SMBLAT_COMM_LEN + 1])
 
 static void fields_add_ret(struct fields *f, const struct record *r)
 {
-	if (!r->has_ret)
-		return;
-	switch (r->func->cfg.ret_kind) {
-	case RK_PTR:
-	case RK_USER:
-		fields_open(f, "RETVAL");
-		fields_cat(f, "0x");
-		fields_catx(f, (uint64_t)r->ret);
-		fields_end(f);
-		break;
-	case RK_UINT:
-		fields_addf(f, "RETVAL", "%" PRIu64, (uint64_t)r->ret);
-		break;
-	default:
-		fields_addf(f, "RETVAL", "%" PRId64, r->ret);
-		break;
-	}
+	char buf[32];
+
+	if (r->has_ret)
+		fields_adds(f, "RETVAL", record_ret_text(r, buf, sizeof(buf)));
 }
 
 static void fields_add_args(struct fields *f, const struct record *r)

@@ -56,14 +56,7 @@ static void csv_put(FILE *out, const char *s)
 
 static void ret_format(const struct record *r, char *buf, size_t n)
 {
-	if (!r->has_ret)
-		snprintf(buf, n, "-");
-	else if (r->func->cfg.ret_kind == RK_PTR || r->func->cfg.ret_kind == RK_USER)
-		snprintf(buf, n, "0x%" PRIx64, (uint64_t)r->ret);
-	else if (r->func->cfg.ret_kind == RK_UINT)
-		snprintf(buf, n, "%" PRIu64, (uint64_t)r->ret);
-	else
-		snprintf(buf, n, "%" PRId64, r->ret);
+	record_ret_text(r, buf, n);
 }
 
 static void args_print(FILE *out, const struct record *r)
