@@ -72,9 +72,82 @@ static __always_inline void call_untimed(__u32 id, bool nest)
 	account_untimed(id);
 }
 
-/* A frame for the call on the task's stack; false when there is no room (counted). */
+/*
+ * Where a stack pointer is, in the order calls nest on a thread: user
+ * code, the kernel on the task's own stack, an interrupt on a stack of its
+ * own. A call at an inner level may run inside one at an outer level,
+ * never the other way round.
+ */
+enum sp_level {
+	SP_USER,
+	SP_TASK,
+	SP_IRQ,
+};
+
+/* Bytes of the task's kernel stack above task->stack (THREAD_SIZE, twice that with KASAN). */
+#define TASK_STACK_MAX (32 * 1024)
+
+static __always_inline int sp_level(__u64 sp, __u64 *base)
+{
+	if ((__s64)sp >= 0)
+		return SP_USER;
+	if (!*base)
+		*base = (__u64)BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), stack);
+	return sp - *base < TASK_STACK_MAX ? SP_TASK : SP_IRQ;
+}
+
+/*
+ * Whether the call that entered with stack pointer was is over, seen from
+ * an entry at now on the same thread: it was at an inner level (an
+ * interrupt's call, or the kernel's while the thread runs user code), or
+ * at the same level and no deeper in the stack than now, where a call in
+ * progress would be (the stack grows down).
+ */
+static __always_inline bool frame_over(__u64 was, __u64 now, __u64 *base)
+{
+	int lw = sp_level(was, base), ln = sp_level(now, base);
+
+	return lw != ln ? lw > ln : was <= now;
+}
+
+/* A frame whose call is gone without its return seen: counted, as a call never timed. */
+static __always_inline void frame_lost(const struct frame *f)
+{
+	if (!f->inner)
+		account_untimed(f->func_id);
+}
+
+/*
+ * Frames of calls that are over though their return never came (the
+ * kernel skipped a return program: a kretprobe out of instances, a
+ * recursion miss; a user function left by longjmp): left on the stack,
+ * they would make each later call of their operation look nested, and
+ * untimed, and fill the stack. At an entry whose stack pointer is known
+ * they go, each counted (UNTIMED).
+ */
+static __always_inline void frames_drop_stale(struct frames *fr, __u64 sp)
+{
+	__u64 base = 0;
+
+	if (!sp)
+		return;
+	for (int i = 0; i < SMBLAT_NEST; i++) {
+		__u32 d = fr->depth;
+		struct frame *f;
+
+		if (!d)
+			break;
+		f = &fr->f[(d - 1) & (SMBLAT_NEST - 1)];
+		if (!f->sp || !frame_over(f->sp, sp, &base))
+			break;
+		frame_lost(f);
+		fr->depth = d - 1;
+	}
+}
+
+/* A frame for the call on the task's stack; false when there is no room (counted). sp: the entry's, 0 unknown. */
 static __always_inline bool frame_push(void *ctx, __u32 id, const struct func_cfg *fc, const __u64 *args,
-				       const bool vfs)
+				       const bool vfs, __u64 sp)
 {
 	struct frames *fr;
 	struct frame *f;
@@ -85,6 +158,7 @@ static __always_inline bool frame_push(void *ctx, __u32 id, const struct func_cf
 		call_untimed(id, false);
 		return false;
 	}
+	frames_drop_stale(fr, sp);
 	d = fr->depth;
 	if (d >= SMBLAT_NEST) {
 		call_untimed(id, true);
@@ -93,6 +167,7 @@ static __always_inline bool frame_push(void *ctx, __u32 id, const struct func_cf
 	f = &fr->f[d & (SMBLAT_NEST - 1)];
 	f->func_id = id;
 	f->op = fc->op;
+	f->sp = sp;
 	/* The operation is timed where it began: this frame only matches its return. */
 	f->inner = fc->op && op_in_progress(fr, d, fc->op);
 	if (f->inner) {
@@ -112,12 +187,12 @@ static __always_inline bool frame_push(void *ctx, __u32 id, const struct func_cf
 	return true;
 }
 
-static __always_inline int call_entry(void *ctx, __u32 id, const __u64 *args, const bool vfs)
+static __always_inline int call_entry(void *ctx, __u32 id, const __u64 *args, const bool vfs, __u64 sp)
 {
 	struct func_cfg *fc = call_wanted(id, args, vfs);
 
 	if (fc)
-		frame_push(ctx, id, fc, args, vfs);
+		frame_push(ctx, id, fc, args, vfs, sp);
 	return 0;
 }
 
@@ -147,6 +222,12 @@ static __always_inline struct frame *frame_pop(__u32 id, bool *had_frames, struc
 			break;
 		__u32 k = (d - 1 - i) & (SMBLAT_NEST - 1);
 		if (fr->f[k].func_id == id) {
+			/* the calls above ours are over: their returns were missed */
+			for (__u32 j = 0; j < SMBLAT_NEST; j++) {
+				if (j >= i)
+					break;
+				frame_lost(&fr->f[(k + 1 + j) & (SMBLAT_NEST - 1)]);
+			}
 			fr->depth = k;
 			return &fr->f[k];
 		}
@@ -262,7 +343,7 @@ static __always_inline int regs_entry(struct pt_regs *regs, const bool vfs)
 	__u64 args[SMBLAT_MAX_ARGS] = {};
 
 	regs_args(regs, args);
-	return call_entry(regs, probe_id(regs, false), args, vfs);
+	return call_entry(regs, probe_id(regs, false), args, vfs, PT_REGS_SP(regs));
 }
 
 static __always_inline int regs_exit(struct pt_regs *regs, const bool vfs, const enum acct how)
@@ -285,7 +366,8 @@ static __always_inline int regs_exit(struct pt_regs *regs, const bool vfs, const
 		__u64 args[SMBLAT_MAX_ARGS] = {};                                            \
                                                                                              \
 		trampoline_args(ctx, args);                                                  \
-		return call_entry(ctx, bpf_get_attach_cookie(ctx), args, vfs);               \
+		/* no stack pointer at a trampoline: no stale frames judged */               \
+		return call_entry(ctx, bpf_get_attach_cookie(ctx), args, vfs, 0);            \
 	}                                                                                    \
                                                                                              \
 	SEC("fexit")                                                                         \

@@ -359,7 +359,7 @@ int main(int argc, char **argv)
 	{
 		struct loss l = { .func = &fns[1], .untimed = 2 };
 		char **v = NULL;
-		int n = journal_loss_fields(&l, 1, 60, &v);
+		int n = journal_loss_fields(&l, 1, 0, 60, &v);
 
 		k |= send_fields(v, n);
 	}

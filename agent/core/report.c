@@ -130,6 +130,7 @@ static void loss_print(FILE *f, const struct loss *l)
 static void emit_losses(struct agent *a, double interval_s)
 {
 	struct loss *v = calloc(a->funcs.n ? a->funcs.n : 1, sizeof(*v));
+	uint64_t seen = probes_recursion_misses(a->probes), misses = seen - a->misses_reported;
 	unsigned int n = 0;
 
 	if (!v)
@@ -143,11 +144,17 @@ static void emit_losses(struct agent *a, double interval_s)
 		v[n++].func = &a->funcs.v[i];
 		*l = (struct loss) {};
 	}
-	if (n && a->journal && journal_write_loss(a->journal, v, n, interval_s) < 0)
+	if ((n || misses) && a->journal && journal_write_loss(a->journal, v, n, misses, interval_s) < 0) {
 		loss_give_back(a, v, n); /* reported again next time */
-	else if (n && !a->journal)
-		for (unsigned int i = 0; i < n; i++)
+	} else {
+		a->misses_reported = seen;
+		for (unsigned int i = 0; !a->journal && i < n; i++)
 			loss_print(stderr, &v[i]);
+		if (!a->journal && misses)
+			fprintf(stderr,
+				"smblat: the kernel skipped %llu runs of the probes (recursion misses)\n",
+				(unsigned long long)misses);
+	}
 	free(v);
 }
 

@@ -121,6 +121,11 @@ int probes_ringbuf_fd(const struct probes *p);
  */
 int probes_kstack_read(struct probes *p, uint32_t id, uint64_t *frames, size_t n);
 int probes_stats_fd(const struct probes *p);
+/*
+ * Runs of our programs the kernel skipped (recursion misses) since load,
+ * over every program loaded, also those closed since (probes/misses.c).
+ */
+uint64_t probes_recursion_misses(const struct probes *p);
 int probes_totals_fd(const struct probes *p);
 /* Starts a new min/max interval; returns the epoch that ended. */
 uint64_t probes_epoch_bump(struct probes *p);

@@ -489,7 +489,7 @@ static void loss_describe(FILE *m, const struct loss *l)
 	fputc(')', m);
 }
 
-static int loss_fields(const struct loss *l, unsigned int n, double interval_s, int priority,
+static int loss_fields(const struct loss *l, unsigned int n, uint64_t misses, double interval_s, int priority,
 		       struct fields *f)
 {
 	_cleanup_free_ char *msg = NULL, *list = NULL;
@@ -517,6 +517,9 @@ static int loss_fields(const struct loss *l, unsigned int n, double interval_s, 
 	}
 	fprintf(m, "lost %" PRIu64 " %s in %s s", ringbuf + suppressed + failed + untimed,
 		PLURAL(ringbuf + suppressed + failed + untimed, "event", "events"), interval);
+	if (misses)
+		fprintf(m, "; the kernel skipped %" PRIu64 " %s of the probes (recursion)", misses,
+			PLURAL(misses, "run", "runs"));
 	for (unsigned int i = 0; i < n; i++) {
 		if (!l[i].func || !l[i].func->name || loss_total(&l[i]) == 0)
 			continue;
@@ -540,28 +543,32 @@ static int loss_fields(const struct loss *l, unsigned int n, double interval_s, 
 	fields_addf(f, "WRITE_FAILED", "%" PRIu64, failed);
 	if (untimed)
 		fields_addf(f, "UNTIMED", "%" PRIu64, untimed);
+	if (misses)
+		fields_addf(f, "RECURSION_MISSES", "%" PRIu64, misses);
 	if (list_len > 0)
 		fields_adds(f, "LOST_FUNCTIONS", list);
 	return f->error;
 }
 
-int journal_loss_fields(const struct loss *l, unsigned int n, double interval_s, char ***fields)
+int journal_loss_fields(const struct loss *l, unsigned int n, uint64_t misses, double interval_s,
+			char ***fields)
 {
 	_cleanup_fields_ struct fields f = {};
 	int k;
 
-	k = loss_fields(l, n, interval_s, LOG_ERR, &f);
+	k = loss_fields(l, n, misses, interval_s, LOG_ERR, &f);
 	if (k < 0)
 		return k;
 	return fields_steal(&f, fields);
 }
 
-int journal_write_loss(struct journal *j, const struct loss *l, unsigned int n, double interval_s)
+int journal_write_loss(struct journal *j, const struct loss *l, unsigned int n, uint64_t misses,
+		       double interval_s)
 {
 	_cleanup_fields_ struct fields f = {};
 	int k;
 
-	k = loss_fields(l, n, interval_s, j->opts.priority_lost, &f);
+	k = loss_fields(l, n, misses, interval_s, j->opts.priority_lost, &f);
 	if (k < 0) {
 		j->failed++;
 		return k;
