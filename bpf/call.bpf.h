@@ -87,27 +87,12 @@ enum sp_level {
 /* Bytes of the task's kernel stack above task->stack (THREAD_SIZE, twice that with KASAN). */
 #define TASK_STACK_MAX (32 * 1024)
 
-static __always_inline int sp_level(__u64 sp, __u64 *base)
+/* base: the task's kernel stack, 0 where not read (the thread runs user code: any kernel sp is inner). */
+static __always_inline int sp_level(__u64 sp, __u64 base)
 {
 	if ((__s64)sp >= 0)
 		return SP_USER;
-	if (!*base)
-		*base = (__u64)BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), stack);
-	return sp - *base < TASK_STACK_MAX ? SP_TASK : SP_IRQ;
-}
-
-/*
- * Whether the call that entered with stack pointer was is over, seen from
- * an entry at now on the same thread: it was at an inner level (an
- * interrupt's call, or the kernel's while the thread runs user code), or
- * at the same level and no deeper in the stack than now, where a call in
- * progress would be (the stack grows down).
- */
-static __always_inline bool frame_over(__u64 was, __u64 now, __u64 *base)
-{
-	int lw = sp_level(was, base), ln = sp_level(now, base);
-
-	return lw != ln ? lw > ln : was <= now;
+	return base && sp - base < TASK_STACK_MAX ? SP_TASK : SP_IRQ;
 }
 
 /* A frame whose call is gone without its return seen: counted, as a call never timed. */
@@ -123,22 +108,36 @@ static __always_inline void frame_lost(const struct frame *f)
  * recursion miss; a user function left by longjmp): left on the stack,
  * they would make each later call of their operation look nested, and
  * untimed, and fill the stack. At an entry whose stack pointer is known
- * they go, each counted (UNTIMED).
+ * the top frames that are over go, each counted (UNTIMED): a frame is over
+ * when it was at an inner level than the entry (an interrupt's call, the
+ * kernel's while the thread runs user code), or at the same level and no
+ * deeper in the stack, where a call in progress would be (the stack grows
+ * down). STALE_MAX a time: a return frame_pop() finds takes the rest.
  */
+#define STALE_MAX 4
+
 static __always_inline void frames_drop_stale(struct frames *fr, __u64 sp)
 {
 	__u64 base = 0;
+	int now;
 
-	if (!sp)
+	if (!sp || !fr->depth)
 		return;
-	for (int i = 0; i < SMBLAT_NEST; i++) {
+	if ((__s64)sp < 0)
+		base = (__u64)BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), stack);
+	now = sp_level(sp, base);
+	for (int i = 0; i < STALE_MAX; i++) {
 		__u32 d = fr->depth;
 		struct frame *f;
+		int was;
 
 		if (!d)
 			break;
 		f = &fr->f[(d - 1) & (SMBLAT_NEST - 1)];
-		if (!f->sp || !frame_over(f->sp, sp, &base))
+		if (!f->sp)
+			break;
+		was = sp_level(f->sp, base);
+		if (was < now || (was == now && f->sp > sp))
 			break;
 		frame_lost(f);
 		fr->depth = d - 1;
@@ -159,11 +158,14 @@ static __always_inline bool frame_push(void *ctx, __u32 id, const struct func_cf
 		return false;
 	}
 	frames_drop_stale(fr, sp);
-	d = fr->depth;
+	/* read again, one register checked and used: the verifier loses the loop's bounds of a copy */
+	d = *(volatile __u32 *)&fr->depth;
+	barrier_var(d);
 	if (d >= SMBLAT_NEST) {
 		call_untimed(id, true);
 		return false;
 	}
+	barrier_var(d);
 	f = &fr->f[d & (SMBLAT_NEST - 1)];
 	f->func_id = id;
 	f->op = fc->op;
@@ -204,7 +206,8 @@ static __always_inline int call_entry(void *ctx, __u32 id, const __u64 *args, co
 static __always_inline struct frame *frame_pop(__u32 id, bool *had_frames, struct frames **frp)
 {
 	struct frames *fr = task_frames();
-	__u32 d;
+	bool found = false;
+	__u32 d, k = 0;
 
 	*had_frames = false;
 	*frp = fr;
@@ -220,19 +223,22 @@ static __always_inline struct frame *frame_pop(__u32 id, bool *had_frames, struc
 	for (__u32 i = 0; i < SMBLAT_NEST; i++) {
 		if (i >= d)
 			break;
-		__u32 k = (d - 1 - i) & (SMBLAT_NEST - 1);
+		k = (d - 1 - i) & (SMBLAT_NEST - 1);
 		if (fr->f[k].func_id == id) {
-			/* the calls above ours are over: their returns were missed */
-			for (__u32 j = 0; j < SMBLAT_NEST; j++) {
-				if (j >= i)
-					break;
-				frame_lost(&fr->f[(k + 1 + j) & (SMBLAT_NEST - 1)]);
-			}
-			fr->depth = k;
-			return &fr->f[k];
+			found = true;
+			break;
 		}
 	}
-	return NULL;
+	if (!found)
+		return NULL;
+	/* the calls above ours are over: their returns were missed */
+	for (__u32 j = 0; j < SMBLAT_NEST; j++) {
+		if (k + 1 + j >= d)
+			break;
+		frame_lost(&fr->f[(k + 1 + j) & (SMBLAT_NEST - 1)]);
+	}
+	fr->depth = k;
+	return &fr->f[k];
 }
 
 /*

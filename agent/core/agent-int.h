@@ -50,7 +50,7 @@ struct agent {
 	struct loss *loss;   /* since the last loss report */
 	uint64_t written, failed;
 	uint64_t misses_reported; /* the probes' recursion misses in loss reports so far */
-	struct ratelimit *rate; /* which slow calls are written (base/ratelimit.h) */
+	struct ratelimit *rate;   /* which slow calls are written (base/ratelimit.h) */
 	uint64_t hist_interval_ns;
 	uint64_t last_summary_ns;
 	uint64_t last_loss_ns;
