@@ -479,6 +479,34 @@ static int layers_check(struct agent *a)
 	return -ECANCELED;
 }
 
+/*
+ * Kernels before 5.19 with kernel.unprivileged_bpf_disabled (Debian 11's
+ * default) refuse bpf() as a whole to a process without CAP_BPF: the
+ * counters, the counted stacks and the views' maps could not be read
+ * after the drop, and every summary would be lost. CAP_BPF stays
+ * effective there, and the start says so.
+ */
+static int maps_access(struct agent *a)
+{
+	int r = probes_maps_readable(a->probes);
+
+	if (r != -EPERM)
+		return 0;
+	r = privs_keep_effective(UINT64_C(1) << CAP_BPF);
+	if (r < 0 || probes_maps_readable(a->probes) < 0) {
+		log_status(STATUS_AGENT_FAILED, REASON_PRIVILEGES, LOG_ERR,
+			   "cannot read the BPF maps as user %s: the kernel refuses bpf() to it, and "
+			   "CAP_BPF could not be kept effective",
+			   a->cfg->user);
+		return -ECANCELED; /* said */
+	}
+	log_status(STATUS_AGENT_DEGRADED, REASON_NONE, LOG_NOTICE,
+		   "kernel refuses bpf() to unprivileged processes (kernel.unprivileged_bpf_disabled, "
+		   "before Linux 5.19): CAP_BPF stays effective as user %s, to read the counters",
+		   a->cfg->user);
+	return 0;
+}
+
 static int drop_privileges(struct agent *a)
 {
 	char why[256];
@@ -505,7 +533,7 @@ static int drop_privileges(struct agent *a)
 		return -ECANCELED; /* said */
 	}
 	a->dropped = true;
-	return 0;
+	return maps_access(a);
 }
 
 static int setup_loop(struct agent *a)

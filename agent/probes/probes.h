@@ -122,6 +122,11 @@ int probes_ringbuf_fd(const struct probes *p);
 int probes_kstack_read(struct probes *p, uint32_t id, uint64_t *frames, size_t n);
 int probes_stats_fd(const struct probes *p);
 /*
+ * Whether this process may read the maps (the counters) by bpf(): 0, or
+ * -EPERM where the kernel refuses bpf() to it altogether.
+ */
+int probes_maps_readable(const struct probes *p);
+/*
  * Runs of our programs the kernel skipped (recursion misses) since load,
  * over every program loaded, also those closed since (probes/misses.c).
  */
