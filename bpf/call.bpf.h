@@ -95,11 +95,60 @@ static __always_inline int sp_level(__u64 sp, __u64 base)
 	return base && sp - base < TASK_STACK_MAX ? SP_TASK : SP_IRQ;
 }
 
+static __always_inline __u64 entry_kstack_key(__s32 depth)
+{
+	return (bpf_get_current_pid_tgid() << 32) | (__u32)depth;
+}
+
+/* The kernel stack of the call entering at depth d, kept for its return; d, or negative errno. */
+static __always_inline __s32 entry_kstack_save(void *ctx, __u32 d)
+{
+	__u64 key = entry_kstack_key((__s32)d);
+	struct entry_kstack *b;
+	__u32 zero = 0;
+	long r;
+
+	b = bpf_map_lookup_elem(&entry_kstack_buf, &zero);
+	if (!b)
+		return -ENOMEM;
+	b->size = bpf_get_stack(ctx, b->ip, sizeof(b->ip), 0);
+	r = bpf_map_update_elem(&entry_kstacks, &key, b, BPF_ANY);
+	return r < 0 ? (__s32)r : (__s32)d;
+}
+
+/* The entry's stack of f's call into ip (the record's); its bytes, or negative errno. */
+static __always_inline __s32 entry_kstack_copy(const struct frame *f, __u64 *ip, __u32 size)
+{
+	__u64 key;
+	struct entry_kstack *v;
+
+	if (f->kstack_id < 0)
+		return f->kstack_id;
+	key = entry_kstack_key(f->kstack_id);
+	v = bpf_map_lookup_elem(&entry_kstacks, &key);
+	if (!v)
+		return -ENOENT;
+	if (v->size > 0 && bpf_probe_read_kernel(ip, size, v->ip) < 0)
+		return -EFAULT;
+	return (__s32)v->size;
+}
+
+static __always_inline void entry_kstack_drop(const struct frame *f)
+{
+	__u64 key;
+
+	if (!(cfg.compat & COMPAT_ENTRY_KSTACK) || f->kstack_id < 0)
+		return;
+	key = entry_kstack_key(f->kstack_id);
+	bpf_map_delete_elem(&entry_kstacks, &key);
+}
+
 /* A frame whose call is gone without its return seen: counted, as a call never timed. */
 static __always_inline void frame_lost(const struct frame *f)
 {
 	if (!f->inner)
 		account_untimed(f->func_id);
+	entry_kstack_drop(f);
 }
 
 /*
@@ -170,6 +219,7 @@ static __always_inline bool frame_push(void *ctx, __u32 id, const struct func_cf
 	f->func_id = id;
 	f->op = fc->op;
 	f->sp = sp;
+	f->kstack_id = -ENOENT;
 	/* The operation is timed where it began: this frame only matches its return. */
 	f->inner = fc->op && op_in_progress(fr, d, fc->op);
 	if (f->inner) {
@@ -183,7 +233,7 @@ static __always_inline bool frame_push(void *ctx, __u32 id, const struct func_cf
 		f->wire_split = (struct smb2_split) {};
 	}
 	if ((cfg.compat & COMPAT_ENTRY_KSTACK) && (fc->flags & FF_KSTACK))
-		f->kstack_id = bpf_get_stackid(ctx, &kstacks, 0);
+		f->kstack_id = entry_kstack_save(ctx, d);
 	f->start_ns = bpf_ktime_get_ns();
 	fr->depth = d + 1;
 	return true;
@@ -247,12 +297,11 @@ static __always_inline struct frame *frame_pop(__u32 id, bool *had_frames, struc
  * and kernel (a tracepoint with one probe or several), so the agent drops
  * them by name.
  */
-static __always_inline void stacks_fill(void *ctx, struct rec_head *h, struct rec_stacks *st,
-					const struct func_cfg *fc, const struct frame *f)
+static __always_inline void stacks_fill(void *ctx, struct rec_stacks *st, const struct func_cfg *fc,
+					const struct frame *f)
 {
 	if (f && (cfg.compat & COMPAT_ENTRY_KSTACK) && (fc->flags & FF_KSTACK)) {
-		st->kstack_sz = f->kstack_id;
-		h->flags |= RF_KSTACK_ID;
+		st->kstack_sz = entry_kstack_copy(f, st->kstack, sizeof(st->kstack));
 	} else {
 		st->kstack_sz = (fc->flags & FF_KSTACK) ?
 					bpf_get_stack(ctx, st->kstack, sizeof(st->kstack), 0) :
@@ -274,7 +323,7 @@ static __always_inline void call_fill(void *ctx, struct rec_call *c, enum rec_ki
 		c->h.flags |= RF_HAS_RET;
 	for (int i = 0; i < SMBLAT_MAX_ARGS; i++)
 		c->args[i] = f && i < fc->nargs ? f->args[i] : 0;
-	stacks_fill(ctx, &c->h, &c->st, fc, f);
+	stacks_fill(ctx, &c->st, fc, f);
 }
 
 /* The smb layer's part: the file and share of the call, the SMB2 requests it waited on. */
@@ -339,6 +388,7 @@ static __always_inline int call_exit(void *ctx, __u32 id, __u64 ret, const bool 
 	}
 	if (!f->inner)
 		call_done(ctx, id, f, now - f->start_ns, ret, vfs, how);
+	entry_kstack_drop(f);
 	frames_put(fr);
 	return 0;
 }

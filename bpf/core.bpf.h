@@ -15,6 +15,17 @@
 #include <bpf/bpf_core_read.h>
 #include "smblat.h"
 
+/* The errno values the programs return (vmlinux.h has no macros). */
+#ifndef ENOENT
+#define ENOENT 2
+#endif
+#ifndef ENOMEM
+#define ENOMEM 12
+#endif
+#ifndef EFAULT
+#define EFAULT 14
+#endif
+
 extern const volatile struct smblat_cfg cfg;
 
 /* Bumped by the agent at each histogram interval; selects the min/max slot. */
@@ -29,7 +40,7 @@ struct frame {
 	/* the SMB2 requests this call waited on (wire.bpf.h) */
 	__u32 wire_n;
 	__u32 inner;     /* an inner call of an operation timed further out: not timed */
-	__s32 kstack_id; /* the entry's kernel stack in kstacks (COMPAT_ENTRY_KSTACK) */
+	__s32 kstack_id; /* its entry's kernel stack in entry_kstacks, by depth (COMPAT_ENTRY_KSTACK); <0: none */
 	__u32 pad;
 	__u64 sp; /* the stack pointer at the call's entry, 0: not known (call.bpf.h) */
 	__u64 wire_ns;
@@ -65,15 +76,31 @@ struct {
 
 /*
  * Kernel stacks taken at a call's entry, for kernels whose kretprobes end
- * the stack at their trampoline (COMPAT_ENTRY_KSTACK); the agent sizes it
- * then, and reads a slow call's stack from it by the id in its event.
+ * the stack at their trampoline (COMPAT_ENTRY_KSTACK): by thread and depth
+ * (the thread id in the upper half of the key), taken by the call's
+ * return into its record and dropped there. The agent sizes the map then,
+ * and sweeps the stacks of threads that died inside a call.
  */
+struct entry_kstack {
+	__s64 size; /* bpf_get_stack()'s bytes, or its negative errno */
+	__u64 ip[SMBLAT_STACK_SLOTS];
+};
+
 struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 1);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, SMBLAT_STACK_SLOTS * sizeof(__u64));
-} kstacks SEC(".maps") __weak;
+	__type(key, __u64);
+	__type(value, struct entry_kstack);
+} entry_kstacks SEC(".maps") __weak;
+
+/* Where the entry's stack is taken before it goes into entry_kstacks: too large for the BPF stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct entry_kstack);
+} entry_kstack_buf SEC(".maps") __weak;
 
 /* Function ids by probed place, for kernels without BPF cookies (COMPAT_PLACE_IDS). */
 struct {

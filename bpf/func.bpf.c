@@ -85,6 +85,8 @@ int usession(struct pt_regs *regs)
 	if (*cookie & 1)
 		f = frame_pop(id, &had, &fr);
 	call_done(regs, id, f, now - (*cookie & ~1ULL), PT_REGS_RC(regs), false, ACCT_SHARED);
+	if (f)
+		entry_kstack_drop(f);
 	if (fr)
 		frames_put(fr);
 	return 0;

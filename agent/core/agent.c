@@ -703,7 +703,6 @@ static int start(struct agent *a)
 		.ks = a->ks,
 		.us = a->us,
 		.mounts = a->mounts,
-		.probes = a->probes,
 		.boot_to_realtime_ns = event_clock_offset(),
 	};
 	return layers_start(a);

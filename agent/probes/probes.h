@@ -114,12 +114,6 @@ const char *probes_tp_btf_why(const struct probes *p);
 int probes_route(struct bpf_map *table, uint32_t key, int id);
 
 int probes_ringbuf_fd(const struct probes *p);
-/*
- * The kernel stack id names in the kstacks map (taken at a call's entry
- * where kretprobes cannot unwind) into frames (room for n); returns how
- * many, or negative errno.
- */
-int probes_kstack_read(struct probes *p, uint32_t id, uint64_t *frames, size_t n);
 int probes_stats_fd(const struct probes *p);
 /*
  * Whether this process may read the maps (the counters) by bpf(): 0, or
