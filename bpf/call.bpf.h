@@ -72,9 +72,130 @@ static __always_inline void call_untimed(__u32 id, bool nest)
 	account_untimed(id);
 }
 
-/* A frame for the call on the task's stack; false when there is no room (counted). */
+/*
+ * Where a stack pointer is, in the order calls nest on a thread: user
+ * code, the kernel on the task's own stack, an interrupt on a stack of its
+ * own. A call at an inner level may run inside one at an outer level,
+ * never the other way round.
+ */
+enum sp_level {
+	SP_USER,
+	SP_TASK,
+	SP_IRQ,
+};
+
+/* Bytes of the task's kernel stack above task->stack (THREAD_SIZE, twice that with KASAN). */
+#define TASK_STACK_MAX (32 * 1024)
+
+/* base: the task's kernel stack, 0 where not read (the thread runs user code: any kernel sp is inner). */
+static __always_inline int sp_level(__u64 sp, __u64 base)
+{
+	if ((__s64)sp >= 0)
+		return SP_USER;
+	return base && sp - base < TASK_STACK_MAX ? SP_TASK : SP_IRQ;
+}
+
+static __always_inline __u64 entry_kstack_key(__s32 depth)
+{
+	return (bpf_get_current_pid_tgid() << 32) | (__u32)depth;
+}
+
+/* The kernel stack of the call entering at depth d, kept for its return; d, or negative errno. */
+static __always_inline __s32 entry_kstack_save(void *ctx, __u32 d)
+{
+	__u64 key = entry_kstack_key((__s32)d);
+	struct entry_kstack *b;
+	__u32 zero = 0;
+	long r;
+
+	b = bpf_map_lookup_elem(&entry_kstack_buf, &zero);
+	if (!b)
+		return -ENOMEM;
+	b->size = bpf_get_stack(ctx, b->ip, sizeof(b->ip), 0);
+	r = bpf_map_update_elem(&entry_kstacks, &key, b, BPF_ANY);
+	return r < 0 ? (__s32)r : (__s32)d;
+}
+
+/* The entry's stack of f's call into ip (the record's); its bytes, or negative errno. */
+static __always_inline __s32 entry_kstack_copy(const struct frame *f, __u64 *ip, __u32 size)
+{
+	__u64 key;
+	struct entry_kstack *v;
+
+	if (f->kstack_id < 0)
+		return f->kstack_id;
+	key = entry_kstack_key(f->kstack_id);
+	v = bpf_map_lookup_elem(&entry_kstacks, &key);
+	if (!v)
+		return -ENOENT;
+	if (v->size > 0 && bpf_probe_read_kernel(ip, size, v->ip) < 0)
+		return -EFAULT;
+	return (__s32)v->size;
+}
+
+static __always_inline void entry_kstack_drop(const struct frame *f)
+{
+	__u64 key;
+
+	if (!(cfg.compat & COMPAT_ENTRY_KSTACK) || f->kstack_id < 0)
+		return;
+	key = entry_kstack_key(f->kstack_id);
+	bpf_map_delete_elem(&entry_kstacks, &key);
+}
+
+/* A frame whose call is gone without its return seen: counted, as a call never timed. */
+static __always_inline void frame_lost(const struct frame *f)
+{
+	if (!f->inner)
+		account_untimed(f->func_id);
+	entry_kstack_drop(f);
+}
+
+/*
+ * Frames of calls that are over though their return never came (the
+ * kernel skipped a return program: a kretprobe out of instances, a
+ * recursion miss; a user function left by longjmp): left on the stack,
+ * they would make each later call of their operation look nested, and
+ * untimed, and fill the stack. At an entry whose stack pointer is known
+ * the top frames that are over go, each counted (UNTIMED): a frame is over
+ * when it was at an inner level than the entry (an interrupt's call, the
+ * kernel's while the thread runs user code), or at the same level and no
+ * deeper in the stack, where a call in progress would be (the stack grows
+ * down). STALE_MAX a time: a return frame_pop() finds takes the rest.
+ */
+#define STALE_MAX 4
+
+static __always_inline void frames_drop_stale(struct frames *fr, __u64 sp)
+{
+	__u64 base = 0;
+	int now;
+
+	if (!sp || !fr->depth)
+		return;
+	if ((__s64)sp < 0)
+		base = (__u64)BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), stack);
+	now = sp_level(sp, base);
+	for (int i = 0; i < STALE_MAX; i++) {
+		__u32 d = fr->depth;
+		struct frame *f;
+		int was;
+
+		if (!d)
+			break;
+		f = &fr->f[(d - 1) & (SMBLAT_NEST - 1)];
+		if (!f->sp)
+			break;
+		was = sp_level(f->sp, base);
+		if (was < now || (was == now && f->sp > sp))
+			break;
+		frame_lost(f);
+		fr->depth = d - 1;
+	}
+}
+
+/* A frame for the call on the task's stack; false when there is no room (counted). sp: the entry's, 0 unknown. */
 static __always_inline bool frame_push(void *ctx, __u32 id, const struct func_cfg *fc, const __u64 *args,
-				       const bool vfs)
+				       const bool vfs, __u64 sp)
 {
 	struct frames *fr;
 	struct frame *f;
@@ -85,14 +206,20 @@ static __always_inline bool frame_push(void *ctx, __u32 id, const struct func_cf
 		call_untimed(id, false);
 		return false;
 	}
-	d = fr->depth;
+	frames_drop_stale(fr, sp);
+	/* read again, one register checked and used: the verifier loses the loop's bounds of a copy */
+	d = *(volatile __u32 *)&fr->depth;
+	barrier_var(d);
 	if (d >= SMBLAT_NEST) {
 		call_untimed(id, true);
 		return false;
 	}
+	barrier_var(d);
 	f = &fr->f[d & (SMBLAT_NEST - 1)];
 	f->func_id = id;
 	f->op = fc->op;
+	f->sp = sp;
+	f->kstack_id = -ENOENT;
 	/* The operation is timed where it began: this frame only matches its return. */
 	f->inner = fc->op && op_in_progress(fr, d, fc->op);
 	if (f->inner) {
@@ -106,18 +233,18 @@ static __always_inline bool frame_push(void *ctx, __u32 id, const struct func_cf
 		f->wire_split = (struct smb2_split) {};
 	}
 	if ((cfg.compat & COMPAT_ENTRY_KSTACK) && (fc->flags & FF_KSTACK))
-		f->kstack_id = bpf_get_stackid(ctx, &kstacks, 0);
+		f->kstack_id = entry_kstack_save(ctx, d);
 	f->start_ns = bpf_ktime_get_ns();
 	fr->depth = d + 1;
 	return true;
 }
 
-static __always_inline int call_entry(void *ctx, __u32 id, const __u64 *args, const bool vfs)
+static __always_inline int call_entry(void *ctx, __u32 id, const __u64 *args, const bool vfs, __u64 sp)
 {
 	struct func_cfg *fc = call_wanted(id, args, vfs);
 
 	if (fc)
-		frame_push(ctx, id, fc, args, vfs);
+		frame_push(ctx, id, fc, args, vfs, sp);
 	return 0;
 }
 
@@ -129,7 +256,8 @@ static __always_inline int call_entry(void *ctx, __u32 id, const __u64 *args, co
 static __always_inline struct frame *frame_pop(__u32 id, bool *had_frames, struct frames **frp)
 {
 	struct frames *fr = task_frames();
-	__u32 d;
+	bool found = false;
+	__u32 d, k = 0;
 
 	*had_frames = false;
 	*frp = fr;
@@ -145,13 +273,22 @@ static __always_inline struct frame *frame_pop(__u32 id, bool *had_frames, struc
 	for (__u32 i = 0; i < SMBLAT_NEST; i++) {
 		if (i >= d)
 			break;
-		__u32 k = (d - 1 - i) & (SMBLAT_NEST - 1);
+		k = (d - 1 - i) & (SMBLAT_NEST - 1);
 		if (fr->f[k].func_id == id) {
-			fr->depth = k;
-			return &fr->f[k];
+			found = true;
+			break;
 		}
 	}
-	return NULL;
+	if (!found)
+		return NULL;
+	/* the calls above ours are over: their returns were missed */
+	for (__u32 j = 0; j < SMBLAT_NEST; j++) {
+		if (k + 1 + j >= d)
+			break;
+		frame_lost(&fr->f[(k + 1 + j) & (SMBLAT_NEST - 1)]);
+	}
+	fr->depth = k;
+	return &fr->f[k];
 }
 
 /*
@@ -160,12 +297,11 @@ static __always_inline struct frame *frame_pop(__u32 id, bool *had_frames, struc
  * and kernel (a tracepoint with one probe or several), so the agent drops
  * them by name.
  */
-static __always_inline void stacks_fill(void *ctx, struct rec_head *h, struct rec_stacks *st,
-					const struct func_cfg *fc, const struct frame *f)
+static __always_inline void stacks_fill(void *ctx, struct rec_stacks *st, const struct func_cfg *fc,
+					const struct frame *f)
 {
 	if (f && (cfg.compat & COMPAT_ENTRY_KSTACK) && (fc->flags & FF_KSTACK)) {
-		st->kstack_sz = f->kstack_id;
-		h->flags |= RF_KSTACK_ID;
+		st->kstack_sz = entry_kstack_copy(f, st->kstack, sizeof(st->kstack));
 	} else {
 		st->kstack_sz = (fc->flags & FF_KSTACK) ?
 					bpf_get_stack(ctx, st->kstack, sizeof(st->kstack), 0) :
@@ -187,7 +323,7 @@ static __always_inline void call_fill(void *ctx, struct rec_call *c, enum rec_ki
 		c->h.flags |= RF_HAS_RET;
 	for (int i = 0; i < SMBLAT_MAX_ARGS; i++)
 		c->args[i] = f && i < fc->nargs ? f->args[i] : 0;
-	stacks_fill(ctx, &c->h, &c->st, fc, f);
+	stacks_fill(ctx, &c->st, fc, f);
 }
 
 /* The smb layer's part: the file and share of the call, the SMB2 requests it waited on. */
@@ -220,7 +356,7 @@ static __always_inline void call_done(void *ctx, __u32 id, const struct frame *f
 		stacks_count(ctx, id, lat, fc->flags);
 	if (vfs && f)
 		vfs_share_account(id, fc, f->args, lat, slow, how);
-	if (!slow && !((fc->flags & FF_ERRORS) && ret_failed(fc->ret_kind, ret)))
+	if (!slow && !((fc->flags & FF_ERRORS) && ret_failed(fc, ret)))
 		return;
 	c = bpf_ringbuf_reserve(&events, vfs ? sizeof(struct rec_vfs_call) : sizeof(struct rec_call), 0);
 	if (!c) {
@@ -252,6 +388,7 @@ static __always_inline int call_exit(void *ctx, __u32 id, __u64 ret, const bool 
 	}
 	if (!f->inner)
 		call_done(ctx, id, f, now - f->start_ns, ret, vfs, how);
+	entry_kstack_drop(f);
 	frames_put(fr);
 	return 0;
 }
@@ -262,7 +399,7 @@ static __always_inline int regs_entry(struct pt_regs *regs, const bool vfs)
 	__u64 args[SMBLAT_MAX_ARGS] = {};
 
 	regs_args(regs, args);
-	return call_entry(regs, probe_id(regs, false), args, vfs);
+	return call_entry(regs, probe_id(regs, false), args, vfs, PT_REGS_SP(regs));
 }
 
 static __always_inline int regs_exit(struct pt_regs *regs, const bool vfs, const enum acct how)
@@ -285,7 +422,8 @@ static __always_inline int regs_exit(struct pt_regs *regs, const bool vfs, const
 		__u64 args[SMBLAT_MAX_ARGS] = {};                                            \
                                                                                              \
 		trampoline_args(ctx, args);                                                  \
-		return call_entry(ctx, bpf_get_attach_cookie(ctx), args, vfs);               \
+		/* no stack pointer at a trampoline: no stale frames judged */               \
+		return call_entry(ctx, bpf_get_attach_cookie(ctx), args, vfs, 0);            \
 	}                                                                                    \
                                                                                              \
 	SEC("fexit")                                                                         \

@@ -15,6 +15,17 @@
 #include <bpf/bpf_core_read.h>
 #include "smblat.h"
 
+/* The errno values the programs return (vmlinux.h has no macros). */
+#ifndef ENOENT
+#define ENOENT 2
+#endif
+#ifndef ENOMEM
+#define ENOMEM 12
+#endif
+#ifndef EFAULT
+#define EFAULT 14
+#endif
+
 extern const volatile struct smblat_cfg cfg;
 
 /* Bumped by the agent at each histogram interval; selects the min/max slot. */
@@ -29,8 +40,9 @@ struct frame {
 	/* the SMB2 requests this call waited on (wire.bpf.h) */
 	__u32 wire_n;
 	__u32 inner;     /* an inner call of an operation timed further out: not timed */
-	__s32 kstack_id; /* the entry's kernel stack in kstacks (COMPAT_ENTRY_KSTACK) */
+	__s32 kstack_id; /* its entry's kernel stack in entry_kstacks, by depth (COMPAT_ENTRY_KSTACK); <0: none */
 	__u32 pad;
+	__u64 sp; /* the stack pointer at the call's entry, 0: not known (call.bpf.h) */
 	__u64 wire_ns;
 	struct smb2_split wire_split; /* theirs, summed */
 	struct wire_req wire[SMBLAT_WIRE_MAX];
@@ -64,15 +76,31 @@ struct {
 
 /*
  * Kernel stacks taken at a call's entry, for kernels whose kretprobes end
- * the stack at their trampoline (COMPAT_ENTRY_KSTACK); the agent sizes it
- * then, and reads a slow call's stack from it by the id in its event.
+ * the stack at their trampoline (COMPAT_ENTRY_KSTACK): by thread and depth
+ * (the thread id in the upper half of the key), taken by the call's
+ * return into its record and dropped there. The agent sizes the map then,
+ * and sweeps the stacks of threads that died inside a call.
  */
+struct entry_kstack {
+	__s64 size; /* bpf_get_stack()'s bytes, or its negative errno */
+	__u64 ip[SMBLAT_STACK_SLOTS];
+};
+
 struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 1);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, SMBLAT_STACK_SLOTS * sizeof(__u64));
-} kstacks SEC(".maps") __weak;
+	__type(key, __u64);
+	__type(value, struct entry_kstack);
+} entry_kstacks SEC(".maps") __weak;
+
+/* Where the entry's stack is taken before it goes into entry_kstacks: too large for the BPF stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct entry_kstack);
+} entry_kstack_buf SEC(".maps") __weak;
 
 /* Function ids by probed place, for kernels without BPF cookies (COMPAT_PLACE_IDS). */
 struct {
@@ -359,8 +387,61 @@ static __always_inline void account_lost(__u32 id)
 		__sync_fetch_and_add(&st->lost, 1);
 }
 
-static __always_inline bool ret_failed(__u8 kind, __u64 ret)
+/* Width in bytes of what the value of kind is, for a convention; 0: not known. */
+static __always_inline int ret_width(__u8 kind)
 {
+	switch (kind) {
+	case RK_USER_S8:
+	case RK_USER_U8:
+		return 1;
+	case RK_USER_S16:
+	case RK_USER_U16:
+		return 2;
+	case RK_INT:
+	case RK_USER_S32:
+	case RK_USER_U32:
+		return 4;
+	case RK_LONG:
+	case RK_PTR:
+	case RK_USER_S64:
+	case RK_USER_U64:
+	case RK_USER_PTR:
+		return 8;
+	}
+	return 0;
+}
+
+/* ret read as signed, as wide as kind says: negative by a convention's measure. */
+static __always_inline __s64 ret_signed(__u8 kind, __u64 ret)
+{
+	switch (ret_width(kind)) {
+	case 1:
+		return (__s8)ret;
+	case 2:
+		return (__s16)ret;
+	case 4:
+		return (__s32)ret;
+	case 8:
+		return (__s64)ret;
+	}
+	/* not known: a 64-bit value, or an int's 32 bits with the upper half zero */
+	return (ret >> 32) ? (__s64)ret : (__s32)ret;
+}
+
+static __always_inline bool ret_failed(const struct func_cfg *fc, __u64 ret)
+{
+	__u8 kind = fc->ret_kind;
+
+	switch (fc->ret_fail) {
+	case FAIL_NEVER:
+		return false;
+	case FAIL_NEGATIVE:
+		return ret_signed(kind, ret) < 0;
+	case FAIL_MINUS1:
+		return ret_signed(kind, ret) == -1;
+	case FAIL_NULL:
+		return ret_width(kind) ? ret_signed(kind, ret) == 0 : ret == 0;
+	}
 	switch (kind) {
 	case RK_INT:
 		return (__s32)ret < 0;
@@ -368,8 +449,6 @@ static __always_inline bool ret_failed(__u8 kind, __u64 ret)
 		return smblat_is_errno((__s64)ret);
 	case RK_PTR:
 		return ret >= (__u64)-SMBLAT_MAX_ERRNO;
-	case RK_USER:
-		return (__s32)ret < 0;
 	}
 	return false;
 }

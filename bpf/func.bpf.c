@@ -75,7 +75,7 @@ int usession(struct pt_regs *regs)
 		regs_args(regs, args);
 		fc = call_wanted(id, args, false);
 		framed = fc && fc->nargs;
-		if (!fc || (framed && !frame_push(regs, id, fc, args, false)))
+		if (!fc || (framed && !frame_push(regs, id, fc, args, false, PT_REGS_SP(regs))))
 			return 1;
 		/* the start, and in its lowest bit whether a frame holds the arguments */
 		*cookie = (bpf_ktime_get_ns() & ~1ULL) | framed;
@@ -85,6 +85,8 @@ int usession(struct pt_regs *regs)
 	if (*cookie & 1)
 		f = frame_pop(id, &had, &fr);
 	call_done(regs, id, f, now - (*cookie & ~1ULL), PT_REGS_RC(regs), false, ACCT_SHARED);
+	if (f)
+		entry_kstack_drop(f);
 	if (fr)
 		frames_put(fr);
 	return 0;
@@ -106,7 +108,7 @@ int usdt_entry(struct pt_regs *regs)
 			break;
 		args[i] = v;
 	}
-	return call_entry(regs, (__u32)bpf_usdt_cookie(regs), args, false);
+	return call_entry(regs, (__u32)bpf_usdt_cookie(regs), args, false, PT_REGS_SP(regs));
 }
 
 SEC("usdt")

@@ -32,7 +32,6 @@ enum rec_kind {
 /* What a record has, in rec_head.flags: one namespace for every kind. */
 enum rec_flags {
 	RF_HAS_RET = 1u << 0,       /* call: ret is the return value */
-	RF_KSTACK_ID = 1u << 1,     /* stacks: kstack_sz is the id of the entry's stack in kstacks */
 	RF_HAS_DEV = 1u << 2,       /* dev is the call's (or the event's) super_block s_dev */
 	RF_HAS_NAME = 1u << 3,      /* name is the call's dentry name */
 	RF_SMB2_IDS = 1u << 4,      /* ids are an SMB2 header's (smbd requests: found in the request) */
@@ -58,8 +57,8 @@ struct rec_head {
 
 /*
  * Stacks, innermost frame first: bytes in kstack/ustack, or a negative
- * errno; with RF_KSTACK_ID kstack_sz is an id in the kstacks map. One
- * frame more than kept is captured, to tell a cut stack from one that fits.
+ * errno. One frame more than kept is captured, to tell a cut stack from
+ * one that fits.
  */
 struct rec_stacks {
 	int32_t kstack_sz;

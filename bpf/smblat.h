@@ -85,13 +85,42 @@ enum arg_kind {
 	_AK_MAX,
 };
 
+/*
+ * What a function returns. Kernel functions by their BTF: a negative int
+ * or long or an ERR_PTR() is a -errno. User functions by the type their
+ * DWARF or BTF gives, which says how wide the value is and how it reads;
+ * RK_USER when it is not known: the 64-bit register as it is.
+ */
 enum ret_kind {
-	RK_VOID = 0,
-	RK_INT,  /* 32-bit, negative is -errno */
-	RK_LONG, /* 64-bit, negative is -errno */
-	RK_PTR,  /* ERR_PTR() encodes -errno */
-	RK_UINT, /* never an error */
-	RK_USER, /* user-space function: 64 bits as they are; failed when negative as C int */
+	RK_VOID = 0, /* no value (void, or one not in the register: float, struct) */
+	RK_INT,      /* 32-bit, negative is -errno */
+	RK_LONG,     /* 64-bit, negative is -errno */
+	RK_PTR,      /* ERR_PTR() encodes -errno */
+	RK_UINT,     /* never an error */
+	RK_USER,     /* user function, type unknown */
+	RK_USER_S8,  /* user function, signed, 1 to 8 bytes */
+	RK_USER_S16,
+	RK_USER_S32,
+	RK_USER_S64,
+	RK_USER_U8, /* user function, unsigned (and bool), 1 to 8 bytes */
+	RK_USER_U16,
+	RK_USER_U32,
+	RK_USER_U64,
+	RK_USER_PTR, /* user function, a pointer */
+};
+
+/*
+ * When a call failed, for errors=: by its kind (kernel functions: a
+ * -errno), or by a convention, over the width its kind says (a user
+ * function of unknown type: a 64-bit long, or a 32-bit int when the upper
+ * half is zero, as an int return leaves the register).
+ */
+enum ret_fail {
+	FAIL_BY_KIND = 0,
+	FAIL_NEVER,    /* nothing the value says is a failure (a pointer, a count) */
+	FAIL_NEGATIVE, /* < 0 */
+	FAIL_MINUS1,   /* == -1 */
+	FAIL_NULL,     /* == 0 (NULL) */
 };
 
 enum func_flags {
@@ -115,7 +144,7 @@ struct func_cfg {
 	uint8_t nargs;      /* entry arguments copied into the event */
 	uint8_t ret_kind;   /* enum ret_kind */
 	uint8_t frame_args; /* leading arguments a call's entry keeps: nargs, sb_arg, name_arg */
-	uint8_t pad[1];
+	uint8_t ret_fail;   /* enum ret_fail, with FF_ERRORS */
 	/*
 	 * The operation the function serves (cifs_llseek and the
 	 * generic_file_llseek it calls are both FILE_LLSEEK), 0: none. A call

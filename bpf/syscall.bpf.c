@@ -66,6 +66,7 @@ static __always_inline int sys_enter(void *ctx, struct pt_regs *tp_regs, long nr
 	__u32 id = sys_id(nr), n;
 	struct func_cfg *fc;
 	struct pt_regs *regs;
+	__u64 sp;
 
 	if (!id)
 		return 0;
@@ -75,15 +76,18 @@ static __always_inline int sys_enter(void *ctx, struct pt_regs *tp_regs, long nr
 		return 0;
 	/* only the arguments logged */
 	n = fc->nargs;
+	/* the user stack pointer: a syscall nests inside the thread's user calls */
 	if (cfg.compat & COMPAT_TP_REGS) {
 		SYS_ARGS(args, n, tp_regs, _CORE, SYS_R9_CORE(tp_regs));
+		sp = PT_REGS_SP_CORE(tp_regs);
 	} else {
 		regs = sys_regs();
 		if (!regs)
 			return 0;
 		SYS_ARGS(args, n, regs, , SYS_R9(regs));
+		sp = PT_REGS_SP(regs);
 	}
-	return call_entry(ctx, id, args, false);
+	return call_entry(ctx, id, args, false, sp);
 }
 
 static __always_inline int sys_exit(void *ctx, struct pt_regs *tp_regs, long ret)

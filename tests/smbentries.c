@@ -355,11 +355,11 @@ int main(int argc, char **argv)
 		k |= event_send(&d, 2 + i, i, end);
 	k |= views_send(argv[1]);
 	k |= smbd_views(&d, end, 2 + _SMB_EV_MAX);
-	/* requests the smb2 layer could not time: a loss entry with UNTIMED */
+	/* requests the smb2 layer could not time, runs the kernel skipped: a loss entry with UNTIMED and RECURSION_MISSES */
 	{
 		struct loss l = { .func = &fns[1], .untimed = 2 };
 		char **v = NULL;
-		int n = journal_loss_fields(&l, 1, 60, &v);
+		int n = journal_loss_fields(&l, 1, 3, 60, &v);
 
 		k |= send_fields(v, n);
 	}

@@ -40,6 +40,9 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < 20; i++)
 		syscall(SYS_openat, AT_FDCWD, "/nonexistent/sysmix", O_RDONLY);
+	/* a second errno of the same syscall: EISDIR */
+	for (int i = 0; i < 5; i++)
+		syscall(SYS_openat, AT_FDCWD, "/", O_WRONLY);
 	for (int i = 0; i < 30; i++)
 		syscall(SYS_getppid);
 	if (pipe(p) < 0)

@@ -559,7 +559,7 @@ static void test_errors(void)
 	CHECK_ERROR_AT("[probe X]\ntarget = syscall:Open\n", 2, "syscall:NAME");
 	CHECK_ERROR_AT("[probe X]\ntarget = a\nargs = 7\n", 3, "from 0 to 6");
 	CHECK_ERROR_AT("[probe X]\ntarget = a\nargs = -1\n", 3, "from 0 to 6");
-	CHECK_ERROR_AT("[probe X]\ntarget = a\nerrors = sometimes\n", 3, "invalid boolean");
+	CHECK_ERROR_AT("[probe X]\ntarget = a\nerrors = sometimes\n", 3, "negative, minus1 or null");
 	CHECK_ERROR("[probe X]\ntarget = a\ngroups = inode\n",
 		    "t.conf:3: unknown key \"groups\" in [probe X], it belongs in [smb]\n");
 	CHECK_ERROR("[probe X]\ntarget = a\ntarget_ = b\n",
@@ -1231,6 +1231,22 @@ static void test_garbage(void)
 	free(capture_end());
 }
 
+/*
+ * A message echoes the file's bytes: invalid UTF-8 and control characters
+ * as \xNN, valid UTF-8 as it is (issue 25 item 21: a non-UTF-8 key was
+ * echoed raw to the terminal and the journal).
+ */
+static void test_escaped(void)
+{
+	CHECK_ERROR("[agent]\n\xff\xfekey = 1\n", "t.conf:2: unknown key \"\\xff\\xfekey\" in [agent]\n");
+	CHECK_ERROR("[agent]\n\x1b[2Jk = 1\n", "t.conf:2: unknown key \"\\x1b[2Jk\" in [agent]\n");
+	CHECK_ERROR("[agent]\nschl\xc3\xbcssel = 1\n",
+		    "t.conf:2: unknown key \"schl\xc3\xbcssel\" in [agent]\n");
+	/* an overlong '/' and a lone continuation byte are no UTF-8 */
+	CHECK_ERROR("[agent]\nk\xc0\xaf\x80 = 1\n",
+		    "t.conf:2: unknown key \"k\\xc0\\xaf\\x80\" in [agent]\n");
+}
+
 int main(int argc, char **argv)
 {
 	const char *root = argc > 1 ? argv[1] : getenv("SOURCE_ROOT");
@@ -1257,6 +1273,7 @@ int main(int argc, char **argv)
 		failures++;
 	}
 	test_garbage();
+	test_escaped();
 
 	return check_done("config");
 }

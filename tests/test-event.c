@@ -622,6 +622,29 @@ static void test_block(struct fixture *f)
 	event_record_clear(&r);
 }
 
+/*
+ * A stack taken at the call's entry (a kprobe where kretprobes cannot
+ * unwind) or inside it (fexit's trampoline) starts in the probed function
+ * itself: it is named once, not as cifs_unlink+0x0 and cifs_unlink+0x1.
+ */
+static void test_entry_stack(struct fixture *f)
+{
+	struct rec_vfs_call e = unlink_event(f);
+	struct record r;
+	int ret;
+
+	e.c.st.kstack[0] = A_BPF_PROG + 0x4c;
+	e.c.st.kstack[1] = 0xffffffffc0a01000ull + 0x1; /* cifs_unlink+0x1: the kprobe's address */
+	e.c.st.kstack[2] = A_VFS_UNLINK + 0x12f;
+	e.c.st.kstack[3] = A_DO_UNLINKAT + 0x1a0;
+	e.c.st.kstack_sz = 4 * 8;
+	ret = decode(&f->d, &e, sizeof(e), &r);
+	check(ret == 0, "decode = %d", ret);
+	check_str(r.stack, "cifs_unlink+0x0 [cifs]\nvfs_unlink+0x12f\ndo_unlinkat+0x1a0");
+	check_str(r.stack_folded, "do_unlinkat;vfs_unlink;cifs_unlink");
+	event_record_clear(&r);
+}
+
 int main(void)
 {
 	struct fixture f;
@@ -633,6 +656,7 @@ int main(void)
 	test_stacks(&f);
 	test_syscall_stack(&f);
 	test_stack_cut(&f);
+	test_entry_stack(&f);
 	test_invalid(&f);
 	test_block(&f);
 	test_clock();

@@ -279,7 +279,7 @@ static int count_lines(const char *t)
 
 static void test_report_example(void)
 {
-	/* 12 calls between 41.002 and 52.900 ms, as in the documentation. */
+	/* 12 calls between 41.002 and 52.900 ms; the average 45966.67 us reads as AVG_US=45966 does. */
 	static const uint64_t us[] = { 41002, 42500, 43100, 44000, 44800, 45000,
 				       45300, 46100, 47200, 48700, 51000, 52900 };
 	struct summary s;
@@ -293,9 +293,9 @@ static void test_report_example(void)
 	if (!t)
 		return;
 	check(strncmp(t,
-		      "INODE_OP_UNLINK (smb): 12 calls in 60 s, avg 45.967 ms, "
+		      "INODE_OP_UNLINK (smb): 12 calls in 60 s, avg 45.966 ms, "
 		      "min 41.002 ms, max 52.900 ms, p50 ",
-		      strlen("INODE_OP_UNLINK (smb): 12 calls in 60 s, avg 45.967 ms, "
+		      strlen("INODE_OP_UNLINK (smb): 12 calls in 60 s, avg 45.966 ms, "
 			     "min 41.002 ms, max 52.900 ms, p50 ")) == 0,
 	      "headline:\n%s", t);
 	check(strstr(t, ", p99 52.9 ms, 3 slow\n"), "headline end:\n%s", t);
@@ -569,7 +569,7 @@ static void test_empty(void)
 
 	hist_init(&s);
 	f = open_memstream(&buf, &len);
-	hist_print_table_row(f, &unlink_func, &s);
+	hist_print_table_row(f, &unlink_func, &s, HIST_TABLE_WIDTH);
 	fclose(f);
 	check(strstr(buf, "INODE_OP_UNLINK") && strstr(buf, " - "), "empty table row: %s", buf);
 	free(buf);
@@ -586,7 +586,7 @@ static void test_table(void)
 	FILE *f;
 
 	f = open_memstream(&buf, &len);
-	hist_print_table_header(f);
+	hist_print_table_header(f, HIST_TABLE_WIDTH);
 	fclose(f);
 	p = buf;
 	for (size_t i = 0; i < ELEMENTSOF(columns); i++) {
@@ -604,13 +604,49 @@ static void test_table(void)
 	s.slow = 1;
 	buf = NULL;
 	f = open_memstream(&buf, &len);
-	hist_print_table_row(f, &unlink_func, &s);
+	hist_print_table_row(f, &unlink_func, &s, HIST_TABLE_WIDTH);
 	fclose(f);
 	check(strncmp(buf, "INODE_OP_UNLINK ", 16) == 0, "row: %s", buf);
 	check(strstr(buf, " 2 ") && strstr(buf, " 6.000 ") && strstr(buf, " 3.000 ") &&
 		      strstr(buf, " 2.000 ") && strstr(buf, " 4.000 "),
 	      "row values: %s", buf);
 	check(len > 2 && strcmp(buf + len - 2, "1\n") == 0, "slow column: %s", buf);
+	free(buf);
+}
+
+/*
+ * A name longer than the FUNCTION column (a -f PATH:symbol) widens the
+ * column for the whole table: every row's COUNT ends where the header's
+ * does (issue 25 item 21: the long name's row was pushed aside).
+ */
+static void test_table_long_name(void)
+{
+	static char long_name[] = "/usr/lib/x86_64-linux-gnu/libc.so.6:malloc";
+	struct func lf = { .name = long_name, .layer = LAYER_FUNC };
+	int width = hist_table_width(hist_table_width(0, unlink_func.name), long_name);
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0, ends[3];
+	int n = 0;
+	struct summary s;
+	FILE *f;
+
+	hist_init(&s);
+	hist_add(&s, 2 * MS);
+	f = open_memstream(&buf, &len);
+	hist_print_table_header(f, width);
+	hist_print_table_row(f, &unlink_func, &s, width);
+	hist_print_table_row(f, &lf, &s, width);
+	fclose(f);
+	for (line = strtok_r(buf, "\n", &save); line && n < 3; line = strtok_r(NULL, "\n", &save)) {
+		/* the end of the second column: COUNT, or the count 1 */
+		const char *p = line + strcspn(line, " ");
+
+		p += strspn(p, " ");
+		ends[n++] = (size_t)(p - line) + strcspn(p, " ");
+	}
+	check(width == (int)strlen(long_name), "width %d", width);
+	check(n == 3 && ends[0] == ends[1] && ends[1] == ends[2], "COUNT columns end at %zu %zu %zu:\n%s",
+	      ends[0], ends[1], ends[2], buf);
 	free(buf);
 }
 
@@ -660,6 +696,55 @@ static void test_columns(void)
 	free(buf);
 }
 
+/*
+ * Milliseconds in the text are the _US fields' microseconds, truncated as
+ * they are: a call of 3140.9 us is MIN_US=3140 and "min 3.140 ms", never
+ * "3.141" (issue 25 item 21); the same in the --hist table.
+ */
+static void test_truncated(void)
+{
+	struct func fn = { .name = "X", .layer = LAYER_FUNC };
+	struct summary s;
+	char *t, *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	hist_init(&s);
+	hist_add(&s, 3140900);
+	hist_add(&s, 9999999);
+	t = hist_format_report(&fn, &s, 1);
+	check(t && strstr(t, "avg 6.570 ms, min 3.140 ms, max 9.999 ms"), "truncated ms: %s", t);
+	free(t);
+	f = open_memstream(&buf, &len);
+	hist_print_table_row(f, &fn, &s, HIST_TABLE_WIDTH);
+	fclose(f);
+	check(buf && strstr(buf, " 13.140 ") && strstr(buf, " 6.570 ") && strstr(buf, " 3.140 ") &&
+		      strstr(buf, " 9.999 ") && !strstr(buf, "3.141") && !strstr(buf, "10.000"),
+	      "truncated table row: %s", buf);
+	free(buf);
+}
+
+/* An interval in which no column had a call (-p of an idle process): the header and zero totals. */
+static void test_columns_empty(void)
+{
+	const char *names[] = { "syscall", "uprobes" };
+	struct summary a, b;
+	const struct summary *s[] = { &a, &b };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	hist_init(&a);
+	hist_init(&b);
+	f = open_memstream(&buf, &len);
+	hist_print_columns(f, names, s, 2);
+	fclose(f);
+	check(buf && strstr(buf, "syscall") && strstr(buf, "uprobes") && !strstr(buf, "->"),
+	      "empty columns: %s", buf);
+	check(buf && strstr(buf, "total : 0        ") && strstr(buf, " 0 "), "empty totals: %s", buf);
+	free(buf);
+}
+
 int main(void)
 {
 	test_bucket_ranges();
@@ -672,9 +757,12 @@ int main(void)
 	test_report_rows();
 	test_empty();
 	test_table();
+	test_table_long_name();
 	test_report_true_bounds();
 	test_percentile_in_bucket();
 	test_columns();
+	test_columns_empty();
+	test_truncated();
 
 	return check_done("hist");
 }

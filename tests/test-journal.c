@@ -617,7 +617,7 @@ static void test_loss_fields(void)
 	struct entry e = {};
 	char prio[8];
 
-	e.n = journal_loss_fields(l, 3, 60, &e.v);
+	e.n = journal_loss_fields(l, 3, 0, 60, &e.v);
 	CHECK(e.n > 0, "journal_loss_fields: %d", e.n);
 	if (e.n <= 0)
 		return;

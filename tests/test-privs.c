@@ -503,6 +503,43 @@ static void wrap_status(const struct user *pw)
 	case_status();
 }
 
+/*
+ * Where the kernel refuses bpf() to unprivileged processes as a whole,
+ * CAP_BPF stays effective between attaches: a lower keeps it, a raise
+ * adds the rest, and only kept capabilities can stay.
+ */
+static void case_keep_effective(const struct user *pw)
+{
+	const uint64_t bpf = UINT64_C(1) << CAP_BPF;
+	struct privs_state st;
+	int r;
+
+	r = privs_drop(TEST_USER, true, NULL, 0);
+	check(r == 0, "privs_drop(%s, true, NULL, 0) = %d", TEST_USER, r);
+	if (r < 0)
+		return;
+	check(privs_keep_effective(UINT64_C(1) << CAP_SETUID) == -EPERM,
+	      "a capability not kept stayed effective");
+	r = privs_keep_effective(bpf);
+	check(r == 0, "privs_keep_effective(CAP_BPF) = %d", r);
+	check(privs_status(0, &st) == 0, "privs_status failed");
+	check_creds(&st, pw->pw_uid, pw->pw_gid, PRIVS_ATTACH_CAPS, bpf);
+	check(privs_raise() == 0, "privs_raise() failed");
+	check(privs_status(0, &st) == 0, "privs_status failed");
+	check_creds(&st, pw->pw_uid, pw->pw_gid, PRIVS_ATTACH_CAPS, PRIVS_ATTACH_CAPS);
+	check(privs_lower() == 0, "privs_lower() failed");
+	check(privs_status(0, &st) == 0, "privs_status failed");
+	check_creds(&st, pw->pw_uid, pw->pw_gid, PRIVS_ATTACH_CAPS, bpf);
+	/* what it is kept for: a bpf() call on an existing object */
+	uint32_t id = 0;
+	check(bpf_btf_get_next_id(0, &id) < 0 && errno == EPERM,
+	      "BPF_BTF_GET_NEXT_ID (CAP_SYS_ADMIN) allowed with CAP_BPF alone");
+	check(map_create() == 0, "no BPF map created with CAP_BPF effective");
+	check(privs_forget() == 0, "privs_forget() failed");
+	check(privs_status(0, &st) == 0, "privs_status failed");
+	check_creds(&st, pw->pw_uid, pw->pw_gid, 0, 0);
+}
+
 int main(void)
 {
 	/* What privs_drop() itself needs, and what it keeps. */
@@ -539,9 +576,10 @@ int main(void)
 	run("status", wrap_status, &u);
 	run("missing user", wrap_missing, &u);
 	run("drop everything", case_drop_all, &u);
-	if ((st.cap_prm & PRIVS_ATTACH_CAPS) == PRIVS_ATTACH_CAPS)
+	if ((st.cap_prm & PRIVS_ATTACH_CAPS) == PRIVS_ATTACH_CAPS) {
 		run("drop keeping attach caps", case_drop_keep, &u);
-	else
+		run("CAP_BPF kept effective", case_keep_effective, &u);
+	} else
 		printf("skip: drop keeping attach caps: root here lacks CAP_BPF, CAP_PERFMON or "
 		       "CAP_SYSLOG\n");
 

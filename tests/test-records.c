@@ -46,7 +46,7 @@ struct layout {
 static const struct layout layouts[] = {
 	LAYOUT(func_cfg, M(func_cfg, threshold_ns), M(func_cfg, flags), M(func_cfg, sb_arg),
 	       M(func_cfg, sb_kind), M(func_cfg, name_arg), M(func_cfg, name_kind), M(func_cfg, nargs),
-	       M(func_cfg, ret_kind), M(func_cfg, frame_args), M(func_cfg, pad), M(func_cfg, op)),
+	       M(func_cfg, ret_kind), M(func_cfg, frame_args), M(func_cfg, ret_fail), M(func_cfg, op)),
 	LAYOUT(func_stats, M(func_stats, total_ns), M(func_stats, slow), M(func_stats, lost),
 	       M(func_stats, untimed), M(func_stats, unmatched), M(func_stats, min_ns), M(func_stats, max_ns),
 	       M(func_stats, mm_epoch), M(func_stats, hist)),

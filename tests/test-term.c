@@ -191,6 +191,45 @@ static void test_block(void)
 		     "bytes at sector 2048\n");
 }
 
+/*
+ * A name longer than the FUNCTION column widens it, header and rows alike
+ * (issue 25 item 21: the latency of SMBD_SMB2_QUERY_DIRECTORY's lines
+ * stood two columns right of the others').
+ */
+static void test_long_name(void)
+{
+	struct func fn = { .layer = LAYER_SMBD, .name = "SMBD_SMB2_QUERY_DIRECTORY" };
+	struct term_opts o = { .format = TERM_TEXT, .name_width = 25 };
+	struct record r = sample();
+
+	check_output("wide header", header_adapter, &o, NULL,
+		     "ENDTIME  TASK             PID     FUNCTION                  LATENCY(ms)\n");
+	check_output("short name, wide column", term_print_event, &o, &r,
+		     "22:13:20 rm               48782   INODE_OP_UNLINK                16.351\n");
+	r.func = &fn;
+	check_output("long name", term_print_event, &o, &r,
+		     "22:13:20 rm               48782   SMBD_SMB2_QUERY_DIRECTORY      16.351\n");
+}
+
+/* An event that is no call says what happened, not what it worked "on" (issue 25 item 21). */
+static void test_event_place(void)
+{
+	struct term_opts o = { .format = TERM_TEXT };
+	struct func fn = { .layer = LAYER_SMBD, .name = "SMBD_EXIT" };
+	struct record r = {
+		.func = &fn,
+		.end_realtime_us = 1700000000123456,
+		.latency_ns = 2500000000,
+		.pid = 4242,
+		.comm = "smbd",
+		.place = "exited",
+		.message_id = "3aefbceff9ca401c9d1fb860c0bd08d8",
+	};
+
+	check_output("exit row", term_print_event, &o, &r,
+		     "22:13:20 smbd             4242    SMBD_EXIT                   2500.000: exited\n");
+}
+
 /* -f: funcslower's columns, the function last */
 static void test_funcslower(void)
 {
@@ -231,6 +270,8 @@ int main(void)
 	test_folded();
 	test_block();
 	test_funcslower();
+	test_long_name();
+	test_event_place();
 
 	return check_done("term");
 }

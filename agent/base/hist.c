@@ -8,6 +8,7 @@
 
 #include "base/hist.h"
 #include "base/macro.h"
+#include "base/units.h"
 
 #define HIST_BAR_WIDTH 40
 
@@ -220,20 +221,25 @@ char *hist_format_compact(const struct summary *s)
 	return buf;
 }
 
-static double ns_to_ms(uint64_t ns)
+static void print_ms(FILE *f, uint64_t ns)
 {
-	return (double)ns / 1e6;
+	char buf[32];
+
+	units_ms(buf, sizeof(buf), ns, 3);
+	fputs(buf, f);
 }
 
 /* About 3 significant digits, never an exponent, ns the finest step: 44.8, 0.00234. */
 static void print_ms_approx(FILE *f, uint64_t ns)
 {
+	char buf[32];
 	int decimals = 0;
 
 	if (ns > 0)
 		for (uint64_t v = 100000000; ns < v && decimals < 6; v /= 10)
 			decimals++;
-	fprintf(f, "%.*f", decimals, ns_to_ms(ns));
+	units_ms(buf, sizeof(buf), ns, decimals);
+	fputs(buf, f);
 }
 
 /* Interval in seconds to 0.1 s, "60" rather than "60.0". */
@@ -262,9 +268,15 @@ static void report_headline(FILE *f, const struct func *fn, const struct summary
 		fputc('\n', f);
 		return;
 	}
-	fprintf(f, ", avg %.3f ms", ns_to_ms(s->total_ns) / (double)s->count);
-	if (minmax_known(s))
-		fprintf(f, ", min %.3f ms, max %.3f ms", ns_to_ms(s->min_ns), ns_to_ms(s->max_ns));
+	fputs(", avg ", f);
+	print_ms(f, s->total_ns / s->count);
+	if (minmax_known(s)) {
+		fputs(" ms, min ", f);
+		print_ms(f, s->min_ns);
+		fputs(" ms, max ", f);
+		print_ms(f, s->max_ns);
+	}
+	fputs(" ms", f);
 	if (buckets_sum(s) > 0)
 		for (unsigned int i = 0; i < ELEMENTSOF(pct); i++) {
 			fprintf(f, ", p%.0f ", pct[i]);
@@ -304,13 +316,14 @@ static void format_us(char *buf, size_t len, uint64_t ns)
 
 /*
  * The bounds of rows first..last in microseconds; returns the width of
- * the widest, at least biolatency's 10 columns.
+ * the widest, at least biolatency's 10 columns. No rows (first < 0, no
+ * calls at all): no labels, the least width.
  */
 static int row_labels(int first, int last, char lo_s[][24], char hi_s[][24])
 {
 	int width = 10;
 
-	for (int r = first; r <= last; r++) {
+	for (int r = first; r >= 0 && r <= last; r++) {
 		uint64_t lo, hi;
 
 		row_range(r, &lo, &hi);
@@ -449,25 +462,38 @@ char *hist_format_report(const struct func *fn, const struct summary *s, double 
 	return buf;
 }
 
-void hist_print_table_header(FILE *out)
+int hist_table_width(int width, const char *name)
 {
-	fprintf(out, "%-32s %10s %12s %10s %10s %10s %10s %10s %8s\n", "FUNCTION", "COUNT", "TOTAL(ms)",
+	int n = name ? (int)strlen(name) : 0;
+
+	if (width < HIST_TABLE_WIDTH)
+		width = HIST_TABLE_WIDTH;
+	return n > width ? n : width;
+}
+
+void hist_print_table_header(FILE *out, int width)
+{
+	fprintf(out, "%-*s %10s %12s %10s %10s %10s %10s %10s %8s\n", width, "FUNCTION", "COUNT", "TOTAL(ms)",
 		"AVG(ms)", "MIN(ms)", "MAX(ms)", "P50(ms)", "P99(ms)", "SLOW");
 }
 
-void hist_print_table_row(FILE *out, const struct func *f, const struct summary *s)
+void hist_print_table_row(FILE *out, const struct func *f, const struct summary *s, int width)
 {
-	fprintf(out, "%-32s %10llu %12.3f ", f->name, (unsigned long long)s->count, ns_to_ms(s->total_ns));
+	char total[32], avg[32], min[32] = "-", max[32] = "-", p50[32], p99[32];
+
+	units_ms(total, sizeof(total), s->total_ns, 3);
+	fprintf(out, "%-*s %10llu %12s ", width, f->name, (unsigned long long)s->count, total);
 	if (s->count == 0) {
 		fprintf(out, "%10s %10s %10s %10s %10s ", "-", "-", "-", "-", "-");
 	} else {
-		fprintf(out, "%10.3f ", ns_to_ms(s->total_ns) / (double)s->count);
-		if (minmax_known(s))
-			fprintf(out, "%10.3f %10.3f ", ns_to_ms(s->min_ns), ns_to_ms(s->max_ns));
-		else
-			fprintf(out, "%10s %10s ", "-", "-");
-		fprintf(out, "%10.3f %10.3f ", ns_to_ms(hist_percentile(s, 50)),
-			ns_to_ms(hist_percentile(s, 99)));
+		units_ms(avg, sizeof(avg), s->total_ns / s->count, 3);
+		if (minmax_known(s)) {
+			units_ms(min, sizeof(min), s->min_ns, 3);
+			units_ms(max, sizeof(max), s->max_ns, 3);
+		}
+		units_ms(p50, sizeof(p50), hist_percentile(s, 50), 3);
+		units_ms(p99, sizeof(p99), hist_percentile(s, 99), 3);
+		fprintf(out, "%10s %10s %10s %10s %10s ", avg, min, max, p50, p99);
 	}
 	fprintf(out, "%8llu\n", (unsigned long long)s->slow);
 }

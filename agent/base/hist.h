@@ -66,6 +66,12 @@ char *hist_format_report(const struct func *f, const struct summary *s, double i
  */
 void hist_print_columns(FILE *out, const char *const *names, const struct summary *const *s, unsigned int n);
 
-/* The tsmbd-style table row header and rows for the terminal (--hist). */
-void hist_print_table_header(FILE *out);
-void hist_print_table_row(FILE *out, const struct func *f, const struct summary *s);
+/*
+ * The tsmbd-style table row header and rows for the terminal (--hist),
+ * the FUNCTION column width wide: hist_table_width() of the names the table
+ * will hold, so that a long one does not push its row's columns aside.
+ */
+#define HIST_TABLE_WIDTH 32
+int hist_table_width(int width, const char *name);
+void hist_print_table_header(FILE *out, int width);
+void hist_print_table_row(FILE *out, const struct func *f, const struct summary *s, int width);

@@ -21,9 +21,10 @@
 
 static const unsigned int attach_caps[] = { CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN, CAP_SYSLOG };
 
-/* Set once privs_drop() succeeded; capabilities kept in the permitted set. */
+/* Set once privs_drop() succeeded; capabilities kept in the permitted set; those of them effective throughout. */
 static bool dropped;
 static uint64_t kept;
+static uint64_t resident;
 
 /* capng_change_id(3) says which step failed by its return value. */
 static const char *change_id_step(int r)
@@ -204,9 +205,12 @@ static int effective_set(bool on)
 	/* libcap-ng's state is per thread; refresh it from this thread's kernel state. */
 	if (capng_get_caps_process() < 0)
 		return -EPERM;
-	for (size_t i = 0; i < ELEMENTSOF(attach_caps); i++)
-		if (capng_update(on ? CAPNG_ADD : CAPNG_DROP, CAPNG_EFFECTIVE, attach_caps[i]) < 0)
+	for (size_t i = 0; i < ELEMENTSOF(attach_caps); i++) {
+		bool eff = on || (resident & (UINT64_C(1) << attach_caps[i]));
+
+		if (capng_update(eff ? CAPNG_ADD : CAPNG_DROP, CAPNG_EFFECTIVE, attach_caps[i]) < 0)
 			return -EINVAL;
+	}
 	if (capng_apply(CAPNG_SELECT_CAPS) < 0)
 		return -EPERM;
 	return 0;
@@ -222,6 +226,16 @@ int privs_lower(void)
 	return effective_set(false);
 }
 
+int privs_keep_effective(uint64_t caps)
+{
+	if (!dropped)
+		return 0;
+	if ((caps & kept) != caps)
+		return -EPERM;
+	resident = caps;
+	return effective_set(false);
+}
+
 int privs_forget(void)
 {
 	if (!dropped || kept == 0)
@@ -230,6 +244,7 @@ int privs_forget(void)
 	if (capng_apply(CAPNG_SELECT_CAPS) < 0)
 		return -EPERM;
 	kept = 0;
+	resident = 0;
 	return 0;
 }
 

@@ -71,6 +71,16 @@ int privs_raise(void);
 int privs_lower(void);
 
 /*
+ * Leaves caps (of the kept ones) effective in the calling thread between
+ * raises too, from now on; privs_lower() keeps them. For kernels that
+ * refuse every bpf() command, reading an existing map included, to a
+ * process without CAP_BPF (kernel.unprivileged_bpf_disabled before Linux
+ * 5.19). No-op when privs_drop() was never called; -EPERM for a capability
+ * not kept.
+ */
+int privs_keep_effective(uint64_t caps);
+
+/*
  * Empties the permitted set of the calling thread for good, once no later
  * attach can come. No-op when privs_drop() was never called.
  */

@@ -120,7 +120,7 @@ static int add_function_probes(struct config *c, const struct cli *cli)
 			.kernel_stack = c->kernel_stack,
 			.user_stack = c->user_stack,
 			.args = cli->args,
-			.errors = cli->n['e'],
+			.errors = cli->errors,
 			.stacks = cli->n[OPT_STACKS],
 			.cli = true,
 		};

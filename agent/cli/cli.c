@@ -46,7 +46,7 @@ static const struct option options[] = {
 	{ "since", required_argument, NULL, OPT_SINCE },
 	{ "until", required_argument, NULL, OPT_UNTIL },
 	{ "function", required_argument, NULL, 'f' },
-	{ "errors", no_argument, NULL, 'e' },
+	{ "errors", optional_argument, NULL, 'e' },
 	{ "min-ms", required_argument, NULL, 'm' },
 	{ "min-us", required_argument, NULL, 'u' },
 	{ "list-probes", no_argument, NULL, OPT_LIST },
@@ -85,7 +85,9 @@ static void usage(FILE *f)
 		   "                        others; implies --layers func; with --stdout\n"
 		   "                        funcslower columns TIME COMM PID LAT(ms) RVAL FUNC ARGS\n"
 		   "  -a, --args N          with -f: log the first N arguments\n"
-		   "  -e, --errors          with -f: also log failed calls, whatever their latency\n"
+		   "  -e, --errors[=HOW]    with -f: also log failed calls, whatever their latency:\n"
+		   "                        by the return type (DWARF, BTF), or HOW a failed\n"
+		   "                        call returns: negative, minus1 or null\n"
 		   "  -m, --min-ms MS       threshold in milliseconds (as MIN_MS)\n"
 		   "  -u, --min-us US       threshold in microseconds\n"
 		   "  -K, --kernel-stack    capture kernel stacks (default on)\n"
@@ -302,6 +304,14 @@ static int check_probes(struct cli *cli)
 	if (!cli->n_funcs && (cli->n['a'] || cli->n['e']))
 		return cli_usage_error("%s needs -f TARGET (it applies to function probes)",
 				       cli->n['a'] ? "-a" : "-e");
+	if (cli->n['e']) {
+		const char *how = cli->arg['e'];
+		int e = how ? config_errors_from_name(how) : ERRORS_YES;
+
+		if (e < 0 || e == ERRORS_NO)
+			return cli_usage_error("invalid --errors=%s: negative, minus1 or null", how);
+		cli->errors = e;
+	}
 	if (!a)
 		return 0;
 	n = strtol(a, &end, 10);

@@ -52,6 +52,7 @@ struct cli {
 	uint64_t threshold_ns;
 	uint32_t pid, smbd_pid;
 	unsigned int args;
+	enum probe_errors errors; /* -e, --errors=HOW */
 	uint64_t since_us, until_us;
 };
 

@@ -39,10 +39,10 @@ struct probe_config {
 	bool user_stack;
 	bool kernel_stack_set; /* given in the section; else [agent]'s at the end of the load */
 	bool user_stack_set;
-	unsigned int args; /* entry arguments to log, 0..6 */
-	bool errors;       /* log failed calls whatever their latency */
-	bool stacks;       /* count calls per distinct stack */
-	char *file;        /* FILE:LINE of the section, for messages */
+	unsigned int args;        /* entry arguments to log, 0..6 */
+	enum probe_errors errors; /* log failed calls whatever their latency, and what failed means */
+	bool stacks;              /* count calls per distinct stack */
+	char *file;               /* FILE:LINE of the section, for messages */
 	unsigned int line;
 	bool cli; /* given on the command line (-f), not in a file */
 };

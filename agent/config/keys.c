@@ -375,6 +375,34 @@ static const struct config_type args_type = {
 	.examples = (const char *const[]) { "3", NULL },
 };
 
+/* A boolean, or a failure convention. */
+static int errors_parse(struct config_parser *p, const struct config_key *k, void *base, const char *v,
+			bool append)
+{
+	int e = config_errors_from_name(v);
+
+	if (e < 0)
+		return config_fail(p,
+				   "invalid %s = %s: yes or no, or what a failed call returns: negative, "
+				   "minus1 or null",
+				   k->name, v);
+	*(enum probe_errors *)config_value(k, base) = (enum probe_errors)e;
+	return 0;
+}
+
+static void errors_print(FILE *f, const struct config_key *k, const void *base)
+{
+	enum probe_errors e = *(const enum probe_errors *)config_value_const(k, base);
+
+	config_print_value(f, k->name, (unsigned)e < _ERRORS_MAX ? values_errors_names[e] : NULL);
+}
+
+static const struct config_type errors_type = {
+	.parse = errors_parse,
+	.print = errors_print,
+	.examples = (const char *const[]) { "yes", "no", "negative", "minus1", "null", NULL },
+};
+
 static const struct config_key probe_keys[] = {
 	CONFIG_KEY("target", struct probe_config, target, config_string, .check = target_check),
 	CONFIG_KEY("threshold", struct probe_config, threshold_ns, config_threshold,
@@ -384,7 +412,7 @@ static const struct config_key probe_keys[] = {
 	CONFIG_KEY("user_stack", struct probe_config, user_stack, config_bool,
 		   CONFIG_SET(struct probe_config, user_stack_set)),
 	CONFIG_KEY("args", struct probe_config, args, args_type),
-	CONFIG_KEY("errors", struct probe_config, errors, config_bool),
+	CONFIG_KEY("errors", struct probe_config, errors, errors_type),
 	CONFIG_KEY("stacks", struct probe_config, stacks, config_bool),
 };
 

@@ -5,13 +5,18 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/utf8.h"
 #include "config/config-int.h"
 
 static int parser_failv(struct config_parser *p, int error, const char *fmt, va_list ap)
 {
+	char raw[sizeof(p->message)];
+
 	if (p->error)
 		return p->error;
-	vsnprintf(p->message, sizeof(p->message), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	/* it echoes what the file says, which may be any bytes */
+	utf8_escape(p->message, sizeof(p->message), raw);
 	p->error = error;
 	p->error_line = p->line;
 	return error;

@@ -274,6 +274,22 @@ const char *config_backend_name(enum backend_choice b)
 	return values_backend_names[b];
 }
 
+const char *const values_errors_names[_ERRORS_MAX] = {
+	[ERRORS_NO] = "no",         [ERRORS_YES] = "yes",   [ERRORS_NEGATIVE] = "negative",
+	[ERRORS_MINUS1] = "minus1", [ERRORS_NULL] = "null",
+};
+
+int config_errors_from_name(const char *s)
+{
+	bool b;
+
+	if (!s)
+		return -EINVAL;
+	if (parse_bool(s, &b) == 0)
+		return b ? ERRORS_YES : ERRORS_NO;
+	return values_name_index(s, values_errors_names, ELEMENTSOF(values_errors_names));
+}
+
 const char *config_thread_state_name(enum thread_state_choice t)
 {
 	if ((unsigned)t >= ELEMENTSOF(values_thread_state_names))

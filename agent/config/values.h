@@ -37,10 +37,27 @@ enum thread_state_choice {
 	_TSTATE_MAX,
 };
 
+/*
+ * errors= of a [probe] (-e, --errors=): off; yes, a failure as the
+ * function's type says (a -errno of a kernel function, a negative signed
+ * integer of a user function whose type is known); or a convention for
+ * what a failed call returns, as wide as its type (a user function of
+ * unknown type: a 64-bit long, or a 32-bit int when the upper half is 0).
+ */
+enum probe_errors {
+	ERRORS_NO,
+	ERRORS_YES,
+	ERRORS_NEGATIVE,
+	ERRORS_MINUS1,
+	ERRORS_NULL,
+	_ERRORS_MAX,
+};
+
 /* Indexed by value; exported so that callers can suggest near misses. */
 extern const char *const values_priority_names[8]; /* LOG_EMERG .. LOG_DEBUG */
 extern const char *const values_backend_names[_CHOICE_MAX];
 extern const char *const values_thread_state_names[_TSTATE_MAX];
+extern const char *const values_errors_names[_ERRORS_MAX];
 
 /* "warning", "4", also "error" and "warn"; -EINVAL when unknown. */
 int config_priority_from_name(const char *s);
@@ -48,6 +65,8 @@ const char *config_priority_name(int priority); /* NULL outside 0..7 */
 int config_backend_from_name(const char *s);    /* "kprobe-multi" -> CHOICE_KPROBE_MULTI */
 const char *config_backend_name(enum backend_choice b);
 const char *config_thread_state_name(enum thread_state_choice t);
+/* "no", "yes", "negative", "minus1", "null", and the booleans' other words; -EINVAL when none. */
+int config_errors_from_name(const char *s);
 
 /* "500us", "10ms", "1.5s", "2m"; bare numbers are milliseconds. */
 int parse_duration_ns(const char *s, uint64_t *ns);

@@ -38,16 +38,19 @@ struct agent {
 	struct layer_env env;
 	struct layer *layer[_LAYER_MAX];
 	bool dropped;        /* privileges dropped */
+	bool raise_failed;   /* the last raise of the attach capabilities failed (said once) */
 	uint64_t started_ns; /* agent_run() began (base/profile.h clock) */
 	char waiting[512];   /* nothing attached yet: what the layers wait for */
 	bool overview;       /* a terminal gets the first screen, not the layer lines */
+	int name_width;      /* the terminal's FUNCTION column: the longest name at start */
 	unsigned int batch;  /* events taken in this turn of the loop */
 	bool stopping;       /* the final report is being written */
 	/* per function id */
 	struct summary *acc; /* since the last summary */
 	struct loss *loss;   /* since the last loss report */
 	uint64_t written, failed;
-	struct ratelimit *rate; /* which slow calls are written (base/ratelimit.h) */
+	uint64_t misses_reported; /* the probes' recursion misses in loss reports so far */
+	struct ratelimit *rate;   /* which slow calls are written (base/ratelimit.h) */
 	uint64_t hist_interval_ns;
 	uint64_t last_summary_ns;
 	uint64_t last_loss_ns;
@@ -63,9 +66,22 @@ struct agent {
 
 /* Takes at most max events from the ring buffer; returns how many. */
 unsigned int agent_drain(struct agent *a, unsigned int max);
-/* Runs fn on every layer there is, privileges raised around (attaching needs them). */
-void agent_layers_privileged(struct agent *a, void (*fn)(struct agent *a, enum layer_id l, void *),
-			     void *userdata);
+/*
+ * privileged.c: the attach capabilities made effective (after the drop;
+ * nothing to do before it), negative errno when they cannot be, and made
+ * ineffective again.
+ */
+int agent_privileged_enter(struct agent *a);
+void agent_privileged_leave(struct agent *a);
+/* Runs fn on every layer there is. */
+void agent_layers_each(struct agent *a, void (*fn)(struct agent *a, enum layer_id l, void *), void *userdata);
+/*
+ * Runs fn on every layer there is, privileges raised around (attaching
+ * needs them); when they cannot be raised runs nothing and returns the
+ * negative errno, for the caller to say what it did not do.
+ */
+int agent_layers_privileged(struct agent *a, void (*fn)(struct agent *a, enum layer_id l, void *),
+			    void *userdata);
 
 /* overview.c: the first screen on a terminal, what is traced and what not, and why. */
 void overview_print(struct agent *a, FILE *out);

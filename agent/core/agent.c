@@ -38,6 +38,28 @@
 
 /* ---- events ---- */
 
+/*
+ * --folded: standard output is flame graph input, in one unit. Without
+ * counted stacks it is the slow calls, weighed by their latency (us); with
+ * them (--stacks) the counted stacks alone, weighed by calls (or their
+ * summed latency), and the slow calls are lines on standard error.
+ * Events that are no call (an smbd's exit weighs its lifetime, a break the
+ * client's answer) are never flame graph input: lines on standard error.
+ */
+static void term_print(struct agent *a, const struct record *r)
+{
+	struct term_opts lines = a->opt->term;
+	FILE *out = stdout;
+
+	lines.name_width = a->name_width;
+	if (lines.folded && (r->message_id || a->stacks)) {
+		lines.folded = false;
+		out = stderr;
+	}
+	term_print_event(out, &lines, r);
+	fflush(out);
+}
+
 static void event_sink(struct agent *a, struct record *r)
 {
 	int err;
@@ -53,8 +75,7 @@ static void event_sink(struct agent *a, struct record *r)
 			a->written++;
 		}
 	} else if (!a->opt->hist_only) {
-		term_print_event(stdout, &a->opt->term, r);
-		fflush(stdout);
+		term_print(a, r);
 		a->written++;
 	}
 }
@@ -162,8 +183,15 @@ static int on_loss_timer(sd_event_source *s, uint64_t usec, void *ctx)
 static int on_watch(sd_event_source *s, uint64_t usec, void *ctx)
 {
 	struct agent *a = ctx;
+	int r;
 
-	agent_layers_privileged(a, layer_watch, NULL);
+	r = agent_layers_privileged(a, layer_watch, NULL);
+	if (r < 0 && !a->raise_failed)
+		log_status(STATUS_AGENT_DEGRADED, REASON_PRIVILEGES, LOG_WARNING,
+			   "cannot raise the attach capabilities: %s; kernel modules loaded or unloaded "
+			   "are not followed until they can be",
+			   strerror(-r));
+	a->raise_failed = r < 0;
 	/* threads that died inside a traced call (exit_group never returns) */
 	(void)probes_frames_sweep(a->probes);
 	services_trim(a);
@@ -407,8 +435,12 @@ static int setup_probes(struct agent *a)
 /* The layers enabled attach now. */
 static int layers_start(struct agent *a)
 {
-	agent_layers_privileged(a, layer_attach, NULL);
-	return 0;
+	int r = agent_layers_privileged(a, layer_attach, NULL);
+
+	if (r < 0)
+		log_status(STATUS_AGENT_FAILED, REASON_PRIVILEGES, LOG_ERR,
+			   "cannot raise the attach capabilities: %s", strerror(-r));
+	return r < 0 ? -ECANCELED : 0;
 }
 
 /*
@@ -447,6 +479,34 @@ static int layers_check(struct agent *a)
 	return -ECANCELED;
 }
 
+/*
+ * Kernels before 5.19 with kernel.unprivileged_bpf_disabled (Debian 11's
+ * default) refuse bpf() as a whole to a process without CAP_BPF: the
+ * counters, the counted stacks and the views' maps could not be read
+ * after the drop, and every summary would be lost. CAP_BPF stays
+ * effective there, and the start says so.
+ */
+static int maps_access(struct agent *a)
+{
+	int r = probes_maps_readable(a->probes);
+
+	if (r != -EPERM)
+		return 0;
+	r = privs_keep_effective(UINT64_C(1) << CAP_BPF);
+	if (r < 0 || probes_maps_readable(a->probes) < 0) {
+		log_status(STATUS_AGENT_FAILED, REASON_PRIVILEGES, LOG_ERR,
+			   "cannot read the BPF maps as user %s: the kernel refuses bpf() to it, and "
+			   "CAP_BPF could not be kept effective",
+			   a->cfg->user);
+		return -ECANCELED; /* said */
+	}
+	log_status(STATUS_AGENT_DEGRADED, REASON_NONE, LOG_NOTICE,
+		   "kernel refuses bpf() to unprivileged processes (kernel.unprivileged_bpf_disabled, "
+		   "before Linux 5.19): CAP_BPF stays effective as user %s, to read the counters",
+		   a->cfg->user);
+	return 0;
+}
+
 static int drop_privileges(struct agent *a)
 {
 	char why[256];
@@ -473,7 +533,7 @@ static int drop_privileges(struct agent *a)
 		return -ECANCELED; /* said */
 	}
 	a->dropped = true;
-	return 0;
+	return maps_access(a);
 }
 
 static int setup_loop(struct agent *a)
@@ -588,8 +648,16 @@ static void ready(struct agent *a)
 		 (now_ns() - a->started_ns) / 1e9, spent[0] ? ": " : "", spent);
 	sd_notifyf(false, "READY=1\nSTATUS=%u %s attached", func_table_attached(&a->funcs, -1),
 		   PLURAL(func_table_attached(&a->funcs, -1), "function", "functions"));
-	if (a->opt->to_stdout && !a->opt->hist_only)
-		term_print_header(stdout, &a->opt->term);
+	if (a->opt->to_stdout && !a->opt->hist_only) {
+		struct term_opts o = a->opt->term;
+
+		/* the names known now (all but those a reload adds): no long one pushes its line aside */
+		for (uint32_t i = 0; i < a->funcs.n; i++)
+			if (func_attached(&a->funcs.v[i]) && (int)strlen(a->funcs.v[i].name) > a->name_width)
+				a->name_width = (int)strlen(a->funcs.v[i].name);
+		o.name_width = a->name_width;
+		term_print_header(stdout, &o);
+	}
 	fflush(stdout);
 }
 
@@ -635,7 +703,6 @@ static int start(struct agent *a)
 		.ks = a->ks,
 		.us = a->us,
 		.mounts = a->mounts,
-		.probes = a->probes,
 		.boot_to_realtime_ns = event_clock_offset(),
 	};
 	return layers_start(a);

@@ -27,12 +27,26 @@ static void backends(const struct func_table *t, enum layer_id l, char *buf, siz
 			n += snprintf(buf + n, size - n, "%s%s", n ? ", " : "", backend_name(b));
 }
 
+/* The widest layer name and description: every line's state starts in one column. */
+static void widths(int *name, int *traces)
+{
+	*name = *traces = 0;
+	for (int l = 0; l < _LAYER_MAX; l++) {
+		if ((int)strlen(layer_name(l)) > *name)
+			*name = (int)strlen(layer_name(l));
+		if ((int)strlen(layer_table[l]->traces) > *traces)
+			*traces = (int)strlen(layer_table[l]->traces);
+	}
+}
+
 static void layer_line(struct agent *a, enum layer_id l, const char *prefix, FILE *out)
 {
 	const char *why = NULL;
 	char via[64];
+	int wn, wt;
 
-	fprintf(out, "%s%-6s %-28s ", prefix, layer_name(l), layer_table[l]->traces);
+	widths(&wn, &wt);
+	fprintf(out, "%s%-*s %-*s ", prefix, wn, layer_name(l), wt, layer_table[l]->traces);
 	if (!a->cfg->layer[l].enabled) {
 		fputs("off: enabled = no\n", out);
 		return;

@@ -57,6 +57,49 @@ void reload_free(struct agent *a)
 	a->reload = NULL;
 }
 
+static void list_add(char *list, size_t size, const char *fmt, const char *name)
+{
+	size_t n = strlen(list);
+
+	if (n + 1 < size)
+		snprintf(list + n, size - n, fmt, n ? ", " : "", name);
+}
+
+/*
+ * Counting stacks takes the stack maps, which are sized at start only
+ * where something counted stacks then: without them a reload that asks
+ * for stacks = yes would count nothing. It stays off, and is named with
+ * the keys that need a restart (when the file changed it since start).
+ */
+static unsigned int stacks_keep(const struct agent *a, struct config *next, const struct config *was,
+				char *list, size_t size)
+{
+	unsigned int n = 0;
+
+	if (a->stacks)
+		return 0;
+	for (int l = 0; l < _LAYER_MAX; l++) {
+		if (!next->layer[l].stacks)
+			continue;
+		next->layer[l].stacks = false;
+		if (!was->layer[l].stacks && ++n)
+			list_add(list, size, "%s[%s] stacks", layer_name(l));
+	}
+	for (unsigned int i = 0; i < next->n_probes; i++) {
+		const struct probe_config *p = &next->probes[i];
+		bool before = false;
+
+		if (!p->stacks)
+			continue;
+		for (unsigned int k = 0; k < was->n_probes; k++)
+			before |= strcmp(was->probes[k].label, p->label) == 0 && was->probes[k].stacks;
+		next->probes[i].stacks = false;
+		if (!before && ++n)
+			list_add(list, size, "%s[probe %s] stacks", p->label);
+	}
+	return n;
+}
+
 /*
  * The keys a reload cannot apply keep their running values in next; those
  * the file changed since start are said (the command line's are no change).
@@ -65,8 +108,10 @@ static void restart_keys(struct agent *a, struct config *next)
 {
 	const struct config *was = a->reload ? &a->reload->file : a->cfg;
 	char list[512];
+	unsigned int n = config_restart_keep(next, a->cfg, was, list, sizeof(list));
 
-	if (config_restart_keep(next, a->cfg, was, list, sizeof(list)))
+	n += stacks_keep(a, next, was, list, sizeof(list));
+	if (n)
 		log_status(STATUS_RELOAD_REFUSED, REASON_RESTART_NEEDED, LOG_WARNING,
 			   "reload: %s changed: takes effect at the next start, running values kept", list);
 }
@@ -145,12 +190,23 @@ int reload_config(struct agent *a)
 		config_free(&next);
 		return r;
 	}
+	/* Before anything changes: layers that cannot be driven keep the configuration they run. */
+	r = agent_privileged_enter(a);
+	if (r < 0) {
+		log_status(
+			STATUS_RELOAD_REFUSED, REASON_PRIVILEGES, LOG_ERR,
+			"reload: cannot raise the attach capabilities: %s; keeping the running configuration",
+			strerror(-r));
+		config_free(&next);
+		return r;
+	}
 	restart_keys(a, &next);
 	old = *a->cfg;
 	*a->cfg = next;
 	ratelimit_set(a->rate, a->cfg->rate_limit, config_rate_burst(a->cfg), now_ns());
 	ap.old = &old;
-	agent_layers_privileged(a, layer_reload, &ap);
+	agent_layers_each(a, layer_reload, &ap);
+	agent_privileged_leave(a);
 	config_free(&old);
 	reload_report(a, &ap.n);
 	return 0;

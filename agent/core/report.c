@@ -14,6 +14,7 @@
 #include "sinks/writer.h"
 #include "base/macro.h"
 #include "base/clock.h"
+#include "base/units.h"
 
 #define STACKS_TOP 20  /* counted stacks per FUNCTION and interval in the journal */
 #define STACKS_TERM 10 /* ... in the terminal's tables */
@@ -67,11 +68,15 @@ static void emit_summaries(struct agent *a, double interval_s)
 {
 	bool *done = calloc(a->funcs.n ? a->funcs.n : 1, 1);
 	bool header = false;
+	int width = HIST_TABLE_WIDTH;
 	/* --folded and CSV output are read by programs: the tables go beside them */
 	FILE *table = a->opt->term.folded || a->opt->term.format == TERM_CSV ? stderr : stdout;
 
 	if (!done)
 		return;
+	for (uint32_t i = 0; i < a->funcs.n; i++)
+		if (a->acc[i].count)
+			width = hist_table_width(width, a->funcs.v[i].name);
 	for (uint32_t i = 0; i < a->funcs.n; i++) {
 		struct summary s;
 
@@ -89,9 +94,9 @@ static void emit_summaries(struct agent *a, double interval_s)
 			journal_write_summary(a->journal, &a->funcs.v[i], &s, interval_s);
 		} else if (!a->opt->breakdown) {
 			if (!header)
-				hist_print_table_header(table);
+				hist_print_table_header(table, width);
 			header = true;
-			hist_print_table_row(table, &a->funcs.v[i], &s);
+			hist_print_table_row(table, &a->funcs.v[i], &s, width);
 		}
 	}
 	if (header)
@@ -125,6 +130,7 @@ static void loss_print(FILE *f, const struct loss *l)
 static void emit_losses(struct agent *a, double interval_s)
 {
 	struct loss *v = calloc(a->funcs.n ? a->funcs.n : 1, sizeof(*v));
+	uint64_t seen = probes_recursion_misses(a->probes), misses = seen - a->misses_reported;
 	unsigned int n = 0;
 
 	if (!v)
@@ -138,11 +144,17 @@ static void emit_losses(struct agent *a, double interval_s)
 		v[n++].func = &a->funcs.v[i];
 		*l = (struct loss) {};
 	}
-	if (n && a->journal && journal_write_loss(a->journal, v, n, interval_s) < 0)
+	if ((n || misses) && a->journal && journal_write_loss(a->journal, v, n, misses, interval_s) < 0) {
 		loss_give_back(a, v, n); /* reported again next time */
-	else if (n && !a->journal)
-		for (unsigned int i = 0; i < n; i++)
+	} else {
+		a->misses_reported = seen;
+		for (unsigned int i = 0; !a->journal && i < n; i++)
 			loss_print(stderr, &v[i]);
+		if (!a->journal && misses)
+			fprintf(stderr,
+				"smblat: the kernel skipped %llu runs of the probes (recursion misses)\n",
+				(unsigned long long)misses);
+	}
 	free(v);
 }
 
@@ -151,7 +163,7 @@ static void stack_journal(struct agent *a, const struct func *f, const struct fo
 {
 	const struct folded_line *l = &set->v[rank];
 	const char *inner = strrchr(l->stack, ';');
-	char count[24], total[24], rk[16], n[16], lo[24], iv[32], *msg = NULL;
+	char count[24], total[24], rk[16], n[16], lo[24], iv[32], ms[32], *msg = NULL;
 	/* the journal sink cuts STACK_FOLDED as it cuts a slow call's */
 	const struct record_field fields[] = {
 		{ "STACK_FOLDED", (char *)l->stack },
@@ -169,9 +181,9 @@ static void stack_journal(struct agent *a, const struct func *f, const struct fo
 	snprintf(n, sizeof(n), "%zu", set->n);
 	snprintf(lo, sizeof(lo), "%" PRIu64, lost);
 	snprintf(iv, sizeof(iv), "%.3f", interval_s);
-	if (asprintf(&msg, "%s stack %zu of %zu: %" PRIu64 " %s, %.3f ms, innermost %s", f->name, rank + 1,
-		     set->n, l->count, PLURAL(l->count, "call", "calls"), l->total_ns / 1e6,
-		     inner ? inner + 1 : l->stack) >= 0)
+	if (asprintf(&msg, "%s stack %zu of %zu: %" PRIu64 " %s, %s ms, innermost %s", f->name, rank + 1,
+		     set->n, l->count, PLURAL(l->count, "call", "calls"),
+		     units_ms(ms, sizeof(ms), l->total_ns, 3), inner ? inner + 1 : l->stack) >= 0)
 		journal_write_view(a->journal, f->name, f->layer, SMBLAT_MID_STACKS, msg, fields,
 				   ELEMENTSOF(fields));
 	free(msg);
@@ -181,6 +193,7 @@ static void stacks_term(struct agent *a, FILE *table, const struct func *f, cons
 			uint64_t lost)
 {
 	bool time = a->opt->stacks_by_time;
+	char ms[32];
 
 	if (a->opt->term.folded) {
 		/* flame graph input: every stack */
@@ -193,8 +206,8 @@ static void stacks_term(struct agent *a, FILE *table, const struct func *f, cons
 	fprintf(table, "stacks of %s: %zu distinct, %" PRIu64 " %s not counted (no room)\n", f->name, set->n,
 		lost, PLURAL(lost, "call", "calls"));
 	for (size_t i = 0; i < set->n && i < STACKS_TERM; i++)
-		fprintf(table, "%10" PRIu64 " %12.3f ms  %s\n", set->v[i].count, set->v[i].total_ns / 1e6,
-			set->v[i].stack);
+		fprintf(table, "%10" PRIu64 " %12s ms  %s\n", set->v[i].count,
+			units_ms(ms, sizeof(ms), set->v[i].total_ns, 3), set->v[i].stack);
 }
 
 /* Each function's counted stacks of the interval: the top ones in the journal, or the terminal. */

@@ -59,31 +59,13 @@ static const struct ksym *probed_function(const struct decoder *d, const struct 
 	return ksyms_lookup(d->ks, fn->symbol, fn->module);
 }
 
-/* The entry stack a kretprobe kept in the kstacks map: its frames into st (a copy). */
-static void kstack_by_id(const struct decoder *d, struct rec_stacks *st)
-{
-	uint32_t id = (uint32_t)st->kstack_sz;
-	int n;
-
-	if (st->kstack_sz < 0)
-		return; /* the entry's bpf_get_stackid() failed: its errno */
-	n = d->probes ? probes_kstack_read(d->probes, id, st->kstack, ELEMENTSOF(st->kstack)) : -ENOENT;
-	st->kstack_sz = n < 0 ? n : n * (int)sizeof(uint64_t);
-}
-
 int event_decode_stacks(const struct decoder *d, const struct rec_head *h, const struct rec_stacks *st,
 			uint32_t fallback_pid, struct record *r)
 {
 	char first[STACK_FRAME_MAX];
 	const struct ksym *k;
-	struct rec_stacks copy;
 	struct stack_src s = { .ks = d->ks, .us = d->us, .pid = h->pid, .fallback_pid = fallback_pid };
 
-	if (h->flags & RF_KSTACK_ID) {
-		copy = *st;
-		kstack_by_id(d, &copy);
-		st = &copy;
-	}
 	s.k = st->kstack;
 	s.nk = stack_frames(st->kstack_sz);
 	s.u = st->ustack;
@@ -100,12 +82,28 @@ int event_decode_stacks(const struct decoder *d, const struct rec_head *h, const
 	return stack_symbolize(&s, &r->stack, &r->stack_folded);
 }
 
+/* The value as the function's type reads it; user functions of unknown type: the whole register. */
 static int64_t ret_value(uint8_t kind, uint64_t raw)
 {
-	/* user functions: the whole register, as funcslower shows it; no errno convention */
-	return kind == RK_INT ? (int64_t)(int32_t)raw : (int64_t)raw;
+	switch (kind) {
+	case RK_INT:
+	case RK_USER_S32:
+		return (int32_t)raw;
+	case RK_USER_S8:
+		return (int8_t)raw;
+	case RK_USER_S16:
+		return (int16_t)raw;
+	case RK_USER_U8:
+		return (uint8_t)raw;
+	case RK_USER_U16:
+		return (uint16_t)raw;
+	case RK_USER_U32:
+		return (uint32_t)raw;
+	}
+	return (int64_t)raw;
 }
 
+/* The errno of a failed kernel call; user functions have no errno convention. */
 static int ret_errno(uint8_t kind, int64_t ret)
 {
 	switch (kind) {

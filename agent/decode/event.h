@@ -15,14 +15,11 @@
 #include "decode/record.h"
 #include "symbols/usyms.h"
 
-struct probes;
-
 struct decoder {
 	const struct func_table *funcs;
 	const struct ksyms *ks; /* may be NULL: raw addresses */
 	struct usyms *us;       /* may be NULL */
 	struct mounts *mounts;  /* may be NULL */
-	struct probes *probes;  /* the kstacks map of RF_KSTACK_ID stacks; NULL: none */
 	int64_t boot_to_realtime_ns;
 };
 

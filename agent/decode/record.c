@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,7 +79,33 @@ void record_clear(struct record *r)
 	free(r->stack_folded);
 	free(r->place);
 	free(r->message);
+	free(r->target);
 	for (unsigned int i = 0; i < r->n_fields; i++)
 		free(r->fields[i].value);
 	memset(r, 0, sizeof(*r));
+}
+
+const char *record_ret_text(const struct record *r, char *buf, size_t n)
+{
+	switch (r->has_ret && r->func ? r->func->cfg.ret_kind : RK_VOID) {
+	case RK_VOID:
+		snprintf(buf, n, "-");
+		break;
+	case RK_PTR:
+	case RK_USER:
+	case RK_USER_PTR:
+		snprintf(buf, n, "0x%" PRIx64, (uint64_t)r->ret);
+		break;
+	case RK_UINT:
+	case RK_USER_U8:
+	case RK_USER_U16:
+	case RK_USER_U32:
+	case RK_USER_U64:
+		snprintf(buf, n, "%" PRIu64, (uint64_t)r->ret);
+		break;
+	default:
+		snprintf(buf, n, "%" PRId64, r->ret);
+		break;
+	}
+	return buf;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/func.h"
@@ -49,6 +50,10 @@ struct record {
 	 */
 	const char *message_id; /* static; NULL: a slow call */
 	char *message;
+	/* the event's own TARGET (the hook that saw it), NULL: the function's */
+	char *target;
+	/* an event of no concern (an smbd that never served a client, ended well): info priority */
+	bool routine;
 };
 
 /* Adds NAME=value (name static); -ENOMEM, -E2BIG past RECORD_FIELDS_MAX, each counted in fields_dropped. */
@@ -58,6 +63,12 @@ int record_set_place(struct record *r, const char *fmt, ...) __attribute__((form
 /* An event of its own kind (message_id static), with its MESSAGE. */
 int record_set_message(struct record *r, const char *message_id, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * RETVAL as the function's type reads it: signed or unsigned decimal, or
+ * hexadecimal with 0x for pointers and for user functions whose type is
+ * not known (the register as it is); "-" without a value. Returns buf.
+ */
+const char *record_ret_text(const struct record *r, char *buf, size_t n);
 /* The value of a field a layer added, or NULL. */
 const char *record_field(const struct record *r, const char *name);
 /* Frees what the record owns; it is empty after. */

@@ -90,6 +90,14 @@ static void push_cut_marker(const struct stack_src *s, struct frames *out, unsig
 	frames_push(out, buf);
 }
 
+/* "cifs_unlink+0x1 [cifs]" and "cifs_unlink+0x0 [cifs]": one function. */
+static bool same_function(const char *a, const char *b)
+{
+	size_t n = strcspn(a, "+ ");
+
+	return n == strcspn(b, "+ ") && strncmp(a, b, n) == 0;
+}
+
 static void kernel_frames(const struct stack_src *s, struct frames *out)
 {
 	char buf[FRAME_MAX];
@@ -112,6 +120,15 @@ static void kernel_frames(const struct stack_src *s, struct frames *out)
 		 */
 		if (top && s->ks && (r < 0 || frame_is_hook(buf)))
 			continue;
+		/*
+		 * A stack taken at the call's entry (kernels whose kretprobes
+		 * cannot unwind) or inside it (fexit's trampoline) starts in
+		 * the probed function: named once.
+		 */
+		if (top && s->first && same_function(buf, s->first)) {
+			top = false;
+			continue;
+		}
 		top = false;
 		frames_push(out, buf);
 	}

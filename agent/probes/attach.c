@@ -36,6 +36,13 @@ void attachment_release(struct attachment *a)
 	}
 }
 
+void attachment_release_counted(struct probes *p, struct attachment *a)
+{
+	for (int i = 0; i < 2; i++)
+		p->misses_released += probes_prog_misses(a->prog_fd[i]);
+	attachment_release(a);
+}
+
 struct attachment *attachment_new(struct probes *p, uint32_t id)
 {
 	struct attachment *v = realloc(p->att, (p->n_att + 1) * sizeof(*v));

@@ -26,6 +26,16 @@ int probes_ringbuf_fd(const struct probes *p)
 	return bpf_map__fd(p->skel->maps.events);
 }
 
+int probes_maps_readable(const struct probes *p)
+{
+	uint32_t key;
+
+	/* an array always has a first key: only a refused bpf() fails */
+	if (bpf_map_get_next_key(bpf_map__fd(p->skel->maps.stats), NULL, &key) < 0)
+		return -errno;
+	return 0;
+}
+
 int probes_stats_fd(const struct probes *p)
 {
 	return bpf_map__fd(p->skel->maps.stats);

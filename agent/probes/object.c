@@ -21,7 +21,7 @@
 #include "base/macro.h"
 #include "base/clock.h"
 
-/* Distinct entry stacks kept where kretprobes cannot unwind (COMPAT_ENTRY_KSTACK): about 1 MiB. */
+/* Calls in progress whose entry's stack is kept where kretprobes cannot unwind (COMPAT_ENTRY_KSTACK): 272 KiB. */
 #define ENTRY_KSTACKS 1024
 
 /* Any long-lived vmlinux function with BTF: the template is never attached there. */
@@ -223,7 +223,7 @@ static int skel_load(const struct probes_opts *o, const struct kinds *ft, const 
 	if (!share)
 		maps_size(skel, o);
 	if (ft->compat & COMPAT_ENTRY_KSTACK)
-		bpf_map__set_max_entries(skel->maps.kstacks, ENTRY_KSTACKS);
+		bpf_map__set_max_entries(skel->maps.entry_kstacks, ENTRY_KSTACKS);
 	if (!share && !late_alloc_safe(ft->vmlinux))
 		maps_prealloc(skel);
 	/* a shared frames map comes as it is */
@@ -588,13 +588,31 @@ static bool thread_gone(const void *key, const void *value, void *userdata)
 	return kill((pid_t)tid, 0) < 0 && errno == ESRCH;
 }
 
+/* An entry's kernel stack of a thread that no longer exists (the thread id: the key's upper half). */
+static bool kstack_thread_gone(const void *key, const void *value, void *userdata)
+{
+	uint64_t k;
+
+	memcpy(&k, key, sizeof(k));
+	return kill((pid_t)(k >> 32), 0) < 0 && errno == ESRCH;
+}
+
 int probes_frames_sweep(struct probes *p)
 {
 	struct inflight_sweep s = { .now_ns = now_ns(), .max_age_ns = UINT64_MAX, .stale = thread_gone };
 	struct bpf_map *m = p->skel->maps.frames;
+	int r = 0;
 
+	if (p->compat & COMPAT_ENTRY_KSTACK) {
+		struct inflight_sweep k = { .now_ns = s.now_ns,
+					    .max_age_ns = UINT64_MAX,
+					    .stale = kstack_thread_gone };
+		struct bpf_map *km = p->skel->maps.entry_kstacks;
+
+		r = inflight_sweep(bpf_map__fd(km), bpf_map__key_size(km), bpf_map__value_size(km), &k);
+	}
 	if (!p->frames_hash)
-		return 0;
+		return r;
 	return inflight_sweep(bpf_map__fd(m), bpf_map__key_size(m), bpf_map__value_size(m), &s);
 }
 

@@ -60,7 +60,8 @@ struct probes {
 	char *kmulti_why;
 	struct attachment *att;
 	uint32_t n_att;
-	struct multi *multi; /* kprobe.multi batches */
+	uint64_t misses_released; /* recursion misses of fentry clones closed since (misses.c) */
+	struct multi *multi;      /* kprobe.multi batches */
 	uint32_t n_multi;
 	struct {
 		char *module;
@@ -93,6 +94,10 @@ char *errdup(const char *what, int err);
 /* A new slot in p->att for id, links empty; NULL without memory. */
 struct attachment *attachment_new(struct probes *p, uint32_t id);
 void attachment_release(struct attachment *a);
+/* attachment_release(), its programs' recursion misses kept in p first. */
+void attachment_release_counted(struct probes *p, struct attachment *a);
+/* misses.c: one program's recursion misses. */
+uint64_t probes_prog_misses(int fd);
 /* Keeps a batch's links as serving the ids in cookies; on -ENOMEM the caller releases att. */
 int multi_keep(struct probes *p, const struct attachment *att, const uint64_t *cookies, uint32_t n,
 	       enum backend be);

@@ -135,7 +135,7 @@ void probes_detach(struct probes *p, struct func *f, enum func_state why, const 
 	(void)probes_update(p, f);
 	for (uint32_t i = 0; i < p->n_att; i++)
 		if (p->att[i].id == f->id)
-			attachment_release(&p->att[i]);
+			attachment_release_counted(p, &p->att[i]);
 	for (uint32_t i = 0; i < p->n_multi; i++)
 		multi_detach(&p->multi[i], f->id);
 	func_set_state(f, why, detail ? "%s" : NULL, detail);

@@ -114,13 +114,17 @@ const char *probes_tp_btf_why(const struct probes *p);
 int probes_route(struct bpf_map *table, uint32_t key, int id);
 
 int probes_ringbuf_fd(const struct probes *p);
-/*
- * The kernel stack id names in the kstacks map (taken at a call's entry
- * where kretprobes cannot unwind) into frames (room for n); returns how
- * many, or negative errno.
- */
-int probes_kstack_read(struct probes *p, uint32_t id, uint64_t *frames, size_t n);
 int probes_stats_fd(const struct probes *p);
+/*
+ * Whether this process may read the maps (the counters) by bpf(): 0, or
+ * -EPERM where the kernel refuses bpf() to it altogether.
+ */
+int probes_maps_readable(const struct probes *p);
+/*
+ * Runs of our programs the kernel skipped (recursion misses) since load,
+ * over every program loaded, also those closed since (probes/misses.c).
+ */
+uint64_t probes_recursion_misses(const struct probes *p);
 int probes_totals_fd(const struct probes *p);
 /* Starts a new min/max interval; returns the epoch that ended. */
 uint64_t probes_epoch_bump(struct probes *p);

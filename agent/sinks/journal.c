@@ -167,23 +167,10 @@ static void comm_clean(const char *comm, char out[static SMBLAT_COMM_LEN + 1])
 
 static void fields_add_ret(struct fields *f, const struct record *r)
 {
-	if (!r->has_ret)
-		return;
-	switch (r->func->cfg.ret_kind) {
-	case RK_PTR:
-	case RK_USER:
-		fields_open(f, "RETVAL");
-		fields_cat(f, "0x");
-		fields_catx(f, (uint64_t)r->ret);
-		fields_end(f);
-		break;
-	case RK_UINT:
-		fields_addf(f, "RETVAL", "%" PRIu64, (uint64_t)r->ret);
-		break;
-	default:
-		fields_addf(f, "RETVAL", "%" PRId64, r->ret);
-		break;
-	}
+	char buf[32];
+
+	if (r->has_ret)
+		fields_adds(f, "RETVAL", record_ret_text(r, buf, sizeof(buf)));
 }
 
 static void fields_add_args(struct fields *f, const struct record *r)
@@ -280,7 +267,9 @@ static int event_fields(const struct record *r, int priority, struct fields *f)
 	fields_add_common(f, r->message_id ?: SMBLAT_MID_SLOW, priority);
 	fields_adds(f, "FUNCTION", fn->name);
 	fields_adds(f, "LAYER", layer_name(fn->layer));
-	if (fn->symbol)
+	if (r->target)
+		fields_adds(f, "TARGET", r->target);
+	else if (fn->symbol)
 		fields_adds(f, fn->kernel ? "KERNEL_FUNCTION" : "TARGET", fn->symbol);
 	if (!r->message_id || r->latency_ns)
 		fields_addf(f, "LATENCY_US", "%" PRIu64, r->latency_ns / 1000);
@@ -330,7 +319,7 @@ int journal_write_event(struct journal *j, const struct record *r)
 	_cleanup_fields_ struct fields f = {};
 	int k;
 
-	k = event_fields(r, j->opts.priority_slow, &f);
+	k = event_fields(r, r->routine ? j->opts.priority_summary : j->opts.priority_slow, &f);
 	if (k < 0) {
 		j->failed++;
 		return k;
@@ -500,7 +489,7 @@ static void loss_describe(FILE *m, const struct loss *l)
 	fputc(')', m);
 }
 
-static int loss_fields(const struct loss *l, unsigned int n, double interval_s, int priority,
+static int loss_fields(const struct loss *l, unsigned int n, uint64_t misses, double interval_s, int priority,
 		       struct fields *f)
 {
 	_cleanup_free_ char *msg = NULL, *list = NULL;
@@ -528,6 +517,9 @@ static int loss_fields(const struct loss *l, unsigned int n, double interval_s, 
 	}
 	fprintf(m, "lost %" PRIu64 " %s in %s s", ringbuf + suppressed + failed + untimed,
 		PLURAL(ringbuf + suppressed + failed + untimed, "event", "events"), interval);
+	if (misses)
+		fprintf(m, "; the kernel skipped %" PRIu64 " %s of the probes (recursion)", misses,
+			PLURAL(misses, "run", "runs"));
 	for (unsigned int i = 0; i < n; i++) {
 		if (!l[i].func || !l[i].func->name || loss_total(&l[i]) == 0)
 			continue;
@@ -551,28 +543,32 @@ static int loss_fields(const struct loss *l, unsigned int n, double interval_s, 
 	fields_addf(f, "WRITE_FAILED", "%" PRIu64, failed);
 	if (untimed)
 		fields_addf(f, "UNTIMED", "%" PRIu64, untimed);
+	if (misses)
+		fields_addf(f, "RECURSION_MISSES", "%" PRIu64, misses);
 	if (list_len > 0)
 		fields_adds(f, "LOST_FUNCTIONS", list);
 	return f->error;
 }
 
-int journal_loss_fields(const struct loss *l, unsigned int n, double interval_s, char ***fields)
+int journal_loss_fields(const struct loss *l, unsigned int n, uint64_t misses, double interval_s,
+			char ***fields)
 {
 	_cleanup_fields_ struct fields f = {};
 	int k;
 
-	k = loss_fields(l, n, interval_s, LOG_ERR, &f);
+	k = loss_fields(l, n, misses, interval_s, LOG_ERR, &f);
 	if (k < 0)
 		return k;
 	return fields_steal(&f, fields);
 }
 
-int journal_write_loss(struct journal *j, const struct loss *l, unsigned int n, double interval_s)
+int journal_write_loss(struct journal *j, const struct loss *l, unsigned int n, uint64_t misses,
+		       double interval_s)
 {
 	_cleanup_fields_ struct fields f = {};
 	int k;
 
-	k = loss_fields(l, n, interval_s, j->opts.priority_lost, &f);
+	k = loss_fields(l, n, misses, interval_s, j->opts.priority_lost, &f);
 	if (k < 0) {
 		j->failed++;
 		return k;

@@ -44,7 +44,8 @@ void journal_free(struct journal *j);
 int journal_write_event(struct journal *j, const struct record *r);
 int journal_write_summary(struct journal *j, const struct func *f, const struct summary *s,
 			  double interval_s);
-int journal_write_loss(struct journal *j, const struct loss *l, unsigned int n, double interval_s);
+int journal_write_loss(struct journal *j, const struct loss *l, unsigned int n, uint64_t misses,
+		       double interval_s);
 /*
  * A summary of a layer's own view (per share, per syscall, per stack...):
  * the histogram of s under FUNCTION function, the view's fields, and its
@@ -91,7 +92,8 @@ int journal_event_fields(const struct record *r, char ***fields);
  * PRIORITY is the default of each kind (slow: warning, summary: info, lost: err).
  */
 int journal_summary_fields(const struct func *f, const struct summary *s, double interval_s, char ***fields);
-int journal_loss_fields(const struct loss *l, unsigned int n, double interval_s, char ***fields);
+int journal_loss_fields(const struct loss *l, unsigned int n, uint64_t misses, double interval_s,
+			char ***fields);
 int journal_status_fields(const struct status *s, char ***fields);
 
 /* true when NAME is a valid journal field name (A-Z 0-9 _, not leading _ or digit, <= 64). */

@@ -56,14 +56,7 @@ static void csv_put(FILE *out, const char *s)
 
 static void ret_format(const struct record *r, char *buf, size_t n)
 {
-	if (!r->has_ret)
-		snprintf(buf, n, "-");
-	else if (r->func->cfg.ret_kind == RK_PTR || r->func->cfg.ret_kind == RK_USER)
-		snprintf(buf, n, "0x%" PRIx64, (uint64_t)r->ret);
-	else if (r->func->cfg.ret_kind == RK_UINT)
-		snprintf(buf, n, "%" PRIu64, (uint64_t)r->ret);
-	else
-		snprintf(buf, n, "%" PRId64, r->ret);
+	record_ret_text(r, buf, n);
 }
 
 static void args_print(FILE *out, const struct record *r)
@@ -121,6 +114,11 @@ static void print_funcslower(FILE *out, const struct term_opts *o, const struct 
 		print_stack(out, r->stack);
 }
 
+static int name_width(const struct term_opts *o)
+{
+	return o->name_width > 24 ? o->name_width : 24;
+}
+
 void term_print_header(FILE *out, const struct term_opts *o)
 {
 	if (o->folded)
@@ -140,7 +138,8 @@ void term_print_header(FILE *out, const struct term_opts *o)
 		fputc('\n', out);
 		return;
 	}
-	fprintf(out, "%-8s %-16s %-7s %-24s %11s", "ENDTIME", "TASK", "PID", "FUNCTION", "LATENCY(ms)");
+	fprintf(out, "%-8s %-16s %-7s %-*s %11s", "ENDTIME", "TASK", "PID", name_width(o), "FUNCTION",
+		"LATENCY(ms)");
 	if (o->show_ret)
 		fprintf(out, " %-*s", o->show_args ? RVAL_WIDTH : 0, "RVAL");
 	if (o->show_args)
@@ -206,8 +205,8 @@ static void print_text(FILE *out, const struct term_opts *o, const struct record
 	if (localtime_r(&t, &tm))
 		strftime(endtime, sizeof(endtime), "%H:%M:%S", &tm);
 	snprintf(latency, sizeof(latency), "%" PRIu64 ".%03" PRIu64, us / 1000, us % 1000);
-	fprintf(out, "%-8s %-16s %-7" PRIu32 " %-24s %11s", endtime, task_escape(r->comm, false, task),
-		r->pid, r->func->name, latency);
+	fprintf(out, "%-8s %-16s %-7" PRIu32 " %-*s %11s", endtime, task_escape(r->comm, false, task), r->pid,
+		name_width(o), r->func->name, latency);
 	if (o->show_ret) {
 		ret_format(r, ret, sizeof(ret));
 		fprintf(out, " %-*s", o->show_args ? RVAL_WIDTH : 0, ret);
@@ -216,9 +215,12 @@ static void print_text(FILE *out, const struct term_opts *o, const struct record
 		fputc(' ', out);
 		args_print(out, r);
 	}
-	/* the layer's words for what the call worked on: " on loop0, 65536 bytes at sector 2048" */
+	/*
+	 * the layer's words for what the call worked on: " on loop0, 65536 bytes
+	 * at sector 2048"; for an event that is no call, what happened: ": exited"
+	 */
 	if (r->place)
-		fprintf(out, " on %s", r->place);
+		fprintf(out, r->message_id ? ": %s" : " on %s", r->place);
 	fputc('\n', out);
 	if (o->show_stack)
 		print_stack(out, r->stack);

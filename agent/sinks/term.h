@@ -20,6 +20,7 @@ struct term_opts {
 	bool show_ret;   /* RVAL column */
 	bool folded;     /* print stack_folded lines (flame graph input) instead */
 	bool micro;      /* funcslower -u: LAT(us) in microseconds */
+	int name_width;  /* TERM_TEXT's FUNCTION column: the longest name traced, 0: 24 */
 };
 
 void term_print_header(FILE *out, const struct term_opts *o);

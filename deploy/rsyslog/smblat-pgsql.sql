@@ -210,6 +210,7 @@ ALTER TABLE smblat_entry
 	ADD COLUMN IF NOT EXISTS breakdown_layer          text GENERATED ALWAYS AS (fields->>'BREAKDOWN_LAYER') STORED,
 	ADD COLUMN IF NOT EXISTS lost_ringbuf             bigint GENERATED ALWAYS AS (smblat_bigint(fields->>'LOST_RINGBUF')) STORED,
 	ADD COLUMN IF NOT EXISTS untimed                  bigint GENERATED ALWAYS AS (smblat_bigint(fields->>'UNTIMED')) STORED,
+	ADD COLUMN IF NOT EXISTS recursion_misses         bigint GENERATED ALWAYS AS (smblat_bigint(fields->>'RECURSION_MISSES')) STORED,
 	ADD COLUMN IF NOT EXISTS suppressed               bigint GENERATED ALWAYS AS (smblat_bigint(fields->>'SUPPRESSED')) STORED,
 	ADD COLUMN IF NOT EXISTS write_failed             bigint GENERATED ALWAYS AS (smblat_bigint(fields->>'WRITE_FAILED')) STORED,
 	ADD COLUMN IF NOT EXISTS lost_functions           text GENERATED ALWAYS AS (fields->>'LOST_FUNCTIONS') STORED,

@@ -99,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(l, data, size < sizeof(l) ? size : sizeof(l));
 	l[0].func = &fn;
 	l[1].func = size % 2 ? &fn : NULL;
-	n = journal_loss_fields(l, 2, interval, &fields);
+	n = journal_loss_fields(l, 2, 0, interval, &fields);
 	if (n > 0)
 		free_fields(fields, n);
 	return 0;

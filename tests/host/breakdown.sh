@@ -35,6 +35,23 @@ rc=0
 "$SMBLAT" --stdout --breakdown=0 -d 1 2>"$TMP/err" >/dev/null || rc=$?
 [ "$rc" -eq 2 ] && grep -q "invalid --breakdown interval" "$TMP/err" || fail "--breakdown=0: exit $rc"
 
+# An interval without a single traced call (-p of a process that makes
+# none, or a comm= no task has): the columns' header and zero totals, not a
+# crash (issue 25 item 1: exit 139 in hist_print_columns).
+sleep 600 &
+idle=$!
+rc=0
+"$SMBLAT" -c "$TMP/smblat.conf" --stdout --breakdown=1 -p "$idle" -d 2 >"$TMP/idle.out" 2>"$TMP/idle.err" || rc=$?
+[ "$rc" -eq 0 ] || { kill "$idle"; fail "--breakdown -p IDLE: exit $rc: $(tail -3 "$TMP/idle.err")"; }
+grep -q "^per layer" "$TMP/idle.out" && grep -q "total : 0 " "$TMP/idle.out" ||
+	{ kill "$idle"; fail "--breakdown -p IDLE: no empty table: $(cat "$TMP/idle.out")"; }
+printf '[agent]\nuser =\ncomm = no-such-task\n' >"$TMP/comm.conf"
+rc=0
+"$SMBLAT" -c "$TMP/comm.conf" --stdout --breakdown=1 -d 2 >"$TMP/idle.out" 2>"$TMP/idle.err" || rc=$?
+kill "$idle"
+[ "$rc" -eq 0 ] && grep -q "total : 0 " "$TMP/idle.out" ||
+	fail "--breakdown with comm= of no task: exit $rc: $(tail -3 "$TMP/idle.err")"
+
 # On the terminal: one table at the end of the run (the interval is longer).
 agent_start -c "$TMP/smblat.conf" --stdout --breakdown=600 -f "$prog:slow_call" -d 20
 workload

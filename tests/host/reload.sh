@@ -111,6 +111,14 @@ printf '[block]\ndisks = %s\nqueue_time = yes\n[smbd]\nbinary = %s\n' \
 	"$(ls /sys/class/block | head -n 1)" "$prog_b" >>"$TMP/smblat.conf"
 hup "reload: \\[block\\] disks, \\[block\\] queue_time, \\[smbd\\] binary changed: takes effect at the next start"
 
+# Counting stacks takes the stack maps, made at start only where something
+# counted stacks then: turned on by a reload it would count nothing, so it
+# is said to need a restart (issue 25 item 10: "applied", nothing counted).
+conf 2ms
+sed -i 's/^threshold = 2ms$/threshold = 2ms\nstacks = yes/' "$TMP/smblat.conf"
+printf '[smbd]\nstacks = yes\n' >>"$TMP/smblat.conf"
+hup "reload: \\[smbd\\] stacks, \\[probe $la\\] stacks changed: takes effect at the next start"
+
 # The first syscall probe, added by a reload: attached, and its calls seen.
 ls="RELOADSYS_$$"
 conf 2ms
@@ -150,6 +158,28 @@ if id nobody >/dev/null 2>&1; then
 	[ "$(links)" -gt "$links_one" ] || fail "as user nobody: no new link after adding a probe"
 	eff=$(awk '/^CapEff:/ {print $2}' /proc/"$AGENT_PID"/status)
 	[ "$eff" = 0000000000000000 ] || fail "effective capabilities $eff after a reload as user nobody"
+	# Capabilities that can no longer be raised (the permitted set emptied
+	# under the agent's main thread): the reload is refused and the running
+	# configuration stays, B attached and A at threshold 0 (issue 25 item 10:
+	# "applied", with the new configuration swapped in and the layers as before).
+	command -v gdb >/dev/null || fail "gdb is not installed (tests/packages.txt)"
+	gdb -p "$AGENT_PID" -batch -nx -ex 'call (int)capng_clear(16)' -ex 'call (int)capng_apply(16)' \
+		>"$TMP/gdb.out" 2>&1 || { cat "$TMP/gdb.out"; fail "gdb could not empty the agent's capabilities"; }
+	prm=$(awk '/^CapPrm:/ {print $2}' /proc/"$AGENT_PID"/status)
+	[ "$prm" = 0000000000000000 ] || { cat "$TMP/gdb.out"; fail "permitted capabilities $prm after emptying them"; }
+	conf 1s
+	sed -i 's/^user =$/user = nobody/' "$TMP/smblat.conf"
+	hup "reload: cannot raise the attach capabilities: .*; keeping the running configuration"
+	grep -q "reload: applied" <(grep "reload:" "$TMP/agent.err" | tail -n 1) &&
+		fail "a refused reload also said applied"
+	journal_json "MESSAGE_ID=$REFUSED_ID" REASON=privileges "_PID=$AGENT_PID" | grep -q "keeping the running configuration" ||
+		fail "the refused reload is not in the journal with REASON=privileges"
+	before_a=$(entries "$la")
+	before_b=$(entries "$lb")
+	"$prog_a" 5 >/dev/null
+	"$prog_b" 1 >/dev/null
+	wait_entries "$lb" $((before_b + 1))
+	wait_entries "$la" $((before_a + 1))
 	agent_stop
 fi
 

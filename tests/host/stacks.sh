@@ -53,6 +53,25 @@ grep -qE "^$comm;(.*;)?main;call_site_a;$label 300$" "$TMP/mine" || fail "no sta
 grep -qE "^$comm;(.*;)?main;call_site_b;$label 100$" "$TMP/mine" || fail "no stack through call_site_b counted 100"
 grep -q "flame graph of [0-9]* stacks\? written to $TMP/run.svg" "$TMP/agent.err" || fail "no --svg line"
 
+# 1b. one unit per stream (issue 25 item 5): with every call slow, the
+#     folded lines on stdout are still the counted stacks alone, weighed by
+#     calls (60 and 20), and the 80 slow calls go to stderr as lines of their
+#     own, not as "COMM;frames;FUNCTION LATENCY_US" beside them
+sed 's/^threshold = 1h$/threshold = 0/' "$TMP/conf" >"$TMP/conf0"
+slow_lines() { [ "$(grep -c " $label" "$TMP/agent.err" || true)" -ge 80 ]; }
+has_both() { has_folded && slow_lines; }
+agent_start -c "$TMP/conf0" --folded --stacks -f "$label"
+run_prog 60 20 has_both
+agent_stop
+grep "$label" "$TMP/agent.out" >"$TMP/mine0" || true
+cat "$TMP/mine0"
+[ "$(wc -l <"$TMP/mine0")" -eq 2 ] ||
+	fail "--folded --stacks with threshold 0: $(wc -l <"$TMP/mine0") folded lines, want the 2 counted stacks"
+grep -qE "^$comm;(.*;)?main;call_site_a;$label 60$" "$TMP/mine0" &&
+	grep -qE "^$comm;(.*;)?main;call_site_b;$label 20$" "$TMP/mine0" ||
+	fail "--folded --stacks with threshold 0: not the counted stacks 60 and 20"
+echo "slow calls on stderr: $(grep -c " $label" "$TMP/agent.err")"
+
 # 2. the SVG in a browser: frames drawn, and the search (?s=) colours the
 #    matches and says their share (300 of 400 calls)
 browser() {

@@ -1,7 +1,8 @@
 #!/bin/bash
 # The syscalls layer: every syscall of a deterministic program (a child
 # process and a thread included) counted in the kernel equals strace -c
-# -f's count per syscall, errors too; the terminal table is strace -c's;
+# -f's count per syscall, errors too; the terminal table is strace -c's,
+# every errno of a syscall named beside it;
 # the journal has one summary per syscall with ERRORS and the top errno;
 # pid: selection and processes running before the agent; off unless asked for (enabled = auto does not switch it
 # on); a wrong selection is one clear line.
@@ -19,7 +20,7 @@ counts() {
 	python3 -c '
 import re, sys
 for line in open(sys.argv[1]):
-    m = re.match(r"^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(\d+)?\s*(\w+)\s*(\w+)?\s*$", line)
+    m = re.match(r"^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(\d+)?\s*(\w+)\s*([\w:]+( [\w:]+)*)?\s*$", line)
     if m and m.group(3) != "total":
         print(m.group(3), m.group(1), m.group(2) or 0)
 ' "$1" | sort
@@ -38,7 +39,7 @@ grep -qx "% time     seconds  usecs/call     calls    errors syscall" "$TMP/agen
 counts "$TMP/agent.out" >"$TMP/smblat.counts"
 # the execve that starts a process is made before it is chosen (by its new comm)
 diff -u "$TMP/strace.counts" "$TMP/smblat.counts" || fail "counts differ from strace -c -f (above)"
-grep -qE "^openat [0-9]+ 20$" "$TMP/smblat.counts" || fail "openat's 20 failures"
+grep -qE "^openat [0-9]+ 25$" "$TMP/smblat.counts" || fail "openat's 25 failures"
 grep -qE "^getuid 15 0$" "$TMP/smblat.counts" || fail "the thread's 15 getuid"
 grep -qE "^getpid 10 0$" "$TMP/smblat.counts" || fail "the child's 10 getpid"
 # sorted by time, as strace -c
@@ -46,6 +47,9 @@ python3 -c '
 import re, sys
 t = [float(m.group(1)) for m in (re.match(r"^\s*[\d.]+\s+([\d.]+)\s+\d+\s+\d+", l) for l in open(sys.argv[1])) if m]
 sys.exit(0 if t[:-1] == sorted(t[:-1], reverse=True) else 1)' "$TMP/agent.out" || fail "table not sorted by time"
+# every errno of a syscall, as the journal's ERRNOS has them (issue 25 item
+# 21: the table named the top one only)
+grep -qE " openat +ENOENT:20 EISDIR:5$" "$TMP/agent.out" || fail "openat's errnos: $(grep " openat " "$TMP/agent.out")"
 
 # 1b. the same counts with per-thread state in the hash kernels without task
 # storage (5.10) use
@@ -66,7 +70,8 @@ e=$(journal_json _PID="$pid" FUNCTION=SYSCALL_OPENAT MESSAGE_ID=37696141c77044bb
 echo "$e"
 [ "$(field LAYER <<<"$e")" = syscalls ] || fail "LAYER"
 [ "$(field SYSCALL <<<"$e")" = openat ] || fail "SYSCALL"
-[ "$(field ERRORS <<<"$e")" = 20 ] || fail "ERRORS $(field ERRORS <<<"$e")"
+[ "$(field ERRORS <<<"$e")" = 25 ] || fail "ERRORS $(field ERRORS <<<"$e")"
+[ "$(field ERRNOS <<<"$e")" = "ENOENT:20 EISDIR:5" ] || fail "ERRNOS $(field ERRNOS <<<"$e")"
 [ "$(field ERRNO_NAME <<<"$e")" = ENOENT ] || fail "ERRNO_NAME"
 [ "$(field ERRNO_COUNT <<<"$e")" = 20 ] || fail "ERRNO_COUNT"
 [ "$(field COUNT <<<"$e")" = "$(awk '$1 == "openat" {print $2}' "$TMP/strace.counts")" ] || fail "COUNT"
@@ -91,9 +96,9 @@ agent_stop
 counts "$TMP/agent.out" >"$TMP/pid.counts"
 cat "$TMP/pid.counts"
 [ "$(cut -d' ' -f1 "$TMP/pid.counts" | tr '\n' ' ')" = "getuid openat " ] || fail "include= of two"
-grep -qx "openat 70 20" "$TMP/pid.counts" || fail "openat of the chosen pid"
+grep -qx "openat 75 25" "$TMP/pid.counts" || fail "openat of the chosen pid"
 grep -qx "getuid 15 0" "$TMP/pid.counts" || fail "getuid of the chosen pid's thread"
-[ "$(grep -c " SYSCALL_OPENAT " "$TMP/agent.out")" -eq 20 ] || fail "errors = yes: 20 entries of the failed openat"
+[ "$(grep -c " SYSCALL_OPENAT " "$TMP/agent.out")" -eq 25 ] || fail "errors = yes: 25 entries of the failed openat"
 
 # 3b. comm: selection of a process that ran before the agent: the kernel's
 # task list tells the agent of it (no /proc of other processes is read)
@@ -109,7 +114,7 @@ exec 3>&-
 wait "$pp"
 agent_stop
 counts "$TMP/agent.out" >"$TMP/comm.counts"
-grep -qx "openat 70 20" "$TMP/comm.counts" || fail "openat of the running $comm: $(cat "$TMP/comm.counts")"
+grep -qx "openat 75 25" "$TMP/comm.counts" || fail "openat of the running $comm: $(cat "$TMP/comm.counts")"
 
 # 4. not on by default, and enabled = auto does not switch it on: a probe on
 # every syscall of the machine is asked for by name

@@ -180,7 +180,7 @@ static void server_of(const char *share, char *buf, size_t size)
 }
 
 static void rows_write(const struct row *rows, size_t n, enum layer_id layer, bool shares,
-		       const struct summary_out *out)
+		       const struct summary_out *out, int width)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
@@ -204,8 +204,22 @@ static void rows_write(const struct row *rows, size_t n, enum layer_id layer, bo
 			continue;
 		}
 		snprintf(label, sizeof(label), "%s %s", r->function, r->label);
-		hist_print_table_row(out->table, &(struct func) { .name = label, .layer = layer }, &r->s);
+		hist_print_table_row(out->table, &(struct func) { .name = label, .layer = layer }, &r->s,
+				     width);
 	}
+}
+
+/* The table's FUNCTION column for rows' "FUNCTION share" labels, at least width. */
+static int rows_width(const struct row *rows, size_t n, int width)
+{
+	char label[SMBLAT_NAME_LEN * 3];
+
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].s.count) {
+			snprintf(label, sizeof(label), "%s %s", rows[i].function, rows[i].label);
+			width = hist_table_width(width, label);
+		}
+	return width;
 }
 
 /* Calls of layer's FUNCTIONs the view had no room for, since the last call. */
@@ -241,6 +255,7 @@ void shareview_summarize(struct shareview *v, const struct layer_env *env, enum 
 	size_t n_shares = 0, n_servers = 0;
 	struct share_key k, last, *prev = NULL;
 	char server[SMBLAT_NAME_LEN * 2];
+	int width = HIST_TABLE_WIDTH;
 	struct summary s;
 
 	if (!env->cfg->hist_per_share)
@@ -266,11 +281,12 @@ void shareview_summarize(struct shareview *v, const struct layer_env *env, enum 
 			hist_merge(&r->s, &s);
 	}
 	if (!out->journal && n_shares) {
+		width = rows_width(shares, n_shares, rows_width(servers, n_servers, HIST_TABLE_WIDTH));
 		fprintf(out->table, "\nper share and server:\n");
-		hist_print_table_header(out->table);
+		hist_print_table_header(out->table, width);
 	}
-	rows_write(shares, n_shares, layer, true, out);
-	rows_write(servers, n_servers, layer, false, out);
+	rows_write(shares, n_shares, layer, true, out, width);
+	rows_write(servers, n_servers, layer, false, out, width);
 	if (!out->journal && n_shares)
 		fflush(out->table);
 	overflow_report(v, env, layer);

@@ -22,6 +22,7 @@
 #include "layers/func/func.h"
 #include "layers/layer.h"
 #include "probes/btfargs.h"
+#include "symbols/functype.h"
 #include "symbols/kmodules.h"
 #include "symbols/ksyms.h"
 #include "symbols/usyms.h"
@@ -93,11 +94,56 @@ static uint32_t probe_flags(const struct probe_config *pc, enum side side)
 	return f;
 }
 
+/*
+ * What errors= calls a failure of f: a convention as asked; with yes, a
+ * kernel function's -errno by its kind, a user function's negative value
+ * where its type is a signed integer, and nothing else (never a pointer
+ * or a count: a valid one is no failure).
+ */
+static enum ret_fail probe_fail(const struct func *f, enum probe_errors e)
+{
+	switch (e) {
+	case ERRORS_NO:
+		return FAIL_NEVER;
+	case ERRORS_NEGATIVE:
+		return FAIL_NEGATIVE;
+	case ERRORS_MINUS1:
+		return FAIL_MINUS1;
+	case ERRORS_NULL:
+		return FAIL_NULL;
+	default:
+		break;
+	}
+	switch (f->cfg.ret_kind) {
+	case RK_INT:
+	case RK_LONG:
+	case RK_PTR:
+		return FAIL_BY_KIND;
+	case RK_USER_S8:
+	case RK_USER_S16:
+	case RK_USER_S32:
+	case RK_USER_S64:
+		return FAIL_NEGATIVE;
+	}
+	return FAIL_NEVER;
+}
+
 static void probe_configure(struct layer *l, struct func *f, const struct probe_config *pc)
 {
 	f->cfg.threshold_ns = config_probe_threshold_ns(l->env->cfg, pc);
 	f->cfg.flags = probe_flags(pc, side_of(f));
 	f->cfg.nargs = pc->args;
+	f->cfg.ret_fail = probe_fail(f, pc->errors);
+}
+
+static const struct probe_config *probe_find(const struct config *c, const char *label);
+
+/* Once the function's return kind is known (its BTF, DWARF, a syscall's long): what fails. */
+static void probe_fail_set(struct layer *l, struct func *f)
+{
+	const struct probe_config *pc = probe_find(l->env->cfg, f->name);
+
+	f->cfg.ret_fail = probe_fail(f, pc ? pc->errors : ERRORS_NO);
 }
 
 /* The probe of label: the newest function of that name, unless gone. */
@@ -133,6 +179,7 @@ static void attach_kernel(struct layer *l, struct func *f)
 	if (btfs_fill(l->env->btfs, f->module, f->symbol, &f->cfg) < 0)
 		f->cfg.ret_kind = RK_INT; /* no BTF: C's int, the common case */
 	f->cfg.nargs = nargs;
+	probe_fail_set(l, f);
 	probes_update(l->env->probes, f);
 	probes_attach_kernel(l->env->probes, &f, 1, &kprogs_call);
 }
@@ -152,6 +199,55 @@ static void attach_module(struct layer *l, struct func *f)
 	if (module_watch_add(l, f, func_attached(f) ? inst : 0) < 0)
 		probe_log(f->name, STATUS_PROBE_FAILED, REASON_SYSTEM, LOG_WARNING,
 			  "probe %s: module %s not watched: %s", f->name, f->module, strerror(ENOMEM));
+}
+
+static enum ret_kind user_kind(const struct functype *t)
+{
+	static const enum ret_kind s[] = { RK_USER_S8, RK_USER_S16, RK_USER_S32, RK_USER_S64 };
+	static const enum ret_kind u[] = { RK_USER_U8, RK_USER_U16, RK_USER_U32, RK_USER_U64 };
+	int w = t->size == 1 ? 0 : t->size == 2 ? 1 : t->size <= 4 ? 2 : 3;
+
+	switch (t->cls) {
+	case FUNCTYPE_SIGNED:
+		return s[w];
+	case FUNCTYPE_UNSIGNED:
+		return u[w];
+	case FUNCTYPE_POINTER:
+		return RK_USER_PTR;
+	case FUNCTYPE_VOID:
+	case FUNCTYPE_OTHER:
+		break;
+	}
+	return RK_VOID;
+}
+
+/*
+ * A user function's return kind from its file's BTF or DWARF; unknown
+ * without them. errors = yes that judges no call failed says why, once.
+ */
+static void user_type(struct layer *l, struct func *f, const char *path, const char *symbol, uint64_t off)
+{
+	const struct probe_config *pc = probe_find(l->env->cfg, f->name);
+	struct functype t;
+	int r = functype_ret(path, "", symbol, off, &t);
+
+	f->cfg.ret_kind = r == 0 ? user_kind(&t) : RK_USER;
+	probe_fail_set(l, f);
+	probes_update(l->env->probes, f);
+	if (!pc || pc->errors != ERRORS_YES || f->cfg.ret_fail != FAIL_NEVER)
+		return;
+	if (r < 0)
+		probe_log(f->name, STATUS_AGENT_DEGRADED, REASON_NOT_FOUND, LOG_WARNING,
+			  "probe %s: errors = yes: the return type of %s is not known (no DWARF or BTF "
+			  "in %s or a debug file of it), so no call is judged failed; errors = negative, "
+			  "minus1 or null says what a failed call returns",
+			  f->name, symbol, path);
+	else
+		probe_log(f->name, STATUS_AGENT_DEGRADED, REASON_NONE, LOG_WARNING,
+			  "probe %s: errors = yes: %s returns %s (%s), which has no failure value of its "
+			  "own, so no call is judged failed; errors = null, minus1 or negative says what "
+			  "a failed call returns",
+			  f->name, symbol, t.name, t.from);
 }
 
 static void attach_user(struct layer *l, struct func *f, const struct target *t)
@@ -184,6 +280,8 @@ static void attach_user(struct layer *l, struct func *f, const struct target *t)
 	else if (r < 0)
 		func_set_state(f, FUNC_NOT_FOUND, "%s: %s", path, strerror(-r));
 	else
+		user_type(l, f, path, t->symbol, off);
+	if (r == 0)
 		probes_attach_uprobe_at(l->env->probes, f, path, off, -1);
 	free(path);
 }
@@ -226,6 +324,7 @@ static void attach_syscall(struct layer *l, struct func *f, const struct target 
 		return;
 	}
 	f->cfg.ret_kind = RK_LONG;
+	probe_fail_set(l, f);
 	probes_update(l->env->probes, f);
 	if (l->sys_backend == BACKEND_NONE) {
 		/* Exit first: an entry without its exit would leave frames behind. */

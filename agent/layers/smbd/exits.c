@@ -21,6 +21,7 @@
 
 #include "base/log.h"
 #include "base/syscalls.h"
+#include "base/units.h"
 #include "decode/event.h"
 #include "decode/stack.h"
 #include "decode/smb2.h"
@@ -253,10 +254,28 @@ static void text_copy(char *dst, const char *src, size_t n)
 			*p = ' ';
 }
 
+/*
+ * The hook that saw the exit, as TARGET: the one of smbd's two exit
+ * functions that was called (the function's TARGET names the first), or,
+ * for a process that called neither (killed, or exited otherwise), the
+ * kernel's end of the process.
+ */
+static void exit_target(struct record *r, uint32_t how)
+{
+	const char *sym = r->func->symbol, *colon = sym ? strrchr(sym, ':') : NULL;
+
+	if (how == 0)
+		r->target = strdup("sched_process_exit");
+	else if (how <= ELEMENTSOF(exit_server) && colon &&
+		 asprintf(&r->target, "%.*s%s", (int)(colon + 1 - sym), sym, exit_server[how - 1]) < 0)
+		r->target = NULL;
+}
+
 static int exit_decode(const struct layer_env *env, const struct rec_smbd_exit *e, struct record *r)
 {
 	static const char *const hows[] = { "none", "exit_server", "exit_server_cleanly" };
-	char reason[SMBLAT_REASON_LEN], location[SMBLAT_REASON_LEN], peer[80], status[16], last[96] = "";
+	char reason[SMBLAT_REASON_LEN], location[SMBLAT_REASON_LEN], peer[80], status[16], last[96] = "",
+											   ago[32];
 	uint32_t ppid = e->ppid, how = e->exit_how, unread = e->unread;
 	uint32_t err_nr = e->last_err_nr, err = (uint32_t)e->last_err;
 	int code = e->exit_code, sig = code & 0x7f;
@@ -300,11 +319,15 @@ static int exit_decode(const struct layer_env *env, const struct rec_smbd_exit *
 		if (ename)
 			record_add(r, "LAST_ERROR_ERRNO_NAME", "%s", ename);
 		record_add(r, "LAST_ERROR_AGO_US", "%" PRIu64, e->last_err_ago_ns / 1000);
-		snprintf(last, sizeof(last), "; last failed syscall %s (%s) %.3f ms before",
-			 sysname ? sysname : "?", ename ? ename : "?", e->last_err_ago_ns / 1e6);
+		snprintf(last, sizeof(last), "; last failed syscall %s (%s) %s ms before",
+			 sysname ? sysname : "?", ename ? ename : "?",
+			 units_ms(ago, sizeof(ago), e->last_err_ago_ns, 3));
 	}
 	if (ppid)
 		record_add(r, "PPID", "%u", ppid);
+	exit_target(r, how);
+	/* smbd --version, -b, a daemon's helper: no client, nothing said, status 0 */
+	r->routine = !*reason && !st && !*peer && !sig && !((code >> 8) & 0xff) && how != 1;
 	/* a process gone before its stack was read: its parent has the same mappings (fork) */
 	(void)event_decode_stacks(env->dec, &e->h, &e->st, ppid, r);
 	if (asprintf(&outcome, "%s%s%s%s%s%s%s",
@@ -316,8 +339,8 @@ static int exit_decode(const struct layer_env *env, const struct rec_smbd_exit *
 		     sig && sigabbrev_np(sig) ? sigabbrev_np(sig) : "") < 0)
 		outcome = NULL;
 	record_set_place(r, "%s%s", outcome ? outcome : "?", last);
-	if (asprintf(&r->message, "smbd %s[%u] exited after %.3f s: %s%s", r->comm, r->pid,
-		     e->h.latency_ns / 1e9, outcome ? outcome : "?", last) < 0)
+	if (asprintf(&r->message, "smbd %s[%u] exited after %s s: %s%s", r->comm, r->pid,
+		     units_s(ago, sizeof(ago), e->h.latency_ns), outcome ? outcome : "?", last) < 0)
 		r->message = NULL;
 	free(outcome);
 	return 0;
@@ -357,7 +380,7 @@ static const char *oplock_level(uint32_t l)
 static int break_decode(const struct rec_smbd_break *e, struct record *r)
 {
 	bool oplock = e->oplock;
-	char from[4], to[4];
+	char from[4], to[4], ms[32];
 
 	r->message_id = SMBLAT_MID_BREAK;
 	r->has_ret = false;
@@ -371,8 +394,8 @@ static int break_decode(const struct rec_smbd_break *e, struct record *r)
 		record_set_place(r, "lease %016" PRIx64 "%016" PRIx64 " %s to %s", e->key[0], e->key[1],
 				 from[0] ? lease_state(e->from, from) : "none", lease_state(e->to, to));
 	}
-	if (asprintf(&r->message, "%s answered after %.3f ms: smbd[%u] %s", r->func->name,
-		     e->h.latency_ns / 1e6, r->pid, r->place ? r->place : "") < 0)
+	if (asprintf(&r->message, "%s answered after %s ms: smbd[%u] %s", r->func->name,
+		     units_ms(ms, sizeof(ms), e->h.latency_ns, 3), r->pid, r->place ? r->place : "") < 0)
 		r->message = NULL;
 	return 0;
 }

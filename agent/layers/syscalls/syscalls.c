@@ -400,28 +400,33 @@ static int row_by_time(const void *a, const void *b)
 
 #define RULE "------ ----------- ----------- --------- --------- ----------------\n"
 
-/* strace -c's table, sorted by time; a syscall's errors and its top errno beside. */
+/*
+ * strace -c's table, sorted by time; a syscall's errors and all its errnos
+ * beside (as the journal's ERRNOS), after the longest name of the table.
+ */
 static void table_print(FILE *out, const struct layer *l, struct row *v, size_t n, double interval_s)
 {
 	uint64_t total_ns = 0, calls = 0, errors = 0;
+	int width = 16;
 
 	qsort(v, n, sizeof(*v), row_by_time);
 	for (size_t i = 0; i < n; i++) {
 		total_ns += v[i].s->total_ns;
 		calls += v[i].s->count;
 		errors += v[i].errors;
+		if (v[i].errors && (int)strlen(v[i].syscall) > width)
+			width = (int)strlen(v[i].syscall);
 	}
 	fprintf(out, "syscalls of %s over %.1f s:\n", l->what, interval_s);
 	fprintf(out, "%% time     seconds  usecs/call     calls    errors syscall\n" RULE);
 	for (size_t i = 0; i < n; i++) {
 		const struct summary *s = v[i].s;
-		const char *en = v[i].top_err ? strerrorname_np((int)v[i].top_err) : NULL;
 
 		fprintf(out, "%6.2f %11.6f %11" PRIu64 " %9" PRIu64 " ",
 			total_ns ? 100.0 * s->total_ns / total_ns : 0, s->total_ns / 1e9,
 			s->total_ns / s->count / 1000, s->count);
 		if (v[i].errors)
-			fprintf(out, "%9" PRIu64 " %-16s %s\n", v[i].errors, v[i].syscall, en ? en : "");
+			fprintf(out, "%9" PRIu64 " %-*s %s\n", v[i].errors, width, v[i].syscall, v[i].errnos);
 		else
 			fprintf(out, "%9s %s\n", "", v[i].syscall);
 	}
