@@ -10,8 +10,13 @@
 
 static jmp_buf env;
 
-/* noipa: every call made and seen, none folded away */
-__attribute__((noipa, used)) int op(int jump)
+/* noipa (clang: optnone): every call made and seen, none folded away */
+#ifdef __clang__
+__attribute__((noinline, optnone, used))
+#else
+__attribute__((noipa, used))
+#endif
+int op(int jump)
 {
 	if (jump)
 		longjmp(env, 1);

@@ -65,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(hist_format_compact(&s));
 	interval = size >= 1 ? data[0] / 4.0 : 60;
 	free(hist_format_report(&fn, &s, interval));
-	hist_print_table_row(devnull, &fn, &s);
+	hist_print_table_row(devnull, &fn, &s, hist_table_width(HIST_TABLE_WIDTH, fn.name));
 	n = journal_summary_fields(&fn, &s, interval, &fields);
 	if (n > 0)
 		free_fields(fields, n);
