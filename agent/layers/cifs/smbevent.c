@@ -95,6 +95,12 @@ static const char *shares_add(struct record *r, const char *server, struct mount
 	return r->share;
 }
 
+/* The server's name as a string: the record's field need not end in a NUL. */
+static void server_of(const struct rec_smb2 *e, char out[SMBLAT_NAME_LEN + 1])
+{
+	snprintf(out, SMBLAT_NAME_LEN + 1, "%.*s", SMBLAT_NAME_LEN, e->server);
+}
+
 static void server_add(struct record *r, const char *server, uint64_t conn_id)
 {
 	if (server && *server)
@@ -127,8 +133,10 @@ static const char *command(const struct rec_smb2 *e)
 
 static void server_event(const struct rec_smb2 *e, struct record *r, struct mounts *m)
 {
-	const char *server = e->server, *share;
-	char who[256];
+	char server[SMBLAT_NAME_LEN + 1], who[256];
+	const char *share;
+
+	server_of(e, server);
 
 	server_add(r, server, e->conn_id);
 	if (e->ids.session)
@@ -158,9 +166,11 @@ static void server_event(const struct rec_smb2 *e, struct record *r, struct moun
 
 static void session_event(const struct rec_smb2 *e, struct record *r, struct mounts *m)
 {
-	const char *server = e->server, *share;
+	char server[SMBLAT_NAME_LEN + 1], who[256];
 	uint64_t us = e->h.latency_ns / 1000;
-	char who[256];
+	const char *share;
+
+	server_of(e, server);
 
 	server_add(r, server, e->conn_id);
 	smb2_decode_ids(&e->ids, e->h.flags, r);
@@ -216,23 +226,24 @@ static void tree_event(const struct rec_smb2 *e, struct record *r)
 
 static void slow_response_event(const struct rec_smb2 *e, struct record *r, struct mounts *m)
 {
+	char server[SMBLAT_NAME_LEN + 1], who[256];
 	uint64_t us = e->h.latency_ns / 1000;
-	char who[256];
 	const char *share;
 
-	server_add(r, e->server, e->conn_id);
+	server_of(e, server);
+	server_add(r, server, e->conn_id);
 	record_add(r, "SMB_COMMAND", "%s", command(e));
 	if (e->ids.session)
 		smb2_decode_ids(&e->ids, e->h.flags, r);
 	else
 		record_add(r, "SMB_MID", "%llu", (unsigned long long)e->ids.mid);
-	share = shares_add(r, e->server, m);
+	share = shares_add(r, server, m);
 	about(who, sizeof(who), e, share);
 	if (us)
 		record_set_message(r, message_ids[e->event],
 				   "SMB_SLOW_RESPONSE: cifs saw %s "
 				   "mid %llu of %s answered slowly, %llu.%03llu ms%s",
-				   command(e), (unsigned long long)e->ids.mid, *e->server ? e->server : "?",
+				   command(e), (unsigned long long)e->ids.mid, *server ? server : "?",
 				   (unsigned long long)us / 1000, (unsigned long long)us % 1000, who);
 	else
 		record_set_message(r, message_ids[e->event],
