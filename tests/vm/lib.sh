@@ -292,3 +292,15 @@ _vm_exit() {
 	fi
 }
 trap _vm_exit EXIT
+
+# cap_eff_idle: the effective capabilities of the dropped agent between
+# attaches: none, or CAP_BPF (bit 39) alone where the kernel refuses bpf()
+# as a whole to a process without it (before 5.19 with unprivileged BPF
+# disabled), which the agent keeps to read its counters and says at start.
+cap_eff_idle() {
+	if grep -q "CAP_BPF stays effective as user" "$AGENT_LOG"; then
+		echo 0000008000000000
+	else
+		echo 0000000000000000
+	fi
+}

@@ -17,7 +17,7 @@ agent_start -c conf
 grep -q "cifs module not loaded" "$AGENT_LOG" || fail "agent did not say it waits for cifs"
 st=/proc/$AGENT_PID/status
 assert_eq "$(awk '/^Uid:/ {print $2}' $st)" "$(id -u nobody)" "agent uid after the drop"
-assert_eq "$(awk '/^CapEff:/ {print $2}' $st)" 0000000000000000 "effective capabilities while waiting"
+assert_eq "$(awk '/^CapEff:/ {print $2}' $st)" "$(cap_eff_idle)" "effective capabilities while waiting"
 [ "$(awk '/^CapPrm:/ {print $2}' $st)" != 0000000000000000 ] || fail "no attach capability kept for the late attach"
 assert_eq "$(awk '/^NoNewPrivs:/ {print $2}' $st)" 1 "NoNewPrivs"
 modprobe cifs
@@ -31,11 +31,11 @@ grep -qE "smb: [1-9][0-9]* of [0-9]+ cifs operations attached" "$AGENT_LOG" || f
 # raised around each layer's attach (smb2's mid hooks and connection events
 # come after smb's line): lowered once the last layer has attached
 for _ in $(seq 300); do
-	[ "$(awk '/^CapEff:/ {print $2}' $st)" = 0000000000000000 ] && break
+	[ "$(awk '/^CapEff:/ {print $2}' $st)" = "$(cap_eff_idle)" ] && break
 	sleep 0.2
 done
 [ "$(awk '/^CapPrm:/ {print $2}' $st)" != 0000000000000000 ] || fail "attach capabilities forgotten: a reload could not attach"
-assert_eq "$(awk '/^CapEff:/ {print $2}' $st)" 0000000000000000 "effective capabilities after the late attach"
+assert_eq "$(awk '/^CapEff:/ {print $2}' $st)" "$(cap_eff_idle)" "effective capabilities after the late attach"
 journal_mark
 echo x >"$SMB_MNT/late.$$"
 netem_on 20
