@@ -679,6 +679,9 @@ static int finish(struct agent *a)
 	/* the final summary, also when periodic ones are off ([histogram] interval = 0) */
 	report_now(a, true, true);
 	r = report_flame(a);
+	/* the stop line counts these last entries too, once they are sent */
+	if (a->writer)
+		writer_drain(a->writer, 3000);
 	report_counts(a, &written, &failed);
 	status_count_set(&s, COUNT_ENTRIES_WRITTEN, written);
 	status_count_set(&s, COUNT_ENTRIES_FAILED, failed);

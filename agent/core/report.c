@@ -322,8 +322,9 @@ void report_counts(struct agent *a, uint64_t *written, uint64_t *failed)
 		uint64_t w, f;
 
 		writer_counts(a->writer, &w, &f, &err);
-		*written = w; /* the writer counts refused pushes too */
-		*failed = f;
+		/* the writer counts refused pushes too; the journal what went around it */
+		*written = w + journal_written(a->journal);
+		*failed = f + journal_failed(a->journal);
 	}
 }
 

@@ -26,8 +26,8 @@
 
 struct journal {
 	struct journal_opts opts;
-	uint64_t failed;
-	struct writer *writer; /* reliability: entries go through its thread once set */
+	uint64_t written, failed; /* sent here, not through the writer */
+	struct writer *writer;    /* reliability: entries go through its thread once set */
 };
 
 static int fields_queue(struct journal *j, struct fields *f, int32_t id, const struct loss *carry,
@@ -54,6 +54,8 @@ static int fields_send(struct journal *j, struct fields *f)
 	r = sd_journal_sendv(iov, (int)f->n);
 	if (r < 0)
 		j->failed++;
+	else
+		j->written++;
 	return r;
 }
 
@@ -139,6 +141,11 @@ void journal_free(struct journal *j)
 uint64_t journal_failed(const struct journal *j)
 {
 	return j ? j->failed : 0;
+}
+
+uint64_t journal_written(const struct journal *j)
+{
+	return j ? j->written : 0;
 }
 
 /*

@@ -79,8 +79,13 @@ bool journal_is_stderr(void);
 struct writer;
 void journal_set_writer(struct journal *j, struct writer *w);
 
-/* Entries that sd_journal_sendv() refused, since start. */
+/*
+ * Entries sent, and refused or never sent (a field that could not be
+ * built), since start, by the journal itself: before the writer was set,
+ * and entries with an error; the writer counts its own.
+ */
 uint64_t journal_failed(const struct journal *j);
+uint64_t journal_written(const struct journal *j);
 
 /*
  * Builds the entry's fields as "NAME=value" strings (for tests and for the

@@ -2,7 +2,8 @@
 # What the agent prints reads as English and as a report: counts with the
 # word in the right number ("1 call", "1 entry"), the tables of --hist (and
 # --breakdown, --smbd-pid) under the time of each round, and -U's stacks
-# in CSV rows (a column of their own) rather than dropped.
+# in CSV rows (a column of their own) rather than dropped; the stop line
+# counts what the journal received.
 . "${SOURCE_ROOT:?}/tests/lib-host.sh"
 journald_ensure
 
@@ -62,4 +63,26 @@ assert len(calls) == 1, calls
 # symbolized or not (the program may be gone when its frames are read): frames, not nothing
 assert len(calls[0][6].split(";")) >= 2, calls[0][6]
 PY
+# 4. the stop line counts every entry written to the journal, also the
+# first status lines (sent before the writer thread runs) and those of the
+# last moment (the final summary, the counted stacks)
+agent_start -c "$TMP/plain.conf" --stacks -f "$target" 0
+pid=$AGENT_PID
+"$prog" 2 2 2 >/dev/null
+agent_stop
+read -r counted before < <(journal_json _PID="$pid" | python3 -c '
+import json, sys
+n = 0
+for line in sys.stdin:
+    e = json.loads(line)
+    if e.get("MESSAGE_ID") == "000a570d70c34918a2d2b92626a85235":
+        print(e.get("ENTRIES_WRITTEN", "?"), n)
+        break
+    n += 1
+else:
+    print("none", n)
+')
+echo "stop line: $counted entries written; the journal has $before entries of the agent before it"
+[ "$before" -ge 7 ] || fail "$before entries before the stop line: 3 calls, a summary, a stack and status lines expected"
+[ "$counted" = "$before" ] || fail "the stop line counts $counted entries written, the journal has $before"
 echo ok
