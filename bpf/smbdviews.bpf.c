@@ -381,9 +381,12 @@ static __always_inline int break_lease_done(struct pt_regs *regs)
 	return 0;
 }
 
-/* A uprobe program and its uprobe.multi twin, named whole as the agent's program tables name them. */
-#define SMBD_UPROBE(single, multi, fn)                   \
-	SEC("uprobe") int single(struct pt_regs *r)      \
+/*
+ * A uprobe program (of section sec: uprobe, or the sleepable uprobe.s) and
+ * its uprobe.multi twin, named whole as the agent's program tables name them.
+ */
+#define SMBD_UPROBE_IN(sec, single, multi, fn)           \
+	SEC(sec) int single(struct pt_regs *r)           \
 	{                                                \
 		return fn(r);                            \
 	}                                                \
@@ -391,6 +394,7 @@ static __always_inline int break_lease_done(struct pt_regs *regs)
 	{                                                \
 		return fn(r);                            \
 	}
+#define SMBD_UPROBE(single, multi, fn) SMBD_UPROBE_IN("uprobe", single, multi, fn)
 
 SMBD_UPROBE(smbd_split_dispatch, umulti_smbd_split_dispatch, split_dispatch)
 SMBD_UPROBE(smbd_split_dispatch_ret, umulti_smbd_split_dispatch_ret, split_dispatch_ret)
@@ -410,15 +414,7 @@ SMBD_UPROBE(smbd_break_lease, umulti_smbd_break_lease, break_lease)
 SMBD_UPROBE(smbd_break_lease_done, umulti_smbd_break_lease_done, break_lease_done)
 
 /* The same, sleepable (PROG_USLEEP, PROG_UMULTI_SLEEP: the agent loads the twin so). */
-#define SMBD_UPROBE_SLEEP(single, multi, fn)             \
-	SEC("uprobe.s") int single(struct pt_regs *r)    \
-	{                                                \
-		return fn(r);                            \
-	}                                                \
-	SEC("kprobe.multi") int multi(struct pt_regs *r) \
-	{                                                \
-		return fn(r);                            \
-	}
+#define SMBD_UPROBE_SLEEP(single, multi, fn) SMBD_UPROBE_IN("uprobe.s", single, multi, fn)
 
 SMBD_UPROBE_SLEEP(smbd_exit_terminate_sleep, umulti_smbd_exit_terminate_sleep, exit_terminate_sleep)
 SMBD_UPROBE_SLEEP(smbd_exit_server_sleep, umulti_smbd_exit_server_sleep, exit_server_sleep)
