@@ -64,8 +64,14 @@ struct agent {
 	struct folded run_stacks;
 };
 
-/* Takes at most max events from the ring buffer; returns how many. */
+/* events.c: at most max events of the ring buffer to their sink; how many were taken. */
+#define DRAIN_BATCH 4096
 unsigned int agent_drain(struct agent *a, unsigned int max);
+/* What the ring buffer can hold: draining that much empties what was there. */
+unsigned int agent_ringbuf_events(const struct agent *a);
+int agent_on_ringbuf(sd_event_source *s, int fd, uint32_t revents, void *ctx);
+/* The ring buffer's callback: one event decoded and written or counted. */
+int agent_on_event(void *ctx, void *data, size_t size);
 /*
  * privileged.c: the attach capabilities made effective (after the drop;
  * nothing to do before it), negative errno when they cannot be, and made

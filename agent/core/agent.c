@@ -34,87 +34,8 @@
  * Events taken per turn of the loop: a ring buffer that never runs dry
  * must not starve the signals and timers (stop, duration, watchdog).
  */
-#define DRAIN_BATCH 4096
 
 /* ---- events ---- */
-
-/*
- * --folded: standard output is flame graph input, in one unit. Without
- * counted stacks it is the slow calls, weighed by their latency (us); with
- * them (--stacks) the counted stacks alone, weighed by calls (or their
- * summed latency), and the slow calls are lines on standard error.
- * Events that are no call (an smbd's exit weighs its lifetime, a break the
- * client's answer) are never flame graph input: lines on standard error.
- */
-static void term_print(struct agent *a, const struct record *r)
-{
-	struct term_opts lines = a->opt->term;
-	FILE *out = stdout;
-
-	lines.name_width = a->name_width;
-	if (lines.folded && (r->message_id || a->stacks)) {
-		lines.folded = false;
-		out = stderr;
-	}
-	term_print_event(out, &lines, r);
-	fflush(out);
-}
-
-static void event_sink(struct agent *a, struct record *r)
-{
-	int err;
-
-	if (!ratelimit_allows(a->rate, r->func->id, now_ns())) {
-		a->loss[r->func->id].suppressed++;
-	} else if (a->journal) {
-		err = journal_write_event(a->journal, r);
-		if (err < 0) {
-			a->loss[r->func->id].write_failed++;
-			a->failed++;
-		} else {
-			a->written++;
-		}
-	} else if (!a->opt->hist_only) {
-		term_print(a, r);
-		a->written++;
-	}
-}
-
-static int on_event(void *ctx, void *data, size_t size)
-{
-	struct agent *a = ctx;
-	struct record r;
-
-	if (layers_decode(&a->env, data, size, &r) == 0)
-		event_sink(a, &r);
-	event_record_clear(&r);
-	/* negative stops this turn once the batch is full; the event itself is taken */
-	return ++a->batch >= DRAIN_BATCH ? -EAGAIN : 0;
-}
-
-unsigned int agent_drain(struct agent *a, unsigned int max)
-{
-	unsigned int taken = 0;
-
-	do {
-		a->batch = 0;
-		(void)ring_buffer__consume(a->rb);
-		taken += a->batch;
-	} while (a->batch >= DRAIN_BATCH && taken < max);
-	return taken;
-}
-
-/* What the ring buffer can hold: draining that much empties what was there. */
-static unsigned int ringbuf_events(const struct agent *a)
-{
-	return a->cfg->ringbuf_bytes / sizeof(struct rec_head) + DRAIN_BATCH;
-}
-
-static int on_ringbuf(sd_event_source *s, int fd, uint32_t revents, void *ctx)
-{
-	agent_drain(ctx, DRAIN_BATCH);
-	return 0;
-}
 
 /* ---- layers ---- */
 
@@ -222,7 +143,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *c
 	struct agent *a = ctx;
 
 	sd_notify(false, "RELOADING=1");
-	agent_drain(a, ringbuf_events(a)); /* events of removed functions still have their names */
+	agent_drain(a, agent_ringbuf_events(a)); /* events of removed functions still have their names */
 	(void)reload_config(a);
 	services_trim(a);
 	sd_notify(false, "READY=1");
@@ -428,7 +349,7 @@ static int setup_probes(struct agent *a)
 		return r;
 	a->env.probes = a->probes;
 	fallbacks_report(a);
-	a->rb = ring_buffer__new(probes_ringbuf_fd(a->probes), on_event, a, NULL);
+	a->rb = ring_buffer__new(probes_ringbuf_fd(a->probes), agent_on_event, a, NULL);
 	return a->rb ? 0 : -errno;
 }
 
@@ -559,7 +480,7 @@ static int setup_loop(struct agent *a)
 	sd_event_source_set_priority(s, SD_EVENT_PRIORITY_IMPORTANT);
 	sd_event_add_signal(a->loop, NULL, SIGHUP, on_hup, a);
 	sd_event_add_signal(a->loop, NULL, SIGUSR1, on_usr1, a);
-	r = sd_event_add_io(a->loop, &s, ring_buffer__epoll_fd(a->rb), EPOLLIN, on_ringbuf, a);
+	r = sd_event_add_io(a->loop, &s, ring_buffer__epoll_fd(a->rb), EPOLLIN, agent_on_ringbuf, a);
 	if (r < 0)
 		return r;
 	sd_event_source_set_priority(s, SD_EVENT_PRIORITY_IDLE);
@@ -673,7 +594,7 @@ static int finish(struct agent *a)
 
 	sd_notify(false, "STOPPING=1");
 	a->stopping = true;
-	agent_drain(a, ringbuf_events(a));
+	agent_drain(a, agent_ringbuf_events(a));
 	if (a->writer)
 		writer_drain(a->writer, 3000); /* so that the last loss report has its failures */
 	/* the final summary, also when periodic ones are off ([histogram] interval = 0) */

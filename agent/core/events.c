@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The ring buffer's events to their sink: decoded by the layer that owns
+ * their kind, then rate limited into the journal, or printed on the
+ * terminal; drained in batches from the loop.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <bpf/libbpf.h>
+#include <systemd/sd-event.h>
+
+#include "base/clock.h"
+#include "base/ratelimit.h"
+#include "core/agent-int.h"
+
+/*
+ * --folded: standard output is flame graph input, in one unit. Without
+ * counted stacks it is the slow calls, weighed by their latency (us); with
+ * them (--stacks) the counted stacks alone, weighed by calls (or their
+ * summed latency), and the slow calls are lines on standard error.
+ * Events that are no call (an smbd's exit weighs its lifetime, a break the
+ * client's answer) are never flame graph input: lines on standard error.
+ */
+static void term_print(struct agent *a, const struct record *r)
+{
+	struct term_opts lines = a->opt->term;
+	FILE *out = stdout;
+
+	lines.name_width = a->name_width;
+	if (lines.folded && (r->message_id || a->stacks)) {
+		lines.folded = false;
+		out = stderr;
+	}
+	term_print_event(out, &lines, r);
+	fflush(out);
+}
+
+static void event_sink(struct agent *a, struct record *r)
+{
+	int err;
+
+	if (!ratelimit_allows(a->rate, r->func->id, now_ns())) {
+		a->loss[r->func->id].suppressed++;
+	} else if (a->journal) {
+		err = journal_write_event(a->journal, r);
+		if (err < 0) {
+			a->loss[r->func->id].write_failed++;
+			a->failed++;
+		} else {
+			a->written++;
+		}
+	} else if (!a->opt->hist_only) {
+		term_print(a, r);
+		a->written++;
+	}
+}
+
+int agent_on_event(void *ctx, void *data, size_t size)
+{
+	struct agent *a = ctx;
+	struct record r;
+
+	if (layers_decode(&a->env, data, size, &r) == 0)
+		event_sink(a, &r);
+	event_record_clear(&r);
+	/* negative stops this turn once the batch is full; the event itself is taken */
+	return ++a->batch >= DRAIN_BATCH ? -EAGAIN : 0;
+}
+
+unsigned int agent_drain(struct agent *a, unsigned int max)
+{
+	unsigned int taken = 0;
+
+	do {
+		a->batch = 0;
+		(void)ring_buffer__consume(a->rb);
+		taken += a->batch;
+	} while (a->batch >= DRAIN_BATCH && taken < max);
+	return taken;
+}
+
+/* What the ring buffer can hold: draining that much empties what was there. */
+unsigned int agent_ringbuf_events(const struct agent *a)
+{
+	return a->cfg->ringbuf_bytes / sizeof(struct rec_head) + DRAIN_BATCH;
+}
+
+int agent_on_ringbuf(sd_event_source *s, int fd, uint32_t revents, void *ctx)
+{
+	agent_drain(ctx, DRAIN_BATCH);
+	return 0;
+}
