@@ -307,9 +307,10 @@ static __always_inline void stacks_fill(void *ctx, struct rec_stacks *st, const 
 					bpf_get_stack(ctx, st->kstack, sizeof(st->kstack), 0) :
 					0;
 	}
-	st->ustack_sz = (fc->flags & FF_USTACK) ?
-				bpf_get_stack(ctx, st->ustack, sizeof(st->ustack), BPF_F_USER_STACK) :
-				0;
+	st->ustack_sz = 0;
+	st->uflags = 0;
+	if (fc->flags & FF_USTACK)
+		ustack_fill(ctx, st);
 }
 
 /* A call's record of kind (REC_CALL or one built on it); f: its frame, NULL when it kept none. */

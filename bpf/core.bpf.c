@@ -9,6 +9,9 @@ const volatile struct smblat_cfg cfg = {};
 
 __u64 epoch = 1;
 
+/* Where the search for a free user file index starts (ustack.bpf.h); 0 is no index. */
+__u32 ufile_hint = 1;
+
 /* Views the agent switches on and off (view.bpf.h). */
 struct view_ctl views = {};
 

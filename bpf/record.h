@@ -63,6 +63,8 @@ struct rec_head {
 struct rec_stacks {
 	int32_t kstack_sz;
 	int32_t ustack_sz;
+	uint32_t uflags; /* how the user stack was walked and ended (enum ustack_flags, ustack.h) */
+	uint32_t pad;
 	uint64_t kstack[SMBLAT_STACK_SLOTS];
 	uint64_t ustack[SMBLAT_STACK_SLOTS];
 };
@@ -78,8 +80,8 @@ struct rec_call {
 SMBLAT_SIZE(rec_head, 56);
 SMBLAT_AT(rec_head, flags, 36);
 SMBLAT_AT(rec_head, comm, 40);
-SMBLAT_SIZE(rec_stacks, 8 + 2 * 8 * SMBLAT_STACK_SLOTS);
-SMBLAT_SIZE(rec_call, 56 + 8 + 8 * SMBLAT_MAX_ARGS + 8 + 2 * 8 * SMBLAT_STACK_SLOTS);
+SMBLAT_SIZE(rec_stacks, 16 + 2 * 8 * SMBLAT_STACK_SLOTS);
+SMBLAT_SIZE(rec_call, 56 + 8 + 8 * SMBLAT_MAX_ARGS + 16 + 2 * 8 * SMBLAT_STACK_SLOTS);
 SMBLAT_AT(rec_call, st, 112);
 
 #endif

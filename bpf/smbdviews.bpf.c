@@ -240,7 +240,7 @@ static __always_inline int exit_server(struct pt_regs *regs)
 		str_read(p, p->reason, PT_REGS_PARM1(regs), &p->reason_ptr, SMBD_STR_REASON);
 	/* without BPF cookies (before 5.15): neither way told */
 	p->exit_how = (cfg.compat & COMPAT_PLACE_IDS) ? 0 : (__u32)bpf_get_attach_cookie(regs);
-	p->ustack_sz = bpf_get_stack(regs, p->ustack, sizeof(p->ustack), BPF_F_USER_STACK);
+	ustack_keep(regs, p->ustack, &p->ustack_sz, &p->uflags);
 	return 0;
 }
 

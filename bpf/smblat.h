@@ -226,6 +226,7 @@ SMBLAT_SIZE(smblat_cfg, 40);
 #include "vfs.h"
 #include "smbd.h"
 #include "sysacct.h"
+#include "ustack.h"
 #include "stacks.h"
 #include "view.h"
 

@@ -10,6 +10,7 @@
 #define SMBLAT_STACKS_BPF_H
 
 #include "core.bpf.h"
+#include "ustack.bpf.h"
 
 #define STACK_IDS_MAP(n)                                                 \
 	struct {                                                         \
@@ -27,8 +28,18 @@
 		__type(value, struct stack_count);      \
 	} n SEC(".maps") __weak;
 
+#define USTACKS_MAP(n)                                 \
+	struct {                                       \
+		__uint(type, BPF_MAP_TYPE_HASH);       \
+		__uint(max_entries, SMBLAT_STACK_IDS); \
+		__type(key, __u64);                    \
+		__type(value, struct ustack_val);      \
+	} n SEC(".maps") __weak;
+
 STACK_IDS_MAP(stack_ids0)
 STACK_IDS_MAP(stack_ids1)
+USTACKS_MAP(ustacks0)
+USTACKS_MAP(ustacks1)
 STACK_COUNTS_MAP(stack_counts0)
 STACK_COUNTS_MAP(stack_counts1)
 
@@ -72,12 +83,32 @@ static __always_inline void stacks_add(void *counts, struct stack_key *k, __u64 
 	}
 }
 
+/* The user stack in this generation's ustacks: its hash in k, or false (no room: counted). */
+static __always_inline bool ustack_count(void *ctx, struct stack_key *k, bool gen1)
+{
+	void *ustacks = gen1 ? (void *)&ustacks1 : (void *)&ustacks0;
+	struct uwalk *w = ustack_take(ctx, SMBLAT_STACK_FRAMES);
+	bool ok = true;
+
+	if (!w)
+		return false;
+	/* a kernel thread has no user stack: a stack of its own */
+	if (w->stk.n) {
+		k->ustack = w->hash;
+		k->uflags = w->stk.flags;
+		if (!bpf_map_lookup_elem(ustacks, &k->ustack) &&
+		    bpf_map_update_elem(ustacks, &k->ustack, &w->stk, BPF_NOEXIST) < 0 &&
+		    !bpf_map_lookup_elem(ustacks, &k->ustack))
+			ok = false;
+	}
+	ustack_put();
+	return ok;
+}
+
 /* One call of id that took lat, at ctx: its stacks counted in this epoch's generation. */
 static __always_inline void stacks_count(void *ctx, __u32 id, __u64 lat, __u32 flags)
 {
-	struct stack_key k = {
-		.func_id = id, .tgid = bpf_get_current_pid_tgid() >> 32, .kstack = -1, .ustack = -1
-	};
+	struct stack_key k = { .func_id = id, .tgid = bpf_get_current_pid_tgid() >> 32, .kstack = -1 };
 	bool gen1 = epoch & 1;
 	void *ids = gen1 ? (void *)&stack_ids1 : (void *)&stack_ids0;
 
@@ -89,13 +120,9 @@ static __always_inline void stacks_count(void *ctx, __u32 id, __u64 lat, __u32 f
 			return;
 		}
 	}
-	if (flags & FF_STACKS_USER) {
-		k.ustack = bpf_get_stackid(ctx, ids, BPF_F_USER_STACK);
-		/* a kernel thread has no user stack: -EFAULT is a stack of its own */
-		if (k.ustack < 0 && k.ustack != -14) {
-			stack_lost_count(id, false);
-			return;
-		}
+	if ((flags & FF_STACKS_USER) && !ustack_count(ctx, &k, gen1)) {
+		stack_lost_count(id, false);
+		return;
 	}
 	stacks_add(gen1 ? (void *)&stack_counts1 : (void *)&stack_counts0, &k, lat);
 }

@@ -156,9 +156,10 @@ static __always_inline void smbd_exit_event(void *ctx, struct task_struct *task,
 	if (p->ustack_sz > 0) {
 		__builtin_memcpy(e->st.ustack, p->ustack, sizeof(p->ustack));
 		e->st.ustack_sz = p->ustack_sz;
+		e->st.uflags = p->uflags;
 	} else {
 		/* killed, or exited without exit_server: where it was */
-		e->st.ustack_sz = bpf_get_stack(ctx, e->st.ustack, sizeof(e->st.ustack), BPF_F_USER_STACK);
+		ustack_fill(ctx, &e->st);
 	}
 	bpf_ringbuf_submit(e, 0);
 }

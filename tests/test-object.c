@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The two builds of the BPF object (session kfuncs with and without the
- * context) open through the one skeleton: same maps, programs and data
+ * The three builds of the BPF object (session kfuncs with and without the
+ * context; user stacks walked by the kernel) open through the one skeleton: same maps, programs and data
  * sections, in the same order, or the skeleton's pointers would go astray.
  */
 #include <stdio.h>
@@ -50,18 +50,27 @@ static void programs_same(struct bpf_object *a, struct bpf_object *b)
 
 int main(void)
 {
-	struct smblat_bpf *plain = object_open(false), *ctx = object_open(true);
+	struct smblat_bpf *plain = object_open(false, false), *ctx = object_open(true, false),
+			  *kus = object_open(false, true);
 
 	CHECK(plain, "the plain object does not open: %m");
 	CHECK(ctx, "the context object does not open through the skeleton: %m");
+	CHECK(kus, "the kernel-walked user stacks object does not open through the skeleton: %m");
 	if (plain && ctx) {
 		maps_same(plain->obj, ctx->obj);
 		programs_same(plain->obj, ctx->obj);
 		CHECK(ctx->progs.usession && ctx->rodata && ctx->data,
 		      "skeleton pointers unset on the context object");
 	}
+	if (plain && kus) {
+		maps_same(plain->obj, kus->obj);
+		programs_same(plain->obj, kus->obj);
+		CHECK(kus->maps.ufiles && kus->rodata && kus->data,
+		      "skeleton pointers unset on the kernel-walked user stacks object");
+	}
 	smblat_bpf__destroy(plain);
 	smblat_bpf__destroy(ctx);
+	smblat_bpf__destroy(kus);
 	if (failures)
 		fprintf(stderr, "test-object: %d failures\n", failures);
 	return failures != 0;

@@ -44,6 +44,11 @@ static int rehash(struct folded *f)
 
 int folded_add(struct folded *f, const char *stack, uint64_t count, uint64_t total_ns)
 {
+	return folded_add_tagged(f, stack, count, total_ns, 0);
+}
+
+int folded_add_tagged(struct folded *f, const char *stack, uint64_t count, uint64_t total_ns, uint32_t tag)
+{
 	size_t *slot;
 
 	if ((f->n + 1) * 2 > f->nslots && rehash(f) < 0)
@@ -66,13 +71,15 @@ int folded_add(struct folded *f, const char *stack, uint64_t count, uint64_t tot
 	}
 	f->v[*slot].count += count;
 	f->v[*slot].total_ns += total_ns;
+	f->v[*slot].tag |= tag;
 	return 0;
 }
 
 int folded_merge(struct folded *f, const struct folded *src)
 {
 	for (size_t i = 0; i < src->n; i++) {
-		int r = folded_add(f, src->v[i].stack, src->v[i].count, src->v[i].total_ns);
+		int r = folded_add_tagged(f, src->v[i].stack, src->v[i].count, src->v[i].total_ns,
+					  src->v[i].tag);
 
 		if (r < 0)
 			return r;

@@ -15,6 +15,7 @@ struct folded_line {
 	char *stack;
 	uint64_t count;
 	uint64_t total_ns;
+	uint32_t tag; /* what the adder says of the stack, bits or'ed over its adds (0: nothing) */
 };
 
 struct folded {
@@ -27,6 +28,8 @@ struct folded {
 
 /* Adds count calls of total_ns to stack (merged with an equal one); -ENOMEM. */
 int folded_add(struct folded *f, const char *stack, uint64_t count, uint64_t total_ns);
+/* The same, with tag or'ed into the line's. */
+int folded_add_tagged(struct folded *f, const char *stack, uint64_t count, uint64_t total_ns, uint32_t tag);
 /* Adds every line of src. */
 int folded_merge(struct folded *f, const struct folded *src);
 /* Most calls first (by_time: most time first); ties by stack. */

@@ -31,6 +31,7 @@ struct agent {
 	struct features *features;
 	struct probes *probes;
 	struct ring_buffer *rb;
+	struct ring_buffer *notes; /* the programs' notes on files of user frames, or NULL */
 	struct journal *journal;
 	struct stats *stats;
 	struct func_table funcs;
@@ -88,6 +89,10 @@ void agent_layers_each(struct agent *a, void (*fn)(struct agent *a, enum layer_i
  */
 int agent_layers_privileged(struct agent *a, void (*fn)(struct agent *a, enum layer_id l, void *),
 			    void *userdata);
+/* events.c: the notes on files of user frames taken: before frames that may name them are symbolized. */
+void agent_notes(struct agent *a);
+int agent_on_notes(sd_event_source *s, int fd, uint32_t revents, void *ctx);
+int agent_on_note(void *ctx, void *data, size_t size);
 
 /* overview.c: the first screen on a terminal, what is traced and what not, and why. */
 void overview_print(struct agent *a, FILE *out);

@@ -276,6 +276,21 @@ static int layers_prepare(struct agent *a, struct probes_opts *po)
 	return 0;
 }
 
+/* What the kernel lacks that the user stack walk needs (ustack.bpf.h). */
+static const char *fallback_ustack_why(struct agent *a)
+{
+	static const enum kfeature needs[] = { KF_FIND_VMA, KF_LOOP, KF_TASK_PT_REGS };
+	static char buf[128];
+
+#ifndef __x86_64__
+	return "the walk by unwind tables is for x86-64";
+#endif
+	for (size_t i = 0; i < sizeof(needs) / sizeof(*needs); i++)
+		if (!features_has(a->features, needs[i]))
+			return features_missing(needs[i], buf, sizeof(buf));
+	return "?";
+}
+
 /* One line for each feature the core works around: what is missing, and what it does instead. */
 static void fallbacks_report(struct agent *a)
 {
@@ -309,6 +324,7 @@ static int setup_probes(struct agent *a)
 		.self_tgid = getpid(),
 		.comm = a->cfg->comm,
 		.ringbuf_bytes = a->cfg->ringbuf_bytes,
+		.us = a->us,
 	};
 	int r;
 
@@ -350,7 +366,19 @@ static int setup_probes(struct agent *a)
 	a->env.probes = a->probes;
 	fallbacks_report(a);
 	a->rb = ring_buffer__new(probes_ringbuf_fd(a->probes), agent_on_event, a, NULL);
-	return a->rb ? 0 : -errno;
+	if (!a->rb)
+		return -errno;
+	if (probes_ufile_notes_fd(a->probes) >= 0) {
+		a->notes = ring_buffer__new(probes_ufile_notes_fd(a->probes), agent_on_note, a, NULL);
+		if (!a->notes)
+			return -errno;
+	} else {
+		log_status(STATUS_AGENT_DEGRADED, REASON_NONE, LOG_NOTICE,
+			   "user stacks walked by the kernel (frame pointers) and symbolized from "
+			   "/proc/PID/maps: %s",
+			   fallback_ustack_why(a));
+	}
+	return 0;
 }
 
 /* The layers enabled attach now. */
@@ -484,6 +512,11 @@ static int setup_loop(struct agent *a)
 	if (r < 0)
 		return r;
 	sd_event_source_set_priority(s, SD_EVENT_PRIORITY_IDLE);
+	if (a->notes) {
+		r = sd_event_add_io(a->loop, NULL, ring_buffer__epoll_fd(a->notes), EPOLLIN, agent_on_notes, a);
+		if (r < 0)
+			return r;
+	}
 	sd_event_now(a->loop, CLOCK_MONOTONIC, &now);
 	if (a->hist_interval_ns)
 		sd_event_add_time(a->loop, NULL, CLOCK_MONOTONIC, now + a->hist_interval_ns / 1000, 0,
@@ -527,6 +560,7 @@ static void teardown(struct agent *a)
 	uint64_t t0 = now_ns();
 
 	sd_event_unref(a->loop);
+	ring_buffer__free(a->notes);
 	ring_buffer__free(a->rb);
 	probes_close(a->probes);
 	/* after the last status line: a terminal's stderr only, for whoever times a stop */

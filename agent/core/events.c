@@ -55,11 +55,35 @@ static void event_sink(struct agent *a, struct record *r)
 	}
 }
 
+int agent_on_note(void *ctx, void *data, size_t size)
+{
+	struct agent *a = ctx;
+
+	return probes_ufile_note(a->probes, data, size);
+}
+
+/*
+ * A note is in its ring before any frame naming its file is in another:
+ * taken before each event, every file the event names is known.
+ */
+void agent_notes(struct agent *a)
+{
+	if (a->notes)
+		(void)ring_buffer__consume(a->notes);
+}
+
+int agent_on_notes(sd_event_source *s, int fd, uint32_t revents, void *ctx)
+{
+	agent_notes(ctx);
+	return 0;
+}
+
 int agent_on_event(void *ctx, void *data, size_t size)
 {
 	struct agent *a = ctx;
 	struct record r;
 
+	agent_notes(a);
 	if (layers_decode(&a->env, data, size, &r) == 0)
 		event_sink(a, &r);
 	event_record_clear(&r);

@@ -51,8 +51,10 @@ static int collect(struct agent *a)
 		return -ENOMEM;
 	ended = probes_epoch_bump(a->probes);
 	/* each generation of counted stacks is drained as soon as its epoch ends */
-	if (a->stacks)
+	if (a->stacks) {
+		agent_notes(a);
 		(void)stacks_drain(a->stacks, a->probes, ended, &a->dec);
+	}
 	r = stats_collect(a->stats, probes_stats_fd(a->probes), a->funcs.n, ended, iv);
 	for (uint32_t i = 0; r == 0 && i < a->funcs.n; i++) {
 		hist_merge(&a->acc[i], &iv[i].sum);

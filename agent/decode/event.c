@@ -64,12 +64,15 @@ int event_decode_stacks(const struct decoder *d, const struct rec_head *h, const
 {
 	char first[STACK_FRAME_MAX];
 	const struct ksym *k;
+	const char *unwind;
 	struct stack_src s = { .ks = d->ks, .us = d->us, .pid = h->pid, .fallback_pid = fallback_pid };
 
 	s.k = st->kstack;
 	s.nk = stack_frames(st->kstack_sz);
 	s.u = st->ustack;
 	s.nu = stack_frames(st->ustack_sz);
+	s.uflags = st->uflags & 0xff;
+	unwind = stack_unwind_name(s.uflags, s.nu);
 	/* Named first, when there is a recorded stack to complete. */
 	k = s.nk && r->func ? probed_function(d, r->func) : NULL;
 	if (k) {
@@ -79,6 +82,8 @@ int event_decode_stacks(const struct decoder *d, const struct rec_head *h, const
 	free(r->stack);
 	free(r->stack_folded);
 	r->stack = r->stack_folded = NULL;
+	if (unwind && record_add(r, "STACK_UNWIND", "%s", unwind) < 0)
+		return -ENOMEM;
 	return stack_symbolize(&s, &r->stack, &r->stack_folded);
 }
 

@@ -135,6 +135,39 @@ static void kernel_frames(const struct stack_src *s, struct frames *out)
 	push_cut_marker(s, out, s->nk, "kernel");
 }
 
+/* Why a user stack ended before its outermost frame, as its last frame says it. */
+static const char *const end_markers[] = {
+	[US_END_NOT_CODE] = "[unwind: not code]",
+	[US_END_UNREADABLE] = "[unwind: stack unreadable]",
+	[US_END_PENDING] = "[unwind: table pending]",
+	[US_END_NO_INFO] = "[unwind: no unwind info]",
+	[US_END_LOCKED] = "[unwind: mappings locked]",
+	[US_END_NO_ROOM] = "[unwind: no room for the file]",
+	[US_END_LOOP] = "[unwind: loop]",
+};
+
+static void push_end_marker(const struct stack_src *s, struct frames *out)
+{
+	uint32_t end = (s->uflags & US_END_MASK) >> US_END_SHIFT;
+
+	if (s->nu > depth(s) || end >= sizeof(end_markers) / sizeof(*end_markers) || !end_markers[end])
+		return;
+	frames_push(out, end_markers[end]);
+}
+
+const char *stack_unwind_name(uint32_t uflags, unsigned int nu)
+{
+	if (!nu)
+		return NULL;
+	if (uflags & US_KERNEL)
+		return "kernel-fp";
+	if ((uflags & (US_DWARF | US_FP)) == (US_DWARF | US_FP))
+		return "dwarf+fp";
+	if (uflags & US_DWARF)
+		return "dwarf";
+	return "fp";
+}
+
 static void user_frames(const struct stack_src *s, struct frames *out)
 {
 	char buf[FRAME_MAX];
@@ -153,6 +186,7 @@ static void user_frames(const struct stack_src *s, struct frames *out)
 		frames_push(out, buf);
 	}
 	push_cut_marker(s, out, s->nu, "user");
+	push_end_marker(s, out);
 }
 
 static char *join(const struct frames *f, bool reverse, char sep)
@@ -179,12 +213,16 @@ static char *join(const struct frames *f, bool reverse, char sep)
 	return s;
 }
 
-/* Folded frames carry no offsets or module tags: flame graphs merge by name. Markers stay whole. */
+/*
+ * Folded frames carry no offsets or module tags: flame graphs merge by
+ * name, and a file's frames without a symbol by the file ("[libc.so.6]").
+ * Addresses and markers stay whole.
+ */
 static void strip_frame(char *s)
 {
 	char *c = strpbrk(s, "+ ");
 
-	if (c && s[0] != '0' && s[0] != '[')
+	if (c && s[0] != '0' && (s[0] != '[' || (c[0] == '+' && c > s && c[-1] == ']')))
 		*c = '\0';
 	/* ';' separates frames */
 	for (; *s; s++)

@@ -27,10 +27,21 @@ struct stack_src {
 	unsigned int nk;
 	const uint64_t *u;
 	unsigned int nu;
+	uint32_t uflags; /* how the user stack was walked and ended (bpf/ustack.h) */
 };
 
 /* Frames in a captured stack of size bytes, at most SMBLAT_STACK_SLOTS whatever size says. */
 unsigned int stack_frames(int32_t size);
 
-/* *text and *folded malloc'd, NULL when there are no frames; -ENOMEM. */
+/*
+ * *text and *folded malloc'd, NULL when there are no frames; -ENOMEM. A
+ * user stack that ended early ends with why ("[unwind: not code]").
+ */
 int stack_symbolize(const struct stack_src *s, char **text, char **folded);
+
+/*
+ * How a user stack of nu frames was walked, for STACK_UNWIND: "dwarf"
+ * (unwind tables), "fp" (frame pointers), "dwarf+fp", "kernel-fp" (the
+ * kernel's walk); NULL when there is no user stack.
+ */
+const char *stack_unwind_name(uint32_t uflags, unsigned int nu);

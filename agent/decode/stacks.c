@@ -45,8 +45,8 @@ void stacks_free(struct stacks *s)
 	free(s);
 }
 
-/* The frames of stack id, 0-terminated in the map; 0 when there is none. */
-static unsigned int frames_of(int fd, int32_t id, uint64_t *v)
+/* The frames of kernel stack id, 0-terminated in the map; 0 when there is none. */
+static unsigned int kframes_of(int fd, int32_t id, uint64_t *v)
 {
 	uint32_t key = (uint32_t)id;
 	unsigned int n = 0;
@@ -56,6 +56,14 @@ static unsigned int frames_of(int fd, int32_t id, uint64_t *v)
 	while (n < SMBLAT_STACK_FRAMES && v[n])
 		n++;
 	return n;
+}
+
+/* The user stack of hash h (0: none) into *v; its frames. */
+static unsigned int uframes_of(int fd, uint64_t h, struct ustack_val *v)
+{
+	if (!h || bpf_map_lookup_elem(fd, &h, v) < 0)
+		return 0;
+	return v->n < SMBLAT_STACK_FRAMES ? v->n : SMBLAT_STACK_FRAMES;
 }
 
 /* The kernel's comm, as a folded line's root frame. */
@@ -70,24 +78,33 @@ static void comm_of(const struct stack_key *k, char *buf, size_t n)
 			*c = '_';
 }
 
-static void add_one(struct stacks *s, const struct stack_key *k, const struct stack_count *c, int ids_fd,
-		    const struct decoder *d, uint64_t *kv, uint64_t *uv)
+struct gen_fds {
+	int counts, ids, ustacks;
+};
+
+static void add_one(struct stacks *s, const struct stack_key *k, const struct stack_count *c,
+		    const struct gen_fds *g, const struct decoder *d, uint64_t *kv, struct ustack_val *uv)
 {
 	const struct func *fn;
 	char comm[32], *text = NULL, *folded = NULL, *line = NULL;
-	struct stack_src src = {
-		.ks = d->ks, .us = d->us, .pid = k->tgid, .k = kv, .u = uv, .depth = SMBLAT_STACK_FRAMES
-	};
+	struct stack_src src = { .ks = d->ks,
+				 .us = d->us,
+				 .pid = k->tgid,
+				 .k = kv,
+				 .u = uv->frames,
+				 .depth = SMBLAT_STACK_FRAMES };
 
 	if (k->func_id >= d->funcs->n || k->func_id >= SMBLAT_MAX_FUNCS)
 		return;
 	fn = &d->funcs->v[k->func_id];
-	src.nk = frames_of(ids_fd, k->kstack, kv);
-	src.nu = frames_of(ids_fd, k->ustack, uv);
+	src.nk = kframes_of(g->ids, k->kstack, kv);
+	src.nu = uframes_of(g->ustacks, k->ustack, uv);
+	src.uflags = k->uflags;
 	comm_of(k, comm, sizeof(comm));
 	if (stack_symbolize(&src, &text, &folded) == 0 &&
 	    asprintf(&line, "%s;%s%s%s", comm, folded ? folded : "", folded ? ";" : "", fn->name) >= 0)
-		(void)folded_add(&s->f[k->func_id].set, line, c->count, c->total_ns);
+		(void)folded_add_tagged(&s->f[k->func_id].set, line, c->count, c->total_ns,
+					src.nu ? STACKS_TAG_USER | k->uflags : 0);
 	free(line);
 	free(text);
 	free(folded);
@@ -137,28 +154,34 @@ int stacks_drain(struct stacks *s, struct probes *p, uint64_t ended, const struc
 	struct smblat_bpf *skel = probes_skel(p);
 	struct stack_key k, *prev = NULL;
 	struct stack_count c;
-	uint64_t *kv = calloc(2 * SMBLAT_STACK_FRAMES, sizeof(uint64_t));
-	int counts, ids;
+	uint64_t *kv = calloc(SMBLAT_STACK_FRAMES, sizeof(uint64_t));
+	struct ustack_val *uv = calloc(1, sizeof(*uv));
+	struct gen_fds g;
+	unsigned int gen = ended & 1;
 
 	/* the maps of the epoch that ended, which the programs no longer touch */
-	counts = bpf_map__fd(ended & 1 ? skel->maps.stack_counts1 : skel->maps.stack_counts0);
-	ids = bpf_map__fd(ended & 1 ? skel->maps.stack_ids1 : skel->maps.stack_ids0);
-	if (!kv || counts < 0 || ids < 0) {
+	g.counts = bpf_map__fd(gen ? skel->maps.stack_counts1 : skel->maps.stack_counts0);
+	g.ids = bpf_map__fd(gen ? skel->maps.stack_ids1 : skel->maps.stack_ids0);
+	g.ustacks = bpf_map__fd(gen ? skel->maps.ustacks1 : skel->maps.ustacks0);
+	if (!kv || !uv || g.counts < 0 || g.ids < 0 || g.ustacks < 0) {
 		free(kv);
-		return kv ? -ENOENT : -ENOMEM;
+		free(uv);
+		return kv && uv ? -ENOENT : -ENOMEM;
 	}
-	while (bpf_map_get_next_key(counts, prev, &k) == 0) {
+	while (bpf_map_get_next_key(g.counts, prev, &k) == 0) {
 		struct stack_key cur = k;
 
-		if (bpf_map_lookup_elem(counts, &cur, &c) == 0)
-			add_one(s, &cur, &c, ids, d, kv, kv + SMBLAT_STACK_FRAMES);
+		if (bpf_map_lookup_elem(g.counts, &cur, &c) == 0)
+			add_one(s, &cur, &c, &g, d, kv, uv);
 		k = cur;
 		prev = &k;
 	}
-	map_clear(counts, sizeof(struct stack_key));
-	map_clear(ids, sizeof(uint32_t));
+	map_clear(g.counts, sizeof(struct stack_key));
+	map_clear(g.ids, sizeof(uint32_t));
+	map_clear(g.ustacks, sizeof(uint64_t));
 	lost_read(s, p, d);
 	free(kv);
+	free(uv);
 	return 0;
 }
 

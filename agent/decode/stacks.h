@@ -16,6 +16,9 @@
 
 struct stacks;
 
+/* The tag of a counted stack's folded line: it has user frames, walked as bpf/ustack.h's flags say. */
+#define STACKS_TAG_USER (1u << 31)
+
 int stacks_new(struct stacks **ret);
 void stacks_free(struct stacks *s);
 /* Drains the maps of the generation epoch `ended` filled. */

@@ -49,6 +49,8 @@ static const struct {
 	[KF_UPROBE_MULTI] = { "uprobe.multi", "CONFIG_UPROBES, Linux 6.6" },
 	[KF_KRETPROBE_STACK] = { "kretprobe stacks", "Linux 5.15" },
 	[KF_UPROBE_SLEEP] = { "sleepable uprobes", "Linux 6.0" },
+	[KF_FIND_VMA] = { "bpf_find_vma", "Linux 5.17" },
+	[KF_LOOP] = { "bpf_loop", "Linux 5.17" },
 };
 
 const char *features_name(enum kfeature k)
@@ -332,6 +334,8 @@ static void probe_maps_helpers(struct features *f)
 	set_probe(f, KF_FUNC_IP, libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_func_ip, NULL));
 	set_probe(f, KF_TASK_PT_REGS,
 		  libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_task_pt_regs, NULL));
+	set_probe(f, KF_FIND_VMA, libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_find_vma, NULL));
+	set_probe(f, KF_LOOP, libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_loop, NULL));
 }
 
 int features_probe(struct btfs *btfs, struct features **ret)

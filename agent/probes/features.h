@@ -32,6 +32,8 @@ enum kfeature {
 	KF_UPROBE_MULTI,    /* uprobe.multi links */
 	KF_KRETPROBE_STACK, /* a kretprobe's stack unwinds past its trampoline */
 	KF_UPROBE_SLEEP,    /* sleepable uprobe programs (bpf_copy_from_user faults pages in) */
+	KF_FIND_VMA,        /* bpf_find_vma(): user frames told by their file (ustack.bpf.h) */
+	KF_LOOP,            /* bpf_loop(): the user stack walk's steps */
 	_KF_MAX,
 };
 

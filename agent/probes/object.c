@@ -43,6 +43,7 @@ struct kinds {
 	bool on[_PROG_KIND_MAX];   /* [PROG_PLAIN]: always */
 	uint32_t compat;           /* enum smblat_compat */
 	bool session_ctx;          /* open smblat_ctx's bytes (session_takes_ctx()) */
+	bool kernel_ustack;        /* open smblat_kustack's: the kernel walks user stacks */
 	const struct btf *vmlinux; /* NULL: not known, every tracepoint assumed there */
 };
 
@@ -206,7 +207,7 @@ static int skel_load(const struct probes_opts *o, const struct kinds *ft, const 
 		     struct smblat_bpf **ret)
 {
 	uint64_t t0 = now_ns();
-	struct smblat_bpf *skel = object_open(ft->session_ctx);
+	struct smblat_bpf *skel = object_open(ft->session_ctx, ft->kernel_ustack);
 	int r;
 
 	if (!skel)
@@ -248,7 +249,8 @@ bool object_fentry_usable(struct probes *p)
 {
 	struct kinds ft = { .on = { [PROG_FENTRY] = true },
 			    .compat = p->compat,
-			    .session_ctx = p->session_ctx };
+			    .session_ctx = p->session_ctx,
+			    .kernel_ustack = !p->walks_ustacks };
 	struct bpf_link *l;
 	int r;
 
@@ -466,6 +468,18 @@ static enum kfeature first_missing(const struct features *f, const enum kfeature
 	return _KF_MAX;
 }
 
+/* The programs walk user stacks themselves (x86-64) where the kernel lets them look mappings up. */
+static bool ustack_walk_possible(const struct features *f)
+{
+	static const enum kfeature needs[] = { KF_FIND_VMA, KF_LOOP, KF_TASK_PT_REGS };
+
+#ifdef __x86_64__
+	return first_missing(f, needs, 3) == _KF_MAX;
+#else
+	return false;
+#endif
+}
+
 /*
  * The kinds of program the kernel's features allow of those the
  * configuration chose; the fentry templates load later, on their own
@@ -492,6 +506,8 @@ static void kinds_choose(struct probes *p, const struct probes_opts *o, struct b
 	ft->on[PROG_UMULTI_SLEEP] = ft->on[PROG_UMULTI] && ft->on[PROG_USLEEP];
 	ft->on[PROG_USESSION] = usession_known(btfs);
 	ft->session_ctx = p->session_ctx = object_session_ctx(btfs);
+	p->walks_ustacks = ustack_walk_possible(f);
+	ft->kernel_ustack = !p->walks_ustacks;
 	p->kprobe = features_has(f, KF_KPROBE);
 	if (!p->kprobe)
 		p->kprobe_why = missing_dup(f, KF_KPROBE);

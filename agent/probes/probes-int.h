@@ -50,10 +50,11 @@ struct probes {
 	bool fentry;       /* template loaded: clones may work */
 	bool fentry_tried; /* fentry_usable() attached the template once */
 	bool kmulti;
-	bool umulti;      /* uprobe.multi programs loaded; cleared when links are refused */
-	bool usession;    /* the uprobe.session program loaded; cleared when refused */
-	bool session_ctx; /* the object built for session kfuncs that take the context */
-	bool kprobe;      /* the kernel has a kprobe PMU */
+	bool umulti;        /* uprobe.multi programs loaded; cleared when links are refused */
+	bool usession;      /* the uprobe.session program loaded; cleared when refused */
+	bool session_ctx;   /* the object built for session kfuncs that take the context */
+	bool walks_ustacks; /* the programs walk user stacks (ustack.bpf.h), not the kernel */
+	bool kprobe;        /* the kernel has a kprobe PMU */
 	char *kprobe_why;
 	char *why; /* combined reason, owned */
 	char *fentry_why;
@@ -80,10 +81,17 @@ struct probes {
 	uint32_t n_tp;
 };
 
+/* ufiles.c: binary is a file uprobes go into: it gets its index for user frames now. */
+void ufiles_target(struct probes *p, const char *binary);
+
 /* object.c: loads p->skel with the kinds of program the kernel takes (p->ks, p->btfs set); why when not. */
 int object_load(struct probes *p, const struct probes_opts *o, char *why, size_t n);
-/* The object opened (not loaded), with the session kfuncs taking the context or not; NULL, errno. */
-struct smblat_bpf *object_open(bool session_ctx);
+/*
+ * The object opened (not loaded): with the session kfuncs taking the
+ * context or not, walking user stacks itself or leaving it to the kernel;
+ * NULL, errno.
+ */
+struct smblat_bpf *object_open(bool session_ctx, bool kernel_ustack);
 /* Whether the kernel's session kfuncs take the program's context (variant.c). */
 bool object_session_ctx(struct btfs *btfs);
 /* Whether fentry clones can work: the templates load and attach (tried once). */

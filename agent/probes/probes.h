@@ -15,6 +15,8 @@
 
 struct bpf_map;
 
+struct usyms;
+
 struct probes;
 
 #define PROBES_UNITS_MAX 16
@@ -36,7 +38,8 @@ struct probes_opts {
 		void *arg; /* the unit's setup() gets it */
 	} units[PROBES_UNITS_MAX];
 	unsigned int n_units;
-	bool stacks; /* some probe counts stacks: size the stack maps */
+	bool stacks;      /* some probe counts stacks: size the stack maps */
+	struct usyms *us; /* where the files of user frames are registered */
 };
 
 /* Unit u is to load, its setup() called with arg before the object loads; -E2BIG. */
@@ -114,6 +117,15 @@ const char *probes_tp_btf_why(const struct probes *p);
 int probes_route(struct bpf_map *table, uint32_t key, int id);
 
 int probes_ringbuf_fd(const struct probes *p);
+/*
+ * User stacks (bpf/ustack.h): whether the programs walk them (else the
+ * kernel does, with raw addresses); the ring buffer of their notes on
+ * files first met (-1: none), and what to do with one (registered with
+ * probes_opts.us).
+ */
+bool probes_walks_ustacks(const struct probes *p);
+int probes_ufile_notes_fd(const struct probes *p);
+int probes_ufile_note(struct probes *p, const void *data, size_t size);
 int probes_stats_fd(const struct probes *p);
 /*
  * Whether this process may read the maps (the counters) by bpf(): 0, or

@@ -96,6 +96,7 @@ int probes_attach_uprobe_at(struct probes *p, struct func *f, const char *binary
 	struct attachment *a;
 	int fd;
 
+	ufiles_target(p, binary);
 	if (p->usession) {
 		fd = usession_link(p, binary, &offset, &cookie, 1, pid);
 		a = fd >= 0 ? attachment_new(p, f->id) : NULL;
@@ -114,6 +115,7 @@ int probes_attach_uprobe(struct probes *p, struct func *f, const char *binary, c
 {
 	struct uprobe_place w = { binary, symbol, 0, pid };
 
+	ufiles_target(p, binary);
 	return attach_pair(p, f, BACKEND_UPROBE, uprobe_at, &w);
 }
 
@@ -136,6 +138,7 @@ int probes_attach_usdt(struct probes *p, struct func *f, const char *binary, con
 {
 	struct usdt_place w = { binary, provider, start, end, pid };
 
+	ufiles_target(p, binary);
 	return attach_pair(p, f, BACKEND_USDT, usdt_at, &w);
 }
 
@@ -147,6 +150,7 @@ static int begin_attach(struct probes *p, struct func *f, struct bpf_program *pr
 	struct attachment *a;
 	int r = uprobe_place(p, f, binary, NULL, offset);
 
+	ufiles_target(p, binary);
 	if (r < 0) {
 		set_failed(f, "uprobe", r);
 		return r;
@@ -319,6 +323,7 @@ int probes_attach_uprobes(struct probes *p, struct func **fv, uint64_t *offsets,
 
 	if (!cookies)
 		return -ENOMEM;
+	ufiles_target(p, binary);
 	if (n > k && p->usession && usession_batch(p, binary, offsets + k, cookies, n - k) == 0) {
 		batch_done(fv + k, n - k, BACKEND_UPROBE_SESSION);
 		attached = n;
@@ -362,6 +367,7 @@ int probes_attach_uprobe_requests(struct probes *p, struct func **fv, uint64_t *
 	uint64_t *cookies = cookies_of(fv + k, n - k);
 	int r, attached = k;
 
+	ufiles_target(p, binary);
 	if (!cookies)
 		return -ENOMEM;
 	if (n == k)
@@ -397,6 +403,7 @@ int probes_attach_uprobe_set(struct probes *p, struct func *f, const struct upro
 	uint32_t first = p->n_att;
 	int r = 0;
 
+	ufiles_target(p, binary);
 	if (!single || !bpf_program__autoload(single))
 		return -ENOENT;
 	/* without cookies the programs do without what they told (COMPAT_PLACE_IDS) */

@@ -3,7 +3,9 @@
  * Which build of the BPF object this kernel gets: the session kfuncs take
  * the program's context from Linux 7.0 on, and libbpf before 1.2 refuses a
  * whole object over one weak kfunc whose prototype differs from the
- * kernel's, so the object is built twice (bpf/func_ctx.bpf.c).
+ * kernel's (bpf/func_ctx.bpf.c); and a kernel before 5.17 refuses any
+ * program that names a callback, which the user stack walk does
+ * (bpf/ustack.bpf.h): three builds.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include "probes/btfargs.h"
 #include "probes/probes-int.h"
 #include "smblat_ctx.skel.h"
+#include "smblat_kustack.skel.h"
 
 /*
  * Whether the session kfuncs take the program's context (Linux 7.0): the
@@ -32,22 +35,25 @@ bool object_session_ctx(struct btfs *btfs)
 }
 
 /*
- * The object for this kernel: smblat_ctx differs from smblat only in the
- * prototype of the session kfuncs, so the one skeleton fits both.
+ * The object for this kernel: smblat_ctx and smblat_kustack differ from
+ * smblat only in their code (the session kfuncs' prototype; who walks user
+ * stacks), so the one skeleton fits all three.
  */
-struct smblat_bpf *object_open(bool session_ctx)
+struct smblat_bpf *object_open(bool session_ctx, bool kernel_ustack)
 {
 	struct smblat_bpf *skel;
 	int r;
 
-	if (!session_ctx)
+	if (!session_ctx && !kernel_ustack)
 		return smblat_bpf__open();
 	skel = calloc(1, sizeof(*skel));
 	if (!skel)
 		return NULL;
 	r = smblat_bpf__create_skeleton(skel);
 	if (r == 0) {
-		skel->skeleton->data = smblat_ctx_bpf__elf_bytes(&skel->skeleton->data_sz);
+		/* a kernel with the session kfuncs' new prototype (7.0) has bpf_find_vma() (5.17) */
+		skel->skeleton->data = session_ctx ? smblat_ctx_bpf__elf_bytes(&skel->skeleton->data_sz) :
+						     smblat_kustack_bpf__elf_bytes(&skel->skeleton->data_sz);
 		r = bpf_object__open_skeleton(skel->skeleton, NULL);
 	}
 	if (r < 0) {

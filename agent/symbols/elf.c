@@ -282,20 +282,6 @@ int elf_file_new(int fd, const char *root, struct elf_file **ret)
 	return 0;
 }
 
-/* The virtual address that a file offset is loaded at, by the segment holding it. */
-int elf_file_vaddr(const struct elf_file *f, uint64_t offset, uint64_t *ret)
-{
-	for (size_t i = 0; i < f->n_loads; i++) {
-		const struct elf_load *l = &f->loads[i];
-
-		if (offset >= l->offset && offset - l->offset < l->filesz) {
-			*ret = offset - l->offset + l->vaddr;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
 static int elf_file_offset(const struct elf_file *f, uint64_t vaddr, uint64_t *ret)
 {
 	const struct elf_load *best = NULL;
@@ -309,41 +295,6 @@ static int elf_file_offset(const struct elf_file *f, uint64_t vaddr, uint64_t *r
 	if (!best)
 		return -ENOEXEC;
 	*ret = vaddr - best->vaddr + best->offset;
-	return 0;
-}
-
-int elf_file_find(const struct elf_file *f, uint64_t vaddr, const char **ret_name, uint64_t *ret_offset)
-{
-	size_t lo = 0, hi = f->n_syms, first;
-	const struct elf_sym *s;
-	bool covered = false;
-
-	if (hi == 0 || vaddr < f->syms[0].addr)
-		return -ENOENT;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->syms[mid].addr <= vaddr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-
-	/*
-	 * Stripped libraries list only exported functions: past the end of the
-	 * nearest one lies some static function, not more of it.
-	 */
-	for (first = lo;; first--) {
-		s = &f->syms[first];
-		if (s->size == 0 || vaddr - s->addr < s->size)
-			covered = true;
-		if (first == 0 || f->syms[first - 1].addr != s->addr)
-			break;
-	}
-	if (!covered)
-		return -ENOENT;
-	*ret_name = f->pool + s->name;
-	*ret_offset = vaddr - s->addr;
 	return 0;
 }
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * One ELF file's function symbols (.symtab, .dynsym, or the separate debug
- * file of a stripped one) and loadable segments: what turns a file offset
- * into function+offset, and a function name into the offset a uprobe needs.
+ * file of a stripped one) and loadable segments: what turns a function name
+ * into the offset a uprobe needs, with the dynamic linker's rules (exported
+ * over local, symbol versions). Addresses into names: objfile.h.
  *
  * Named elffile.h, not elf.h: the agent directory is on the include path,
  * and libelf.h includes the system <elf.h>.
@@ -22,16 +23,6 @@ struct elf_file;
  */
 int elf_file_new(int fd, const char *root, struct elf_file **ret);
 void elf_file_free(struct elf_file *f);
-
-/* The virtual address that file offset is loaded at; -ENOENT outside every segment. */
-int elf_file_vaddr(const struct elf_file *f, uint64_t offset, uint64_t *ret);
-
-/*
- * The function covering vaddr, and how far into it vaddr is; -ENOENT when
- * none does, ret_name and ret_offset then untouched. ret_name stays valid
- * until elf_file_free().
- */
-int elf_file_find(const struct elf_file *f, uint64_t vaddr, const char **ret_name, uint64_t *ret_offset);
 
 /*
  * File offset of the function named symbol, the default version for a plain

@@ -17,7 +17,9 @@
 #include <unistd.h>
 
 #include "base/array.h"
+#include "bpf/smblat.h"
 #include "symbols/elffile.h"
+#include "symbols/objfile.h"
 #include "symbols/usyms.h"
 #include "base/macro.h"
 #include "base/clock.h"
@@ -30,14 +32,35 @@
 #define RETRY_NS (10000 * NSEC_PER_MSEC)  /* an unreadable file may become readable */
 #define DELETED_SUFFIX " (deleted)"
 
-/* The ELF file at a device and inode, shared by every process mapping it. */
+/*
+ * The ELF file at a device and inode, shared by every process mapping it:
+ * its symbols by name (uprobes: file, opened by path) or by address
+ * (stacks: obj, opened from a process's mapping).
+ */
 struct elf_entry {
 	dev_t dev;
 	ino_t ino;
 	int error; /* negative errno when unreadable, retried after RETRY_NS */
 	uint64_t loaded_ns;
 	uint64_t used;
+	bool by_addr;          /* which of the two below it reads */
 	struct elf_file *file; /* NULL with error */
+	struct objfile *obj;   /* NULL with error */
+};
+
+/*
+ * A file user frames are told in (bpf/ustack.h), by the index the probes
+ * gave it: named by the note the probes sent, or by the agent that opened
+ * it itself; read when a frame first needs it.
+ */
+struct ufile {
+	uint32_t kdev; /* the kernel's dev_t */
+	uint64_t ino;
+	char *path;
+	int fd; /* opened by the agent while it could (before the drop), until obj is read */
+	int error;
+	uint64_t tried_ns;
+	struct objfile *obj;
 };
 
 struct map {
@@ -69,6 +92,8 @@ struct usyms {
 	struct elf_entry *elfs[ELFS_MAX];
 	size_t n_elfs;
 	uint64_t tick;
+	struct ufile *files[SMBLAT_UFILES];
+	char name[NAME_MAX + 8]; /* "[libc.so.6]", for usyms_find() */
 };
 
 /* ---- ELF files ---- */
@@ -78,11 +103,15 @@ static void elf_entry_free(struct elf_entry *e)
 	if (!e)
 		return;
 	elf_file_free(e->file);
+	objfile_free(e->obj);
 	free(e);
 }
 
-/* Always returns an entry; one that could not be read carries the error. */
-static struct elf_entry *elf_entry_new(dev_t dev, ino_t ino, int fd, const char *root)
+/*
+ * Always returns an entry; one that could not be read carries the error.
+ * path: where its symbols by address are read from fd, NULL for those by name.
+ */
+static struct elf_entry *elf_entry_new(dev_t dev, ino_t ino, int fd, const char *root, const char *path)
 {
 	struct elf_entry *e;
 
@@ -92,16 +121,23 @@ static struct elf_entry *elf_entry_new(dev_t dev, ino_t ino, int fd, const char 
 	e->dev = dev;
 	e->ino = ino;
 	e->loaded_ns = now_ns();
-	e->error = fd < 0 ? fd : elf_file_new(fd, root, &e->file);
+	e->by_addr = path != NULL;
+	if (fd < 0)
+		e->error = fd;
+	else if (path)
+		e->error = objfile_open(fd, path, root, &e->obj);
+	else
+		e->error = elf_file_new(fd, root, &e->file);
 	return e;
 }
 
-static struct elf_entry *elfs_lookup(struct usyms *u, dev_t dev, ino_t ino)
+/* by_addr: the entry that reads symbols by address (obj), else by name (file). */
+static struct elf_entry *elfs_lookup(struct usyms *u, dev_t dev, ino_t ino, bool by_addr)
 {
 	for (size_t i = 0; i < u->n_elfs; i++) {
 		struct elf_entry *e = u->elfs[i];
 
-		if (e->dev != dev || e->ino != ino)
+		if (e->dev != dev || e->ino != ino || e->by_addr != by_addr)
 			continue;
 		if (e->error < 0 && now_ns() - e->loaded_ns > RETRY_NS) {
 			elf_entry_free(e);
@@ -425,26 +461,26 @@ static int proc_open_map(const struct proc *p, const struct map *m)
 	return fd;
 }
 
-/* The parsed file mapped at m; NULL when it could not be read. */
-static const struct elf_file *proc_elf(struct usyms *u, const struct proc *p, const struct map *m)
+/* The file mapped at m, read; NULL when it could not be. */
+static struct objfile *proc_obj(struct usyms *u, const struct proc *p, const struct map *m)
 {
 	struct elf_entry *e;
 	char root[64];
 	int fd;
 
-	e = elfs_lookup(u, m->dev, m->ino);
+	e = elfs_lookup(u, m->dev, m->ino, true);
 	if (e)
-		return e->file;
+		return e->obj;
 
 	fd = proc_open_map(p, m);
 	snprintf(root, sizeof(root), "/proc/%u/root", p->pid);
-	e = elf_entry_new(m->dev, m->ino, fd, root);
+	e = elf_entry_new(m->dev, m->ino, fd, root, m->path);
 	if (fd >= 0)
 		close(fd);
 	if (!e)
 		return NULL;
 	elfs_insert(u, e);
-	return e->file;
+	return e->obj;
 }
 
 /* ---- public ---- */
@@ -462,6 +498,17 @@ int usyms_new(struct usyms **ret)
 	return 0;
 }
 
+static void ufile_free(struct ufile *f)
+{
+	if (!f)
+		return;
+	if (f->fd >= 0)
+		close(f->fd);
+	objfile_free(f->obj);
+	free(f->path);
+	free(f);
+}
+
 void usyms_free(struct usyms *u)
 {
 	if (!u)
@@ -470,6 +517,8 @@ void usyms_free(struct usyms *u)
 		proc_free(u->procs[i]);
 	for (size_t i = 0; i < u->n_elfs; i++)
 		elf_entry_free(u->elfs[i]);
+	for (size_t i = 0; i < SMBLAT_UFILES; i++)
+		ufile_free(u->files[i]);
 	free(u);
 }
 
@@ -481,15 +530,134 @@ void usyms_forget(struct usyms *u, uint32_t pid)
 		procs_drop(u, i);
 }
 
+/* ---- files by index ---- */
+
+static int ufile_put(struct usyms *u, uint32_t index, uint32_t kdev, uint64_t ino, const char *path, int fd)
+{
+	struct ufile *f;
+
+	if (index == 0 || index >= SMBLAT_UFILES)
+		return -EINVAL;
+	f = calloc(1, sizeof(*f));
+	if (!f || !(f->path = strdup(path))) {
+		free(f);
+		return -ENOMEM;
+	}
+	f->kdev = kdev;
+	f->ino = ino;
+	f->fd = fd;
+	ufile_free(u->files[index]);
+	u->files[index] = f;
+	return 0;
+}
+
+int usyms_file_note(struct usyms *u, uint32_t index, uint32_t kdev, uint64_t ino, const char *path)
+{
+	return ufile_put(u, index, kdev, ino, path, -1);
+}
+
+int usyms_file_set(struct usyms *u, uint32_t index, int fd, const char *path)
+{
+	struct stat st;
+	int copy, r;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (copy < 0)
+		return -errno;
+	r = ufile_put(u, index, smblat_kdev(major(st.st_dev), minor(st.st_dev)), st.st_ino, path, copy);
+	if (r < 0)
+		close(copy);
+	return r;
+}
+
+bool usyms_file_known(const struct usyms *u, uint32_t index)
+{
+	return index < SMBLAT_UFILES && u->files[index];
+}
+
+/* The file at path if it is the one the kernel named (by its dev_t and inode). */
+static int ufile_open_path(const struct ufile *f)
+{
+	struct stat st;
+	int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || st.st_ino != f->ino ||
+	    smblat_kdev(major(st.st_dev), minor(st.st_dev)) != f->kdev) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+/* Where the file's / is: the part of its path before /usr/ (a chroot), else the host's. */
+static void ufile_root(const char *path, char *buf, size_t len)
+{
+	const char *usr = strstr(path, "/usr/");
+
+	snprintf(buf, len, "%.*s", usr ? (int)(usr - path) : 0, path);
+}
+
+struct objfile *usyms_file_obj(struct usyms *u, uint32_t index)
+{
+	struct ufile *f = index < SMBLAT_UFILES ? u->files[index] : NULL;
+	char root[PATH_MAX];
+	int fd;
+
+	if (!f || f->obj)
+		return f ? f->obj : NULL;
+	if (f->error < 0 && now_ns() - f->tried_ns < RETRY_NS)
+		return NULL;
+	fd = f->fd >= 0 ? f->fd : ufile_open_path(f);
+	f->tried_ns = now_ns();
+	if (fd < 0) {
+		f->error = fd;
+		return NULL;
+	}
+	ufile_root(f->path, root, sizeof(root));
+	f->error = objfile_open(fd, f->path, root, &f->obj);
+	close(fd);
+	f->fd = -1;
+	return f->obj;
+}
+
+/* A frame told by its file: that file's function, or its name and the offset. */
+static int ufile_find(struct usyms *u, uint64_t frame, struct usym *ret)
+{
+	uint32_t index = uframe_index(frame);
+	uint64_t off = uframe_offset(frame);
+	struct ufile *f = index < SMBLAT_UFILES ? u->files[index] : NULL;
+	struct objfile *o = usyms_file_obj(u, index);
+	const char *slash;
+
+	ret->offset = off;
+	if (!f) {
+		snprintf(u->name, sizeof(u->name), "[file %u]", index);
+		ret->file_name = u->name;
+		return -ENOENT;
+	}
+	ret->path = f->path;
+	if (o && objfile_symbol(o, off, &ret->name, &ret->offset) == 0)
+		return 0;
+	slash = strrchr(f->path, '/');
+	snprintf(u->name, sizeof(u->name), "[%s]", slash ? slash + 1 : f->path);
+	ret->file_name = u->name;
+	return -ENOENT;
+}
+
 int usyms_find(struct usyms *u, uint32_t pid, uint64_t addr, struct usym *ret)
 {
-	const struct elf_file *f;
+	struct objfile *f;
 	const struct map *m;
 	struct proc *p;
-	uint64_t vaddr;
 	int r;
 
 	*ret = (struct usym) {};
+	if (addr & UFRAME_IN_FILE)
+		return ufile_find(u, addr, ret);
 	r = procs_get(u, pid, &p);
 	if (r < 0)
 		return r;
@@ -507,12 +675,10 @@ int usyms_find(struct usyms *u, uint32_t pid, uint64_t addr, struct usym *ret)
 	if (m->path[0] != '/')
 		return -ENOENT; /* [vdso] and friends */
 
-	f = proc_elf(u, p, m);
+	f = proc_obj(u, p, m);
 	if (!f)
 		return -ENOENT;
-	if (elf_file_vaddr(f, addr - m->start + m->pgoff, &vaddr) < 0)
-		return -ENOENT;
-	return elf_file_find(f, vaddr, &ret->name, &ret->offset);
+	return objfile_symbol(f, addr - m->start + m->pgoff, &ret->name, &ret->offset);
 }
 
 int usyms_format(struct usyms *u, uint32_t pid, uint64_t addr, char *buf, size_t len)
@@ -525,6 +691,10 @@ int usyms_format(struct usyms *u, uint32_t pid, uint64_t addr, char *buf, size_t
 	r = usyms_find(u, pid, addr, &s);
 	if (s.name)
 		snprintf(buf, len, "%s+0x%llx (%s)", s.name, (unsigned long long)s.offset, s.path);
+	else if (s.file_name && s.path)
+		snprintf(buf, len, "%s+0x%llx (%s)", s.file_name, (unsigned long long)s.offset, s.path);
+	else if (s.file_name)
+		snprintf(buf, len, "%s+0x%llx", s.file_name, (unsigned long long)s.offset);
 	else if (s.path)
 		snprintf(buf, len, "0x%llx (%s)", (unsigned long long)addr, s.path);
 	else
@@ -546,9 +716,9 @@ static int usyms_file(struct usyms *u, const char *binary, const struct elf_file
 	/* opens, and libelf would call it no ELF file */
 	if (S_ISDIR(st.st_mode))
 		return -EISDIR;
-	e = elfs_lookup(u, st.st_dev, st.st_ino);
+	e = elfs_lookup(u, st.st_dev, st.st_ino, false);
 	if (!e) {
-		e = elf_entry_new(st.st_dev, st.st_ino, fd, "");
+		e = elf_entry_new(st.st_dev, st.st_ino, fd, "", NULL);
 		if (!e)
 			return -ENOMEM;
 		elfs_insert(u, e);

@@ -12,22 +12,39 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct usyms;
 
 struct usym {
-	const char *name; /* NULL when no symbol covers the address */
-	uint64_t offset;  /* from name */
-	const char *path; /* mapped file as the process names it, NULL if none */
+	const char *name;      /* NULL when no symbol covers the address */
+	uint64_t offset;       /* from name, else from file_name's start */
+	const char *path;      /* mapped file as the process names it, NULL if none */
+	const char *file_name; /* a frame told by its file, no symbol there: "[libc.so.6]", else NULL */
 };
+
+struct objfile;
 
 int usyms_new(struct usyms **ret);
 void usyms_free(struct usyms *u);
 
 /*
- * What is at addr in pid. The strings stay valid until the next call on u.
+ * Frames told by their file (bpf/ustack.h: UFRAME_IN_FILE) are looked up in
+ * the file of their index, which the probes name in a note (the kernel's
+ * dev_t and inode number, and its path; opened when a frame needs it) or
+ * the agent opened itself at index (fd is copied: readable after the drop).
+ */
+int usyms_file_note(struct usyms *u, uint32_t index, uint32_t kdev, uint64_t ino, const char *path);
+int usyms_file_set(struct usyms *u, uint32_t index, int fd, const char *path);
+bool usyms_file_known(const struct usyms *u, uint32_t index);
+/* The file of index, read (opened at the first call); NULL when unknown or unreadable. */
+struct objfile *usyms_file_obj(struct usyms *u, uint32_t index);
+
+/*
+ * What is at addr in pid, addr a raw address or a frame told by its file.
+ * The strings stay valid until the next call on u.
  * 0 with name set; -ENOENT when no symbol covers addr (path may still be
  * set); -ESRCH when the process is gone and was never seen.
  */
@@ -35,7 +52,9 @@ int usyms_find(struct usyms *u, uint32_t pid, uint64_t addr, struct usym *ret);
 
 /*
  * "main+0x1a (/usr/bin/foo)", "0x7f0123456789 (/usr/lib/x86_64-linux-gnu/libc.so.6)",
- * or "0x7f0123456789". Returns as usyms_find(); buf is always filled.
+ * "0x7f0123456789"; a frame told by its file without a symbol there,
+ * "[libc.so.6]+0x271ca (/usr/lib/x86_64-linux-gnu/libc.so.6)". Returns as
+ * usyms_find(); buf is always filled.
  */
 int usyms_format(struct usyms *u, uint32_t pid, uint64_t addr, char *buf, size_t len);
 

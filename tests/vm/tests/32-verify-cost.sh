@@ -15,8 +15,9 @@
 budget=8000
 case "$(uname -r)" in 6.1.*) budget=12500 ;; esac
 
-# Kernels whose session kfuncs take the context (7.x) load the second build.
-for obj in smblat smblat_ctx; do
+# Kernels whose session kfuncs take the context (7.x) load the second
+# build, kernels without bpf_find_vma() (5.10) the third.
+for obj in smblat smblat_ctx smblat_kustack; do
 	rc=0
 	"$BUILD_DIR/tests/verifycost" "$BUILD_DIR/bpf/$obj.bpf.o" "$budget" \
 		vfs_kretprobe call_kretprobe vfs_kprobe call_kprobe >cost 2>&1 || rc=$?

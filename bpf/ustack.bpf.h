@@ -1,0 +1,504 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The user stack of the current task, walked here (ustack.h says what the
+ * frames are): from the task's user registers, each frame's mapping looked
+ * up (bpf_find_vma(), Linux 5.17) and the frame told by its file's index
+ * and the offset in it; the caller found by the file's unwind table where
+ * the agent loaded one (compiled from .eh_frame/.debug_frame), by frame
+ * pointers where the file has none, and the walk ends, the reason in the
+ * flags, at anything that is not code: junk never becomes a frame.
+ *
+ * The walk runs in bpf_loop() callbacks, verified once, on per-CPU state
+ * with a slot per nesting level (a perf sample or a tracepoint may
+ * interrupt a probe that walks). Kernels without bpf_find_vma() and
+ * bpf_loop() get the object built with SMBLAT_KERNEL_USTACK: the kernel's
+ * frame-pointer walk and raw addresses.
+ */
+#ifndef SMBLAT_USTACK_BPF_H
+#define SMBLAT_USTACK_BPF_H
+
+#include "core.bpf.h"
+#include "ustack.h"
+
+#define USTACK_NEST 4
+#define VM_EXEC_FLAG 0x4ull
+#define PATH_MASK (SMBLAT_UFILE_PATH - 1)
+
+/* Where the search for a free file index starts; ufile_slots makes a claim safe. */
+extern __u32 ufile_hint;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SMBLAT_UFILES);
+	__type(key, struct ufile_key);
+	__type(value, struct ufile_val);
+} ufiles SEC(".maps") __weak;
+
+/* Index -> file: an index is taken by inserting it here (BPF_NOEXIST), by the agent too. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SMBLAT_UFILES);
+	__type(key, __u32);
+	__type(value, struct ufile_key);
+} ufile_slots SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 << 10);
+} ufile_notes SEC(".maps") __weak;
+
+/* The unwind tables: a file's 64 KiB pages of code to their rows (both sized by the agent). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SMBLAT_UNWIND_PAGES);
+	__type(key, struct upage_key);
+	__type(value, struct upage_val);
+} unwind_pages SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SMBLAT_UNWIND_ROWS);
+	__type(key, __u32);
+	__type(value, struct urow);
+} unwind_rows SEC(".maps") __weak;
+
+/* A walk in progress. */
+struct uwalk {
+	__u64 pc, sp, bp;
+	/* the mapping pc was last found in: the offset in its file is pc - vm_base */
+	__u64 vm_start, vm_end, vm_base;
+	__u32 vm_index; /* its file's index; 0: code mapped from no file */
+	__u32 vm_state; /* enum ufile_state of that file */
+	__u32 max;      /* frames to take at most */
+	__u32 inner;    /* pc is where the task is, not a return address */
+	/* pending uretprobes: the trampoline their return addresses were replaced by, the next one */
+	__u64 tramp;
+	__u64 ri;
+	__u64 hash; /* of the frames so far */
+	struct ustack_val stk;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, USTACK_NEST);
+	__type(key, __u32);
+	__type(value, struct uwalk);
+} uwalks SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} uwalk_depth SEC(".maps") __weak;
+
+/* A note being written: the path is built backwards, the slack takes what a bound allows past it. */
+struct unote_buf {
+	struct ufile_note note;
+	char slack[SMBLAT_UFILE_PATH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct unote_buf);
+} unote_bufs SEC(".maps") __weak;
+
+/* ---- files ---- */
+
+/* A file's path, from its last component outward into note->path. */
+struct upath {
+	__u64 dentry, mnt; /* struct dentry *, struct mount * */
+	__u32 off;
+	__u32 whole;
+};
+
+static long upath_step(__u64 i, struct upath *p)
+{
+	struct dentry *d = (struct dentry *)p->dentry, *parent;
+	struct mount *m = (struct mount *)p->mnt;
+	const unsigned char *name;
+	struct unote_buf *b;
+	__u32 zero = 0, len, off;
+
+	parent = BPF_CORE_READ(d, d_parent);
+	if (d == BPF_CORE_READ(m, mnt.mnt_root) || d == parent) {
+		struct mount *up = BPF_CORE_READ(m, mnt_parent);
+
+		/* the root of the tree of mounts: the path is whole */
+		if (up == m || !up) {
+			p->whole = 1;
+			return 1;
+		}
+		p->dentry = (__u64)BPF_CORE_READ(m, mnt_mountpoint);
+		p->mnt = (__u64)up;
+		return 0;
+	}
+	b = bpf_map_lookup_elem(&unote_bufs, &zero);
+	if (!b)
+		return 1;
+	len = BPF_CORE_READ(d, d_name.len);
+	name = BPF_CORE_READ(d, d_name.name);
+	off = p->off;
+	if (len == 0 || len + 1 > off)
+		return 1; /* longer than a note holds: the path stays unknown */
+	off -= len + 1;
+	off &= PATH_MASK;
+	b->note.path[off] = '/';
+	if (bpf_probe_read_kernel(&b->note.path[off + 1], len & PATH_MASK, name) < 0)
+		return 1;
+	p->off = off;
+	p->dentry = (__u64)parent;
+	return 0;
+}
+
+/* The agent learns the file of index: its identity, and its path as the mount tree has it. */
+static __always_inline int ufile_notify(const struct ufile_key *k, __u32 index, __u64 file)
+{
+	struct unote_buf *b;
+	struct upath p = {};
+	__u32 zero = 0;
+
+	/* set here: an initializer would be a constant in .rodata, which the builds must share */
+	p.off = SMBLAT_UFILE_PATH - 1;
+	b = bpf_map_lookup_elem(&unote_bufs, &zero);
+	if (!b)
+		return -1;
+	b->note.ino = k->ino;
+	b->note.dev = k->dev;
+	b->note.index = index;
+	b->note.tgid = bpf_get_current_pid_tgid() >> 32;
+	b->note.path[SMBLAT_UFILE_PATH - 1] = 0;
+	p.dentry = (__u64)BPF_CORE_READ((struct file *)file, f_path.dentry);
+	p.mnt = (__u64)container_of(BPF_CORE_READ((struct file *)file, f_path.mnt), struct mount, mnt);
+	bpf_loop(64, upath_step, &p, 0);
+	b->note.path_off = p.whole ? p.off : SMBLAT_UFILE_PATH;
+	return bpf_ringbuf_output(&ufile_notes, &b->note, sizeof(b->note), 0);
+}
+
+/*
+ * The index of the file of a mapping, given one the first time: an index
+ * is claimed by inserting it into ufile_slots, the file then into ufiles;
+ * a CPU that lost the race for the file gives its index back. 0: no index
+ * left, or no note could be sent (tried again at the next stack).
+ */
+static __always_inline __u32 ufile_index(const struct ufile_key *k, __u64 file, __u32 *state)
+{
+	struct ufile_val *v = bpf_map_lookup_elem(&ufiles, k), nv = {};
+	__u32 idx = 0;
+
+	if (v) {
+		*state = v->state;
+		return v->index;
+	}
+	for (int i = 0; i < 8; i++) {
+		__u32 try = (ufile_hint + i) % SMBLAT_UFILES;
+
+		if (try == 0)
+			continue;
+		if (bpf_map_update_elem(&ufile_slots, &try, k, BPF_NOEXIST) == 0) {
+			idx = try;
+			break;
+		}
+	}
+	if (!idx)
+		return 0;
+	ufile_hint = idx + 1;
+	nv.index = idx;
+	nv.state = UFILE_FP;
+	if (bpf_map_update_elem(&ufiles, k, &nv, BPF_NOEXIST) < 0) {
+		bpf_map_delete_elem(&ufile_slots, &idx);
+		v = bpf_map_lookup_elem(&ufiles, k);
+		if (!v)
+			return 0;
+		*state = v->state;
+		return v->index;
+	}
+	if (ufile_notify(k, idx, file) < 0) {
+		bpf_map_delete_elem(&ufiles, k);
+		bpf_map_delete_elem(&ufile_slots, &idx);
+		return 0;
+	}
+	*state = nv.state;
+	return idx;
+}
+
+/* ---- mappings ---- */
+
+struct uvma {
+	__u64 start, end, pgoff, flags, file, ino;
+	__u32 dev;
+	__u32 found;
+};
+
+static long uvma_found(struct task_struct *task, struct vm_area_struct *vma, struct uvma *v)
+{
+	struct file *f = BPF_CORE_READ(vma, vm_file);
+
+	v->start = BPF_CORE_READ(vma, vm_start);
+	v->end = BPF_CORE_READ(vma, vm_end);
+	v->pgoff = BPF_CORE_READ(vma, vm_pgoff);
+	v->flags = BPF_CORE_READ(vma, vm_flags);
+	v->file = (__u64)f;
+	if (f) {
+		v->ino = BPF_CORE_READ(f, f_inode, i_ino);
+		v->dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+	}
+	v->found = 1;
+	return 0;
+}
+
+static __always_inline void uwalk_end(struct uwalk *w, enum ustack_end why)
+{
+	w->stk.flags = (w->stk.flags & ~US_END_MASK) | ((__u32)why << US_END_SHIFT);
+}
+
+/* The mapping of w->pc into w->vm_*; false, the walk ended, when pc is in none that is code. */
+static __always_inline bool uwalk_map(struct uwalk *w)
+{
+	struct uvma v = {};
+	struct ufile_key k = {};
+	long r;
+
+	if (w->pc >= w->vm_start && w->pc < w->vm_end)
+		return true;
+	r = bpf_find_vma(bpf_get_current_task_btf(), w->pc, uvma_found, &v, 0);
+	if (r == -16 /* EBUSY */) {
+		uwalk_end(w, US_END_LOCKED);
+		return false;
+	}
+	if (r < 0 || !v.found || !(v.flags & VM_EXEC_FLAG)) {
+		uwalk_end(w, US_END_NOT_CODE);
+		return false;
+	}
+	w->vm_start = v.start;
+	w->vm_end = v.end;
+	w->vm_base = v.start - (v.pgoff << 12);
+	w->vm_index = 0;
+	w->vm_state = UFILE_FP;
+	if (!v.file)
+		return true;
+	k.ino = v.ino;
+	k.dev = v.dev;
+	w->vm_index = ufile_index(&k, v.file, &w->vm_state);
+	if (!w->vm_index) {
+		uwalk_end(w, US_END_NO_ROOM);
+		return false;
+	}
+	return true;
+}
+
+/* ---- unwinding ---- */
+
+static __always_inline bool read_user(__u64 *dst, __u64 addr)
+{
+	return bpf_probe_read_user(dst, sizeof(*dst), (const void *)addr) == 0;
+}
+
+/* The caller's frame address (its sp), return address and rbp by the frame pointer chain. */
+static __always_inline bool uwalk_fp(struct uwalk *w, __u64 *cfa, __u64 *ra, __u64 *bp)
+{
+	if (w->bp < w->sp || (w->bp & 7)) {
+		uwalk_end(w, US_END_NO_INFO);
+		return false;
+	}
+	*cfa = w->bp + 16;
+	if (!read_user(ra, w->bp + 8) || !read_user(bp, w->bp)) {
+		uwalk_end(w, US_END_UNREADABLE);
+		return false;
+	}
+	w->stk.flags |= US_FP;
+	return true;
+}
+
+/* A return address the trampoline of a pending uretprobe stands in for: the real one. */
+static __always_inline __u64 uwalk_untramp(struct uwalk *w, __u64 pc)
+{
+	struct return_instance *ri = (struct return_instance *)w->ri;
+
+	if (!w->tramp || pc != w->tramp || !ri)
+		return pc;
+	w->ri = (__u64)BPF_CORE_READ(ri, next);
+	return BPF_CORE_READ(ri, orig_ret_vaddr);
+}
+
+static __always_inline struct uwalk *uwalk_slot(__u32 slot)
+{
+	return bpf_map_lookup_elem(&uwalks, &slot);
+}
+
+/* One frame: taken, and its caller found. 1 ends the loop. */
+static long uwalk_step(__u64 i, __u32 *slot)
+{
+	struct uwalk *w = uwalk_slot(*slot);
+	__u64 off, frame, cfa = 0, ra = 0, bp = 0;
+	__u32 n;
+
+	if (!w)
+		return 1;
+	n = w->stk.n;
+	if (n >= w->max || n >= SMBLAT_STACK_FRAMES || !uwalk_map(w))
+		return 1;
+	off = w->pc - w->vm_base;
+	frame = w->vm_index ? uframe_make(w->vm_index, off) : w->pc;
+	w->stk.frames[n & (SMBLAT_STACK_FRAMES - 1)] = frame;
+	w->stk.n = n + 1;
+	w->hash = (w->hash ^ frame) * 0x100000001b3ull;
+	if (n + 1 >= w->max)
+		return 1;
+	if (!uwalk_fp(w, &cfa, &ra, &bp) || !ra)
+		return 1; /* !ra: the outermost frame */
+	if (cfa <= w->sp) {
+		uwalk_end(w, US_END_LOOP);
+		return 1;
+	}
+	w->pc = uwalk_untramp(w, ra);
+	w->sp = cfa;
+	w->bp = bp;
+	w->inner = 0;
+	return 0;
+}
+
+/* The pending uretprobes of the task: those whose return address slot lies above sp. */
+static __always_inline void uwalk_uretprobes(struct uwalk *w, struct task_struct *t)
+{
+	struct return_instance *ri = BPF_CORE_READ(t, utask, return_instances);
+	struct xol_area *xa = BPF_CORE_READ(t, mm, uprobes_state.xol_area);
+
+	w->tramp = xa ? BPF_CORE_READ(xa, vaddr) : 0;
+	/* the one returned from now, on kernels that keep it listed during its handlers */
+	for (int i = 0; i < 4 && ri && BPF_CORE_READ(ri, stack) < w->sp; i++)
+		ri = BPF_CORE_READ(ri, next);
+	w->ri = (__u64)ri;
+}
+
+static __always_inline struct uwalk *uwalk_begin(__u32 max, __u32 *slot)
+{
+	__u32 zero = 0, *depth = bpf_map_lookup_elem(&uwalk_depth, &zero);
+	struct uwalk *w;
+
+	if (!depth || *depth >= USTACK_NEST)
+		return NULL;
+	*slot = (*depth)++;
+	w = uwalk_slot(*slot);
+	if (!w) {
+		(*depth)--;
+		return NULL;
+	}
+	w->stk.n = 0;
+	w->stk.flags = 0;
+	w->hash = 0xcbf29ce484222325ull;
+	w->max = max < SMBLAT_STACK_FRAMES ? max : SMBLAT_STACK_FRAMES;
+	w->vm_start = w->vm_end = 0;
+	w->inner = 1;
+	return w;
+}
+
+#if defined(SMBLAT_KERNEL_USTACK) || !defined(__TARGET_ARCH_x86)
+/*
+ * The current task's user stack, at most max frames (ctx: the program's,
+ * for the kernel's walk): valid until ustack_put(); NULL when there is no
+ * state to walk with, then nothing to put back. A kernel thread's stack
+ * has no frames. stk.n is max when the stack went deeper.
+ */
+static __always_inline struct uwalk *ustack_take(void *ctx, __u32 max)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct uwalk *w;
+	__u32 slot;
+	long sz;
+
+	w = uwalk_begin(max, &slot);
+	if (!w || !BPF_CORE_READ(t, mm))
+		return w;
+	sz = bpf_get_stack(ctx, w->stk.frames, sizeof(w->stk.frames), BPF_F_USER_STACK);
+	w->stk.n = sz > 0 ? (__u32)sz / 8 : 0;
+	if (w->stk.n > w->max)
+		w->stk.n = w->max;
+	w->stk.flags = US_KERNEL;
+	for (int i = 0; i < SMBLAT_STACK_FRAMES; i++) {
+		if (i >= w->stk.n)
+			break;
+		w->hash = (w->hash ^ w->stk.frames[i]) * 0x100000001b3ull;
+	}
+	w->hash = ((w->hash ^ w->stk.flags) * 0x100000001b3ull) | 1;
+	return w;
+}
+#else
+/*
+ * The walk, as a global function: the verifier goes through it once per
+ * program, however many places of the program take a stack. Its slot in
+ * uwalks, or -1 when there is no state to walk with.
+ */
+__weak __noinline int ustack_walk(__u32 max)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct pt_regs *regs;
+	struct uwalk *w;
+	__u32 slot;
+
+	w = uwalk_begin(max, &slot);
+	if (!w)
+		return -1;
+	if (!BPF_CORE_READ(t, mm))
+		return slot;
+	regs = (struct pt_regs *)bpf_task_pt_regs(t);
+	w->pc = BPF_CORE_READ(regs, ip);
+	w->sp = BPF_CORE_READ(regs, sp);
+	w->bp = BPF_CORE_READ(regs, bp);
+	uwalk_uretprobes(w, t);
+	bpf_loop(SMBLAT_STACK_FRAMES, uwalk_step, &slot, 0);
+	/* how it ended is part of what tells it from another; never 0: none */
+	w->hash = ((w->hash ^ w->stk.flags) * 0x100000001b3ull) | 1;
+	return slot;
+}
+
+/* As above: the walk, valid until ustack_put(); NULL when there was no state to walk with. */
+static __always_inline struct uwalk *ustack_take(void *ctx, __u32 max)
+{
+	int slot = ustack_walk(max);
+
+	return slot < 0 ? NULL : uwalk_slot(slot);
+}
+#endif
+
+static __always_inline void ustack_put(void)
+{
+	__u32 zero = 0, *depth = bpf_map_lookup_elem(&uwalk_depth, &zero);
+
+	if (depth && *depth)
+		(*depth)--;
+}
+
+/* The user stack kept for later (n frames of 8 bytes at most): frames, their bytes, how walked. */
+static __always_inline void ustack_keep(void *ctx, __u64 *frames, __s32 *bytes, __u32 *flags)
+{
+	struct uwalk *w = ustack_take(ctx, SMBLAT_STACK_DEPTH);
+
+	if (!w) {
+		*bytes = -16;
+		return;
+	}
+	__builtin_memcpy(frames, w->stk.frames, SMBLAT_STACK_DEPTH * sizeof(__u64));
+	*bytes = w->stk.n * sizeof(__u64);
+	*flags = w->stk.flags;
+	ustack_put();
+}
+
+/* The user stack into a record's stacks: its frames, how many (one past what is kept when cut), how walked. */
+static __always_inline void ustack_fill(void *ctx, struct rec_stacks *st)
+{
+	struct uwalk *w = ustack_take(ctx, SMBLAT_STACK_SLOTS);
+
+	if (!w) {
+		st->ustack_sz = -16; /* EBUSY: no state to walk with */
+		return;
+	}
+	__builtin_memcpy(st->ustack, w->stk.frames, sizeof(st->ustack));
+	st->ustack_sz = w->stk.n * sizeof(__u64);
+	st->uflags = w->stk.flags & 0xff;
+	ustack_put();
+}
+
+#endif
