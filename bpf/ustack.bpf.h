@@ -3,16 +3,20 @@
  * The user stack of the current task, walked here (ustack.h says what the
  * frames are): from the task's user registers, each frame's mapping looked
  * up (bpf_find_vma(), Linux 5.17) and the frame told by its file's index
- * and the offset in it; the caller found by the file's unwind table where
- * the agent loaded one (compiled from .eh_frame/.debug_frame), by frame
- * pointers where the file has none, and the walk ends, the reason in the
- * flags, at anything that is not code: junk never becomes a frame.
+ * and the offset in it; the caller found by the file's unwind table
+ * (compiled by the agent from .eh_frame/.debug_frame, agent/symbols/cfi.c),
+ * by frame pointers where the file has none, and the walk ends, the reason
+ * in the flags, at anything that is not code: junk never becomes a frame.
  *
- * The walk runs in bpf_loop() callbacks, verified once, on per-CPU state
- * with a slot per nesting level (a perf sample or a tracepoint may
- * interrupt a probe that walks). Kernels without bpf_find_vma() and
- * bpf_loop() get the object built with SMBLAT_KERNEL_USTACK: the kernel's
- * frame-pointer walk and raw addresses.
+ * The walk is a global function stepping a frame per bpf_loop() round,
+ * each step a global function too (a direct call: bpf_loop()'s callbacks
+ * are indirect calls, dear behind return thunks); the verifier goes
+ * through each once per program. It works on per-CPU state with a slot
+ * per nesting level (a perf sample or a tracepoint may interrupt a probe
+ * that walks). A row found is kept for the next frame (recursion, loops).
+ * Kernels without bpf_find_vma() and bpf_loop() get the object built with
+ * SMBLAT_KERNEL_USTACK: the kernel's frame-pointer walk and raw addresses.
+ * What it costs: bench/stacks-cost.
  */
 #ifndef SMBLAT_USTACK_BPF_H
 #define SMBLAT_USTACK_BPF_H
@@ -75,6 +79,9 @@ struct uwalk {
 	__u64 tramp;
 	__u64 ri;
 	__u64 hash; /* of the frames so far */
+	/* the row last found, its file and the offsets it covers: recursion and loops find it again */
+	struct urow row;
+	__u32 row_index, row_end;
 	struct ustack_val stk;
 };
 
@@ -206,7 +213,7 @@ static __always_inline __u32 ufile_index(const struct ufile_key *k, __u64 file, 
 		return 0;
 	ufile_hint = idx + 1;
 	nv.index = idx;
-	nv.state = UFILE_FP;
+	nv.state = UFILE_NEW;
 	if (bpf_map_update_elem(&ufiles, k, &nv, BPF_NOEXIST) < 0) {
 		bpf_map_delete_elem(&ufile_slots, &idx);
 		v = bpf_map_lookup_elem(&ufiles, k);
@@ -303,13 +310,133 @@ static __always_inline bool uwalk_fp(struct uwalk *w, __u64 *cfa, __u64 *ra, __u
 		uwalk_end(w, US_END_NO_INFO);
 		return false;
 	}
+	__u64 pair[2]; /* the saved rbp, the return address: one read */
+
 	*cfa = w->bp + 16;
-	if (!read_user(ra, w->bp + 8) || !read_user(bp, w->bp)) {
+	if (bpf_probe_read_user(pair, sizeof(pair), (const void *)w->bp) < 0) {
 		uwalk_end(w, US_END_UNREADABLE);
 		return false;
 	}
+	*bp = pair[0];
+	*ra = pair[1];
 	w->stk.flags |= US_FP;
 	return true;
+}
+
+struct usearch {
+	__u32 lo, hi; /* rows lo..hi-1 of unwind_rows */
+	__u32 off;
+};
+
+/* One halving of the search for the last row at or before off (a loop verified once). */
+static long usearch_step(__u64 i, struct usearch *s)
+{
+	__u32 mid = s->lo + (s->hi - s->lo) / 2;
+	struct urow *r;
+
+	if (s->hi - s->lo <= 1)
+		return 1;
+	r = bpf_map_lookup_elem(&unwind_rows, &mid);
+	if (!r)
+		return 1;
+	if (r->pc <= s->off)
+		s->lo = mid;
+	else
+		s->hi = mid;
+	return 0;
+}
+
+/* The row of the file's table in force at off (into w->row); false when the table has none there. */
+static __always_inline bool urow_find(struct uwalk *w, __u32 index, __u64 off)
+{
+	struct upage_key pk = { .index = index, .page = off >> SMBLAT_UNWIND_PAGE_SHIFT };
+	struct upage_val *pv;
+	struct usearch sr;
+	struct urow *r;
+	__u32 next, lo;
+
+	if (w->row_index == index && off >= w->row.pc && off < w->row_end)
+		return true;
+	pv = bpf_map_lookup_elem(&unwind_pages, &pk);
+	if (!pv || !pv->n)
+		return false;
+	/* the last row at or before off: a page's first row is the one in force at its start */
+	sr.lo = pv->first;
+	sr.hi = pv->first + pv->n;
+	sr.off = off;
+	bpf_loop(32, usearch_step, &sr, 0);
+	lo = sr.lo;
+	r = bpf_map_lookup_elem(&unwind_rows, &lo);
+	if (!r || r->pc > off)
+		return false;
+	w->row = *r;
+	w->row_index = index;
+	/* the next row ends it; past a file's last row (code's end) comes another file's */
+	next = lo + 1;
+	r = bpf_map_lookup_elem(&unwind_rows, &next);
+	w->row_end = r && r->pc > w->row.pc ? r->pc : w->row.pc + 1;
+	return true;
+}
+
+/* The caller's frame address (its sp), return address and rbp by a row of the file's table. */
+static __always_inline bool uwalk_row(struct uwalk *w, const struct urow *row, __u64 *cfa, __u64 *ra,
+				      __u64 *bp)
+{
+	switch (row->cfa) {
+	case UROW_CFA_SP:
+		*cfa = w->sp + row->cfa_off;
+		break;
+	case UROW_CFA_FP:
+		*cfa = w->bp + row->cfa_off;
+		break;
+	case UROW_CFA_PLT:
+		*cfa = w->sp + 8 + ((w->pc & 15) >= (__u64)row->cfa_off ? 8 : 0);
+		break;
+	case UROW_END:
+		*ra = 0;
+		return true;
+	case UROW_GAP:
+		return uwalk_fp(w, cfa, ra, bp);
+	default:
+		uwalk_end(w, US_END_NO_INFO);
+		return false;
+	}
+	*bp = w->bp;
+	/* rbp is most often saved right below the return address: both in one read */
+	if (row->fp_at && row->fp_off == -16) {
+		__u64 pair[2];
+
+		if (bpf_probe_read_user(pair, sizeof(pair), (const void *)(*cfa - 16)) < 0) {
+			uwalk_end(w, US_END_UNREADABLE);
+			return false;
+		}
+		*bp = pair[0];
+		*ra = pair[1];
+	} else if (!read_user(ra, *cfa - 8) || (row->fp_at && !read_user(bp, *cfa + row->fp_off))) {
+		uwalk_end(w, US_END_UNREADABLE);
+		return false;
+	}
+	w->stk.flags |= US_DWARF;
+	return true;
+}
+
+/*
+ * The caller of the frame at w->pc (off into its file): by the file's
+ * table, by frame pointers where it has none or no rule there, or none
+ * yet while the agent compiles the table.
+ */
+static __always_inline bool uwalk_caller(struct uwalk *w, __u64 off, __u64 *cfa, __u64 *ra, __u64 *bp)
+{
+	/* a return address is past its call: the call's own row says where the caller is */
+	if (!w->inner)
+		off--;
+	if (w->vm_index && w->vm_state == UFILE_NEW) {
+		uwalk_end(w, US_END_PENDING);
+		return false;
+	}
+	if (w->vm_index && w->vm_state == UFILE_TABLE && urow_find(w, w->vm_index, off))
+		return uwalk_row(w, &w->row, cfa, ra, bp);
+	return uwalk_fp(w, cfa, ra, bp);
 }
 
 /* A return address the trampoline of a pending uretprobe stands in for: the real one. */
@@ -328,10 +455,14 @@ static __always_inline struct uwalk *uwalk_slot(__u32 slot)
 	return bpf_map_lookup_elem(&uwalks, &slot);
 }
 
-/* One frame: taken, and its caller found. 1 ends the loop. */
-static long uwalk_step(__u64 i, __u32 *slot)
+/*
+ * One frame of the walk in slot: taken, and its caller found; 1 ends the
+ * walk. A global function: verified once, and called directly (a
+ * bpf_loop() callback is an indirect call).
+ */
+__weak __noinline int ustack_step(__u32 slot)
 {
-	struct uwalk *w = uwalk_slot(*slot);
+	struct uwalk *w = uwalk_slot(slot);
 	__u64 off, frame, cfa = 0, ra = 0, bp = 0;
 	__u32 n;
 
@@ -347,7 +478,7 @@ static long uwalk_step(__u64 i, __u32 *slot)
 	w->hash = (w->hash ^ frame) * 0x100000001b3ull;
 	if (n + 1 >= w->max)
 		return 1;
-	if (!uwalk_fp(w, &cfa, &ra, &bp) || !ra)
+	if (!uwalk_caller(w, off, &cfa, &ra, &bp) || !ra)
 		return 1; /* !ra: the outermost frame */
 	if (cfa <= w->sp) {
 		uwalk_end(w, US_END_LOOP);
@@ -361,6 +492,12 @@ static long uwalk_step(__u64 i, __u32 *slot)
 }
 
 /* The pending uretprobes of the task: those whose return address slot lies above sp. */
+/* bpf_loop()'s step: a loop the verifier goes through once, around a direct call. */
+static long uwalk_next(__u64 i, __u32 *slot)
+{
+	return ustack_step(*slot) ? 1 : 0;
+}
+
 static __always_inline void uwalk_uretprobes(struct uwalk *w, struct task_struct *t)
 {
 	struct return_instance *ri = BPF_CORE_READ(t, utask, return_instances);
@@ -391,6 +528,7 @@ static __always_inline struct uwalk *uwalk_begin(__u32 max, __u32 *slot)
 	w->hash = 0xcbf29ce484222325ull;
 	w->max = max < SMBLAT_STACK_FRAMES ? max : SMBLAT_STACK_FRAMES;
 	w->vm_start = w->vm_end = 0;
+	w->row_index = 0;
 	w->inner = 1;
 	return w;
 }
@@ -448,7 +586,7 @@ __weak __noinline int ustack_walk(__u32 max)
 	w->sp = BPF_CORE_READ(regs, sp);
 	w->bp = BPF_CORE_READ(regs, bp);
 	uwalk_uretprobes(w, t);
-	bpf_loop(SMBLAT_STACK_FRAMES, uwalk_step, &slot, 0);
+	bpf_loop(SMBLAT_STACK_FRAMES, uwalk_next, &slot, 0);
 	/* how it ended is part of what tells it from another; never 0: none */
 	w->hash = ((w->hash ^ w->stk.flags) * 0x100000001b3ull) | 1;
 	return slot;

@@ -101,9 +101,10 @@ SMBLAT_SIZE(ufile_note, 24 + SMBLAT_UFILE_PATH);
 enum urow_cfa {
 	UROW_CFA_SP = 1, /* CFA = rsp + cfa_off */
 	UROW_CFA_FP,     /* CFA = rbp + cfa_off */
-	UROW_CFA_PLT,    /* CFA = rsp + 8, + 8 past the 11th byte of the 16-byte PLT entry */
+	UROW_CFA_PLT,    /* CFA = rsp + 8, + 8 from byte cfa_off of the 16-byte PLT entry on */
 	UROW_END,        /* no caller: the outermost frame (return address undefined) */
 	UROW_NONE,       /* a rule the programs do not follow: the stack ends */
+	UROW_GAP,        /* no call frame information here: frame pointers are followed */
 };
 
 struct urow {

@@ -10,6 +10,7 @@
 
 #include "base/log.h"
 #include "core/agent-int.h"
+#include "decode/stack.h"
 #include "sinks/flame.h"
 #include "sinks/writer.h"
 #include "base/macro.h"
@@ -165,6 +166,7 @@ static void stack_journal(struct agent *a, const struct func *f, const struct fo
 {
 	const struct folded_line *l = &set->v[rank];
 	const char *inner = strrchr(l->stack, ';');
+	const char *unwind = l->tag & STACKS_TAG_USER ? stack_unwind_name(l->tag & 0xff, 1) : NULL;
 	char count[24], total[24], rk[16], n[16], lo[24], iv[32], ms[32], *msg = NULL;
 	/* the journal sink cuts STACK_FOLDED as it cuts a slow call's */
 	const struct record_field fields[] = {
@@ -175,6 +177,7 @@ static void stack_journal(struct agent *a, const struct func *f, const struct fo
 		{ "STACKS", n },
 		{ "STACKS_LOST", lo },
 		{ "INTERVAL_S", iv },
+		{ "STACK_UNWIND", (char *)unwind }, /* last: left out without a user stack */
 	};
 
 	snprintf(count, sizeof(count), "%" PRIu64, l->count);
@@ -187,7 +190,7 @@ static void stack_journal(struct agent *a, const struct func *f, const struct fo
 		     set->n, l->count, PLURAL(l->count, "call", "calls"),
 		     units_ms(ms, sizeof(ms), l->total_ns, 3), inner ? inner + 1 : l->stack) >= 0)
 		journal_write_view(a->journal, f->name, f->layer, SMBLAT_MID_STACKS, msg, fields,
-				   ELEMENTSOF(fields));
+				   ELEMENTSOF(fields) - !unwind);
 	free(msg);
 }
 

@@ -54,7 +54,12 @@ struct probes {
 	bool usession;      /* the uprobe.session program loaded; cleared when refused */
 	bool session_ctx;   /* the object built for session kfuncs that take the context */
 	bool walks_ustacks; /* the programs walk user stacks (ustack.bpf.h), not the kernel */
-	bool kprobe;        /* the kernel has a kprobe PMU */
+	/* unwind tables (ufiles.c): rows and pages used of their maps */
+	uint32_t rows_used;
+	uint32_t pages_used;
+	bool tables_full_said;
+	bool ufiles_base_done; /* the C library's tables loaded */
+	bool kprobe;           /* the kernel has a kprobe PMU */
 	char *kprobe_why;
 	char *why; /* combined reason, owned */
 	char *fentry_why;

@@ -269,3 +269,21 @@ int usyms_version_def(const char *path, char **ret)
 
 	return fd < 0 ? -errno : elf_file_version_def(fd, ret);
 }
+
+int usyms_needed(const char *binary, int (*cb)(const char *name, void *userdata), void *userdata)
+{
+	__attribute__((cleanup(closep))) int fd = open(binary, O_RDONLY | O_CLOEXEC);
+	char **needed = NULL, *runpath = NULL;
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	r = elf_file_needed(fd, &needed, &runpath);
+	for (size_t i = 0; r == 0 && needed && needed[i]; i++)
+		r = cb(needed[i], userdata);
+	for (size_t i = 0; needed && needed[i]; i++)
+		free(needed[i]);
+	free(needed);
+	free(runpath);
+	return r;
+}

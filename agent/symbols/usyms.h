@@ -106,3 +106,5 @@ int usyms_provider(struct usyms *u, const char *binary, const char *symbol, char
  * *ret is malloc'd; -ENOENT when the file defines none.
  */
 int usyms_version_def(const char *path, char **ret);
+/* Calls cb with each DT_NEEDED name of binary (libc.so.6); stops at cb's first negative return. */
+int usyms_needed(const char *binary, int (*cb)(const char *name, void *userdata), void *userdata);

@@ -1,11 +1,14 @@
 #!/bin/bash
 # User stacks as the shipped configuration gets them: the agent drops root
 # for the smblat user, the target is root's (in a directory only root may
-# enter; tests/stackprog.c: main -> call_site_a|b -> stack_target, 300 and
-# 100 times). The counted stacks name every function of the chain, in that
-# ratio, with no frame an address only:
+# enter) and built -O2 -fomit-frame-pointer (tests/chainprog.c: main -> a1|a2
+# -> b -> c -> leaf, 300 and 100 times). The counted stacks of leaf name
+# every function of the chain, in that ratio, with no frame an address only:
 #  1. read while the program runs;
-#  2. read after it has exited.
+#  2. read after it has exited;
+#  3. with the program's symbols only in a separate debug file under
+#     /usr/lib/debug/.build-id/ (the binary stripped);
+#  4. a slow call's STACK entry, unwound and symbolized the same way.
 # /etc (the smblat user, from units/smblat.sysusers) and /usr/lib/debug are
 # overlays in a mount namespace of the test's own: the machine is untouched.
 if [ -z "${SMBLAT_STACKS_NS:-}" ]; then
@@ -32,10 +35,10 @@ mount -t overlay overlay -o "lowerdir=/usr/lib/debug,upperdir=$TMP/ov/debug,work
 getent passwd smblat >/dev/null || systemd-sysusers "$SOURCE_ROOT/units/smblat.sysusers" >/dev/null
 getent passwd smblat >/dev/null || fail "no smblat user after systemd-sysusers"
 
-prog="$TMP/stackprog-$$"
-install -m 0755 "$BUILD_ROOT/tests/stackprog" "$prog"
+prog="$TMP/chainprog-$$"
+install -m 0755 "$BUILD_ROOT/tests/chainprog" "$prog"
 comm=$(basename "$prog" | cut -c1-15)
-label="$prog:stack_target"
+label="$prog:leaf"
 # no slow-call entries: a call the scheduler held past a threshold would be
 # a folded line of its own beside the counted stacks
 printf '[agent]\nuser = smblat\nthreshold = 1h\n[smb]\nenabled = no\n[histogram]\ninterval = 0\n' >"$TMP/conf"
@@ -50,7 +53,7 @@ wait_for() {
 has_folded() { grep -q "^$comm;.*;$label [0-9]*$" "$TMP/agent.out"; }
 prog_exited() { ! kill -0 "$1" 2>/dev/null; }
 
-# run_prog WHEN: the program's calls (300 through call_site_a, 100 through b), and
+# run_prog WHEN: the program's calls (300 through a1, 100 through a2), and
 # its counts read (SIGUSR1: a summary) while it runs (live) or once it has
 # exited (exited)
 run_prog() {
@@ -61,11 +64,11 @@ run_prog() {
 	pp=$!
 	exec 3>"$in"
 	echo go >&3
-	wait_for 30 grep -q done "$TMP/prog.out" || fail "stackprog did not run"
+	wait_for 30 grep -q done "$TMP/prog.out" || fail "chainprog did not run"
 	if [ "$1" = exited ]; then
 		echo end >&3
 		wait "$pp"
-		prog_exited "$pp" || fail "stackprog still there"
+		prog_exited "$pp" || fail "chainprog still there"
 	fi
 	kill -USR1 "$AGENT_PID"
 	wait_for 30 has_folded || fail "no counted stacks after SIGUSR1: $(cat "$TMP/agent.out" "$TMP/agent.err")"
@@ -82,11 +85,11 @@ check_stacks() {
 	echo "$1:"
 	cat "$TMP/mine"
 	[ "$(wc -l <"$TMP/mine")" -eq 2 ] || fail "$1: expected two stacks, got $(wc -l <"$TMP/mine")"
-	grep -qE "^$comm;(.*;)?main;call_site_a;$label 300$" "$TMP/mine" || fail "$1: no stack main;call_site_a counted 300"
-	grep -qE "^$comm;(.*;)?main;call_site_b;$label 100$" "$TMP/mine" || fail "$1: no stack main;call_site_b counted 100"
-	# every frame a name or a marker, none an address
-	if tr ';' '\n' <"$TMP/mine" | grep -E '^0x'; then
-		fail "$1: frames that are addresses only"
+	grep -qE "^$comm;(.*;)?main;a1;b;c;$label 300$" "$TMP/mine" || fail "$1: no stack main;a1;b;c counted 300"
+	grep -qE "^$comm;(.*;)?main;a2;b;c;$label 100$" "$TMP/mine" || fail "$1: no stack main;a2;b;c counted 100"
+	# every frame a name: no address, no marker of a stack that ended early
+	if tr ';' '\n' <"$TMP/mine" | grep -E '^(0x|\[)'; then
+		fail "$1: frames without a name"
 	fi
 }
 
@@ -111,4 +114,42 @@ run_prog exited
 agent_stop
 check_stacks "exited"
 
+# 3. symbols only in a separate debug file, found by the build id
+id=$(readelf -n "$prog" | sed -n 's/.*Build ID: *//p')
+[ -n "$id" ] || fail "chainprog has no build id"
+mkdir -p "/usr/lib/debug/.build-id/${id:0:2}"
+objcopy --only-keep-debug "$prog" "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
+strip --strip-all "$prog"
+if readelf -S "$prog" | grep -q '\.symtab'; then fail "strip left a symbol table"; fi
+agent_start -c "$TMP/conf" --folded --stacks -f "$label"
+dropped
+run_prog exited
+agent_stop
+check_stacks "debug file"
+
+# 4. a slow call's STACK: each call of leaf is slow at threshold 0
+printf '[agent]\nuser = smblat\n[smb]\nenabled = no\n[histogram]\ninterval = 0\n[probe SHIPPED_%s]\ntarget = %s\nthreshold = 0\nuser_stack = yes\nkernel_stack = no\n' \
+	$$ "$label" >"$TMP/conf4"
+has_entries() { [ "$(journal_json FUNCTION="SHIPPED_$$" | wc -l)" -ge 400 ]; }
+agent_start -c "$TMP/conf4"
+dropped
+in=$TMP/in4
+mkfifo "$in"
+"$prog" w 300 100 <"$in" >"$TMP/prog.out" &
+pp=$!
+exec 3>"$in"
+echo go >&3
+echo end >&3
+exec 3>&-
+wait "$pp"
+wait_for 60 has_entries || fail "no 400 slow-call entries: $(journal_json FUNCTION="SHIPPED_$$" | wc -l)"
+agent_stop
+journal_json FUNCTION="SHIPPED_$$" | python3 -c '
+import collections, json, sys
+folded = collections.Counter(json.loads(l).get("STACK_FOLDED", "") for l in sys.stdin)
+for f, n in folded.most_common():
+    print(n, f)' >"$TMP/entries"
+cat "$TMP/entries"
+grep -qE "^300 (.*;)?main;a1;b;c$" "$TMP/entries" || fail "no 300 entries with STACK_FOLDED ...;main;a1;b;c"
+grep -qE "^100 (.*;)?main;a2;b;c$" "$TMP/entries" || fail "no 100 entries with STACK_FOLDED ...;main;a2;b;c"
 echo "ok"
