@@ -35,6 +35,33 @@ struct {
 	__type(value, struct smbd_req_start);
 } smbd_cancels SEC(".maps");
 
+/*
+ * The user stacks of requests in progress, taken where the handler begins
+ * (how smbd came to the request), by their hash: the reply is sent from
+ * elsewhere (a completion on a later turn of the event loop). An LRU: a
+ * stack evicted before its request ends is counted as lost.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, struct ustack_val);
+} smbd_req_ustacks SEC(".maps");
+
+/* The user stack here, kept for the request's end; its hash, 0 when none was taken. */
+static __always_inline __u64 smbd_req_ustack(struct pt_regs *regs)
+{
+	struct uwalk *w = ustack_take(regs, SMBLAT_STACK_FRAMES);
+	__u64 h = 0;
+
+	if (!w)
+		return 0;
+	if (w->stk.n && bpf_map_update_elem(&smbd_req_ustacks, &w->hash, &w->stk, BPF_ANY) == 0)
+		h = w->hash;
+	ustack_put();
+	return h;
+}
+
 /* The ids of the request's inbound SMB2 header, as the client sent them. */
 static __always_inline bool smbd_req_ids(__u64 req, struct smb2_ids *ids)
 {
@@ -79,6 +106,8 @@ static __always_inline int smbd_request_begin(struct pt_regs *regs)
 	s.has_ids = smbd_req_ids(k.req, &s.ids);
 	if (smbd_req_again(bpf_map_lookup_elem(&smbd_reqs, &k), &s))
 		return 0;
+	if (fc->flags & (FF_USTACK | FF_STACKS_USER))
+		s.ustack = smbd_req_ustack(regs);
 	s.start_ns = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&smbd_reqs, &k, &s, BPF_ANY) < 0)
 		account_untimed(s.func_id);
@@ -91,7 +120,8 @@ static __always_inline void smbd_request_done(struct pt_regs *regs, const struct
 {
 	struct frame f = { .start_ns = s->start_ns, .func_id = s->func_id };
 	__u64 lat = now - s->start_ns;
-	struct func_cfg *fc;
+	struct ustack_val *kept = NULL;
+	struct func_cfg *fc, fill;
 	struct rec_smbd_req *e;
 	bool slow;
 
@@ -100,8 +130,11 @@ static __always_inline void smbd_request_done(struct pt_regs *regs, const struct
 		return;
 	slow = lat >= fc->threshold_ns;
 	account(f.func_id, lat, slow, ACCT_SHARED);
+	/* the stack is the handler's entry's, not the reply's */
+	if (s->ustack)
+		kept = bpf_map_lookup_elem(&smbd_req_ustacks, &s->ustack);
 	if (fc->flags & FF_STACKS_USER)
-		stacks_count(regs, f.func_id, lat, FF_STACKS_USER);
+		stacks_count_kept(f.func_id, lat, s->ustack, kept);
 	/* NTSTATUS: severity "error" is the top two bits */
 	if (!slow && !((fc->flags & FF_ERRORS) && (status >> 30) == 3))
 		return;
@@ -110,7 +143,11 @@ static __always_inline void smbd_request_done(struct pt_regs *regs, const struct
 		account_lost(f.func_id);
 		return;
 	}
-	call_fill(regs, &e->c, REC_SMBD_REQ, fc, &f, f.func_id, lat, status);
+	fill = *fc;
+	fill.flags &= ~FF_USTACK;
+	call_fill(regs, &e->c, REC_SMBD_REQ, &fill, &f, f.func_id, lat, status);
+	if (fc->flags & FF_USTACK)
+		ustack_fill_kept(&e->c.st, kept);
 	e->ids = s->ids;
 	/* the client's SMB_SESSION_ID and SMB_MID: the two sides join on them */
 	if (s->has_ids)

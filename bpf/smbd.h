@@ -182,8 +182,9 @@ struct smbd_req_start {
 	uint32_t func_id;
 	uint32_t has_ids;
 	struct smb2_ids ids; /* of the inbound header, with has_ids */
+	uint64_t ustack;     /* the user stack at the handler's entry, in smbd_req_ustacks; 0: none */
 };
-SMBLAT_SIZE(smbd_req_start, 64);
+SMBLAT_SIZE(smbd_req_start, 72);
 INFLIGHT_VALUE(smbd_req_start);
 
 /* REC_SMBD_REQ: an SMB2 request of smbd, handler to reply; RETVAL is the NTSTATUS. */

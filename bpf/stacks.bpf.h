@@ -105,6 +105,34 @@ static __always_inline bool ustack_count(void *ctx, struct stack_key *k, bool ge
 	return ok;
 }
 
+/*
+ * One call of id that took lat, its user stack v (hash h) taken earlier
+ * (at a request's entry): counted in this epoch's generation.
+ */
+static __always_inline void stacks_count_kept(__u32 id, __u64 lat, __u64 h, const struct ustack_val *v)
+{
+	struct stack_key k = { .func_id = id, .tgid = bpf_get_current_pid_tgid() >> 32, .kstack = -1 };
+	bool gen1 = epoch & 1;
+	void *ustacks = gen1 ? (void *)&ustacks1 : (void *)&ustacks0;
+
+	if (!v) {
+		stack_lost_count(id, false);
+		return;
+	}
+	bpf_get_current_comm(k.comm, sizeof(k.comm));
+	if (v->n) {
+		k.ustack = h;
+		k.uflags = v->flags;
+		if (!bpf_map_lookup_elem(ustacks, &h) &&
+		    bpf_map_update_elem(ustacks, &h, v, BPF_NOEXIST) < 0 &&
+		    !bpf_map_lookup_elem(ustacks, &h)) {
+			stack_lost_count(id, false);
+			return;
+		}
+	}
+	stacks_add(gen1 ? (void *)&stack_counts1 : (void *)&stack_counts0, &k, lat);
+}
+
 /* One call of id that took lat, at ctx: its stacks counted in this epoch's generation. */
 static __always_inline void stacks_count(void *ctx, __u32 id, __u64 lat, __u32 flags)
 {

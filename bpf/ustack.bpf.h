@@ -624,6 +624,21 @@ static __always_inline void ustack_keep(void *ctx, __u64 *frames, __s32 *bytes, 
 	ustack_put();
 }
 
+/* A user stack taken earlier into a record's stacks, as ustack_fill() puts one; NULL: none was kept. */
+static __always_inline void ustack_fill_kept(struct rec_stacks *st, const struct ustack_val *v)
+{
+	__u32 n;
+
+	if (!v) {
+		st->ustack_sz = -2; /* ENOENT: none kept (no walk at the entry, or evicted since) */
+		return;
+	}
+	n = v->n < SMBLAT_STACK_SLOTS ? v->n : SMBLAT_STACK_SLOTS;
+	__builtin_memcpy(st->ustack, v->frames, sizeof(st->ustack));
+	st->ustack_sz = n * sizeof(__u64);
+	st->uflags = v->flags & 0xff;
+}
+
 /* The user stack into a record's stacks: its frames, how many (one past what is kept when cut), how walked. */
 static __always_inline void ustack_fill(void *ctx, struct rec_stacks *st)
 {

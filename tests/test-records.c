@@ -112,7 +112,7 @@ static const struct layout layouts[] = {
 	       M(smbd_hdr_layout, in_vector), M(smbd_hdr_layout, pad)),
 	LAYOUT(smbd_req_key, M(smbd_req_key, tgid), M(smbd_req_key, pad), M(smbd_req_key, req)),
 	LAYOUT(smbd_req_start, M(smbd_req_start, start_ns), M(smbd_req_start, func_id),
-	       M(smbd_req_start, has_ids), M(smbd_req_start, ids)),
+	       M(smbd_req_start, has_ids), M(smbd_req_start, ids), M(smbd_req_start, ustack)),
 	LAYOUT(rec_smbd_req, M(rec_smbd_req, c), M(rec_smbd_req, ids)),
 	LAYOUT(rec_smbd_exit, M(rec_smbd_exit, h), M(rec_smbd_exit, exit_code), M(rec_smbd_exit, status),
 	       M(rec_smbd_exit, ppid), M(rec_smbd_exit, exit_how), M(rec_smbd_exit, last_err_nr),
