@@ -122,11 +122,9 @@ struct smbd_proc {
 	uint32_t breaks_done;
 	int32_t ustack_sz;    /* bytes, at exit_server */
 	uint32_t strs_unread; /* enum smbd_str: strings smbd handed over that could not be read */
-	uint32_t uflags;      /* how the user stack was walked (ustack.h) */
-	uint32_t pad;
 	uint64_t ustack[32];
 	uint32_t answers; /* BREAK and CLOSE requests of the client begun: what may answer a break */
-	uint32_t pad2;
+	uint32_t uflags;  /* how the user stack was walked (ustack.h) */
 };
 SMBLAT_SIZE(smbd_proc, 552);
 

@@ -513,7 +513,8 @@ static int setup_loop(struct agent *a)
 		return r;
 	sd_event_source_set_priority(s, SD_EVENT_PRIORITY_IDLE);
 	if (a->notes) {
-		r = sd_event_add_io(a->loop, NULL, ring_buffer__epoll_fd(a->notes), EPOLLIN, agent_on_notes, a);
+		r = sd_event_add_io(a->loop, NULL, ring_buffer__epoll_fd(a->notes), EPOLLIN, agent_on_notes,
+				    a);
 		if (r < 0)
 			return r;
 	}
