@@ -148,6 +148,7 @@ ALTER TABLE smblat_entry
 	ADD COLUMN IF NOT EXISTS queue_us                 bigint GENERATED ALWAYS AS (smblat_bigint(fields->>'QUEUE_US')) STORED,
 	ADD COLUMN IF NOT EXISTS stack                    text GENERATED ALWAYS AS (fields->>'STACK') STORED,
 	ADD COLUMN IF NOT EXISTS stack_folded             text GENERATED ALWAYS AS (fields->>'STACK_FOLDED') STORED,
+	ADD COLUMN IF NOT EXISTS stack_unwind             text GENERATED ALWAYS AS (fields->>'STACK_UNWIND') STORED,
 	ADD COLUMN IF NOT EXISTS interval_s               double precision GENERATED ALWAYS AS (smblat_double(fields->>'INTERVAL_S')) STORED,
 	ADD COLUMN IF NOT EXISTS count                    bigint GENERATED ALWAYS AS (smblat_bigint(fields->>'COUNT')) STORED,
 	ADD COLUMN IF NOT EXISTS total_us                 bigint GENERATED ALWAYS AS (smblat_bigint(fields->>'TOTAL_US')) STORED,
