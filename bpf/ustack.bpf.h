@@ -542,7 +542,8 @@ static __always_inline struct uwalk *uwalk_begin(__u32 max, __u32 *slot)
  */
 static __always_inline struct uwalk *ustack_take(void *ctx, __u32 max)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
+	/* not bpf_get_current_task_btf(): this build is for 5.10, which has no such helper */
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
 	struct uwalk *w;
 	__u32 slot;
 	long sz;
