@@ -137,7 +137,7 @@ static __always_inline void entry_kstack_drop(const struct frame *f)
 {
 	__u64 key;
 
-	if (!(cfg.compat & COMPAT_ENTRY_KSTACK) || f->kstack_id < 0)
+	if (!ENTRY_KSTACKS_ON() || f->kstack_id < 0)
 		return;
 	key = entry_kstack_key(f->kstack_id);
 	bpf_map_delete_elem(&entry_kstacks, &key);
@@ -232,7 +232,7 @@ static __always_inline bool frame_push(void *ctx, __u32 id, const struct func_cf
 		f->wire_ns = 0;
 		f->wire_split = (struct smb2_split) {};
 	}
-	if ((cfg.compat & COMPAT_ENTRY_KSTACK) && (fc->flags & FF_KSTACK))
+	if (ENTRY_KSTACKS_ON() && (fc->flags & FF_KSTACK))
 		f->kstack_id = entry_kstack_save(ctx, d);
 	f->start_ns = bpf_ktime_get_ns();
 	fr->depth = d + 1;
@@ -300,7 +300,7 @@ static __always_inline struct frame *frame_pop(__u32 id, bool *had_frames, struc
 static __always_inline void stacks_fill(void *ctx, struct rec_stacks *st, const struct func_cfg *fc,
 					const struct frame *f)
 {
-	if (f && (cfg.compat & COMPAT_ENTRY_KSTACK) && (fc->flags & FF_KSTACK)) {
+	if (f && ENTRY_KSTACKS_ON() && (fc->flags & FF_KSTACK)) {
 		st->kstack_sz = entry_kstack_copy(f, st->kstack, sizeof(st->kstack));
 	} else {
 		st->kstack_sz = (fc->flags & FF_KSTACK) ?

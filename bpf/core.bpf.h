@@ -75,6 +75,19 @@ struct {
 } frames_zero SEC(".maps") __weak;
 
 /*
+ * Kernels that need entry stacks (before 5.15) have no bpf_find_vma()
+ * (5.17) either, so they load the kernel-walk build (SMBLAT_KERNEL_USTACK)
+ * and the agent loads no other there (probes/object.c): only that build
+ * carries the path. The verifier walks it even when a rodata flag turns it
+ * off (6.1: 4,900 of vfs_kretprobe's 11,900 instructions).
+ */
+#ifdef SMBLAT_KERNEL_USTACK
+#define ENTRY_KSTACKS_ON() (cfg.compat & COMPAT_ENTRY_KSTACK)
+#else
+#define ENTRY_KSTACKS_ON() 0
+#endif
+
+/*
  * Kernel stacks taken at a call's entry, for kernels whose kretprobes end
  * the stack at their trampoline (COMPAT_ENTRY_KSTACK): by thread and depth
  * (the thread id in the upper half of the key), taken by the call's

@@ -422,15 +422,17 @@ static __always_inline bool uwalk_row(struct uwalk *w, const struct urow *row, _
 
 /*
  * The caller of the frame at w->pc (off into its file): by the file's
- * table, by frame pointers where it has none or no rule there, or none
- * yet while the agent compiles the table.
+ * table, by frame pointers where it has none or no rule there, and while
+ * the agent compiles the table (a binary's first slow call keeps its
+ * stack where the binary has frame pointers; where it has none, rbp leads
+ * outside the stack or to no code, and the walk ends with a marker).
  */
 static __always_inline bool uwalk_caller(struct uwalk *w, __u64 off, __u64 *cfa, __u64 *ra, __u64 *bp)
 {
 	/* a return address is past its call: the call's own row says where the caller is */
 	if (!w->inner)
 		off--;
-	if (w->vm_index && w->vm_state == UFILE_NEW) {
+	if (w->vm_index && w->vm_state == UFILE_NEW && (w->bp < w->sp || (w->bp & 7))) {
 		uwalk_end(w, US_END_PENDING);
 		return false;
 	}

@@ -533,8 +533,12 @@ static int thread_state_choose(struct probes *p, const struct probes_opts *o, st
 		ft->compat |= COMPAT_PLACE_IDS;
 	if (!features_has(o->features, KF_TASK_PT_REGS))
 		ft->compat |= COMPAT_TP_REGS;
-	if (features_has(o->features, KF_KPROBE) && !features_has(o->features, KF_KRETPROBE_STACK))
+	if (features_has(o->features, KF_KPROBE) && !features_has(o->features, KF_KRETPROBE_STACK)) {
+		/* only the kernel-walk build carries entry stacks (bpf/core.bpf.h) */
 		ft->compat |= COMPAT_ENTRY_KSTACK;
+		ft->kernel_ustack = true;
+		p->walks_ustacks = false;
+	}
 	p->compat = ft->compat;
 	return 0;
 }

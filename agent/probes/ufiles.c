@@ -6,8 +6,9 @@
  * the notes say with usyms, and gives an index itself to each file it
  * attaches uprobes to, opened while it still may (a root-only binary
  * stays readable after the drop). Each file's unwind table is compiled
- * (symbols/cfi.c) and loaded at once; until then the programs end stacks
- * there ([unwind: table pending]). The files every process runs through,
+ * (symbols/cfi.c) and loaded at once; until then the programs follow the
+ * file's frame pointers, and where there are none end stacks there
+ * ([unwind: table pending]). The files every process runs through,
  * the C library and the dynamic linker, are loaded with the first target,
  * so that a target's first stacks are whole.
  */
