@@ -7,11 +7,14 @@
 # multiplied the slow-call entry's fill: 11,490 instructions here and 33,578
 # on 6.1 for the VFS exit (fentry clones 7x slower), now about 5,000 here
 # and 3,851 on 6.1. The VM runs the same check on each kernel (32-verify-cost).
+# The user-stack walk by unwind tables (bpf/ustack.bpf.h, global functions
+# verified with every program that may take a user stack) took the VFS exit
+# from 4,503 to 8,124 here: the budget is 9,000 since.
 . "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
 obj="$BUILD_ROOT/bpf/smblat.bpf.o"
 rc=0
-"$BUILD_ROOT/tests/verifycost" "$obj" 8000 vfs_kretprobe call_kretprobe vfs_kprobe call_kprobe \
+"$BUILD_ROOT/tests/verifycost" "$obj" 9000 vfs_kretprobe call_kretprobe vfs_kprobe call_kprobe \
 	>"$TMP/cost" 2>&1 || rc=$?
 cat "$TMP/cost"
 [ "$rc" = 77 ] && { echo "SKIP: $(head -1 "$TMP/cost")"; exit 77; }
