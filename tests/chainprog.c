@@ -17,7 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* clang has no noipa: noinline, and the asm after each call keeps it a call */
+#ifdef __clang__
+#define KEEP(f) __attribute__((noinline, used)) f
+#else
 #define KEEP(f) __attribute__((noipa)) f
+#endif
 
 volatile unsigned long sink;
 

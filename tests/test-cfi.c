@@ -59,20 +59,29 @@ int main(int argc, char **argv)
 	for (size_t i = 1; i < n; i++)
 		CHECK(rows[i].pc > rows[i - 1].pc, "rows not sorted at %zu", i);
 
+		/*
+	 * The instruction offsets below are gcc's code for chainprog; clang's
+	 * (the sanitizer build) differs, and only the rows that do not depend
+	 * on them are checked there.
+	 */
+#ifndef __clang__
 	/* c: sub $8,%rsp; call leaf. At entry the return address is at rsp, after the sub at rsp+8 */
 	off = offset_of(u, argv[1], "c");
 	r = row_at(rows, n, off);
 	CHECK(r && r->cfa == UROW_CFA_SP && r->cfa_off == 8 && !r->fp_at, "c+0: want CFA rsp+8");
 	r = row_at(rows, n, off + 5); /* inside the call of leaf */
 	CHECK(r && r->cfa == UROW_CFA_SP && r->cfa_off == 16, "c+5: want CFA rsp+16");
-	CHECK(objfile_symbol(o, off + 5, &name, &delta) == 0 && strcmp(name, "c") == 0 && delta == 5,
-	      "c+5 not named c+5");
 
 	/* a1 keeps n in rbp: once pushed, the caller's rbp is saved below the CFA */
 	off = offset_of(u, argv[1], "a1");
 	r = row_at(rows, n, off + 0x18);
 	CHECK(r && r->cfa == UROW_CFA_SP && r->fp_at && r->fp_off < 0,
 	      "a1+0x18: want rbp saved below the CFA");
+#endif
+	/* symbols by file offset */
+	off = offset_of(u, argv[1], "c");
+	CHECK(objfile_symbol(o, off + 1, &name, &delta) == 0 && strcmp(name, "c") == 0 && delta == 1,
+	      "c+1 not named c+1");
 
 	/* _start: the outermost frame */
 	r = row_at(rows, n, offset_of(u, argv[1], "_start") + 1);
