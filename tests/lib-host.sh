@@ -87,6 +87,32 @@ field() {
 	python3 -c 'import json,sys; print(json.loads(sys.stdin.readline()).get(sys.argv[1], ""))' "$1"
 }
 
+# smbd_start DIR PORT: the machine's smbd on samba_conf DIR PORT, in the
+# background (SMBD_PID), once it answers a client; smbd_stop ends it, and
+# its children with it (they follow their parent's SIGTERM).
+SMBD_PID=
+smbd_start() {
+	local smbd
+	command -v smbclient >/dev/null || fail "smbclient not installed"
+	smbd=$(command -v smbd || echo /usr/sbin/smbd)
+	[ -x "$smbd" ] || fail "smbd not installed"
+	samba_conf "$1" "$2"
+	setsid "$smbd" -F --no-process-group -s "$1/smb.conf" --debug-stdout >"$1/smbd.out" 2>&1 &
+	SMBD_PID=$!
+	for _ in $(seq 100); do
+		timeout 5 smbclient "//127.0.0.1/share" -p "$2" -N -c "ls" >/dev/null 2>&1 && return 0
+		kill -0 "$SMBD_PID" 2>/dev/null || { cat "$1/smbd.out" >&2; fail "smbd exited"; }
+		sleep 0.2
+	done
+	fail "smbd did not answer on port $2"
+}
+smbd_stop() {
+	[ -n "$SMBD_PID" ] || return 0
+	kill "$SMBD_PID" 2>/dev/null || true
+	for _ in $(seq 50); do kill -0 "$SMBD_PID" 2>/dev/null || break; sleep 0.1; done
+	SMBD_PID=
+}
+
 # samba_conf DIR [PORT]: a standalone smbd's smb.conf in DIR, and its
 # directories, on loopback (at PORT, else 445) with a guest share [share]
 # on DIR/share.

@@ -14,28 +14,16 @@ if [ -z "${SMBLAT_FLAME_NS:-}" ]; then
 fi
 . "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
-command -v smbclient >/dev/null || fail "smbclient not installed"
 command -v chromium >/dev/null || fail "chromium not installed (tests/packages.txt)"
-SMBD=$(command -v smbd || echo /usr/sbin/smbd)
-[ -x "$SMBD" ] || fail "smbd not installed"
 
-SMBD_PID=
 smbd_cleanup() {
-	[ -n "$SMBD_PID" ] && kill "$SMBD_PID" 2>/dev/null || true
-	[ -n "$SMBD_PID" ] && for _ in $(seq 50); do kill -0 "$SMBD_PID" 2>/dev/null || break; sleep 0.1; done
+	smbd_stop
 	[ -z "$AGENT_PID" ] || kill "$AGENT_PID" 2>/dev/null || true
 	umount /etc 2>/dev/null || true
 	umount "$TMP/ov" 2>/dev/null || true
 	cleanup
 }
 trap smbd_cleanup EXIT
-
-wait_for() {
-	local n=$(($1 * 10))
-	shift
-	for _ in $(seq "$n"); do "$@" && return 0; sleep 0.1; done
-	return 1
-}
 
 journald_ensure
 # the smblat user (units/smblat.sysusers) in an overlay of /etc: the machine's is left alone
@@ -48,14 +36,7 @@ getent passwd smblat >/dev/null || fail "no smblat user after systemd-sysusers"
 
 port=$((20000 + $$ % 20000))
 S="$TMP/samba"
-samba_conf "$S" "$port"
-setsid "$SMBD" -F --no-process-group -s "$S/smb.conf" --debug-stdout >"$S/smbd.out" 2>&1 &
-SMBD_PID=$!
-for _ in $(seq 100); do
-	timeout 5 smbclient "//127.0.0.1/share" -p "$port" -N -c "ls" >/dev/null 2>&1 && break
-	kill -0 "$SMBD_PID" 2>/dev/null || { cat "$S/smbd.out" >&2; fail "smbd exited"; }
-	sleep 0.2
-done
+smbd_start "$S" "$port"
 
 cat >"$TMP/smblat.conf" <<CONF
 [agent]

@@ -9,18 +9,7 @@
 # stacks together count at least one call per file created.
 . "${SOURCE_ROOT:?}/tests/lib-host.sh"
 
-command -v smbclient >/dev/null || fail "smbclient not installed"
-SMBD=$(command -v smbd || echo /usr/sbin/smbd)
-[ -x "$SMBD" ] || fail "smbd not installed"
-
-SMBD_PID=
-smbd_cleanup() {
-	# smbd's children follow their parent's SIGTERM
-	[ -n "$SMBD_PID" ] && kill "$SMBD_PID" 2>/dev/null || true
-	[ -n "$SMBD_PID" ] && for _ in $(seq 50); do kill -0 "$SMBD_PID" 2>/dev/null || break; sleep 0.1; done
-	cleanup
-}
-trap smbd_cleanup EXIT
+trap 'smbd_stop; cleanup' EXIT
 
 wait_for() {
 	local n=$(($1 * 10))
@@ -32,7 +21,6 @@ wait_for() {
 journald_ensure
 port=$((20000 + $$ % 20000))
 S="$TMP/samba"
-samba_conf "$S" "$port"
 
 # stacks counted, no slow-call entries
 cat >"$TMP/smblat.conf" <<CONF
@@ -50,13 +38,8 @@ stacks = yes
 CONF
 
 agent_start -c "$TMP/smblat.conf" --folded --stacks
-setsid "$SMBD" -F --no-process-group -s "$S/smb.conf" --debug-stdout >"$S/smbd.out" 2>&1 &
-SMBD_PID=$!
-for _ in $(seq 100); do
-	timeout 5 smbclient "//127.0.0.1/share" -p "$port" -N -c "ls" >/dev/null 2>&1 && break
-	kill -0 "$SMBD_PID" 2>/dev/null || { cat "$S/smbd.out" >&2; fail "smbd exited"; }
-	sleep 0.2
-done
+# started after the agent: its processes are found as they come
+smbd_start "$S" "$port"
 
 files=20
 echo data >"$TMP/f"
