@@ -28,6 +28,18 @@ struct {
 	__type(value, __u64);
 } acct_errs SEC(".maps");
 
+/*
+ * A slow syscall's arguments for call_fill(), off the BPF stack: the user
+ * stack walk below it shares the 512 bytes of the whole call chain, and
+ * 6.1 counted 544 with the frame here (sys_exit cannot nest on a CPU).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct frame);
+} acct_frame SEC(".maps");
+
 /* The syscall in progress on this thread (procs.bpf.h); created when create is set. */
 static __always_inline struct sys_call *sys_call_get(bool create)
 {
@@ -119,8 +131,9 @@ static __always_inline void acct(void *ctx, struct pt_regs *regs, __u32 id, __u6
 {
 	bool failed = smblat_is_errno(ret), slow;
 	struct func_cfg *fc = bpf_map_lookup_elem(&funcs, &id);
-	struct frame f = {};
+	__u32 zero = 0;
 	struct rec_call *e;
+	struct frame *f;
 
 	if (!fc || !(fc->flags & FF_ENABLED))
 		return;
@@ -139,17 +152,19 @@ static __always_inline void acct(void *ctx, struct pt_regs *regs, __u32 id, __u6
 		stacks_count(ctx, id, lat, FF_STACKS_USER);
 	if (!slow && !((fc->flags & FF_ERRORS) && failed))
 		return;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	f = bpf_map_lookup_elem(&acct_frame, &zero);
+	e = f ? bpf_ringbuf_reserve(&events, sizeof(*e), 0) : NULL;
 	if (!e) {
 		account_lost(id);
 		return;
 	}
-	f.args[0] = PT_REGS_PARM1_CORE_SYSCALL(regs);
-	f.args[1] = PT_REGS_PARM2_CORE_SYSCALL(regs);
-	f.args[2] = PT_REGS_PARM3_CORE_SYSCALL(regs);
-	f.args[3] = PT_REGS_PARM4_CORE_SYSCALL(regs);
-	f.args[4] = PT_REGS_PARM5_CORE_SYSCALL(regs);
-	call_fill(ctx, e, REC_CALL, fc, &f, id, lat, (__u64)ret);
+	__builtin_memset(f, 0, sizeof(*f));
+	f->args[0] = PT_REGS_PARM1_CORE_SYSCALL(regs);
+	f->args[1] = PT_REGS_PARM2_CORE_SYSCALL(regs);
+	f->args[2] = PT_REGS_PARM3_CORE_SYSCALL(regs);
+	f->args[3] = PT_REGS_PARM4_CORE_SYSCALL(regs);
+	f->args[4] = PT_REGS_PARM5_CORE_SYSCALL(regs);
+	call_fill(ctx, e, REC_CALL, fc, f, id, lat, (__u64)ret);
 	bpf_ringbuf_submit(e, 0);
 }
 
