@@ -127,7 +127,7 @@ static __always_inline int sysacct_enter(__u64 *ctx)
 }
 
 /* Counted, timed, failures by errno; an event when slow or failed as configured. */
-static __always_inline void acct(void *ctx, struct pt_regs *regs, __u32 id, __u64 lat, long ret)
+static __noinline void acct(void *ctx, struct pt_regs *regs, __u32 id, __u64 lat, long ret)
 {
 	bool failed = smblat_is_errno(ret), slow;
 	struct func_cfg *fc = bpf_map_lookup_elem(&funcs, &id);
@@ -169,13 +169,12 @@ static __always_inline void acct(void *ctx, struct pt_regs *regs, __u32 id, __u6
 }
 
 /* What an smbd's syscalls tell: its last failure, its client, and the split's parts. */
-static __always_inline void smbd_sys_exit(struct pt_regs *regs, struct sys_call *c, __u32 nr, __u32 cls,
-					  long ret, __u64 now)
+static __noinline void smbd_sys_exit(struct pt_regs *regs, struct sys_call *c, __u32 nr, __u32 cls, long ret)
 {
 	__u32 tgid = current_tgid();
 	struct smbd_proc *p = bpf_map_lookup_elem(&smbd_procs, &tgid);
 	struct split_thread *st;
-	__u64 lat;
+	__u64 lat, now = bpf_ktime_get_ns();
 
 	if (!p)
 		return;
@@ -255,7 +254,7 @@ static __always_inline int sysacct_exit(__u64 *ctx)
 		return 0;
 	now = bpf_ktime_get_ns();
 	if (flags & PROC_SMBD)
-		smbd_sys_exit(regs, c, key, si->cls, ret, now);
+		smbd_sys_exit(regs, c, key, si->cls, ret);
 	if ((flags & PROC_ACCT) && c && c->start_ns && si->acct_id)
 		acct(ctx, regs, si->acct_id - 1, now - c->start_ns, ret);
 	if (c) {
