@@ -247,10 +247,15 @@ static int skel_load(const struct probes_opts *o, const struct kinds *ft, const 
  */
 bool object_fentry_usable(struct probes *p)
 {
+	/*
+	 * The templates are cloned per function without their BTF, and the
+	 * kernel takes no global function nor bpf_loop() callback without it
+	 * (EINVAL): a kernel-walk build.
+	 */
 	struct kinds ft = { .on = { [PROG_FENTRY] = true },
 			    .compat = p->compat,
 			    .session_ctx = p->session_ctx,
-			    .kernel_ustack = !p->walks_ustacks };
+			    .kernel_ustack = true };
 	struct bpf_link *l;
 	int r;
 

@@ -15,6 +15,7 @@
 #include "probes/btfargs.h"
 #include "probes/probes-int.h"
 #include "smblat_ctx.skel.h"
+#include "smblat_ctx_kustack.skel.h"
 #include "smblat_kustack.skel.h"
 
 /*
@@ -35,9 +36,9 @@ bool object_session_ctx(struct btfs *btfs)
 }
 
 /*
- * The object for this kernel: smblat_ctx and smblat_kustack differ from
- * smblat only in their code (the session kfuncs' prototype; who walks user
- * stacks), so the one skeleton fits all three.
+ * The object for this kernel: smblat_ctx, smblat_kustack and
+ * smblat_ctx_kustack differ from smblat only in their code (the session
+ * kfuncs' prototype; who walks user stacks), so the one skeleton fits all.
  */
 struct smblat_bpf *object_open(bool session_ctx, bool kernel_ustack)
 {
@@ -51,9 +52,12 @@ struct smblat_bpf *object_open(bool session_ctx, bool kernel_ustack)
 		return NULL;
 	r = smblat_bpf__create_skeleton(skel);
 	if (r == 0) {
-		/* a kernel with the session kfuncs' new prototype (7.0) has bpf_find_vma() (5.17) */
-		skel->skeleton->data = session_ctx ? smblat_ctx_bpf__elf_bytes(&skel->skeleton->data_sz) :
-						     smblat_kustack_bpf__elf_bytes(&skel->skeleton->data_sz);
+		size_t *sz = &skel->skeleton->data_sz;
+
+		/* both: the fentry templates of a kernel with the session kfuncs' new prototype (7.0) */
+		skel->skeleton->data = session_ctx && kernel_ustack ? smblat_ctx_kustack_bpf__elf_bytes(sz) :
+				       session_ctx                  ? smblat_ctx_bpf__elf_bytes(sz) :
+								      smblat_kustack_bpf__elf_bytes(sz);
 		r = bpf_object__open_skeleton(skel->skeleton, NULL);
 	}
 	if (r < 0) {
