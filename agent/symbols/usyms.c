@@ -20,13 +20,13 @@
 #include "bpf/smblat.h"
 #include "symbols/elffile.h"
 #include "symbols/objfile.h"
+#include "symbols/procmaps.h"
 #include "symbols/usyms.h"
 #include "base/macro.h"
 #include "base/clock.h"
 
 #define PROCS_MAX 256
 #define ELFS_MAX 128
-#define GROW_MIN 256
 #define RECHECK_NS (1000 * NSEC_PER_MSEC) /* how stale a pid may get before checking reuse */
 #define RELOAD_NS (250 * NSEC_PER_MSEC)   /* stacks carry junk: bound maps re-reads on misses */
 #define RETRY_NS (10000 * NSEC_PER_MSEC)  /* an unreadable file may become readable */
@@ -61,20 +61,6 @@ struct ufile {
 	int error;
 	uint64_t tried_ns;
 	struct objfile *obj;
-};
-
-struct map {
-	uint64_t start, end, pgoff;
-	dev_t dev;
-	ino_t ino;
-	char *path; /* as /proc/PID/maps shows it */
-};
-
-/* What tells a reused pid apart, and an exec() of another program. */
-struct proc_id {
-	uint64_t start_time;
-	dev_t exe_dev;
-	ino_t exe_ino;
 };
 
 struct proc {
@@ -167,143 +153,12 @@ static void elfs_insert(struct usyms *u, struct elf_entry *e)
 
 /* ---- processes ---- */
 
-static void proc_free_maps(struct map *maps, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(maps[i].path);
-	free(maps);
-}
-
 static void proc_free(struct proc *p)
 {
 	if (!p)
 		return;
-	proc_free_maps(p->maps, p->n_maps);
+	procmaps_free(p->maps, p->n_maps);
 	free(p);
-}
-
-/* Field 22 of /proc/PID/stat, counted after the command name that may hold spaces. */
-static int proc_start_time(uint32_t pid, uint64_t *ret)
-{
-	char path[64], buf[2048], *s;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return n < 0 ? -errno : -ESRCH;
-	buf[n] = 0;
-
-	s = strrchr(buf, ')');
-	if (!s)
-		return -EBADMSG;
-	for (int field = 2; field < 21; field++) {
-		s = strchr(s + 1, ' ');
-		if (!s)
-			return -EBADMSG;
-	}
-	*ret = strtoull(s + 1, NULL, 10);
-	return 0;
-}
-
-static int proc_identity(uint32_t pid, struct proc_id *ret)
-{
-	char path[64];
-	struct stat st;
-	int r;
-
-	*ret = (struct proc_id) {};
-	r = proc_start_time(pid, &ret->start_time);
-	if (r < 0)
-		return r;
-	/* Kernel threads have no exe; they have no user stack either. */
-	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
-	if (stat(path, &st) == 0) {
-		ret->exe_dev = st.st_dev;
-		ret->exe_ino = st.st_ino;
-	}
-	return 0;
-}
-
-static bool proc_id_equal(const struct proc_id *a, const struct proc_id *b)
-{
-	return a->start_time == b->start_time && a->exe_dev == b->exe_dev && a->exe_ino == b->exe_ino;
-}
-
-static int map_parse(const char *line, struct map *m)
-{
-	unsigned long long start, end, pgoff, ino;
-	unsigned int major, minor;
-	char perms[5];
-	size_t len;
-	int n = 0;
-
-	if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu %n", &start, &end, perms, &pgoff, &major, &minor,
-		   &ino, &n) < 7 ||
-	    n == 0)
-		return -EBADMSG;
-	if (!strchr(perms, 'x'))
-		return -ENOENT;
-	line += n;
-	len = strcspn(line, "\n");
-	if (len == 0)
-		return -ENOENT; /* anonymous, JIT code has nothing to read */
-
-	*m = (struct map) {
-		.start = start,
-		.end = end,
-		.pgoff = pgoff,
-		.dev = makedev(major, minor),
-		.ino = ino,
-		.path = strndup(line, len),
-	};
-	return m->path ? 0 : -ENOMEM;
-}
-
-static int proc_read_maps(uint32_t pid, struct map **ret, size_t *ret_n)
-{
-	_cleanup_fclose_ FILE *f = NULL;
-	_cleanup_free_ char *line = NULL;
-	struct map *maps = NULL;
-	size_t n = 0, cap = 0, line_len = 0;
-	char path[64];
-	int r;
-
-	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? -ESRCH : -errno;
-
-	while (getline(&line, &line_len, f) > 0) {
-		struct map m;
-
-		r = map_parse(line, &m);
-		if (r == -ENOMEM)
-			goto fail;
-		if (r < 0)
-			continue;
-		r = array_grow((void **)&maps, &cap, n + 1, sizeof(*maps), GROW_MIN);
-		if (r < 0) {
-			free(m.path);
-			goto fail;
-		}
-		maps[n++] = m;
-	}
-	if (ferror(f)) {
-		r = -EIO;
-		goto fail;
-	}
-	*ret = maps;
-	*ret_n = n;
-	return 0;
-fail:
-	proc_free_maps(maps, n);
-	return r;
 }
 
 static int proc_load(struct proc *p)
@@ -313,13 +168,13 @@ static int proc_load(struct proc *p)
 	size_t n = 0;
 	int r;
 
-	r = proc_identity(p->pid, &id);
+	r = procmaps_identity(p->pid, &id);
 	if (r < 0)
 		return r;
-	r = proc_read_maps(p->pid, &maps, &n);
+	r = procmaps_read(p->pid, &maps, &n);
 	if (r < 0)
 		return r;
-	proc_free_maps(p->maps, p->n_maps);
+	procmaps_free(p->maps, p->n_maps);
 	p->maps = maps;
 	p->n_maps = n;
 	p->id = id;
@@ -404,8 +259,8 @@ static int procs_get(struct usyms *u, uint32_t pid, struct proc **ret)
 			return r;
 	} else if (now - p->checked_ns > RECHECK_NS) {
 		/* A process that has exited keeps its maps: its last events still need them. */
-		if (proc_identity(pid, &id) >= 0 && !proc_id_equal(&id, &p->id) && proc_load(p) < 0) {
-			proc_free_maps(p->maps, p->n_maps);
+		if (procmaps_identity(pid, &id) >= 0 && !procmaps_id_equal(&id, &p->id) && proc_load(p) < 0) {
+			procmaps_free(p->maps, p->n_maps);
 			p->maps = NULL;
 			p->n_maps = 0;
 			p->id = id;
