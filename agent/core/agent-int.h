@@ -94,6 +94,11 @@ void agent_notes(struct agent *a);
 int agent_on_notes(sd_event_source *s, int fd, uint32_t revents, void *ctx);
 int agent_on_note(void *ctx, void *data, size_t size);
 
+/* loop.c: the loop set up with its signals, ring buffers and timers. */
+int agent_loop_setup(struct agent *a);
+/* What only attaching needs (BTF, kernel data symbols) let go, with the heap it leaves free. */
+void agent_services_trim(struct agent *a);
+
 /* overview.c: the first screen on a terminal, what is traced and what not, and why. */
 void overview_print(struct agent *a, FILE *out);
 /* overview.c: one line per layer, each after prefix. */

@@ -28,126 +28,18 @@
 #include "smblat-config.h"
 #include "base/clock.h"
 
-#define WATCH_USEC (2 * 1000000ULL)
 #define FUNC_SLACK 128 /* ids beyond what the layers asked for: a reload may enable one */
 /*
  * Events taken per turn of the loop: a ring buffer that never runs dry
  * must not starve the signals and timers (stop, duration, watchdog).
  */
 
-/* ---- events ---- */
-
 /* ---- layers ---- */
-
-static void layer_watch(struct agent *a, enum layer_id l, void *userdata)
-{
-	if (a->cfg->layer[l].enabled && layer_table[l]->watch)
-		layer_table[l]->watch(a->layer[l]);
-}
 
 static void layer_attach(struct agent *a, enum layer_id l, void *userdata)
 {
 	if (a->cfg->layer[l].enabled)
 		layer_table[l]->attach(a->layer[l]);
-}
-
-/*
- * Once attaching is over, what only attaching needs goes: BTF, kernel data
- * symbols and the name index, and the heap they leave free. Loaded again
- * when a module comes or a reload attaches more.
- */
-static void services_trim(struct agent *a)
-{
-	bool freed = btfs_trim(a->btfs);
-
-	freed |= ksyms_trim(a->ks);
-	if (freed)
-		malloc_trim(0);
-}
-
-/* ---- the loop ---- */
-
-/* Time sources fire once; periodic ones are armed again each time. */
-static int rearm(sd_event_source *s, uint64_t usec)
-{
-	int r = sd_event_source_set_time(s, usec);
-
-	return r < 0 ? r : sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
-}
-
-static int on_summary_timer(sd_event_source *s, uint64_t usec, void *ctx)
-{
-	struct agent *a = ctx;
-
-	agent_drain(a, DRAIN_BATCH);
-	report_now(a, true, false);
-	return rearm(s, usec + a->hist_interval_ns / 1000);
-}
-
-static int on_loss_timer(sd_event_source *s, uint64_t usec, void *ctx)
-{
-	struct agent *a = ctx;
-	uint64_t written, failed;
-
-	agent_drain(a, DRAIN_BATCH);
-	report_now(a, false, true);
-	report_writer_health(a);
-	report_counts(a, &written, &failed);
-	sd_notifyf(false, "STATUS=%u %s attached, %llu %s written, %llu failed",
-		   func_table_attached(&a->funcs, -1),
-		   PLURAL(func_table_attached(&a->funcs, -1), "function", "functions"),
-		   (unsigned long long)written, PLURAL(written, "entry", "entries"),
-		   (unsigned long long)failed);
-	return rearm(s, usec + a->cfg->lost_interval_ns / 1000);
-}
-
-static int on_watch(sd_event_source *s, uint64_t usec, void *ctx)
-{
-	struct agent *a = ctx;
-	int r;
-
-	r = agent_layers_privileged(a, layer_watch, NULL);
-	if (r < 0 && !a->raise_failed)
-		log_status(STATUS_AGENT_DEGRADED, REASON_PRIVILEGES, LOG_WARNING,
-			   "cannot raise the attach capabilities: %s; kernel modules loaded or unloaded "
-			   "are not followed until they can be",
-			   strerror(-r));
-	a->raise_failed = r < 0;
-	/* threads that died inside a traced call (exit_group never returns) */
-	(void)probes_frames_sweep(a->probes);
-	services_trim(a);
-	return rearm(s, usec + WATCH_USEC);
-}
-
-static int on_stop(sd_event_source *s, const struct signalfd_siginfo *si, void *ctx)
-{
-	return sd_event_exit(sd_event_source_get_event(s), 0);
-}
-
-static int on_duration(sd_event_source *s, uint64_t usec, void *ctx)
-{
-	return sd_event_exit(sd_event_source_get_event(s), 0);
-}
-
-static int on_usr1(sd_event_source *s, const struct signalfd_siginfo *si, void *ctx)
-{
-	struct agent *a = ctx;
-
-	agent_drain(a, DRAIN_BATCH);
-	report_now(a, true, false);
-	return 0;
-}
-
-static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *ctx)
-{
-	struct agent *a = ctx;
-
-	sd_notify(false, "RELOADING=1");
-	agent_drain(a, agent_ringbuf_events(a)); /* events of removed functions still have their names */
-	(void)reload_config(a);
-	services_trim(a);
-	sd_notify(false, "READY=1");
-	return 0;
 }
 
 /* ---- setup and teardown ---- */
@@ -485,61 +377,11 @@ static int drop_privileges(struct agent *a)
 	return maps_access(a);
 }
 
-static int setup_loop(struct agent *a)
-{
-	sd_event_source *s = NULL;
-	sigset_t ss;
-	uint64_t now;
-	int r;
-
-	sigemptyset(&ss);
-	sigaddset(&ss, SIGTERM);
-	sigaddset(&ss, SIGINT);
-	sigaddset(&ss, SIGHUP);
-	sigaddset(&ss, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &ss, NULL);
-	r = sd_event_default(&a->loop);
-	if (r < 0)
-		return r;
-	/* stopping goes before events: a flood must not hold off SIGTERM or -d */
-	sd_event_add_signal(a->loop, &s, SIGTERM, on_stop, a);
-	sd_event_source_set_priority(s, SD_EVENT_PRIORITY_IMPORTANT);
-	sd_event_add_signal(a->loop, &s, SIGINT, on_stop, a);
-	sd_event_source_set_priority(s, SD_EVENT_PRIORITY_IMPORTANT);
-	sd_event_add_signal(a->loop, NULL, SIGHUP, on_hup, a);
-	sd_event_add_signal(a->loop, NULL, SIGUSR1, on_usr1, a);
-	r = sd_event_add_io(a->loop, &s, ring_buffer__epoll_fd(a->rb), EPOLLIN, agent_on_ringbuf, a);
-	if (r < 0)
-		return r;
-	sd_event_source_set_priority(s, SD_EVENT_PRIORITY_IDLE);
-	if (a->notes) {
-		r = sd_event_add_io(a->loop, NULL, ring_buffer__epoll_fd(a->notes), EPOLLIN, agent_on_notes,
-				    a);
-		if (r < 0)
-			return r;
-	}
-	sd_event_now(a->loop, CLOCK_MONOTONIC, &now);
-	if (a->hist_interval_ns)
-		sd_event_add_time(a->loop, NULL, CLOCK_MONOTONIC, now + a->hist_interval_ns / 1000, 0,
-				  on_summary_timer, a);
-	if (a->cfg->lost_interval_ns)
-		sd_event_add_time(a->loop, NULL, CLOCK_MONOTONIC, now + a->cfg->lost_interval_ns / 1000, 0,
-				  on_loss_timer, a);
-	/* always: modules load late or go, and a reload may enable a layer */
-	sd_event_add_time(a->loop, NULL, CLOCK_MONOTONIC, now + WATCH_USEC, 0, on_watch, a);
-	if (a->opt->duration_ns) {
-		sd_event_add_time(a->loop, &s, CLOCK_MONOTONIC, now + a->opt->duration_ns / 1000, 0,
-				  on_duration, a);
-		sd_event_source_set_priority(s, SD_EVENT_PRIORITY_IMPORTANT);
-	}
-	return sd_event_set_watchdog(a->loop, true);
-}
-
 /*
  * Journal writes move to a thread of their own (writer.c says why). Started
  * after the privilege drop: threads keep the credentials they were created
  * with, and privs_drop() wants to be the only thread; and after
- * setup_loop(), so that it inherits the mask that leaves signals to signalfd.
+ * agent_loop_setup(), so that it inherits the mask that leaves signals to signalfd.
  */
 static int writer_setup(struct agent *a)
 {
@@ -705,7 +547,7 @@ int agent_run(struct config *c, const struct run_opts *o)
 	if (r == 0)
 		r = drop_privileges(&a);
 	if (r == 0)
-		r = setup_loop(&a);
+		r = agent_loop_setup(&a);
 	if (r < 0)
 		goto out;
 	a.last_summary_ns = a.last_loss_ns = now_ns();
@@ -716,7 +558,7 @@ int agent_run(struct config *c, const struct run_opts *o)
 	if (r < 0)
 		goto out;
 	ready(&a);
-	services_trim(&a);
+	agent_services_trim(&a);
 	/* and what libbpf's load let go */
 	malloc_trim(0);
 	log_stderr_skip(0); /* from now on a terminal sees each change */
