@@ -20,6 +20,7 @@
 
 #include "core.bpf.h"
 #include "stacks.bpf.h"
+#include "offcpu.bpf.h"
 #include "vfs.bpf.h"
 #include "wire.bpf.h"
 #include "view.bpf.h"
@@ -234,6 +235,7 @@ static __always_inline bool frame_push(void *ctx, __u32 id, const struct func_cf
 	}
 	if (ENTRY_KSTACKS_ON() && (fc->flags & FF_KSTACK))
 		f->kstack_id = entry_kstack_save(ctx, d);
+	f->offcpu0 = offcpu_total();
 	f->start_ns = bpf_ktime_get_ns();
 	fr->depth = d + 1;
 	return true;
@@ -324,6 +326,11 @@ static __always_inline void call_fill(void *ctx, struct rec_call *c, enum rec_ki
 		c->h.flags |= RF_HAS_RET;
 	for (int i = 0; i < SMBLAT_MAX_ARGS; i++)
 		c->args[i] = f && i < fc->nargs ? f->args[i] : 0;
+	c->offcpu_ns = 0;
+	if (offcpu_on && f) {
+		c->offcpu_ns = offcpu_total() - f->offcpu0;
+		c->h.flags |= RF_OFFCPU;
+	}
 	stacks_fill(ctx, &c->st, fc, f);
 }
 
@@ -390,6 +397,8 @@ static __always_inline int call_exit(void *ctx, __u32 id, __u64 ret, const bool 
 	if (!f->inner)
 		call_done(ctx, id, f, now - f->start_ns, ret, vfs, how);
 	entry_kstack_drop(f);
+	if (!fr->depth)
+		offcpu_thread_put();
 	frames_put(fr);
 	return 0;
 }

@@ -42,7 +42,8 @@ struct frame {
 	__u32 inner;     /* an inner call of an operation timed further out: not timed */
 	__s32 kstack_id; /* its entry's kernel stack in entry_kstacks, by depth (COMPAT_ENTRY_KSTACK); <0: none */
 	__u32 pad;
-	__u64 sp; /* the stack pointer at the call's entry, 0: not known (call.bpf.h) */
+	__u64 sp;      /* the stack pointer at the call's entry, 0: not known (call.bpf.h) */
+	__u64 offcpu0; /* the thread's off-CPU total at the entry (offcpu.bpf.h) */
 	__u64 wire_ns;
 	struct smb2_split wire_split; /* theirs, summed */
 	struct wire_req wire[SMBLAT_WIRE_MAX];

@@ -74,7 +74,8 @@ int usession(struct pt_regs *regs)
 	if (!session_is_return(regs)) {
 		regs_args(regs, args);
 		fc = call_wanted(id, args, false);
-		framed = fc && fc->nargs;
+		/* off-CPU time is taken from a frame, which sched_switch finds too */
+		framed = fc && (fc->nargs || offcpu_on);
 		if (!fc || (framed && !frame_push(regs, id, fc, args, false, PT_REGS_SP(regs))))
 			return 1;
 		/* the start, and in its lowest bit whether a frame holds the arguments */
@@ -87,6 +88,8 @@ int usession(struct pt_regs *regs)
 	call_done(regs, id, f, now - (*cookie & ~1ULL), PT_REGS_RC(regs), false, ACCT_SHARED);
 	if (f)
 		entry_kstack_drop(f);
+	if (fr && !fr->depth)
+		offcpu_thread_put();
 	if (fr)
 		frames_put(fr);
 	return 0;

@@ -40,6 +40,7 @@ enum rec_flags {
 	RF_SMB2_STATUS = 1u << 7,   /* ids.status came from the response header */
 	RF_SMB2_GRANTED = 1u << 8,  /* credits_granted came from the response header */
 	RF_BLOCK_QUEUE = 1u << 9,   /* queue_ns measured from block_rq_insert */
+	RF_OFFCPU = 1u << 10,       /* call: offcpu_ns measured (off-CPU time on) */
 };
 
 /* Who and when: the beginning of every record (56 bytes). */
@@ -74,6 +75,7 @@ struct rec_call {
 	struct rec_head h;
 	uint64_t ret;                   /* RF_HAS_RET */
 	uint64_t args[SMBLAT_MAX_ARGS]; /* the entry's, as many as func_cfg.nargs */
+	uint64_t offcpu_ns;             /* RF_OFFCPU: of latency_ns, the time the thread was off a CPU */
 	struct rec_stacks st;
 };
 
@@ -81,7 +83,7 @@ SMBLAT_SIZE(rec_head, 56);
 SMBLAT_AT(rec_head, flags, 36);
 SMBLAT_AT(rec_head, comm, 40);
 SMBLAT_SIZE(rec_stacks, 16 + 2 * 8 * SMBLAT_STACK_SLOTS);
-SMBLAT_SIZE(rec_call, 56 + 8 + 8 * SMBLAT_MAX_ARGS + 16 + 2 * 8 * SMBLAT_STACK_SLOTS);
-SMBLAT_AT(rec_call, st, 112);
+SMBLAT_SIZE(rec_call, 56 + 8 + 8 * SMBLAT_MAX_ARGS + 8 + 16 + 2 * 8 * SMBLAT_STACK_SLOTS);
+SMBLAT_AT(rec_call, st, 120);
 
 #endif

@@ -228,6 +228,7 @@ SMBLAT_SIZE(smblat_cfg, 40);
 #include "sysacct.h"
 #include "ustack.h"
 #include "stacks.h"
+#include "offcpu.h"
 #include "view.h"
 
 #define SMB_SUPER_MAGIC_CIFS 0xFF534D42u

@@ -202,6 +202,8 @@ static int apply_keys(struct config *c, const struct cli *cli)
 		c->kernel_stack = true;
 	if (cli->n['U'])
 		c->user_stack = true;
+	if (cli->n[OPT_OFFCPU])
+		c->offcpu = true;
 	return cli->arg[OPT_LAYERS] ? apply_layers(c, cli->arg[OPT_LAYERS]) : 0;
 }
 

@@ -36,6 +36,7 @@ static const struct option options[] = {
 	{ "breakdown", optional_argument, NULL, OPT_BREAKDOWN },
 	{ "kernel-stack", no_argument, NULL, 'K' },
 	{ "user-stack", no_argument, NULL, 'U' },
+	{ "offcpu", no_argument, NULL, OPT_OFFCPU },
 	{ "args", required_argument, NULL, 'a' },
 	{ "folded", no_argument, NULL, OPT_FOLDED },
 	{ "stacks", optional_argument, NULL, OPT_STACKS },
@@ -92,6 +93,8 @@ static void usage(FILE *f)
 		   "  -u, --min-us US       threshold in microseconds\n"
 		   "  -K, --kernel-stack    capture kernel stacks (default on)\n"
 		   "  -U, --user-stack      capture user stacks\n"
+		   "      --offcpu          time off-CPU of each slow call (OFFCPU_US, ONCPU_US)\n"
+		   "                        and the wait stacks that took it; hooks sched_switch\n"
 		   "      --folded          folded stacks for flame graphs on the terminal\n"
 		   "                        (implies --stdout)\n"
 		   "      --stacks[=calls|time]\n"

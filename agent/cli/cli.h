@@ -35,6 +35,7 @@ enum {
 	OPT_SINCE,
 	OPT_UNTIL,
 	OPT_BREAKDOWN,
+	OPT_OFFCPU,
 	_OPT_MAX,
 };
 

@@ -64,6 +64,7 @@ struct config {
 	enum backend_choice backend;
 	enum thread_state_choice thread_state;
 	uint32_t max_threads; /* threads inside traced calls at once, with the hash */
+	bool offcpu;          /* off-CPU time of timed calls: hooks sched_switch */
 	/* [journal] */
 	bool journal;              /* default yes */
 	int priority_slow;         /* syslog priority, default LOG_WARNING */

@@ -188,6 +188,7 @@ static const struct config_key agent_keys[] = {
 		   .flags = CONFIG_KEY_RESTART),
 	CONFIG_KEY("max_threads", struct config, max_threads, config_uint, .check = max_threads_check,
 		   .flags = CONFIG_KEY_RESTART),
+	CONFIG_KEY("offcpu", struct config, offcpu, config_bool, .flags = CONFIG_KEY_RESTART),
 };
 
 const struct config_section config_agent_section = CONFIG_SECTION("agent", agent_keys, .init = agent_init);

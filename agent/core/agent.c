@@ -211,6 +211,7 @@ static int setup_probes(struct agent *a)
 	struct probes_opts po = {
 		.thread_state = a->cfg->thread_state,
 		.max_threads = a->cfg->max_threads,
+		.offcpu = a->cfg->offcpu,
 		.choice = a->cfg->backend,
 		.tgid = a->cfg->pid,
 		.self_tgid = getpid(),

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,13 @@ int event_decode_call(const struct decoder *d, const struct rec_call *c, size_t 
 	}
 	r->nargs = fn->cfg.nargs > SMBLAT_MAX_ARGS ? SMBLAT_MAX_ARGS : fn->cfg.nargs;
 	memcpy(r->args, c->args, sizeof(r->args));
+	/* off a CPU cannot exceed the call; a thread switched out across the entry's snapshot could */
+	if (c->h.flags & RF_OFFCPU) {
+		uint64_t off = c->offcpu_ns < c->h.latency_ns ? c->offcpu_ns : c->h.latency_ns;
+
+		record_add(r, "OFFCPU_US", "%" PRIu64, off / 1000);
+		record_add(r, "ONCPU_US", "%" PRIu64, (c->h.latency_ns - off) / 1000);
+	}
 	return event_decode_stacks(d, &c->h, &c->st, 0, r);
 }
 

@@ -165,6 +165,14 @@ static void maps_size(struct smblat_bpf *skel, const struct probes_opts *o)
 
 	for (size_t i = 0; !o->stacks && i < ELEMENTSOF(m); i++)
 		bpf_map__set_max_entries(m[i], 1);
+	if (!o->offcpu)
+		return;
+	/* off-CPU time: a thread entry per thread inside a traced call, as the frames hash */
+	bpf_map__set_max_entries(skel->maps.offcpu_threads, o->max_threads);
+	bpf_map__set_max_entries(skel->maps.offcpu_stacks0, SMBLAT_OFFCPU_STACKS);
+	bpf_map__set_max_entries(skel->maps.offcpu_stacks1, SMBLAT_OFFCPU_STACKS);
+	bpf_map__set_max_entries(skel->maps.offcpu_sums0, SMBLAT_OFFCPU_KEYS);
+	bpf_map__set_max_entries(skel->maps.offcpu_sums1, SMBLAT_OFFCPU_KEYS);
 }
 
 /* The fentry object's maps are the main object's (the same counters, frames and ring buffer). */
@@ -193,6 +201,7 @@ static void cfg_set(struct smblat_bpf *skel, const struct probes_opts *o, const 
 	skel->rodata->cfg.self_tgid = o->self_tgid;
 	skel->rodata->cfg.cgroup_id = o->cgroup_id;
 	skel->rodata->cfg.compat = ft->compat;
+	skel->rodata->offcpu_on = o->offcpu;
 	if (o->comm && *o->comm) {
 		skel->rodata->cfg.filter_comm = 1;
 		strncpy(skel->rodata->cfg.comm, o->comm, SMBLAT_COMM_LEN - 1);

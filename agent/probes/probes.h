@@ -26,6 +26,7 @@ struct probes_opts {
 	enum backend_choice choice;
 	enum thread_state_choice thread_state;
 	uint32_t max_threads; /* threads the frames hash holds, without task storage */
+	bool offcpu;          /* off-CPU time of timed calls (bpf/offcpu.bpf.h): sched_switch */
 	uint32_t tgid;
 	const char *comm;
 	uint64_t cgroup_id;

@@ -422,6 +422,11 @@ static void func_report(struct layer *l)
 
 static void func_attach(struct layer *l)
 {
+	char why[256];
+
+	if (l->env->cfg->offcpu && offcpu_attach(l->env->probes, why, sizeof(why)) < 0)
+		log_status(STATUS_AGENT_DEGRADED, REASON_NONE, LOG_WARNING,
+			   "offcpu: no off-CPU time (OFFCPU_US): %s", why);
 	for (unsigned int i = 0; i < l->env->cfg->n_probes; i++)
 		probe_add(l, &l->env->cfg->probes[i]);
 	func_report(l);
@@ -565,8 +570,12 @@ static int func_prepare(struct layer *l, struct probes_opts *po)
 {
 	const struct config *c = l->env->cfg;
 
+	int r;
+
 	for (unsigned int i = 0; i < c->n_probes; i++)
 		po->stacks |= c->probes[i].stacks;
+	if (c->offcpu && (r = offcpu_want(po)) < 0)
+		return r;
 	/* syscall programs always: a reload may add the first syscall probe */
 	return probes_opts_want(po, &syscall_unit, NULL);
 }

@@ -11,3 +11,8 @@ extern const struct breakdown_column func_columns[FUNC_COLUMNS];
 int func_column_of(const struct func *f);
 /* --breakdown: the file I/O syscalls and their VFS entry points probed. */
 int func_breakdown(struct config *c, bool layers_given);
+
+/* Off-CPU time (offcpu.c): its programs asked for, before the object loads. */
+int offcpu_want(struct probes_opts *po);
+/* sched_switch attached (once); negative errno, why (n bytes) saying why. */
+int offcpu_attach(struct probes *p, char *why, size_t n);
