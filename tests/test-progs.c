@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include "layers/layer.h"
+#include "layers/func/func.h"
 #include "layers/procs/procs.h"
 #include "probes/progs.h"
 
@@ -64,6 +65,7 @@ int main(void)
 		if (n < 256)
 			progs[n++] = prog;
 	count_unit(skel, &prog_unit_call, seen, progs, n);
+	count_unit(skel, &offcpu_unit, seen, progs, n);
 	for (size_t i = 0; i < PROCS_UNITS; i++)
 		count_unit(skel, procs_units[i], seen, progs, n);
 	for (int l = 0; l < _LAYER_MAX; l++)

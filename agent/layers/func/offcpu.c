@@ -14,7 +14,7 @@ static const struct prog_spec offcpu_progs[] = {
 	PROG(offcpu_switch_raw, PROG_PLAIN),
 };
 
-static const struct prog_unit offcpu_unit = PROG_UNIT("offcpu", offcpu_progs, true);
+const struct prog_unit offcpu_unit = PROG_UNIT("offcpu", offcpu_progs, true);
 
 int offcpu_want(struct probes_opts *po)
 {
