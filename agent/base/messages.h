@@ -29,6 +29,7 @@
 /* The entries of the views beside the latency histograms. */
 #define SMBLAT_MID_SYSCALLS "37696141c77044bb90174634b6002f95" /* per-syscall accounting summary */
 #define SMBLAT_MID_STACKS "29fff22de3004d9c8fdf70318b61193f"   /* a counted stack of a FUNCTION */
+#define SMBLAT_MID_OFFCPU "11b150a9ad4f43938f3c7ca311c0eec3"   /* an off-CPU stack of a FUNCTION */
 #define SMBLAT_MID_SPLIT "2610ed9fe5674be1b0126b87a071d042"    /* an smbd's time split */
 #define SMBLAT_MID_EXIT "3aefbceff9ca401c9d1fb860c0bd08d8"     /* an smbd process exited */
 #define SMBLAT_MID_BREAK "06e3d38cf4f04c3c8e16f9276e76cd63"    /* an oplock or lease break answered */

@@ -11,6 +11,7 @@
 #include "core/agent.h"
 #include "base/folded.h"
 #include "decode/event.h"
+#include "decode/offcpu.h"
 #include "decode/stacks.h"
 #include "layers/layer.h"
 #include "probes/btfargs.h"
@@ -62,6 +63,7 @@ struct agent {
 	struct reload *reload;
 	/* counted stacks (NULL: no probe counts them), and all of the run's for --svg */
 	struct stacks *stacks;
+	struct offcpu *offcpu; /* off-CPU stacks (offcpu = yes), or NULL */
 	struct folded run_stacks;
 };
 

@@ -254,6 +254,8 @@ static int setup_probes(struct agent *a)
 			   "%s", why);
 		return -ECANCELED;
 	}
+	if (po.offcpu && (r = offcpu_new(&a->offcpu)) < 0)
+		return r;
 	if (po.stacks && (r = stacks_new(&a->stacks)) < 0)
 		return r;
 	a->env.probes = a->probes;
@@ -425,6 +427,7 @@ static void teardown(struct agent *a)
 	ksyms_free(a->ks);
 	func_table_free(&a->funcs);
 	stacks_free(a->stacks);
+	offcpu_free(a->offcpu);
 	folded_free(&a->run_stacks);
 	free(a->acc);
 	free(a->loss);

@@ -56,6 +56,8 @@ static int collect(struct agent *a)
 		agent_notes(a);
 		(void)stacks_drain(a->stacks, a->probes, ended, &a->dec);
 	}
+	if (a->offcpu)
+		(void)offcpu_drain(a->offcpu, a->probes, ended, &a->dec);
 	r = stats_collect(a->stats, probes_stats_fd(a->probes), a->funcs.n, ended, iv);
 	for (uint32_t i = 0; r == 0 && i < a->funcs.n; i++) {
 		hist_merge(&a->acc[i], &iv[i].sum);
@@ -215,6 +217,61 @@ static void stacks_term(struct agent *a, FILE *table, const struct func *f, cons
 			units_ms(ms, sizeof(ms), set->v[i].total_ns, 3), set->v[i].stack);
 }
 
+/* One off-CPU stack of f (rank in set): the journal's entry. */
+static void offcpu_journal(struct agent *a, const struct func *f, const struct folded *set, size_t rank,
+			   double interval_s)
+{
+	const struct folded_line *l = &set->v[rank];
+	const char *cls_end = strchr(l->stack, ';');
+	char cls[16], count[24], total[24], rk[16], n[16], iv[32], ms[32], *msg = NULL;
+	const struct record_field fields[] = {
+		{ "OFFCPU_CLASS", cls }, { "STACK_FOLDED", cls_end ? (char *)cls_end + 1 : (char *)"" },
+		{ "COUNT", count },      { "OFFCPU_US", total },
+		{ "STACK_RANK", rk },    { "STACKS", n },
+		{ "INTERVAL_S", iv },
+	};
+
+	snprintf(cls, sizeof(cls), "%.*s", cls_end ? (int)(cls_end - l->stack) : 0, l->stack);
+	snprintf(count, sizeof(count), "%" PRIu64, l->count);
+	snprintf(total, sizeof(total), "%" PRIu64, l->total_ns / 1000);
+	snprintf(rk, sizeof(rk), "%zu", rank + 1);
+	snprintf(n, sizeof(n), "%zu", set->n);
+	snprintf(iv, sizeof(iv), "%.3f", interval_s);
+	if (asprintf(&msg, "%s off-CPU stack %zu of %zu: %s ms waiting (%s), %" PRIu64 " %s", f->name,
+		     rank + 1, set->n, units_ms(ms, sizeof(ms), l->total_ns, 3), cls, l->count,
+		     PLURAL(l->count, "switch", "switches")) >= 0)
+		journal_write_view(a->journal, f->name, f->layer, SMBLAT_MID_OFFCPU, msg, fields,
+				   ELEMENTSOF(fields));
+	free(msg);
+}
+
+/* Each function's off-CPU stacks of the interval, the most time first: the top ones. */
+static void emit_offcpu(struct agent *a, double interval_s)
+{
+	FILE *table = a->opt->term.folded || a->opt->term.format == TERM_CSV ? stderr : stdout;
+	char ms[32];
+
+	for (uint32_t i = 0; a->offcpu && i < a->funcs.n; i++) {
+		const struct func *f = &a->funcs.v[i];
+		struct folded set;
+
+		offcpu_take(a->offcpu, i, &set);
+		if (set.n) {
+			folded_sort(&set, true);
+			if (!a->journal)
+				fprintf(table, "off-CPU of %s: %zu stacks\n", f->name, set.n);
+			for (size_t k = 0; k < set.n && k < STACKS_TOP; k++)
+				if (a->journal)
+					offcpu_journal(a, f, &set, k, interval_s);
+				else
+					fprintf(table, "%12s ms %10" PRIu64 "  %s\n",
+						units_ms(ms, sizeof(ms), set.v[k].total_ns, 3),
+						set.v[k].count, set.v[k].stack);
+		}
+		folded_free(&set);
+	}
+}
+
 /* Each function's counted stacks of the interval: the top ones in the journal, or the terminal. */
 static void emit_stacks(struct agent *a, double interval_s)
 {
@@ -307,6 +364,7 @@ void report_now(struct agent *a, bool summary, bool losses)
 		emit_summaries(a, (now - a->last_summary_ns) / 1e9);
 		emit_views(a, (now - a->last_summary_ns) / 1e9, a->stopping);
 		emit_stacks(a, (now - a->last_summary_ns) / 1e9);
+		emit_offcpu(a, (now - a->last_summary_ns) / 1e9);
 		for (uint32_t i = 0; i < a->funcs.n; i++)
 			hist_init(&a->acc[i]);
 		a->last_summary_ns = now;

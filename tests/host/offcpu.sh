@@ -4,6 +4,7 @@
 # waits 50 ms on a futex another thread wakes, then burns 10 ms of CPU.
 #  1. traced as a user function (uprobe): OFFCPU_US about 50 ms (within
 #     20 %), ONCPU_US + OFFCPU_US = LATENCY_US;
+#     the summary's top off-CPU stack of it is the futex wait, class futex;
 #  2. its futex wait traced as a syscall (syscall:futex): the same split,
 #     with nearly all of it off-CPU.
 if [ -z "${SMBLAT_OFFCPU_NS:-}" ]; then
@@ -79,6 +80,18 @@ agent_start -c "$TMP/conf"
 dropped
 "$prog" 3 >"$TMP/prog.out"
 check "WAIT_$$" 8000 20000
+# its off-CPU stacks in the summary: the most time in the futex wait
+mid=$(grep -rh '^#define SMBLAT_MID_OFFCPU ' "$SOURCE_ROOT/agent" | sed -n 's/.*"\([0-9a-f]*\)".*/\1/p' | head -1)
+[ -n "$mid" ] || fail "no SMBLAT_MID_OFFCPU under agent/"
+kill -USR1 "$AGENT_PID"
+has_stacks() { [ -n "$(journal_json MESSAGE_ID="$mid" FUNCTION="WAIT_$$" STACK_RANK=1)" ]; }
+wait_for 30 has_stacks || fail "no off-CPU stack of WAIT_$$ after SIGUSR1: $(cat "$TMP/agent.err")"
+top=$(journal_json MESSAGE_ID="$mid" FUNCTION="WAIT_$$" STACK_RANK=1 | head -1)
+echo "top off-CPU stack: $(echo "$top" | field MESSAGE) $(echo "$top" | field STACK_FOLDED)"
+[ "$(echo "$top" | field OFFCPU_CLASS)" = futex ] || fail "top off-CPU stack not of class futex"
+echo "$top" | field STACK_FOLDED | grep -q 'futex_wait' || fail "top off-CPU stack has no futex_wait frame"
+us=$(echo "$top" | field OFFCPU_US)
+[ "$us" -ge 120000 ] || fail "top off-CPU stack took $us us of the 3 x 50 ms waits"
 agent_stop
 
 # 2. the futex wait as a syscall, switched on from the command line
