@@ -327,10 +327,6 @@ static __always_inline void call_fill(void *ctx, struct rec_call *c, enum rec_ki
 	for (int i = 0; i < SMBLAT_MAX_ARGS; i++)
 		c->args[i] = f && i < fc->nargs ? f->args[i] : 0;
 	c->offcpu_ns = 0;
-	if (offcpu_on && f) {
-		c->offcpu_ns = offcpu_total() - f->offcpu0;
-		c->h.flags |= RF_OFFCPU;
-	}
 	stacks_fill(ctx, &c->st, fc, f);
 }
 
@@ -372,6 +368,11 @@ static __always_inline void call_done(void *ctx, __u32 id, const struct frame *f
 		return;
 	}
 	call_fill(ctx, c, vfs ? REC_VFS_CALL : REC_CALL, fc, f, id, lat, ret);
+	/* of the calls that keep a frame (sysacct's and smbd's records have none) */
+	if (offcpu_on && f) {
+		c->offcpu_ns = f->offcpu0;
+		c->h.flags |= RF_OFFCPU;
+	}
 	if (vfs)
 		vfs_call_fill((struct rec_vfs_call *)c, fc, f);
 	bpf_ringbuf_submit(c, 0);
@@ -394,11 +395,11 @@ static __always_inline int call_exit(void *ctx, __u32 id, __u64 ret, const bool 
 			__sync_fetch_and_add(&st->unmatched, 1);
 		return 0;
 	}
-	if (!f->inner)
+	if (!f->inner) {
+		offcpu_frame_end(f);
 		call_done(ctx, id, f, now - f->start_ns, ret, vfs, how);
+	}
 	entry_kstack_drop(f);
-	if (!fr->depth)
-		offcpu_thread_put();
 	frames_put(fr);
 	return 0;
 }

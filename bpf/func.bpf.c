@@ -85,11 +85,11 @@ int usession(struct pt_regs *regs)
 	now = bpf_ktime_get_ns();
 	if (*cookie & 1)
 		f = frame_pop(id, &had, &fr);
+	if (f)
+		offcpu_frame_end(f);
 	call_done(regs, id, f, now - (*cookie & ~1ULL), PT_REGS_RC(regs), false, ACCT_SHARED);
 	if (f)
 		entry_kstack_drop(f);
-	if (fr && !fr->depth)
-		offcpu_thread_put();
 	if (fr)
 		frames_put(fr);
 	return 0;

@@ -47,8 +47,11 @@ static __always_inline void offcpu_out(void *ctx, __u64 now)
 	struct offcpu_thread *t, n = {};
 	struct offcpu_lost *l;
 
-	if (!offcpu_call(&id))
+	if (!offcpu_call(&id)) {
+		/* out of its calls: it is followed no more (a miss costs a look-up) */
+		bpf_map_delete_elem(&offcpu_threads, &tid);
 		return;
+	}
 	t = bpf_map_lookup_elem(&offcpu_threads, &tid);
 	if (!t) {
 		if (bpf_map_update_elem(&offcpu_threads, &tid, &n, BPF_NOEXIST) == 0)

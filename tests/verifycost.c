@@ -34,11 +34,48 @@ static bool wanted(const char *name, int argc, char **argv)
 	return false;
 }
 
+/*
+ * VERIFYCOST_LOG=DIR: each program's instruction-level verifier log in
+ * DIR/PROGRAM.log, to see where the verifier spends its walk (the source
+ * lines it goes through most often).
+ */
+static void log_attach(struct bpf_program *p)
+{
+	static const size_t size = 256u << 20;
+	char *buf = malloc(size);
+
+	if (!buf)
+		return;
+	buf[0] = 0;
+	bpf_program__set_log_level(p, 2);
+	bpf_program__set_log_buf(p, buf, size);
+}
+
+static void log_write(struct bpf_program *p, const char *dir)
+{
+	size_t size;
+	const char *buf = bpf_program__log_buf(p, &size);
+	char path[4096];
+	FILE *f;
+
+	if (!buf)
+		return;
+	snprintf(path, sizeof(path), "%s/%s.log", dir, bpf_program__name(p));
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "verifycost: %s: %s\n", path, strerror(errno));
+		return;
+	}
+	fputs(buf, f);
+	fclose(f);
+}
+
 int main(int argc, char **argv)
 {
 	struct bpf_program *p;
 	struct bpf_object *o;
 	unsigned long budget;
+	const char *log;
 	int over = 0, found = 0;
 
 	if (argc < 4) {
@@ -46,6 +83,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	budget = strtoul(argv[2], NULL, 10);
+	log = getenv("VERIFYCOST_LOG");
 	libbpf_set_print(quiet);
 	o = bpf_object__open(argv[1]);
 	if (!o) {
@@ -57,6 +95,8 @@ int main(int argc, char **argv)
 
 		bpf_program__set_autoload(p, on);
 		found += on;
+		if (on && log)
+			log_attach(p);
 	}
 	if (found != argc - 3) {
 		fprintf(stderr, "verifycost: %d of %d programs found in %s\n", found, argc - 3, argv[1]);
@@ -79,6 +119,8 @@ int main(int argc, char **argv)
 			bpf_object__close(o);
 			return 77;
 		}
+		if (log)
+			log_write(p, log);
 		printf("%s %u verified instructions (%u in the program, budget %lu)\n", bpf_program__name(p),
 		       info.verified_insns, info.xlated_prog_len / 8, budget);
 		over += info.verified_insns > budget;
