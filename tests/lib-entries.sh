@@ -12,7 +12,9 @@
 # scheduler where the device has one), summaries of each, a loss entry (the
 # rate limit) and status entries, among them a reload's (one probe added,
 # the flood's removed); the counted stacks of the user function, and the
-# syscalls layer's summaries of the syscall program (ERRORS, ERRNOS).
+# syscalls layer's summaries of the syscall program (ERRORS, ERRNOS); with
+# off-CPU time on, the calls' OFFCPU_US and ONCPU_US and the summary's
+# off-CPU stacks (OFFCPU_CLASS).
 
 ENTRIES_LOOP=
 entries_cleanup() {
@@ -34,6 +36,7 @@ entries_make() {
 user =
 threshold = 1s
 rate_limit = 100
+offcpu = yes
 [smb]
 enabled = no
 [journal]

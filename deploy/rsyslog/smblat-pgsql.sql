@@ -68,6 +68,7 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURNS NULL ON NULL INPUT AS $$
 		WHEN 'dfa753592cc54982a469608e72db4a98' THEN 'status'
 		WHEN '37696141c77044bb90174634b6002f95' THEN 'syscalls'
 		WHEN '29fff22de3004d9c8fdf70318b61193f' THEN 'stacks'
+		WHEN '11b150a9ad4f43938f3c7ca311c0eec3' THEN 'offcpu'
 		WHEN '2610ed9fe5674be1b0126b87a071d042' THEN 'smbd_split'
 		WHEN '3aefbceff9ca401c9d1fb860c0bd08d8' THEN 'smbd_exit'
 		WHEN '06e3d38cf4f04c3c8e16f9276e76cd63' THEN 'smbd_break'
@@ -167,6 +168,9 @@ ALTER TABLE smblat_entry
 	ADD COLUMN IF NOT EXISTS stack_rank               integer GENERATED ALWAYS AS (smblat_integer(fields->>'STACK_RANK')) STORED,
 	ADD COLUMN IF NOT EXISTS stacks                   bigint GENERATED ALWAYS AS (smblat_bigint(fields->>'STACKS')) STORED,
 	ADD COLUMN IF NOT EXISTS stacks_lost              bigint GENERATED ALWAYS AS (smblat_bigint(fields->>'STACKS_LOST')) STORED,
+	ADD COLUMN IF NOT EXISTS offcpu_us                bigint GENERATED ALWAYS AS (smblat_bigint(fields->>'OFFCPU_US')) STORED,
+	ADD COLUMN IF NOT EXISTS oncpu_us                 bigint GENERATED ALWAYS AS (smblat_bigint(fields->>'ONCPU_US')) STORED,
+	ADD COLUMN IF NOT EXISTS offcpu_class             text GENERATED ALWAYS AS (fields->>'OFFCPU_CLASS') STORED,
 	ADD COLUMN IF NOT EXISTS wall_us                  bigint GENERATED ALWAYS AS (smblat_bigint(fields->>'WALL_US')) STORED,
 	ADD COLUMN IF NOT EXISTS wait_us                  bigint GENERATED ALWAYS AS (smblat_bigint(fields->>'WAIT_US')) STORED,
 	ADD COLUMN IF NOT EXISTS recv_us                  bigint GENERATED ALWAYS AS (smblat_bigint(fields->>'RECV_US')) STORED,
