@@ -10,14 +10,21 @@
 
 const volatile __u32 offcpu_on = 0;
 
-/* The function of the thread's innermost timed call (an inner call of an operation is the operation's). */
-static __always_inline bool offcpu_call(__u32 *id)
+enum offcpu_where {
+	OC_IN_CALL,    /* inside a timed call */
+	OC_OUT,        /* outside any: an entry it has is stale */
+	OC_NEVER_SEEN, /* no frames in task storage: never timed, so no entry */
+};
+
+/* Whether the thread is in a timed call, and which function's (an inner call of an operation is the operation's). */
+static __always_inline enum offcpu_where offcpu_call(__u32 *id)
 {
 	struct frames *fr = task_frames();
 	__u32 d;
 
 	if (!fr)
-		return false;
+		/* the hash of frames (COMPAT_FRAMES_HASH) drops a thread's at its outermost return */
+		return (cfg.compat & COMPAT_FRAMES_HASH) ? OC_OUT : OC_NEVER_SEEN;
 	d = fr->depth;
 	for (__u32 i = 0; i < SMBLAT_NEST; i++) {
 		struct frame *f;
@@ -27,10 +34,10 @@ static __always_inline bool offcpu_call(__u32 *id)
 		f = &fr->f[(d - 1 - i) & (SMBLAT_NEST - 1)];
 		if (!f->inner) {
 			*id = f->func_id;
-			return true;
+			return OC_IN_CALL;
 		}
 	}
-	return false;
+	return OC_OUT;
 }
 
 static __always_inline struct offcpu_lost *lost_counts(void)
@@ -47,9 +54,14 @@ static __always_inline void offcpu_out(void *ctx, __u64 now)
 	struct offcpu_thread *t, n = {};
 	struct offcpu_lost *l;
 
-	if (!offcpu_call(&id)) {
-		/* out of its calls: it is followed no more (a miss costs a look-up) */
+	switch (offcpu_call(&id)) {
+	case OC_IN_CALL:
+		break;
+	case OC_OUT:
+		/* out of its calls: it is followed no more */
 		bpf_map_delete_elem(&offcpu_threads, &tid);
+		return;
+	default:
 		return;
 	}
 	t = bpf_map_lookup_elem(&offcpu_threads, &tid);

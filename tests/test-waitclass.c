@@ -23,6 +23,10 @@ int main(void)
 			   "tcp_recvmsg_locked"),
 		     "network") == 0,
 	      "socket receive");
+	check(strcmp(CLASS("__schedule", "schedule", "wait_for_response", "compound_send_recv",
+			   "smb2_compound_op"),
+		     "network") == 0,
+	      "SMB client's wait for the server");
 	check(strcmp(CLASS("__schedule", "schedule", "io_schedule", "folio_wait_bit_common"), "io") == 0,
 	      "I/O");
 	check(strcmp(CLASS("__schedule", "schedule", "do_nanosleep", "hrtimer_nanosleep"), "sleep") == 0,

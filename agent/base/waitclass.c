@@ -32,6 +32,10 @@ static const struct {
 	{ "unix_stream_read_generic", WAIT_NETWORK },
 	{ "__skb_wait_for_more_packets", WAIT_NETWORK },
 	{ "sock_poll", WAIT_NETWORK },
+	/* the SMB client: a request's response, the server's credits */
+	{ "wait_for_response", WAIT_NETWORK },
+	{ "wait_for_free_credits", WAIT_NETWORK },
+	{ "wait_for_compound_request", WAIT_NETWORK },
 	{ "do_nanosleep", WAIT_SLEEP },
 	{ "hrtimer_nanosleep", WAIT_SLEEP },
 	{ "clock_nanosleep", WAIT_SLEEP },
