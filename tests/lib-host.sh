@@ -87,6 +87,18 @@ field() {
 	python3 -c 'import json,sys; print(json.loads(sys.stdin.readline()).get(sys.argv[1], ""))' "$1"
 }
 
+# shipped_user: the smblat user of units/smblat.sysusers, as the package
+# makes it, in an overlay of /etc (the machine's own is left alone); for a
+# test in a mount namespace of its own, whose mounts end with it.
+shipped_user() {
+	mkdir -p "$TMP/ov"
+	mount -t tmpfs tmpfs "$TMP/ov"
+	mkdir -p "$TMP/ov/etc" "$TMP/ov/etc.work"
+	mount -t overlay overlay -o "lowerdir=/etc,upperdir=$TMP/ov/etc,workdir=$TMP/ov/etc.work" /etc
+	getent passwd smblat >/dev/null || systemd-sysusers "$SOURCE_ROOT/units/smblat.sysusers" >/dev/null
+	getent passwd smblat >/dev/null || fail "no smblat user after systemd-sysusers"
+}
+
 # smbd_start DIR PORT: the machine's smbd on samba_conf DIR PORT, in the
 # background (SMBD_PID), once it answers a client; smbd_stop ends it, and
 # its children with it (they follow their parent's SIGTERM).

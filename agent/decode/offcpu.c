@@ -67,27 +67,6 @@ static void add_one(struct offcpu *o, const struct offcpu_key *k, const struct o
 	free(folded);
 }
 
-/* Every key of fd, deleted after the walk (deleting during it would restart it). */
-static void map_clear(int fd, size_t key_size)
-{
-	void *prev = NULL, *keys = NULL;
-	size_t n = 0;
-
-	for (;;) {
-		void *v = realloc(keys, (n + 1) * key_size);
-
-		if (!v)
-			break;
-		keys = v;
-		if (bpf_map_get_next_key(fd, prev, (char *)keys + n * key_size) < 0)
-			break;
-		prev = (char *)keys + n++ * key_size;
-	}
-	for (size_t i = 0; i < n; i++)
-		(void)bpf_map_delete_elem(fd, (char *)keys + i * key_size);
-	free(keys);
-}
-
 int offcpu_drain(struct offcpu *o, struct probes *p, uint64_t ended, const struct decoder *d)
 {
 	struct smblat_bpf *skel = probes_skel(p);
@@ -110,8 +89,8 @@ int offcpu_drain(struct offcpu *o, struct probes *p, uint64_t ended, const struc
 		k = cur;
 		prev = &k;
 	}
-	map_clear(sums, sizeof(struct offcpu_key));
-	map_clear(ids, sizeof(uint32_t));
+	probes_map_clear(sums, sizeof(struct offcpu_key));
+	probes_map_clear(ids, sizeof(uint32_t));
 	free(kv);
 	return 0;
 }

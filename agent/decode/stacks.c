@@ -110,27 +110,6 @@ static void add_one(struct stacks *s, const struct stack_key *k, const struct st
 	free(folded);
 }
 
-/* Every key of fd, deleted after the walk (deleting during it would restart it). */
-static void map_clear(int fd, size_t key_size)
-{
-	void *prev = NULL, *keys = NULL;
-	size_t n = 0;
-
-	for (;;) {
-		void *v = realloc(keys, (n + 1) * key_size);
-
-		if (!v)
-			break;
-		keys = v;
-		if (bpf_map_get_next_key(fd, prev, (char *)keys + n * key_size) < 0)
-			break;
-		prev = (char *)keys + n++ * key_size;
-	}
-	for (size_t i = 0; i < n; i++)
-		(void)bpf_map_delete_elem(fd, (char *)keys + i * key_size);
-	free(keys);
-}
-
 static void lost_read(struct stacks *s, struct probes *p, const struct decoder *d)
 {
 	int fd = bpf_map__fd(probes_skel(p)->maps.stack_lost);
@@ -176,9 +155,9 @@ int stacks_drain(struct stacks *s, struct probes *p, uint64_t ended, const struc
 		k = cur;
 		prev = &k;
 	}
-	map_clear(g.counts, sizeof(struct stack_key));
-	map_clear(g.ids, sizeof(uint32_t));
-	map_clear(g.ustacks, sizeof(uint64_t));
+	probes_map_clear(g.counts, sizeof(struct stack_key));
+	probes_map_clear(g.ids, sizeof(uint32_t));
+	probes_map_clear(g.ustacks, sizeof(uint64_t));
 	lost_read(s, p, d);
 	free(kv);
 	free(uv);

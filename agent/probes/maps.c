@@ -78,3 +78,24 @@ int probes_sweep(struct bpf_map *m, const struct inflight_sweep *s)
 		return -EBADF;
 	return inflight_sweep(fd, bpf_map__key_size(m), bpf_map__value_size(m), s);
 }
+
+/* Every key of fd, deleted after the walk (deleting during it would restart it). */
+void probes_map_clear(int fd, size_t key_size)
+{
+	void *prev = NULL, *keys = NULL;
+	size_t n = 0;
+
+	for (;;) {
+		void *v = realloc(keys, (n + 1) * key_size);
+
+		if (!v)
+			break;
+		keys = v;
+		if (bpf_map_get_next_key(fd, prev, (char *)keys + n * key_size) < 0)
+			break;
+		prev = (char *)keys + n++ * key_size;
+	}
+	for (size_t i = 0; i < n; i++)
+		(void)bpf_map_delete_elem(fd, (char *)keys + i * key_size);
+	free(keys);
+}

@@ -118,6 +118,8 @@ const char *probes_tp_btf_why(const struct probes *p);
 int probes_route(struct bpf_map *table, uint32_t key, int id);
 
 int probes_ringbuf_fd(const struct probes *p);
+/* Every key of the map fd deleted (a generation of counts read). */
+void probes_map_clear(int fd, size_t key_size);
 /*
  * User stacks (bpf/ustack.h): whether the programs walk them (else the
  * kernel does, with raw addresses); the ring buffer of their notes on

@@ -41,12 +41,7 @@ throttle_setup() {
 journald_ensure
 command -v mkfs.ext4 >/dev/null || fail "mkfs.ext4 not installed"
 chmod 0755 "$TMP"
-mkdir -p "$TMP/ov"
-mount -t tmpfs tmpfs "$TMP/ov"
-mkdir -p "$TMP/ov/etc" "$TMP/ov/etc.work"
-mount -t overlay overlay -o "lowerdir=/etc,upperdir=$TMP/ov/etc,workdir=$TMP/ov/etc.work" /etc
-getent passwd smblat >/dev/null || systemd-sysusers "$SOURCE_ROOT/units/smblat.sysusers" >/dev/null
-getent passwd smblat >/dev/null || fail "no smblat user after systemd-sysusers"
+shipped_user
 
 truncate -s 64M "$TMP/disk.img"
 mkfs.ext4 -q -F "$TMP/disk.img"

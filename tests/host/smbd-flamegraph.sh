@@ -26,13 +26,7 @@ smbd_cleanup() {
 trap smbd_cleanup EXIT
 
 journald_ensure
-# the smblat user (units/smblat.sysusers) in an overlay of /etc: the machine's is left alone
-mkdir -p "$TMP/ov"
-mount -t tmpfs tmpfs "$TMP/ov"
-mkdir -p "$TMP/ov/etc" "$TMP/ov/etc.work"
-mount -t overlay overlay -o "lowerdir=/etc,upperdir=$TMP/ov/etc,workdir=$TMP/ov/etc.work" /etc
-getent passwd smblat >/dev/null || systemd-sysusers "$SOURCE_ROOT/units/smblat.sysusers" >/dev/null
-getent passwd smblat >/dev/null || fail "no smblat user after systemd-sysusers"
+shipped_user
 
 port=$((20000 + $$ % 20000))
 S="$TMP/samba"
