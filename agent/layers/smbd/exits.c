@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,7 +281,8 @@ static int exit_decode(const struct layer_env *env, const struct rec_smbd_exit *
 	uint32_t err_nr = e->last_err_nr, err = (uint32_t)e->last_err;
 	int code = e->exit_code, sig = code & 0x7f;
 	const char *st = e->status ? smb2_status_name(e->status, status, sizeof(status)) : NULL;
-	const char *sysname = err_nr ? syscalls_name((int)err_nr - 1) : NULL;
+	/* the syscall's number + 1, 0: none; a larger one than any is no syscall's */
+	const char *sysname = err_nr && err_nr <= INT_MAX ? syscalls_name((int)(err_nr - 1)) : NULL;
 	const char *ename = err_nr ? strerrorname_np((int)err) : NULL;
 	char *outcome = NULL;
 
