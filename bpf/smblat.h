@@ -230,6 +230,7 @@ SMBLAT_SIZE(smblat_cfg, 40);
 #include "stacks.h"
 #include "offcpu.h"
 #include "view.h"
+#include "profile.h"
 
 #define SMB_SUPER_MAGIC_CIFS 0xFF534D42u
 #define SMB_SUPER_MAGIC_SMB2 0xFE534D42u

@@ -155,4 +155,31 @@ static __always_inline void stacks_count(void *ctx, __u32 id, __u64 lat, __u32 f
 	stacks_add(gen1 ? (void *)&stack_counts1 : (void *)&stack_counts0, &k, lat);
 }
 
+/*
+ * One sample of a CPU profile at ctx (a perf event's): the kernel stack
+ * when the sample interrupted the kernel (a user-mode sample has none: not
+ * a loss), joined with the user stack, counted as a call of id.
+ */
+static __always_inline void stacks_sample(void *ctx, __u32 id)
+{
+	struct stack_key k = { .func_id = id, .tgid = bpf_get_current_pid_tgid() >> 32, .kstack = -1 };
+	bool gen1 = epoch & 1;
+	long r;
+
+	bpf_get_current_comm(k.comm, sizeof(k.comm));
+	r = bpf_get_stackid(ctx, gen1 ? (void *)&stack_ids1 : (void *)&stack_ids0, 0);
+	if (r >= 0) {
+		k.kstack = (__s32)r;
+	} else if (r != -EFAULT) {
+		/* -EFAULT: no kernel frames; anything else: no room */
+		stack_lost_count(id, false);
+		return;
+	}
+	if (!ustack_count(ctx, &k, gen1)) {
+		stack_lost_count(id, false);
+		return;
+	}
+	stacks_add(gen1 ? (void *)&stack_counts1 : (void *)&stack_counts0, &k, 0);
+}
+
 #endif

@@ -261,17 +261,112 @@ static __always_inline void uwalk_end(struct uwalk *w, enum ustack_end why)
 	w->stk.flags = (w->stk.flags & ~US_END_MASK) | ((__u32)why << US_END_SHIFT);
 }
 
+/*
+ * The code mappings walks have found, by address space and page of an
+ * address in them. With interrupts off (a perf event's sample) the kernel
+ * looks up one mapping per program run (bpf_find_vma()'s unlock is
+ * deferred to an irq_work of the CPU, busy until it ran): the mappings
+ * further out are taken from here, each sample that finds one missing
+ * looking that one up. A mapping unmapped and replaced at the same
+ * address by other code before the entry is evicted would tell a wrong
+ * frame; the lookup is tried first, so only such samples read it.
+ */
+struct umap_key {
+	__u64 mm; /* struct mm_struct * */
+	__u64 page;
+};
+
+struct umap_val {
+	__u64 start, end, base;
+	struct ufile_key file; /* ino 0: code mapped from no file */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, struct umap_key);
+	__type(value, struct umap_val);
+} umaps SEC(".maps") __weak;
+
+/* Per address space: an address whose mapping a walk could not look up, for the next walk to. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, __u64);
+} umap_wants SEC(".maps") __weak;
+
+static __always_inline void umap_keep(const struct umap_key *mk, const struct uvma *v)
+{
+	struct umap_val c = { .start = v->start, .end = v->end, .base = v->start - (v->pgoff << 12) };
+
+	if (bpf_map_lookup_elem(&umaps, mk))
+		return;
+	if (v->file) {
+		c.file.ino = v->ino;
+		c.file.dev = v->dev;
+	}
+	bpf_map_update_elem(&umaps, mk, &c, BPF_ANY);
+}
+
+/*
+ * Before a walk looks anything up: the mapping an earlier walk of t's
+ * address space wanted, looked up now (this run's one lookup where only
+ * one is possible) and kept.
+ */
+static __always_inline void umap_learn(struct task_struct *t)
+{
+	__u64 mm = (__u64)BPF_CORE_READ(t, mm), *pc = bpf_map_lookup_elem(&umap_wants, &mm);
+	struct umap_key mk = { .mm = mm };
+	struct uvma v = {};
+
+	if (!pc)
+		return;
+	mk.page = *pc >> 12;
+	if (bpf_find_vma(t, *pc, uvma_found, &v, 0) == 0 && v.found && (v.flags & VM_EXEC_FLAG))
+		umap_keep(&mk, &v);
+	bpf_map_delete_elem(&umap_wants, &mm);
+}
+
+/* The mapping of w->pc as a walk found it before, into w->vm_*; false: not known, or its file not indexed. */
+static __always_inline bool uwalk_map_known(struct uwalk *w, const struct umap_key *mk)
+{
+	struct umap_val *c = bpf_map_lookup_elem(&umaps, mk);
+	struct ufile_val *f;
+
+	if (!c)
+		return false;
+	w->vm_index = 0;
+	w->vm_state = UFILE_FP;
+	if (c->file.ino) {
+		f = bpf_map_lookup_elem(&ufiles, &c->file);
+		if (!f)
+			return false;
+		w->vm_index = f->index;
+		w->vm_state = f->state;
+	}
+	w->vm_start = c->start;
+	w->vm_end = c->end;
+	w->vm_base = c->base;
+	return true;
+}
+
 /* The mapping of w->pc into w->vm_*; false, the walk ended, when pc is in none that is code. */
 static __always_inline bool uwalk_map(struct uwalk *w)
 {
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct umap_key mk = { .mm = (__u64)BPF_CORE_READ(t, mm), .page = w->pc >> 12 };
 	struct uvma v = {};
 	struct ufile_key k = {};
 	long r;
 
 	if (w->pc >= w->vm_start && w->pc < w->vm_end)
 		return true;
-	r = bpf_find_vma(bpf_get_current_task_btf(), w->pc, uvma_found, &v, 0);
+	r = bpf_find_vma(t, w->pc, uvma_found, &v, 0);
 	if (r == -16 /* EBUSY */) {
+		if (uwalk_map_known(w, &mk))
+			return true;
+		bpf_map_update_elem(&umap_wants, &mk.mm, &w->pc, BPF_ANY);
 		uwalk_end(w, US_END_LOCKED);
 		return false;
 	}
@@ -284,10 +379,11 @@ static __always_inline bool uwalk_map(struct uwalk *w)
 	w->vm_base = v.start - (v.pgoff << 12);
 	w->vm_index = 0;
 	w->vm_state = UFILE_FP;
-	if (!v.file)
-		return true;
 	k.ino = v.ino;
 	k.dev = v.dev;
+	umap_keep(&mk, &v);
+	if (!v.file)
+		return true;
 	w->vm_index = ufile_index(&k, v.file, &w->vm_state);
 	if (!w->vm_index) {
 		uwalk_end(w, US_END_NO_ROOM);
@@ -584,6 +680,7 @@ __weak __noinline int ustack_walk(__u32 max)
 		return -1;
 	if (!BPF_CORE_READ(t, mm))
 		return slot;
+	umap_learn(t);
 	regs = (struct pt_regs *)bpf_task_pt_regs(t);
 	w->pc = BPF_CORE_READ(regs, ip);
 	w->sp = BPF_CORE_READ(regs, sp);

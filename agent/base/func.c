@@ -9,8 +9,9 @@
 
 /* The one table of layer names: FUNCTION entries, [sections], --layers. */
 const char *const layer_names[_LAYER_MAX] = {
-	[LAYER_SMB] = "smb",   [LAYER_SMB2] = "smb2", [LAYER_BLOCK] = "block",
-	[LAYER_FUNC] = "func", [LAYER_SMBD] = "smbd", [LAYER_SYSCALLS] = "syscalls",
+	[LAYER_SMB] = "smb",         [LAYER_SMB2] = "smb2", [LAYER_BLOCK] = "block",
+	[LAYER_FUNC] = "func",       [LAYER_SMBD] = "smbd", [LAYER_SYSCALLS] = "syscalls",
+	[LAYER_PROFILE] = "profile",
 };
 
 static const char *const backend_names[_BACKEND_MAX] = {
@@ -25,6 +26,7 @@ static const char *const backend_names[_BACKEND_MAX] = {
 	[BACKEND_RAW_TP] = "raw_tp",
 	[BACKEND_UPROBE_MULTI] = "uprobe-multi",
 	[BACKEND_UPROBE_SESSION] = "uprobe-session",
+	[BACKEND_PERF_EVENT] = "perf-event",
 };
 
 /* [smb] groups=, --inode/--file/...; GROUP_NONE is no group one could select. */

@@ -15,6 +15,7 @@ enum layer_id {
 	LAYER_FUNC,     /* any kernel/user function, USDT, syscall */
 	LAYER_SMBD,     /* Samba server VFS via uprobes */
 	LAYER_SYSCALLS, /* every syscall of chosen processes, accounted */
+	LAYER_PROFILE,  /* on-CPU stacks, sampled */
 	_LAYER_MAX,
 };
 
@@ -30,6 +31,7 @@ enum backend {
 	BACKEND_RAW_TP,
 	BACKEND_UPROBE_MULTI,   /* smbd layer: uprobe.multi links */
 	BACKEND_UPROBE_SESSION, /* user functions: uprobe.session links */
+	BACKEND_PERF_EVENT,     /* profile: a clock event per CPU */
 	_BACKEND_MAX,
 };
 

@@ -17,6 +17,7 @@
 #include "layers/cifs/settings.h"
 #include "layers/smbd/settings.h"
 #include "layers/syscalls/settings.h"
+#include "layers/profile/settings.h"
 
 static int apply_layers(struct config *c, const char *list)
 {
@@ -135,7 +136,30 @@ static int add_function_probes(struct config *c, const struct cli *cli)
 	return 0;
 }
 
-/* --syscalls, --smbd-pid, --stacks: layers and views on top of the file's. */
+/* --profile[=HZ]: the profile layer on, alone unless layers or functions are named too. */
+static int apply_profile(struct config *c, const struct cli *cli)
+{
+	const char *hz = cli->arg[OPT_PROFILE];
+	char *end = NULL;
+	unsigned long v;
+
+	c->layer[LAYER_PROFILE].enabled = true;
+	c->layer[LAYER_PROFILE].automatic = false;
+	for (enum layer_id l = 0; !cli->arg[OPT_LAYERS] && !cli->n_funcs && l < _LAYER_MAX; l++)
+		if (c->layer[l].automatic)
+			c->layer[l].enabled = false;
+	if (!hz)
+		return 0;
+	errno = 0;
+	v = strtoul(hz, &end, 10);
+	if (errno || end == hz || *end || *hz == '-' || !v || v > PROFILE_HZ_MAX)
+		return cli_usage_error("invalid --profile=%s: a rate of 1 to %u samples a second", hz,
+				       PROFILE_HZ_MAX);
+	profile_settings(c)->frequency = (uint32_t)v;
+	return 0;
+}
+
+/* --syscalls, --smbd-pid, --stacks, --profile: layers and views on top of the file's. */
 static int apply_views(struct config *c, const struct cli *cli)
 {
 	const char *problem, *select = cli->arg[OPT_SYSCALLS];
@@ -173,6 +197,8 @@ static int apply_views(struct config *c, const struct cli *cli)
 		if (!select)
 			syscalls_select_free(&syscalls_settings(c)->select);
 	}
+	if (cli->n[OPT_PROFILE] && (r = apply_profile(c, cli)) < 0)
+		return r;
 	if (cli->n[OPT_STACKS]) {
 		c->layer[LAYER_SMBD].stacks = c->layer[LAYER_SYSCALLS].stacks = true;
 		for (unsigned int i = 0; i < c->n_probes; i++)

@@ -42,6 +42,7 @@ static const struct option options[] = {
 	{ "stacks", optional_argument, NULL, OPT_STACKS },
 	{ "svg", required_argument, NULL, OPT_SVG },
 	{ "syscalls", optional_argument, NULL, OPT_SYSCALLS },
+	{ "profile", optional_argument, NULL, OPT_PROFILE },
 	{ "smbd-pid", required_argument, NULL, OPT_SMBD_PID },
 	{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
 	{ "since", required_argument, NULL, OPT_SINCE },
@@ -74,7 +75,7 @@ static void usage(FILE *f)
 		   "      --inode --file --adspace --super\n"
 		   "                        smb layer: only these operation groups\n"
 		   "      --layers LIST     enable exactly these layers\n"
-		   "                        (smb,smb2,block,func,smbd,syscalls)\n"
+		   "                        (smb,smb2,block,func,smbd,syscalls,profile)\n"
 		   "      --backend NAME    auto, fentry, kprobe-multi or kprobe\n"
 		   "      --hist[=SECS]     with --stdout: latency tables every SECS (default 5)\n"
 		   "      --breakdown[=SECS] per-layer latency histograms side by side (syscall,\n"
@@ -105,6 +106,9 @@ static void usage(FILE *f)
 		   "                        FILE is opened at start, as the user smblat becomes\n"
 		   "      --syscalls[=WHO]  count and time every syscall of WHO: smbd (default),\n"
 		   "                        pid:PID, comm:NAME, cgroup:PATH; a table as strace -c\n"
+		   "      --profile[=HZ]    a CPU profile: the kernel and user stacks on each CPU,\n"
+		   "                        sampled HZ times a second (default 99), counted as\n"
+		   "                        FUNCTION PROFILE; of -p PID's process, else of all\n"
 		   "      --smbd-pid PID    tsmbd's report for one smbd: time split, SMB2\n"
 		   "                        requests, syscalls (implies --stdout --hist)\n"
 		   "      --flamegraph FILE write a flame graph (SVG) of the journal's stacks of\n"

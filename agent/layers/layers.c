@@ -12,11 +12,13 @@
 #include "symbols/kmodules.h"
 #include "base/clock.h"
 
-extern const struct layer_ops smb_layer, smb2_layer, block_layer, func_layer, smbd_layer, syscalls_layer;
+extern const struct layer_ops smb_layer, smb2_layer, block_layer, func_layer, smbd_layer, syscalls_layer,
+	profile_layer;
 
 const struct layer_ops *const layer_table[_LAYER_MAX] = {
-	[LAYER_SMB] = &smb_layer,   [LAYER_SMB2] = &smb2_layer, [LAYER_BLOCK] = &block_layer,
-	[LAYER_FUNC] = &func_layer, [LAYER_SMBD] = &smbd_layer, [LAYER_SYSCALLS] = &syscalls_layer,
+	[LAYER_SMB] = &smb_layer,         [LAYER_SMB2] = &smb2_layer, [LAYER_BLOCK] = &block_layer,
+	[LAYER_FUNC] = &func_layer,       [LAYER_SMBD] = &smbd_layer, [LAYER_SYSCALLS] = &syscalls_layer,
+	[LAYER_PROFILE] = &profile_layer,
 };
 
 int layers_decode(const struct layer_env *env, const void *data, size_t size, struct record *r)
