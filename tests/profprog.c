@@ -2,7 +2,8 @@
 /*
  * A CPU profile's target: main -> hot_a and main -> hot_b, each spinning
  * in user space and reading /dev/zero (kernel time), hot_a three times as
- * long as hot_b, until SECS seconds of its CPU time are spent. It prints
+ * long as hot_b, until SECS seconds of its CPU time are spent (with a
+ * second argument, from a line read on stdin: the agent attached). It prints
  * the thread CPU time each took ("hot_a NS hot_b NS"): the ratio the
  * samples are held to. Built -O2 -fomit-frame-pointer: the stacks are
  * unwound by the binary's tables.
@@ -59,6 +60,12 @@ int main(int argc, char **argv)
 
 	if (fd < 0)
 		return 1;
+	if (argc > 2) {
+		char line[16];
+
+		if (!fgets(line, sizeof(line), stdin))
+			return 1;
+	}
 	while (a + b < limit) {
 		t = cpu_ns();
 		hot_a(fd);

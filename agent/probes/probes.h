@@ -129,6 +129,14 @@ void probes_map_clear(int fd, size_t key_size);
 bool probes_walks_ustacks(const struct probes *p);
 int probes_ufile_notes_fd(const struct probes *p);
 int probes_ufile_note(struct probes *p, const void *data, size_t size);
+/*
+ * The files process pid runs code from, opened and indexed now, with their
+ * unwind tables: called while the agent may still read them (before the
+ * drop), its stacks stay whole after it, where a file met first after the
+ * drop in a directory only root may enter could not be read. Returns how
+ * many code mappings it has, or negative errno (no such process).
+ */
+int probes_ufiles_process(struct probes *p, pid_t pid);
 int probes_stats_fd(const struct probes *p);
 /*
  * Whether this process may read the maps (the counters) by bpf(): 0, or

@@ -14,6 +14,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
@@ -250,4 +252,32 @@ void ufiles_target(struct probes *p, const char *binary)
 		return;
 	ufiles_base(p);
 	ufile_open(p, binary);
+}
+
+int probes_ufiles_process(struct probes *p, pid_t pid)
+{
+	char path[64], line[PATH_MAX + 128], *file;
+	int n = 0;
+	FILE *f;
+
+	if (!p->walks_ustacks || !p->opts.us)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	ufiles_base(p);
+	while (fgets(line, sizeof(line), f)) {
+		char perms[8];
+
+		line[strcspn(line, "\n")] = '\0';
+		file = strchr(line, '/');
+		/* code mapped from a file: "start-end r-xp offset dev inode /path" */
+		if (!file || sscanf(line, "%*x-%*x %7s", perms) != 1 || perms[2] != 'x')
+			continue;
+		ufile_open(p, file);
+		n++;
+	}
+	fclose(f);
+	return n;
 }

@@ -9,7 +9,9 @@
  * --folded lines, --svg. Samples are taken while a task runs: a process
  * that sleeps is not in it.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +172,61 @@ static struct func *function(struct layer *l, uint32_t hz)
 	return f;
 }
 
+/* Whether process pid is one the profile samples: [agent]'s comm=, smbd's executable (exe), or any. */
+static bool process_chosen(const char *pid, const char *comm, const char *exe)
+{
+	char path[64], buf[PATH_MAX];
+	ssize_t n;
+	FILE *f;
+
+	if (exe) {
+		snprintf(path, sizeof(path), "/proc/%s/exe", pid);
+		n = readlink(path, buf, sizeof(buf) - 1);
+		return n > 0 && (buf[n] = '\0', strcmp(buf, exe) == 0);
+	}
+	if (!comm)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%s/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	n = fgets(buf, sizeof(buf), f) ? (ssize_t)strcspn(buf, "\n") : 0;
+	fclose(f);
+	buf[n] = '\0';
+	return strcmp(buf, comm) == 0;
+}
+
+/*
+ * The files the chosen processes run code from, opened while the agent is
+ * root (before the drop): a program in a directory only root may enter
+ * keeps whole, named stacks. Processes started later are read as their
+ * stacks meet their files, as the smblat user.
+ */
+static void files_open(struct layer *l, bool smbd)
+{
+	const struct config *c = l->env->cfg;
+	char *binary = smbd ? smbd_settings_binary(c) : NULL, *exe = binary ? realpath(binary, NULL) : NULL;
+	const char *comm = c->comm && *c->comm ? c->comm : NULL;
+	struct dirent *de;
+	DIR *d;
+
+	free(binary);
+	if (c->pid && !smbd) {
+		(void)probes_ufiles_process(l->env->probes, (pid_t)c->pid);
+		free(exe);
+		return;
+	}
+	d = opendir("/proc");
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] >= '1' && de->d_name[0] <= '9' &&
+		    (unsigned)atoi(de->d_name) != (unsigned)getpid() && (!smbd || exe) &&
+		    process_chosen(de->d_name, comm, exe))
+			(void)probes_ufiles_process(l->env->probes, (pid_t)atoi(de->d_name));
+	if (d)
+		closedir(d);
+	free(exe);
+}
+
 static void profile_attach(struct layer *l)
 {
 	const struct profile_settings *s = profile_settings(l->env->cfg);
@@ -199,6 +256,7 @@ static void profile_attach(struct layer *l)
 	l->func_id = (int)f->id;
 	if (s->smbd && smbd_follow(l) < 0)
 		return;
+	files_open(l, s->smbd);
 	ctl(l)->func_id = f->id;
 	ctl(l)->smbd = s->smbd;
 	if (cpus_attach(l, s->frequency) < 0) {
