@@ -5,7 +5,7 @@
  * long as hot_b, until SECS seconds of its CPU time are spent (with a
  * second argument, from a line read on stdin: the agent attached). It prints
  * the thread CPU time each took ("hot_a NS hot_b NS"): the ratio the
- * samples are held to. Built -O2 -fomit-frame-pointer: the stacks are
+ * samples are held to; then the rounds of both it made (bench/profile-cost). Built -O2 -fomit-frame-pointer: the stacks are
  * unwound by the binary's tables.
  */
 #include <fcntl.h>
@@ -55,7 +55,7 @@ __attribute__((noinline)) void hot_b(int fd)
 int main(int argc, char **argv)
 {
 	unsigned long long limit = (argc > 1 ? strtoull(argv[1], NULL, 10) : 5) * 1000000000ull;
-	unsigned long long a = 0, b = 0, t;
+	unsigned long long a = 0, b = 0, t, rounds = 0;
 	int fd = open("/dev/zero", O_RDONLY);
 
 	if (fd < 0)
@@ -73,7 +73,8 @@ int main(int argc, char **argv)
 		t = cpu_ns();
 		hot_b(fd);
 		b += cpu_ns() - t;
+		rounds++;
 	}
-	printf("hot_a %llu hot_b %llu\n", a, b);
+	printf("hot_a %llu hot_b %llu\nrounds %llu\n", a, b, rounds);
 	return 0;
 }
