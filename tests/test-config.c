@@ -316,11 +316,12 @@ static void test_defaults(void)
 	CHECK(c.journal && c.priority_slow == LOG_WARNING && c.priority_summary == LOG_INFO);
 	CHECK(c.lost_interval_ns == 60000000000ULL && c.hist_interval_ns == 60000000000ULL);
 	/* every layer but func where the machine has what it traces; syscalls (a probe on every
-	 * syscall of the machine) only when asked for */
+	 * syscall of the machine) and profile (a clock on every CPU) only when asked for */
 	for (int l = 0; l < _LAYER_MAX; l++)
-		if (l != LAYER_SYSCALLS)
+		if (l != LAYER_SYSCALLS && l != LAYER_PROFILE)
 			CHECK(c.layer[l].enabled && c.layer[l].automatic == (l != LAYER_FUNC));
 	CHECK(!c.layer[LAYER_SYSCALLS].enabled && !c.layer[LAYER_SYSCALLS].automatic);
+	CHECK(!c.layer[LAYER_PROFILE].enabled && !c.layer[LAYER_PROFILE].automatic);
 	for (int l = 0; l < _LAYER_MAX; l++)
 		CHECK(!c.layer[l].threshold_set && !c.layer[l].include && !c.layer[l].exclude);
 	CHECK(smb_settings(&c)->group[GROUP_INODE] && smb_settings(&c)->group[GROUP_FILE] &&
@@ -493,7 +494,7 @@ static void test_errors(void)
 		    "t.conf:2: unknown key \"groups\" in [smb2], it belongs in [smb]\n");
 	CHECK_ERROR("threshold = 1\n",
 		    "t.conf:1: key \"threshold\" comes before any section, it belongs in [agent], [smb], "
-		    "[smb2], [block], [smbd], [syscalls], [probe NAME]\n");
+		    "[smb2], [block], [smbd], [syscalls], [profile], [probe NAME]\n");
 	CHECK_ERROR("[agent]\ngarbage\n", "t.conf:2: syntax error, expected [section] or key = value\n");
 	CHECK_ERROR("[agent\n", "t.conf:1: syntax error, expected [section] or key = value\n");
 	/* the first error wins, whichever kind it is */

@@ -343,6 +343,7 @@ const struct layer_ops profile_layer = {
 	.own_summaries = true,
 	.ids_needed = profile_ids_needed,
 	.prepare = profile_prepare,
+	.unit = &profile_unit,
 	.init = profile_init,
 	.attach = profile_attach,
 	.apply = profile_apply,
