@@ -32,7 +32,8 @@ void needs_of(const struct config *c, struct needs *n)
 	for (int l = 0; l < _LAYER_MAX; l++) {
 		if (!c->layer[l].enabled)
 			continue;
-		n->counted_stacks |= c->layer[l].stacks;
+		/* the profile's samples are counted stacks */
+		n->counted_stacks |= c->layer[l].stacks || (l == LAYER_PROFILE && !c->layer[l].automatic);
 		/* the SMB client's layers probe kernel functions; smbd's are uprobes */
 		n->kernel_functions |= l == LAYER_SMB || l == LAYER_SMB2;
 		n->user_functions |= l == LAYER_SMBD;

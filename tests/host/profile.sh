@@ -9,7 +9,7 @@
 #     main -> hot_a/hot_b -> work joined with the kernel's (read_zero ...)
 #     where the sample was in the kernel;
 #  2. the journal's counted-stack entries (FUNCTION=PROFILE), the rate from
-#     --profile=HZ: the same.
+#     --profile=HZ: the same; and --svg draws them (main -> hot_a there).
 # /etc (the smblat user, from units/smblat.sysusers) is an overlay in a mount
 # namespace of the test's own: the machine is untouched.
 if [ -z "${SMBLAT_PROFILE_NS:-}" ]; then
@@ -22,6 +22,7 @@ trap 'cleanup_ns' EXIT
 cleanup_ns() {
 	[ -z "$AGENT_PID" ] || kill "$AGENT_PID" 2>/dev/null || true
 	[ -z "${PROG_PID:-}" ] || kill "$PROG_PID" 2>/dev/null || true
+	rm -rf "${SVGDIR:-}"
 	umount /etc 2>/dev/null || true
 	umount "$TMP/ov" 2>/dev/null || true
 	cleanup
@@ -115,7 +116,9 @@ check "folded" "$TMP/agent.out" || exit 1
 
 # 2. the journal's counted-stack entries, --profile=HZ
 prog_start
-agent_start -c "$TMP/conf2" --profile=999 -p "$PROG_PID"
+SVGDIR=$(mktemp -d /tmp/smblat-profile-svg.XXXXXX)
+chown smblat "$SVGDIR"
+agent_start -c "$TMP/conf2" --profile=999 -p "$PROG_PID" --svg "$SVGDIR/p.svg"
 dropped
 run_prog
 agent_stop
@@ -128,4 +131,6 @@ for l in sys.stdin:
 ' >"$TMP/journal.folded"
 [ -s "$TMP/journal.folded" ] || fail "no PROFILE entries in the journal: $(cat "$TMP/agent.err")"
 check "journal" "$TMP/journal.folded" || exit 1
+grep -q '>hot_a (' "$SVGDIR/p.svg" && grep -q '>hot_b (' "$SVGDIR/p.svg" && grep -q '>main (' "$SVGDIR/p.svg" ||
+	fail "--svg has no frames main, hot_a, hot_b: $(cat "$TMP/agent.err")"
 echo "PASS"
