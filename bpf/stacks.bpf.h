@@ -92,8 +92,11 @@ static __always_inline bool ustack_count(void *ctx, struct stack_key *k, bool ge
 
 	if (!w)
 		return false;
-	/* a kernel thread has no user stack: a stack of its own */
-	if (w->stk.n) {
+	/*
+	 * a kernel thread has no user stack: a stack of its own; a walk that
+	 * ended before its first frame keeps why ([unwind: mappings locked])
+	 */
+	if (w->stk.n || (w->stk.flags & US_END_MASK)) {
 		k->ustack = w->hash;
 		k->uflags = w->stk.flags;
 		if (!bpf_map_lookup_elem(ustacks, &k->ustack) &&
