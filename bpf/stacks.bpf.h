@@ -83,11 +83,14 @@ static __always_inline void stacks_add(void *counts, struct stack_key *k, __u64 
 	}
 }
 
-/* The user stack in this generation's ustacks: its hash in k, or false (no room: counted). */
-static __always_inline bool ustack_count(void *ctx, struct stack_key *k, bool gen1)
+/*
+ * The user stack in this generation's ustacks: its hash in k, or false (no
+ * room: counted). cached: the profile's walk (ustack_walk_cached).
+ */
+static __always_inline bool ustack_count(void *ctx, struct stack_key *k, bool gen1, const bool cached)
 {
 	void *ustacks = gen1 ? (void *)&ustacks1 : (void *)&ustacks0;
-	struct uwalk *w = ustack_take(ctx, SMBLAT_STACK_FRAMES);
+	struct uwalk *w = ustack_take_walk(ctx, SMBLAT_STACK_FRAMES, cached);
 	bool ok = true;
 
 	if (!w)
@@ -151,7 +154,7 @@ static __always_inline void stacks_count(void *ctx, __u32 id, __u64 lat, __u32 f
 			return;
 		}
 	}
-	if ((flags & FF_STACKS_USER) && !ustack_count(ctx, &k, gen1)) {
+	if ((flags & FF_STACKS_USER) && !ustack_count(ctx, &k, gen1, false)) {
 		stack_lost_count(id, false);
 		return;
 	}
@@ -178,7 +181,7 @@ static __always_inline void stacks_sample(void *ctx, __u32 id)
 		stack_lost_count(id, false);
 		return;
 	}
-	if (!ustack_count(ctx, &k, gen1)) {
+	if (!ustack_count(ctx, &k, gen1, true)) {
 		stack_lost_count(id, false);
 		return;
 	}

@@ -351,11 +351,16 @@ static __always_inline bool uwalk_map_known(struct uwalk *w, const struct umap_k
 	return true;
 }
 
-/* The mapping of w->pc into w->vm_*; false, the walk ended, when pc is in none that is code. */
-static __always_inline bool uwalk_map(struct uwalk *w)
+/*
+ * The mapping of w->pc into w->vm_*; false, the walk ended, when pc is in
+ * none that is code. cached (a constant): the profile's walk, which takes
+ * the mappings it cannot look up from umaps; the calls' walks have no part
+ * of it to verify or run.
+ */
+static __always_inline bool uwalk_map(struct uwalk *w, const bool cached)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	struct umap_key mk = { .mm = (__u64)BPF_CORE_READ(t, mm), .page = w->pc >> 12 };
+	struct umap_key mk = { .mm = cached ? (__u64)BPF_CORE_READ(t, mm) : 0, .page = w->pc >> 12 };
 	struct uvma v = {};
 	struct ufile_key k = {};
 	long r;
@@ -364,9 +369,12 @@ static __always_inline bool uwalk_map(struct uwalk *w)
 		return true;
 	r = bpf_find_vma(t, w->pc, uvma_found, &v, 0);
 	if (r == -16 /* EBUSY */) {
+		if (!cached)
+			goto locked;
 		if (uwalk_map_known(w, &mk))
 			return true;
 		bpf_map_update_elem(&umap_wants, &mk.mm, &w->pc, BPF_ANY);
+	locked:
 		uwalk_end(w, US_END_LOCKED);
 		return false;
 	}
@@ -381,7 +389,8 @@ static __always_inline bool uwalk_map(struct uwalk *w)
 	w->vm_state = UFILE_FP;
 	k.ino = v.ino;
 	k.dev = v.dev;
-	umap_keep(&mk, &v);
+	if (cached)
+		umap_keep(&mk, &v);
 	if (!v.file)
 		return true;
 	w->vm_index = ufile_index(&k, v.file, &w->vm_state);
@@ -558,7 +567,7 @@ static __always_inline struct uwalk *uwalk_slot(__u32 slot)
  * walk. A global function: verified once, and called directly (a
  * bpf_loop() callback is an indirect call).
  */
-__weak __noinline int ustack_step(__u32 slot)
+static __always_inline int uwalk_step(__u32 slot, const bool cached)
 {
 	struct uwalk *w = uwalk_slot(slot);
 	__u64 off, frame, cfa = 0, ra = 0, bp = 0;
@@ -567,7 +576,7 @@ __weak __noinline int ustack_step(__u32 slot)
 	if (!w)
 		return 1;
 	n = w->stk.n;
-	if (n >= w->max || n >= SMBLAT_STACK_FRAMES || !uwalk_map(w))
+	if (n >= w->max || n >= SMBLAT_STACK_FRAMES || !uwalk_map(w, cached))
 		return 1;
 	off = w->pc - w->vm_base;
 	frame = w->vm_index ? uframe_make(w->vm_index, off) : w->pc;
@@ -589,12 +598,28 @@ __weak __noinline int ustack_step(__u32 slot)
 	return 0;
 }
 
-/* The pending uretprobes of the task: those whose return address slot lies above sp. */
-/* bpf_loop()'s step: a loop the verifier goes through once, around a direct call. */
+__weak __noinline int ustack_step(__u32 slot)
+{
+	return uwalk_step(slot, false);
+}
+
+__weak __noinline int ustack_step_cached(__u32 slot)
+{
+	return uwalk_step(slot, true);
+}
+
+/* bpf_loop()'s steps: a loop the verifier goes through once, around a direct call. */
 static long uwalk_next(__u64 i, __u32 *slot)
 {
 	return ustack_step(*slot) ? 1 : 0;
 }
+
+static long uwalk_next_cached(__u64 i, __u32 *slot)
+{
+	return ustack_step_cached(*slot) ? 1 : 0;
+}
+
+/* The pending uretprobes of the task: those whose return address slot lies above sp. */
 
 static __always_inline void uwalk_uretprobes(struct uwalk *w, struct task_struct *t)
 {
@@ -638,7 +663,7 @@ static __always_inline struct uwalk *uwalk_begin(__u32 max, __u32 *slot)
  * state to walk with, then nothing to put back. A kernel thread's stack
  * has no frames. stk.n is max when the stack went deeper.
  */
-static __always_inline struct uwalk *ustack_take(void *ctx, __u32 max)
+static __always_inline struct uwalk *ustack_take_walk(void *ctx, __u32 max, const bool cached)
 {
 	/* not bpf_get_current_task_btf(): this build is for 5.10, which has no such helper */
 	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
@@ -663,12 +688,7 @@ static __always_inline struct uwalk *ustack_take(void *ctx, __u32 max)
 	return w;
 }
 #else
-/*
- * The walk, as a global function: the verifier goes through it once per
- * program, however many places of the program take a stack. Its slot in
- * uwalks, or -1 when there is no state to walk with.
- */
-__weak __noinline int ustack_walk(__u32 max)
+static __always_inline int uwalk_run(__u32 max, const bool cached)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct pt_regs *regs;
@@ -680,26 +700,48 @@ __weak __noinline int ustack_walk(__u32 max)
 		return -1;
 	if (!BPF_CORE_READ(t, mm))
 		return slot;
-	umap_learn(t);
+	if (cached)
+		umap_learn(t);
 	regs = (struct pt_regs *)bpf_task_pt_regs(t);
 	w->pc = BPF_CORE_READ(regs, ip);
 	w->sp = BPF_CORE_READ(regs, sp);
 	w->bp = BPF_CORE_READ(regs, bp);
 	uwalk_uretprobes(w, t);
-	bpf_loop(SMBLAT_STACK_FRAMES, uwalk_next, &slot, 0);
+	bpf_loop(SMBLAT_STACK_FRAMES, cached ? uwalk_next_cached : uwalk_next, &slot, 0);
 	/* how it ended is part of what tells it from another; never 0: none */
 	w->hash = ((w->hash ^ w->stk.flags) * 0x100000001b3ull) | 1;
 	return slot;
 }
 
-/* As above: the walk, valid until ustack_put(); NULL when there was no state to walk with. */
-static __always_inline struct uwalk *ustack_take(void *ctx, __u32 max)
+/*
+ * The walk, as a global function: the verifier goes through it once per
+ * program, however many places of the program take a stack. Its slot in
+ * uwalks, or -1 when there is no state to walk with. The profile's, with
+ * the cache of mappings, is another, which only its program includes.
+ */
+__weak __noinline int ustack_walk(__u32 max)
 {
-	int slot = ustack_walk(max);
+	return uwalk_run(max, false);
+}
+
+__weak __noinline int ustack_walk_cached(__u32 max)
+{
+	return uwalk_run(max, true);
+}
+
+/* As above: the walk, valid until ustack_put(); NULL when there was no state to walk with. */
+static __always_inline struct uwalk *ustack_take_walk(void *ctx, __u32 max, const bool cached)
+{
+	int slot = cached ? ustack_walk_cached(max) : ustack_walk(max);
 
 	return slot < 0 ? NULL : uwalk_slot(slot);
 }
 #endif
+
+static __always_inline struct uwalk *ustack_take(void *ctx, __u32 max)
+{
+	return ustack_take_walk(ctx, max, false);
+}
 
 static __always_inline void ustack_put(void)
 {
