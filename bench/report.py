@@ -205,6 +205,11 @@ def p5(rows, out):
             out.append("| P5 | idle, host, %s config: wake-ups (context switches/s over %s s) ; VmRSS | %.2f /s ; %s |"
                        % (r[3], d["seconds"], int(d["ctxt_switches"]) / int(d["seconds"]),
                           "%.1f MiB" % (int(d["rss_kb"]) / 1024) if "rss_kb" in d else "-"))
+        elif r[:3] == ["host", "p5", "parts"]:
+            d = kv(r[4:])
+            parts = ", ".join("%s %.1f" % (k, int(d[k]) / 1024) for k in ("bpf_maps", "heap", "anon", "exe", "libs", "other") if k in d)
+            out.append("| P5 | host VmRSS, %s, made of (MiB; bpf_maps: the ring buffers mapped twice; anon: large allocations as the kernel symbol table, stacks) | %s |"
+                       % (r[3].replace("_", " "), parts))
         elif r[:3] == ["host", "p5", "idle_refused"]:
             out.append("| P5 | idle, host, %s config | refused on this host: %s |" % (r[3], " ".join(r[4:])))
 

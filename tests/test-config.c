@@ -309,7 +309,7 @@ static void test_defaults(void)
 	CHECK(c.threshold_ns == 10000000);
 	CHECK(c.pid == 0 && !c.comm && !c.cgroup);
 	CHECK(c.kernel_stack && !c.user_stack);
-	CHECK(c.ringbuf_bytes == 4 << 20);
+	CHECK(c.ringbuf_bytes == 0); /* auto: from rate_limit */
 	CHECK(c.rate_limit == 1000 && !c.rate_burst_set && config_rate_burst(&c) == 2000);
 	CHECK_STR(c.user, "smblat");
 	CHECK(c.backend == CHOICE_AUTO);
@@ -522,6 +522,7 @@ static void test_errors(void)
 	CHECK_ERROR_AT("[agent]\nringbuf_size = 1K\n", 2, "power of two");
 	CHECK_ERROR_AT("[agent]\nringbuf_size = 2G\n", 2, "power of two");
 	CHECK_ERROR_AT("[agent]\nringbuf_size = lots\n", 2, "invalid size");
+	CHECK_ERROR_AT("[agent]\nringbuf_size = automatic\n", 2, "invalid size");
 	CHECK_ERROR_AT("[agent]\nrate_limit = 4294967296\n", 2, "out of range");
 	CHECK_ERROR_AT("[agent]\nuser = -root\n", 2, "invalid user name");
 	CHECK_ERROR("[agent]\nbackend = kprobe_multi\n",
@@ -936,6 +937,16 @@ static void test_dump(void)
 	CHECK(b.layer[LAYER_SMB2].threshold_set && b.layer[LAYER_SMB2].threshold_ns == 0);
 	free(da);
 	free(db);
+	config_free(&a);
+	config_free(&b);
+
+	/* the default round-trips as auto */
+	LOAD_OK(&a, "[agent]\nrate_limit = 5\n");
+	da = dump(&a);
+	CHECK(strstr(da, "\nringbuf_size = auto\n"));
+	LOAD_OK(&b, da);
+	CHECK(b.ringbuf_bytes == 0);
+	free(da);
 	config_free(&a);
 	config_free(&b);
 

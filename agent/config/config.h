@@ -55,7 +55,7 @@ struct config {
 	char *cgroup;           /* cgroup v2 path, NULL: all */
 	bool kernel_stack;      /* default yes */
 	bool user_stack;        /* default no */
-	uint64_t ringbuf_bytes; /* default 4M, power of two */
+	uint64_t ringbuf_bytes; /* power of two; 0 (default): auto, from rate_limit */
 	uint32_t rate_limit;    /* events/s written, 0 = unlimited; default 1000 */
 	uint32_t rate_burst;    /* 0: same as rate_limit; unset: twice rate_limit */
 	bool rate_burst_set;

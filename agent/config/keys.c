@@ -42,15 +42,22 @@ static int cgroup_check(struct config_parser *p, const char *v, size_t n)
 	return 0;
 }
 
-/* ringbuf_size=: a size, a power of two from 4K to 1G (the BPF ring buffer's own rule). */
+/*
+ * ringbuf_size=: a size, a power of two from 4K to 1G (the BPF ring buffer's
+ * own rule), or auto (0): sized from rate_limit by the core.
+ */
 static int ringbuf_parse(struct config_parser *p, const struct config_key *k, void *base, const char *v,
 			 bool append)
 {
 	uint64_t b;
 	char buf[32];
 
+	if (strcmp(v, "auto") == 0) {
+		*(uint64_t *)config_value(k, base) = 0;
+		return 0;
+	}
 	if (parse_size(v, &b) < 0)
-		return config_fail(p, "invalid size \"%s\" for ringbuf_size, use e.g. 4M or 256K", v);
+		return config_fail(p, "invalid size \"%s\" for ringbuf_size, use e.g. 4M, 256K or auto", v);
 	if (b < RINGBUF_MIN || b > RINGBUF_MAX || (b & (b - 1)) != 0)
 		return config_fail(p, "ringbuf_size = %s must be a power of two between 4K and 1G (e.g. %s)",
 				   v,
@@ -64,10 +71,10 @@ static int ringbuf_parse(struct config_parser *p, const struct config_key *k, vo
 
 static void ringbuf_print(FILE *f, const struct config_key *k, const void *base)
 {
+	uint64_t b = *(const uint64_t *)config_value_const(k, base);
 	char buf[32];
 
-	fprintf(f, "%s = %s\n", k->name,
-		values_format_size(buf, sizeof(buf), *(const uint64_t *)config_value_const(k, base)));
+	fprintf(f, "%s = %s\n", k->name, b ? values_format_size(buf, sizeof(buf), b) : "auto");
 }
 
 static const struct config_type ringbuf_type = {
@@ -158,7 +165,7 @@ static void agent_init(void *base)
 
 	c->threshold_ns = 10 * NSEC_PER_MSEC;
 	c->kernel_stack = true;
-	c->ringbuf_bytes = 4ULL << 20;
+	c->ringbuf_bytes = 0; /* auto: from rate_limit */
 	/* under what journald takes (about 2,450 a second measured); bursts of twice that */
 	c->rate_limit = 1000;
 	c->user = default_user;

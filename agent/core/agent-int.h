@@ -72,6 +72,8 @@ struct agent {
 unsigned int agent_drain(struct agent *a, unsigned int max);
 /* What the ring buffer can hold: draining that much empties what was there. */
 unsigned int agent_ringbuf_events(const struct agent *a);
+/* The slow calls' ring buffer: ringbuf_size=, or sized from rate_limit. */
+uint64_t agent_ringbuf_bytes(const struct config *c);
 int agent_on_ringbuf(sd_event_source *s, int fd, uint32_t revents, void *ctx);
 /* The ring buffer's callback: one event decoded and written or counted. */
 int agent_on_event(void *ctx, void *data, size_t size);

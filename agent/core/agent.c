@@ -216,7 +216,7 @@ static int setup_probes(struct agent *a)
 		.tgid = a->cfg->pid,
 		.self_tgid = getpid(),
 		.comm = a->cfg->comm,
-		.ringbuf_bytes = a->cfg->ringbuf_bytes,
+		.ringbuf_bytes = agent_ringbuf_bytes(a->cfg),
 		.us = a->us,
 	};
 	int r;

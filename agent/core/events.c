@@ -12,6 +12,35 @@
 #include "base/clock.h"
 #include "base/ratelimit.h"
 #include "core/agent-int.h"
+#include "bpf/vfs.h"
+
+/*
+ * ringbuf_size = auto: room for what the rate limit lets through while the
+ * decoder is not reading (a summary, an attach when a module comes, the
+ * thread descheduled on a busy machine): a full burst and DECODER_LATE_MS
+ * more at the limit, in the largest record, to a power of two. What the
+ * ring loses beyond that the limit would have suppressed; both are counted.
+ * No limit keeps the 4 MiB of before.
+ */
+#define DECODER_LATE_MS 250
+#define RECORD_MAX (sizeof(struct rec_vfs_call) + 8) /* and the ring's own header */
+#define RINGBUF_UNLIMITED (4ULL << 20)
+#define RINGBUF_AUTO_MIN (64ULL << 10)
+#define RINGBUF_AUTO_MAX (64ULL << 20)
+
+uint64_t agent_ringbuf_bytes(const struct config *c)
+{
+	uint64_t n, b = RINGBUF_AUTO_MIN;
+
+	if (c->ringbuf_bytes)
+		return c->ringbuf_bytes;
+	if (!c->rate_limit)
+		return RINGBUF_UNLIMITED;
+	n = (uint64_t)config_rate_burst(c) + (uint64_t)c->rate_limit * DECODER_LATE_MS / 1000;
+	while (b < n * RECORD_MAX && b < RINGBUF_AUTO_MAX)
+		b <<= 1;
+	return b;
+}
 
 /*
  * --folded: standard output is flame graph input, in one unit. Without
@@ -106,7 +135,7 @@ unsigned int agent_drain(struct agent *a, unsigned int max)
 /* What the ring buffer can hold: draining that much empties what was there. */
 unsigned int agent_ringbuf_events(const struct agent *a)
 {
-	return a->cfg->ringbuf_bytes / sizeof(struct rec_head) + DRAIN_BATCH;
+	return agent_ringbuf_bytes(a->cfg) / sizeof(struct rec_head) + DRAIN_BATCH;
 }
 
 int agent_on_ringbuf(sd_event_source *s, int fd, uint32_t revents, void *ctx)

@@ -34,6 +34,7 @@ void agent_services_trim(struct agent *a)
 	bool freed = btfs_trim(a->btfs);
 
 	freed |= ksyms_trim(a->ks);
+	probes_trim();
 	if (freed)
 		malloc_trim(0);
 }

@@ -59,6 +59,11 @@ const char *probes_thread_state(const struct probes *p, char *buf, size_t size);
 /* Sweeps the frames of threads gone from the hash; how many went, or negative errno. */
 int probes_frames_sweep(struct probes *p);
 void probes_close(struct probes *p);
+/*
+ * The embedded BPF objects (several MiB of the executable, read while
+ * opening) leave the resident set; opened again, they are read back.
+ */
+void probes_trim(void);
 
 /* Backend used for kernel functions, or BACKEND_NONE with a reason (valid until the next call). */
 enum backend probes_kernel_backend(struct probes *p, const char **why);

@@ -8,12 +8,18 @@
  * (bpf/ustack.bpf.h): three builds.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
+#include <sys/mman.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "probes/btfargs.h"
 #include "probes/probes-int.h"
+#include "features.skel.h"
+#include "peek.skel.h"
+#include "smblat.skel.h"
 #include "smblat_ctx.skel.h"
 #include "smblat_ctx_kustack.skel.h"
 #include "smblat_kustack.skel.h"
@@ -66,4 +72,31 @@ struct smblat_bpf *object_open(bool session_ctx, bool kernel_ustack)
 		return NULL;
 	}
 	return skel;
+}
+
+static void elf_pages_release(const void *data, size_t size)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t b = ((uintptr_t)data + page - 1) & ~(page - 1);
+	uintptr_t e = ((uintptr_t)data + size) & ~(page - 1);
+
+	/* read-only pages of the executable: touched again, they come back from the file */
+	if (e > b)
+		(void)madvise((void *)b, e - b, MADV_DONTNEED);
+}
+
+void probes_trim(void)
+{
+	const void *(*const objs[])(size_t *) = {
+		smblat_bpf__elf_bytes,         smblat_ctx_bpf__elf_bytes,
+		smblat_kustack_bpf__elf_bytes, smblat_ctx_kustack_bpf__elf_bytes,
+		peek_bpf__elf_bytes,           features_bpf__elf_bytes,
+	};
+
+	for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++) {
+		size_t sz;
+		const void *d = objs[i](&sz);
+
+		elf_pages_release(d, sz);
+	}
 }
