@@ -206,6 +206,35 @@ static void test_restricted(const char *dir)
 	unlink(path);
 }
 
+/* The padding symbols before functions (__pfx_, __cfi_) are not kept: half of 6.x's text symbols. */
+static void test_padding(const char *dir)
+{
+	char path[256];
+	struct ksyms *k = NULL;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/padding", dir);
+	write_file(path, "ffffffff81000000 T _stext\n"
+			 "ffffffff81000ff0 T __pfx_vfs_read\n"
+			 "ffffffff81001000 T vfs_read\n"
+			 "ffffffff810011f0 t __cfi_vfs_write\n"
+			 "ffffffff81001200 T vfs_write\n"
+			 "ffffffffc0a00ff0 t __pfx_cifs_unlink\t[cifs]\n"
+			 "ffffffffc0a01000 t cifs_unlink\t[cifs]\n");
+	r = ksyms_load_file(path, &k);
+	check(r == 0, "load padding: %s", strerror(-r));
+	if (k) {
+		check(ksyms_count_text(k) == 4, "%zu text symbols, want 4 without the padding",
+		      ksyms_count_text(k));
+		check_find(k, 0xffffffff81001004ull, "vfs_read", 4);
+		check_find(k, 0xffffffff810011f4ull, "vfs_read", 0x1f4);
+		check_find(k, 0xffffffffc0a01010ull, "cifs_unlink", 0x10);
+		check(!ksyms_lookup(k, "__pfx_vfs_read", NULL), "__pfx_vfs_read kept");
+	}
+	ksyms_free(k);
+	unlink(path);
+}
+
 /* An ASan+UBSan build (tests/run's build-san) spends several times the CPU. */
 #if defined(__SANITIZE_ADDRESS__)
 #define CPU_SCALE 5
@@ -312,6 +341,7 @@ int main(void)
 	}
 	test_synthetic(dir);
 	test_restricted(dir);
+	test_padding(dir);
 	test_big(dir);
 	test_live();
 	rmdir(dir);

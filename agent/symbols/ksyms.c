@@ -129,6 +129,17 @@ static int hex_digit(char c)
 	return hex_value[(uint8_t)c] - 1;
 }
 
+/*
+ * __pfx_NAME (the padding before each function, for call thunks, 6.2 on)
+ * and __cfi_NAME (kCFI's type hash before it): half of a kernel's text
+ * symbols, where no stack frame returns and nothing attaches. Without them
+ * an address in the padding reads as the end of the function before.
+ */
+static bool padding_name(const char *name, size_t len)
+{
+	return (len > 6 && memcmp(name, "__pfx_", 6) == 0) || (len > 6 && memcmp(name, "__cfi_", 6) == 0);
+}
+
 /* "ffffffff81000000 T _stext" or "ffffffffc0a01000 t cifs_unlink\t[cifs]"; s..e excludes '\n' */
 static int builder_line(struct builder *b, const char *s, const char *e)
 {
@@ -161,7 +172,7 @@ static int builder_line(struct builder *b, const char *s, const char *e)
 
 	if (!type_is_text(sym.type) && !type_is_data(sym.type))
 		return 0;
-	if (name_end == name)
+	if (name_end == name || padding_name(name, name_end - name))
 		return 0;
 
 	if (mod && mod_end > mod) {
