@@ -124,6 +124,36 @@ def p2(rows, out):
                        % (where, hook, t, t / e if e else 0, tc))
 
 
+def p2e(rows, out):
+    """The loop's time per call, paired by round: what each tracer adds."""
+    per = {}
+    for r in rows:
+        if len(r) > 4 and r[:2] == ["host", "p2e"]:
+            hook, who, d = r[2], r[3], kv(r[4:])
+            if int(d["calls"]):
+                ns = float(d["seconds"]) * 1e9 / int(d["calls"])
+                per.setdefault(hook, {}).setdefault(int(d["round"]), {})[who] = ns
+    target = {"uprobe": 1.15, "tracepoint": 1.3}
+    for hook, rounds in per.items():
+        full = [x for x in rounds.values() if all(w in x for w in ("none", "empty", "bpftrace", "smblat"))]
+        if not full:
+            continue
+        base = med([x["none"] for x in full])
+        add = {w: med([x[w] - x["none"] for x in full if w in x]) for w in ("empty", "stamps", "bpftrace", "smblat")}
+        ratio = [(x["smblat"] - x["none"]) / (x["empty"] - x["none"]) for x in full if x["empty"] > x["none"]]
+        out.append("| P2 | host %s end to end, median of %d interleaved rounds: loop ns per call untraced ; "
+                   "added by empty programs / bpftrace latency / smblat | %.0f ; %s / %s / %s ns |"
+                   % (hook, len(full), base, f(add["empty"], "%.0f"), f(add["bpftrace"], "%.0f"), f(add["smblat"], "%.0f")))
+        if ratio and add["empty"]:
+            out.append("| P2 | host %s end to end: smblat's added time / empty programs' (target <= %.2fx) ; / bpftrace's | "
+                       "%.2fx (rounds %.2f-%.2f) ; %s |"
+                       % (hook, target.get(hook, 0), med(ratio), min(ratio), max(ratio),
+                          "%.2fx" % (add["smblat"] / add["bpftrace"]) if add["bpftrace"] else "n/a"))
+        if add["stamps"] is not None and add["empty"]:
+            out.append("| P2 | host %s end to end: a pair that only reads the clock on both sides (the floor of a latency probe) ; / empty programs' | "
+                       "%.0f ns ; %.2fx |" % (hook, add["stamps"], add["stamps"] / add["empty"]))
+
+
 def p3(rows, out):
     a = next((kv(r[3:]) for r in rows if r[:3] == ["host", "p3", "agent"]), None)
     raw = next((kv(r[3:]) for r in rows if r[:3] == ["host", "p3", "raw"]), None)
@@ -274,7 +304,7 @@ def table(metas, rows):
                       meta.get("commit", "?"), meta.get("seconds", "?")))
         out.append("")
     out += ["| | figure | value |", "| --- | --- | --- |"]
-    for fn in (p1, p2, p3, p4, p5, p6, p7):
+    for fn in (p1, p2, p2e, p3, p4, p5, p6, p7):
         fn(rows, out)
     errs = [" ".join(r) for r in rows if len(r) > 1 and r[1] == "error"]
     if errs:
