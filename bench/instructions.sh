@@ -1,10 +1,14 @@
 #!/bin/bash
 # P3's user-space cost per event, in instructions (callgrind): the agent at
-# threshold 0 with a uprobe on bench/loop.c's bench_op() for SECONDS (the
-# loop's calls far outrun an agent under callgrind: most are lost in the
-# ring buffer, which costs the agent nothing). Per event, over the events
-# the agent read: on_event() (decode, format, hand-off to the writer) and
-# the writer thread (sending, libsystemd included), each inclusive.
+# threshold 0 with a uprobe on bench/loop.c's bench_op() for SECONDS, P3's
+# configuration (no rate limit, the probe alone). The loop's calls far
+# outrun an agent under callgrind: most are lost in the ring buffer, which
+# costs the agent nothing. Per stage, each inclusive: on_event() per event
+# read (decode, build, hand-off to the writer); of that decoding
+# (layers_decode(), event_record_clear()) per event, building the entry
+# (event_fields()) and queueing it (writer_push()) per entry built; the
+# writer thread per entry written (the kernel's side of the sends is not
+# in it: callgrind counts user space).
 #
 #   bench/instructions.sh SMBLAT [SECONDS]     (as root, journald running)
 #
@@ -28,7 +32,14 @@ cat >"$W/conf" <<EOF
 [agent]
 threshold = 0
 user =
+rate_limit = 0
 [smb]
+enabled = no
+[smb2]
+enabled = no
+[block]
+enabled = no
+[smbd]
 enabled = no
 [histogram]
 interval = 0
@@ -67,7 +78,9 @@ def name(tok):
     return names.get(m.group(1), tok)
 
 
-want = {"on_event": [0, 0], "writer_main": [0, 0]}
+stages = ["on_event", "layers_decode", "event_record_clear", "ratelimit_allows", "journal_write_event",
+          "event_fields", "writer_push", "writer_main"]
+want = {k: [0, 0] for k in stages}
 target, pending = None, None
 with open(sys.argv[1]) as f:
     for line in f:
@@ -89,11 +102,20 @@ with open(sys.argv[1]) as f:
             if fn in want:
                 want[fn][0] += n
                 want[fn][1] += int(line.split()[-1])
-events, ir = want["on_event"]
-_, wir = want["writer_main"]
+m = re.search(r"stopped: (\d+) entries written, (\d+) failed", sys.argv[3])
+written = int(m.group(1)) if m else 0
 print("loop calls %s; agent: %s" % (sys.argv[2], sys.argv[3]))
-if not events:
-    sys.exit("instructions: no on_event calls in the profile")
-print("events read %d; instructions per event: on_event %.0f, writer thread %.0f, together %.0f"
-      % (events, ir / events, wir / events, (ir + wir) / events))
+events = want["on_event"][0]
+built = want["event_fields"][0]
+if not events or not built or not written:
+    sys.exit("instructions: no events, entries or writes in the profile")
+per = lambda k, n: want[k][1] / n
+decode = per("layers_decode", events) + per("event_record_clear", events)
+print("events read %d, entries built %d, written %d" % (events, built, written))
+print("instructions: on_event %.0f per event read (decode %.0f, rate limit %.0f); "
+      "per entry built: build %.0f, queue %.0f; writer thread %.0f per entry written; "
+      "per entry written, all user space: %.0f"
+      % (per("on_event", events), decode, per("ratelimit_allows", events), per("event_fields", built),
+         per("writer_push", built), per("writer_main", written),
+         (want["on_event"][1] + want["writer_main"][1]) / written))
 PY

@@ -168,6 +168,17 @@ def p3(rows, out):
         br = int(busy["journal"]) / (int(busy["total_us"]) / 1e6)
         out.append("| P3 | the raw loop with the flood's tight loop running beside it (as it runs beside the agent): entries/s ; smblat / that | %.0f ; %.0f %% |"
                    % (br, 100.0 * ar / br if br else 0))
+    cpu = next((kv(r[3:]) for r in rows if r[:3] == ["host", "p3", "agent_cpu"]), None)
+    if cpu and "journald_ms" in raw:
+        def us(ms, n):
+            return 1000.0 * int(ms) / int(n) if int(n) else 0
+        part = "%.1f / %.1f / %.1f" % (us(cpu["main_ms"], a["journal"]), us(cpu["writer_ms"], a["journal"]),
+                                     us(cpu["journald_ms"], a["journal"]))
+        part += " ; %.1f / %.1f" % (us(int(raw["cpu_us"]) // 1000, raw["journal"]), us(raw["journald_ms"], raw["journal"]))
+        if busy and "journald_ms" in busy:
+            part += " ; %.1f / %.1f" % (us(int(busy["cpu_us"]) // 1000, busy["journal"]),
+                                        us(busy["journald_ms"], busy["journal"]))
+        out.append("| P3 | CPU per entry in the journal (us): smblat's event loop (decode, build, queue) / writer thread (send) / journald ; raw loop: sender / journald ; raw loop beside the tight loop: sender / journald | %s |" % part)
     calls = int(a["calls"])
     # the probe's entries in the journal and its losses; "written" is every entry of the agent's
     acc = [a.get(k, "?") for k in ("journal", "lost_ringbuf", "suppressed", "write_failed")]

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sinks/fields.h"
 #include "sinks/journal.h"
 
 #define JOURNALD "/lib/systemd/systemd-journald"
@@ -906,8 +907,67 @@ out:
 	journal_free(j);
 }
 
+/*
+ * The datagram as journald's native protocol reads it: "NAME=value\n", and
+ * a value with a newline as "NAME\n" + its length (64-bit little endian) +
+ * value + "\n"; parsed back to the same fields; a torn one refused.
+ */
+static void test_datagram(void)
+{
+	static const char want[] = "MESSAGE=a b\n"
+				   "STACK\n\x07\0\0\0\0\0\0\0f1\nf2\nf\n"
+				   "N=-42\n"
+				   "EMPTY=\n"
+				   "FILE\n\x02\0\0\0\0\0\0\0x\n\n"
+				   "ARGS=0x1 0xff\n";
+	_cleanup_fields_ struct fields f = {};
+	char **v = NULL;
+	int n;
+
+	fields_adds(&f, "MESSAGE", "a b");
+	fields_open(&f, "STACK");
+	fields_cat(&f, "f1\nf2");
+	fields_cat(&f, "\nf");
+	fields_end(&f);
+	fields_addi(&f, "N", -42);
+	fields_adds(&f, "EMPTY", "");
+	fields_addn(&f, "FILE", "x\n", 2);
+	fields_open(&f, "ARGS");
+	fields_cat(&f, "0x");
+	fields_catx(&f, 1);
+	fields_cat(&f, " 0x");
+	fields_catx(&f, 255);
+	fields_end(&f);
+	CHECK(f.error == 0 && f.n == 6, "error %d, %zu fields", f.error, f.n);
+	CHECK(f.len == sizeof(want) - 1 && memcmp(f.buf, want, f.len) == 0, "datagram differs (%zu bytes)",
+	      f.len);
+	n = fields_steal(&f, &v);
+	CHECK(n == 6, "%d fields parsed", n);
+	if (n == 6) {
+		CHECK(strcmp(v[1], "STACK=f1\nf2\nf") == 0, "STACK parsed as \"%s\"", v[1]);
+		CHECK(strcmp(v[4], "FILE=x\n") == 0, "FILE parsed as \"%s\"", v[4]);
+	}
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	/* cut anywhere inside a field, it is not a datagram of whole fields */
+	for (size_t cut = 1; cut < sizeof(want) - 1; cut++) {
+		/* where a field ends: "MESSAGE=a b\n" is 12 bytes, STACK 22, N 6, EMPTY 7, FILE 16 */
+		if (cut == 12 || cut == 34 || cut == 40 || cut == 47 || cut == 63)
+			continue;
+		n = fields_parse(want, cut, &v);
+		CHECK(n == -EBADMSG, "cut at %zu: %d", cut, n);
+		if (n >= 0) {
+			for (int i = 0; i < n; i++)
+				free(v[i]);
+			free(v);
+		}
+	}
+}
+
 int main(void)
 {
+	test_datagram();
 	test_field_names();
 	test_event_fields();
 	test_event_minimal();

@@ -129,6 +129,8 @@ unsigned int agent_drain(struct agent *a, unsigned int max)
 		(void)ring_buffer__consume(a->rb);
 		taken += a->batch;
 	} while (a->batch >= DRAIN_BATCH && taken < max);
+	/* the writer sends what this turn queued */
+	journal_flush(a->journal);
 	return taken;
 }
 

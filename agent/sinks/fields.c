@@ -1,4 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Why the datagram is built here and not by sd_journal_sendv(): that takes
+ * an iovec per field, looks through each for '=' and '\n', makes five more
+ * iovecs per field and sends the lot to the socket's path. Written once in
+ * its final form, an entry is one buffer for sendmmsg(), and the writer
+ * thread only sends (writer.c).
+ */
+#include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -8,15 +16,13 @@
 
 #include "sinks/fields.h"
 
+#define FIELDS_MIN_CAP 4096
+#define BINARY_EXTRA 9 /* a value with a newline: its 8-byte length, and '\n' for the '=' is the same */
+
 void fields_done(struct fields *f)
 {
-	if (f->buf != f->inline_buf)
-		free(f->buf);
-	if (f->end != f->inline_end)
-		free(f->end);
-	f->buf = NULL;
-	f->end = NULL;
-	f->len = f->cap = f->n = f->allocated = 0;
+	free(f->buf);
+	*f = (struct fields) {};
 }
 
 static int fields_fail(struct fields *f, int err)
@@ -26,145 +32,129 @@ static int fields_fail(struct fields *f, int err)
 	return f->error;
 }
 
-/* Room for more bytes of text; grows off the stack when needed. */
-static int fields_reserve(struct fields *f, size_t more)
+bool fields_grow(struct fields *f, size_t more)
 {
-	size_t want = f->len + more, cap;
+	size_t want = f->len + more, cap = f->cap ? f->cap : FIELDS_MIN_CAP;
 	char *b;
 
-	if (!f->buf) {
-		f->buf = f->inline_buf;
-		f->cap = sizeof(f->inline_buf);
+	if (f->error)
+		return false;
+	if (want > UINT32_MAX) {
+		fields_fail(f, -E2BIG);
+		return false;
 	}
-	if (want <= f->cap)
-		return 0;
-	if (want > UINT32_MAX)
-		return fields_fail(f, -E2BIG);
-	for (cap = f->cap * 2; cap < want; cap *= 2)
-		;
-	b = f->buf == f->inline_buf ? malloc(cap) : realloc(f->buf, cap);
-	if (!b)
-		return fields_fail(f, -ENOMEM);
-	if (f->buf == f->inline_buf)
-		memcpy(b, f->buf, f->len);
+	while (cap < want)
+		cap *= 2;
+	b = realloc(f->buf, cap);
+	if (!b) {
+		fields_fail(f, -ENOMEM);
+		return false;
+	}
 	f->buf = b;
 	f->cap = cap;
-	return 0;
+	return true;
 }
 
-/* The text since the last field ends a field. */
-static int fields_close(struct fields *f)
-{
-	if (!f->end) {
-		f->end = f->inline_end;
-		f->allocated = FIELDS_INLINE_N;
-	}
-	if (f->n == f->allocated) {
-		size_t m = f->allocated * 2;
-		uint32_t *v = f->end == f->inline_end ? malloc(m * sizeof(*v)) :
-							realloc(f->end, m * sizeof(*v));
-
-		if (!v)
-			return fields_fail(f, -ENOMEM);
-		if (f->end == f->inline_end)
-			memcpy(v, f->end, f->n * sizeof(*v));
-		f->end = v;
-		f->allocated = m;
-	}
-	f->end[f->n++] = (uint32_t)f->len;
-	return 0;
-}
-
-static void fields_append(struct fields *f, const char *s, size_t len)
+static inline void put(struct fields *f, const void *s, size_t len)
 {
 	memcpy(f->buf + f->len, s, len);
 	f->len += len;
 }
 
-/* "NAME=": the start of a field; the caller has reserved room for it. */
-static void fields_name(struct fields *f, const char *name, size_t len)
+/*
+ * The value at buf[f->value, f->len) holds a newline: the field becomes
+ * "NAME\n" + length + value. The caller has room for BINARY_EXTRA - 1 more.
+ */
+static void binary_form(struct fields *f)
 {
-	fields_append(f, name, len);
+	uint64_t vlen = f->len - f->value, le = htole64(vlen);
+	char *v = f->buf + f->value;
+
+	memmove(v + sizeof(le), v, vlen);
+	v[-1] = '\n'; /* was '=' */
+	memcpy(v, &le, sizeof(le));
+	f->len += sizeof(le);
+}
+
+/* The value since fields_open() or fields_add_text() ends the field. */
+static int field_close(struct fields *f)
+{
+	if (memchr(f->buf + f->value, '\n', f->len - f->value))
+		binary_form(f);
+	f->buf[f->len++] = '\n';
+	f->n++;
+	return 0;
+}
+
+int fields_add_text(struct fields *f, const char *name, size_t nlen, const char *value, size_t vlen)
+{
+	if (f->error || !fields_room(f, nlen + vlen + 1 + BINARY_EXTRA))
+		return f->error;
+	put(f, name, nlen);
 	f->buf[f->len++] = '=';
+	f->value = f->len;
+	put(f, value, vlen);
+	return field_close(f);
 }
 
-int fields_addn(struct fields *f, const char *name, const char *value, size_t vlen)
+/* Decimal digits of v, written backwards from the end of buf[20]; their count. */
+static size_t utoa(uint64_t v, char *end)
 {
-	size_t nlen = strlen(name);
-
-	if (f->error)
-		return f->error;
-	if (fields_reserve(f, nlen + 1 + vlen) < 0)
-		return f->error;
-	fields_name(f, name, nlen);
-	fields_append(f, value, vlen);
-	return fields_close(f);
-}
-
-int fields_adds(struct fields *f, const char *name, const char *value)
-{
-	return fields_addn(f, name, value, strlen(value));
-}
-
-/* Decimal digits of v, written backwards from the end of buf[21]. */
-static const char *utoa(uint64_t v, char buf[static 21], size_t *len)
-{
-	char *p = buf + 21;
+	char *p = end;
 
 	do
 		*--p = (char)('0' + v % 10);
 	while (v /= 10);
-	*len = (size_t)(buf + 21 - p);
-	return p;
+	return (size_t)(end - p);
 }
 
-int fields_addu(struct fields *f, const char *name, uint64_t v, bool negative)
+int fields_add_num(struct fields *f, const char *name, size_t nlen, uint64_t v, bool negative)
 {
-	char buf[22];
-	size_t len;
-	const char *p = utoa(v, buf + 1, &len);
+	char digits[21];
+	size_t k;
 
-	if (negative) {
-		*(char *)--p = '-';
-		len++;
-	}
-	return fields_addn(f, name, p, len);
+	if (f->error || !fields_room(f, nlen + 23))
+		return f->error;
+	put(f, name, nlen);
+	f->buf[f->len++] = '=';
+	if (negative)
+		f->buf[f->len++] = '-';
+	k = utoa(v, digits + sizeof(digits));
+	put(f, digits + sizeof(digits) - k, k);
+	f->buf[f->len++] = '\n';
+	f->n++;
+	return 0;
 }
 
-/* A field made in pieces: the name now, the value by fields_cat*(), fields_end() ends it. */
 int fields_open(struct fields *f, const char *name)
 {
 	size_t nlen = strlen(name);
 
-	if (f->error)
+	if (f->error || !fields_room(f, nlen + 1))
 		return f->error;
-	if (fields_reserve(f, nlen + 1) < 0)
-		return f->error;
-	fields_name(f, name, nlen);
+	put(f, name, nlen);
+	f->buf[f->len++] = '=';
+	f->value = f->len;
 	return 0;
 }
 
 void fields_catn(struct fields *f, const char *s, size_t len)
 {
-	if (f->error || fields_reserve(f, len) < 0)
+	if (f->error || !fields_room(f, len))
 		return;
-	fields_append(f, s, len);
-}
-
-void fields_cat(struct fields *f, const char *s)
-{
-	fields_catn(f, s, strlen(s));
+	put(f, s, len);
 }
 
 void fields_catu(struct fields *f, uint64_t v, unsigned int min_digits)
 {
-	char buf[21];
-	size_t len;
-	const char *p = utoa(v, buf, &len);
+	char digits[20];
+	size_t k = utoa(v, digits + sizeof(digits));
 
-	for (; len < min_digits; len++)
-		fields_catn(f, "0", 1);
-	fields_catn(f, p, 21 - (size_t)(p - buf));
+	if (f->error || !fields_room(f, k + min_digits))
+		return;
+	for (; k < min_digits; min_digits--)
+		f->buf[f->len++] = '0';
+	put(f, digits + sizeof(digits) - k, k);
 }
 
 void fields_catx(struct fields *f, uint64_t v)
@@ -180,29 +170,24 @@ void fields_catx(struct fields *f, uint64_t v)
 
 int fields_end(struct fields *f)
 {
-	return f->error ? f->error : fields_close(f);
+	if (f->error || !fields_room(f, BINARY_EXTRA))
+		return f->error;
+	return field_close(f);
 }
 
-/*
- * The formats of single numbers and strings the entries use most are
- * written without printf, which costs more than all the rest of an entry.
- */
+/* The formats of single numbers and strings are written without printf. */
 static bool fields_add_plain(struct fields *f, const char *name, const char *fmt, va_list ap)
 {
 	if (strcmp(fmt, "%s") == 0) {
 		fields_adds(f, name, va_arg(ap, const char *));
 	} else if (strcmp(fmt, "%d") == 0) {
-		int v = va_arg(ap, int);
-
-		fields_addu(f, name, v < 0 ? -(uint64_t)v : (uint64_t)v, v < 0);
+		fields_addi(f, name, va_arg(ap, int));
 	} else if (strcmp(fmt, "%u") == 0) {
 		fields_addu(f, name, va_arg(ap, unsigned int), false);
 	} else if (strcmp(fmt, "%" PRIu64) == 0) {
 		fields_addu(f, name, va_arg(ap, uint64_t), false);
 	} else if (strcmp(fmt, "%" PRId64) == 0) {
-		int64_t v = va_arg(ap, int64_t);
-
-		fields_addu(f, name, v < 0 ? -(uint64_t)v : (uint64_t)v, v < 0);
+		fields_addi(f, name, va_arg(ap, int64_t));
 	} else {
 		return false;
 	}
@@ -211,7 +196,6 @@ static bool fields_add_plain(struct fields *f, const char *name, const char *fmt
 
 int fields_addf(struct fields *f, const char *name, const char *fmt, ...)
 {
-	size_t nlen = strlen(name);
 	va_list ap;
 	int k;
 
@@ -223,74 +207,19 @@ int fields_addf(struct fields *f, const char *name, const char *fmt, ...)
 		return f->error;
 	}
 	va_end(ap);
-	if (fields_reserve(f, nlen + 1 + 64) < 0)
-		return f->error;
-	fields_name(f, name, nlen);
 	va_start(ap, fmt);
-	k = vsnprintf(f->buf + f->len, f->cap - f->len, fmt, ap);
+	k = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
 	if (k < 0)
 		return fields_fail(f, -EINVAL);
-	if ((size_t)k >= f->cap - f->len) {
-		/* did not fit: once more with room for all of it */
-		if (fields_reserve(f, (size_t)k + 1) < 0)
-			return f->error;
-		va_start(ap, fmt);
-		vsnprintf(f->buf + f->len, f->cap - f->len, fmt, ap);
-		va_end(ap);
-	}
-	f->len += (size_t)k;
-	return fields_close(f);
-}
-
-/* Field i as an iovec into base (f->buf, or its copy). */
-struct iovec fields_iov(const struct fields *f, const char *base, size_t i)
-{
-	uint32_t from = i ? f->end[i - 1] : 0;
-
-	return (struct iovec) { .iov_base = (char *)base + from, .iov_len = f->end[i] - from };
-}
-
-/* The entry, in one allocation, for the writer. */
-struct entry *fields_entry(const struct fields *f)
-{
-	struct entry *e = entry_new(f->n, f->len);
-	char *text;
-
-	if (!e)
-		return NULL;
-	text = entry_text(e);
-	memcpy(text, f->buf, f->len);
-	for (size_t i = 0; i < f->n; i++)
-		e->iov[i] = fields_iov(f, text, i);
-	return e;
-}
-
-/* Hands the fields over as separate strings to the caller of the *_fields() API. */
-int fields_steal(struct fields *f, char ***ret)
-{
-	char **v;
-
-	if (f->error)
+	/* vsnprintf() writes a NUL after the value: the room of its '\n' */
+	if (fields_open(f, name) < 0 || !fields_room(f, (size_t)k + BINARY_EXTRA))
 		return f->error;
-	if (f->n > INT32_MAX)
-		return -E2BIG;
-	v = calloc(f->n ? f->n : 1, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < f->n; i++) {
-		struct iovec iov = fields_iov(f, f->buf, i);
-
-		v[i] = strndup(iov.iov_base, iov.iov_len);
-		if (!v[i]) {
-			while (i > 0)
-				free(v[--i]);
-			free(v);
-			return -ENOMEM;
-		}
-	}
-	*ret = v;
-	return (int)f->n;
+	va_start(ap, fmt);
+	vsnprintf(f->buf + f->len, (size_t)k + 1, fmt, ap);
+	va_end(ap);
+	f->len += (size_t)k;
+	return field_close(f);
 }
 
 /* Room kept for "\n[... N more frames]" when a stack has to be cut. */
@@ -306,61 +235,144 @@ static size_t frames_count(const char *s, size_t len, char sep)
 	return n;
 }
 
+static void cat_marker(struct fields *f, size_t more)
+{
+	fields_cat(f, "[... ");
+	fields_catu(f, more, 1);
+	fields_cat(f, " more frames]");
+}
+
 /*
  * Keeps the whole frames that fit in max bytes and says how many were left
  * out, so a reader knows the stack is partial rather than shallow. The
  * innermost frames matter most: they lead in STACK (head) and close a
  * folded stack (tail), where the marker then stands in for the outer part.
  */
-static char *stack_cap(const char *s, char sep, bool keep_tail, size_t max)
+void fields_add_stack(struct fields *f, const char *name, const char *stack, char sep, bool keep_tail,
+		      size_t max)
 {
-	size_t len = strlen(s), budget = max - STACK_MARKER_MAX, cut, total, kept;
-	char *out;
-	int k;
+	const char *s = stack;
+	size_t len, budget = max - STACK_MARKER_MAX, cut, total;
 
+	if (!s || !s[0])
+		return;
+	len = strlen(s);
 	while (len > 0 && s[len - 1] == sep)
 		len--;
 	while (len > 0 && s[0] == sep)
 		s++, len--;
-	if (len <= max)
-		return strndup(s, len);
-
+	if (len <= max) {
+		fields_addn(f, name, s, len);
+		return;
+	}
+	total = frames_count(s, len, sep);
+	if (fields_open(f, name) < 0)
+		return;
 	if (!keep_tail) {
 		/* cut: end of the last frame that still fits */
 		cut = 0;
 		for (size_t i = 1; i <= budget; i++)
 			if (s[i] == sep)
 				cut = i;
-		total = frames_count(s, len, sep);
-		kept = frames_count(s, cut, sep);
-		k = asprintf(&out, "%.*s%s[... %zu more frames]", (int)cut, s,
-			     cut ? (char[]) { sep, '\0' } : "", total - kept);
+		fields_catn(f, s, cut);
+		if (cut)
+			fields_catn(f, &sep, 1);
+		cat_marker(f, total - frames_count(s, cut, sep));
 	} else {
 		/* cut: start of the outermost frame that still fits */
 		cut = len;
 		for (size_t i = len - 1; i >= len - budget; i--)
 			if (s[i - 1] == sep)
 				cut = i;
-		total = frames_count(s, len, sep);
-		kept = frames_count(s + cut, len - cut, sep);
-		k = asprintf(&out, "[... %zu more frames]%s%.*s", total - kept,
-			     cut < len ? (char[]) { sep, '\0' } : "", (int)(len - cut), s + cut);
+		cat_marker(f, total - frames_count(s + cut, len - cut, sep));
+		if (cut < len)
+			fields_catn(f, &sep, 1);
+		fields_catn(f, s + cut, len - cut);
 	}
-	return k < 0 ? NULL : out;
+	fields_end(f);
 }
 
-void fields_add_stack(struct fields *f, const char *name, const char *stack, char sep, bool keep_tail,
-		      size_t max)
+static void strv_free(char **v, size_t n)
 {
-	char *v;
-
-	if (!stack || !stack[0])
-		return;
-	v = stack_cap(stack, sep, keep_tail, max);
-	if (!v) {
-		f->error = f->error ?: -ENOMEM;
-		return;
-	}
-	fields_adds(f, name, v);
+	while (n > 0)
+		free(v[--n]);
 	free(v);
+}
+
+/* One field at buf[*at, len) as "NAME=value"; -EBADMSG when it is none. */
+static int parse_one(const char *buf, size_t len, size_t *at, char **out)
+{
+	const char *p = buf + *at, *end = buf + len, *eq = p;
+	uint64_t vlen;
+	size_t nlen;
+
+	while (eq < end && *eq != '=' && *eq != '\n')
+		eq++;
+	if (eq == end || eq == p)
+		return -EBADMSG;
+	nlen = (size_t)(eq - p);
+	if (*eq == '=') {
+		const char *nl = memchr(eq, '\n', (size_t)(end - eq));
+
+		if (!nl)
+			return -EBADMSG;
+		vlen = (uint64_t)(nl - eq - 1);
+		*at = (size_t)(nl + 1 - buf);
+	} else {
+		uint64_t le;
+
+		if ((size_t)(end - eq) < 1 + sizeof(le))
+			return -EBADMSG;
+		memcpy(&le, eq + 1, sizeof(le));
+		vlen = le64toh(le);
+		if (vlen >= (size_t)(end - eq) - 1 - sizeof(le) || eq[1 + sizeof(le) + vlen] != '\n')
+			return -EBADMSG;
+		*at = (size_t)(eq + 1 + sizeof(le) + vlen + 1 - buf);
+		eq += sizeof(le);
+	}
+	*out = malloc(nlen + 1 + vlen + 1);
+	if (!*out)
+		return -ENOMEM;
+	memcpy(*out, p, nlen);
+	(*out)[nlen] = '=';
+	memcpy(*out + nlen + 1, eq + 1, vlen);
+	(*out)[nlen + 1 + vlen] = '\0';
+	return 0;
+}
+
+int fields_parse(const char *buf, size_t len, char ***ret)
+{
+	char **v = NULL;
+	size_t n = 0, at = 0;
+
+	while (at < len) {
+		char **w = realloc(v, (n + 2) * sizeof(*v));
+		int r;
+
+		if (!w) {
+			strv_free(v, n);
+			return -ENOMEM;
+		}
+		v = w;
+		r = parse_one(buf, len, &at, &v[n]);
+		if (r < 0) {
+			strv_free(v, n);
+			return r;
+		}
+		if (++n > INT32_MAX) {
+			strv_free(v, n);
+			return -E2BIG;
+		}
+	}
+	if (!v && !(v = calloc(1, sizeof(*v))))
+		return -ENOMEM;
+	*ret = v;
+	return (int)n;
+}
+
+int fields_steal(struct fields *f, char ***ret)
+{
+	if (f->error)
+		return f->error;
+	return fields_parse(f->buf, f->len, ret);
 }

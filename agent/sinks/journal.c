@@ -13,45 +13,38 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#define SD_JOURNAL_SUPPRESS_LOCATION
-#include <systemd/sd-journal.h>
-
 #include "sinks/fields.h"
 #include "sinks/journal.h"
+#include "sinks/native.h"
 #include "sinks/writer.h"
 #include "base/macro.h"
 
-#define JOURNAL_SOCKET "/run/systemd/journal/socket"
 #define FIELD_NAME_MAX 64
+#define DIRECT_TIMEOUT_MS 5000 /* a send before the writer runs waits this long for journald */
 
 struct journal {
 	struct journal_opts opts;
 	uint64_t written, failed; /* sent here, not through the writer */
 	struct writer *writer;    /* reliability: entries go through its thread once set */
+	int fd;                   /* until then, entries are sent here */
+	struct fields event;      /* the event entry being built, its buffer kept */
+	bool building;
 };
 
-static int fields_queue(struct journal *j, struct fields *f, int32_t id, const struct loss *carry,
-			unsigned int n_carry);
-
-static int fields_send(struct journal *j, struct fields *f)
+/* Before the writer runs: sent at once, on a socket of the journal's own. */
+static int direct_send(struct journal *j, const struct fields *f)
 {
-	_cleanup_free_ struct iovec *iov = NULL;
-	int r;
+	int r = j->fd < 0 ? (j->fd = native_connect(NATIVE_SOCKET)) : 0;
 
-	if (j->writer && !f->error)
-		return fields_queue(j, f, -1, NULL, 0);
-	if (f->error) {
-		j->failed++;
-		return f->error;
+	if (r >= 0) {
+		r = native_send(j->fd, f->buf, f->len, DIRECT_TIMEOUT_MS);
+		/* journald restarted since the last send: once more on a new connection */
+		if (r < 0 && native_disconnected(-r)) {
+			close(j->fd);
+			j->fd = native_connect(NATIVE_SOCKET);
+			r = j->fd < 0 ? j->fd : native_send(j->fd, f->buf, f->len, DIRECT_TIMEOUT_MS);
+		}
 	}
-	iov = calloc(f->n ? f->n : 1, sizeof(*iov));
-	if (!iov) {
-		j->failed++;
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < f->n; i++)
-		iov[i] = fields_iov(f, f->buf, i);
-	r = sd_journal_sendv(iov, (int)f->n);
 	if (r < 0)
 		j->failed++;
 	else
@@ -59,26 +52,40 @@ static int fields_send(struct journal *j, struct fields *f)
 	return r;
 }
 
-/* Through the writer thread when there is one, as one entry. */
-static int fields_queue(struct journal *j, struct fields *f, int32_t id, const struct loss *carry,
-			unsigned int n_carry)
+/*
+ * The entry built in f: queued to the writer thread once there is one (id,
+ * carry: see writer_push()), else sent here.
+ */
+static int entry_send(struct journal *j, const struct fields *f, int32_t id, const struct loss *carry,
+		      unsigned int n_carry)
 {
-	struct writer *w = j->writer;
-
-	if (!w || f->error) {
-		int r;
-
-		j->writer = NULL;
-		r = fields_send(j, f);
-		j->writer = w;
-		return r;
+	if (f->error) {
+		j->failed++;
+		return f->error;
 	}
-	return writer_push(w, fields_entry(f), id, carry, n_carry);
+	if (j->writer)
+		return writer_push(j->writer, f->buf, f->len, id, carry, n_carry);
+	return direct_send(j, f);
+}
+
+static int fields_send(struct journal *j, struct fields *f)
+{
+	return entry_send(j, f, -1, NULL, 0);
 }
 
 void journal_set_writer(struct journal *j, struct writer *w)
 {
 	j->writer = w;
+	if (w && j->fd >= 0) {
+		close(j->fd);
+		j->fd = -EBADF;
+	}
+}
+
+void journal_flush(struct journal *j)
+{
+	if (j && j->writer)
+		writer_kick(j->writer);
 }
 
 bool journal_field_name_valid(const char *name)
@@ -102,7 +109,7 @@ int journal_probe(void)
 {
 	static const struct sockaddr_un sa = {
 		.sun_family = AF_UNIX,
-		.sun_path = JOURNAL_SOCKET,
+		.sun_path = NATIVE_SOCKET,
 	};
 	_cleanup_close_ int fd = -EBADF;
 
@@ -121,6 +128,7 @@ int journal_new(const struct journal_opts *o, struct journal **ret)
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
+	j->fd = -EBADF;
 	if (o)
 		j->opts = *o;
 	else
@@ -135,6 +143,11 @@ int journal_new(const struct journal_opts *o, struct journal **ret)
 
 void journal_free(struct journal *j)
 {
+	if (!j)
+		return;
+	if (j->fd >= 0)
+		close(j->fd);
+	fields_done(&j->event);
 	free(j);
 }
 
@@ -156,8 +169,8 @@ uint64_t journal_written(const struct journal *j)
 static void fields_add_common(struct fields *f, const char *message_id, int priority)
 {
 	fields_adds(f, "MESSAGE_ID", message_id);
-	fields_addf(f, "PRIORITY", "%d", priority);
-	fields_addf(f, "SYSLOG_FACILITY", "%d", LOG_FAC(LOG_DAEMON));
+	fields_addi(f, "PRIORITY", priority);
+	fields_addi(f, "SYSLOG_FACILITY", LOG_FAC(LOG_DAEMON));
 	fields_adds(f, "SYSLOG_IDENTIFIER", "smblat");
 }
 
@@ -182,14 +195,16 @@ static void fields_add_ret(struct fields *f, const struct record *r)
 
 static void fields_add_args(struct fields *f, const struct record *r)
 {
-	char buf[SMBLAT_MAX_ARGS * 20], *p = buf;
 	unsigned int n = r->nargs < SMBLAT_MAX_ARGS ? r->nargs : SMBLAT_MAX_ARGS;
 
 	if (n == 0)
 		return;
-	for (unsigned int i = 0; i < n; i++)
-		p += sprintf(p, "%s0x%" PRIx64, i ? " " : "", r->args[i]);
-	fields_adds(f, "ARGS", buf);
+	fields_open(f, "ARGS");
+	for (unsigned int i = 0; i < n; i++) {
+		fields_cat(f, i ? " 0x" : "0x");
+		fields_catx(f, r->args[i]);
+	}
+	fields_end(f);
 }
 
 /* What the layer of the event added. */
@@ -198,7 +213,7 @@ static void fields_add_layer(struct fields *f, const struct record *r)
 	for (unsigned int i = 0; i < r->n_fields; i++)
 		fields_adds(f, r->fields[i].name, r->fields[i].value);
 	if (r->fields_dropped)
-		fields_addf(f, "FIELDS_DROPPED", "%u", r->fields_dropped);
+		fields_addu(f, "FIELDS_DROPPED", r->fields_dropped, false);
 }
 
 /*
@@ -214,17 +229,10 @@ static bool record_slow(const struct record *r)
  * "INODE_OP_UNLINK took 16.351 ms: rm[48782] on \\srv\share file a.txt (error ENOENT)",
  * "... failed in 2.031 ms: ..." when logged for the error alone.
  */
-static void fields_add_message(struct fields *f, const struct record *r, const char *comm)
+static void fields_add_message(struct fields *f, const struct record *r, const char *comm, const char *ename)
 {
 	uint64_t us = r->latency_ns / 1000;
-	const char *ename = r->err ? strerrorname_np(r->err) : NULL;
 	const char *verb = record_slow(r) ? "took" : "failed in";
-	char err[32] = "";
-
-	if (ename)
-		snprintf(err, sizeof(err), " (error %s)", ename);
-	else if (r->err)
-		snprintf(err, sizeof(err), " (error %d)", r->err);
 
 	if (r->message) {
 		fields_adds(f, "MESSAGE", r->message);
@@ -257,20 +265,29 @@ static void fields_add_message(struct fields *f, const struct record *r, const c
 			fields_cat(f, r->file);
 		}
 	}
-	fields_cat(f, err);
+	if (ename) {
+		fields_cat(f, " (error ");
+		fields_cat(f, ename);
+		fields_cat(f, ")");
+	} else if (r->err) {
+		fields_cat(f, " (error ");
+		fields_catu(f, r->err < 0 ? -(uint64_t)r->err : (uint64_t)r->err, 1);
+		fields_cat(f, ")");
+	}
 	fields_end(f);
 }
 
 static int event_fields(const struct record *r, int priority, struct fields *f)
 {
 	const struct func *fn = r->func;
+	const char *ename = r->err ? strerrorname_np(r->err) : NULL;
 	char comm[SMBLAT_COMM_LEN + 1];
 
 	if (!fn || !fn->name)
 		return -EINVAL;
 	comm_clean(r->comm, comm);
 
-	fields_add_message(f, r, comm);
+	fields_add_message(f, r, comm, ename);
 	fields_add_common(f, r->message_id ?: SMBLAT_MID_SLOW, priority);
 	fields_adds(f, "FUNCTION", fn->name);
 	fields_adds(f, "LAYER", layer_name(fn->layer));
@@ -279,26 +296,24 @@ static int event_fields(const struct record *r, int priority, struct fields *f)
 	else if (fn->symbol)
 		fields_adds(f, fn->kernel ? "KERNEL_FUNCTION" : "TARGET", fn->symbol);
 	if (!r->message_id || r->latency_ns)
-		fields_addf(f, "LATENCY_US", "%" PRIu64, r->latency_ns / 1000);
+		fields_addu(f, "LATENCY_US", r->latency_ns / 1000, false);
 	/* an exit or a connection event is logged for itself, neither slow nor failed */
 	if (!r->message_id) {
-		fields_addf(f, "THRESHOLD_US", "%" PRIu64, r->threshold_ns / 1000);
+		fields_addu(f, "THRESHOLD_US", r->threshold_ns / 1000, false);
 		fields_adds(f, "REASON", record_slow(r) ? "slow" : "error");
 	}
-	fields_addf(f, "END_REALTIME_USEC", "%" PRIu64, r->end_realtime_us);
-	fields_addf(f, "PID", "%" PRIu32, r->pid);
+	fields_addu(f, "END_REALTIME_USEC", r->end_realtime_us, false);
+	fields_addu(f, "PID", r->pid, false);
 	/* not TID: journald's TID= is the thread that logs the entry (systemd.journal-fields(7)) */
-	fields_addf(f, "THREAD_ID", "%" PRIu32, r->tid);
-	fields_addf(f, "UID", "%" PRIu32, r->uid);
+	fields_addu(f, "THREAD_ID", r->tid, false);
+	fields_addu(f, "UID", r->uid, false);
 	fields_adds(f, "COMM", comm);
 	if (r->share)
 		fields_adds(f, "SMB_SHARE", r->share);
 	if (r->file)
 		fields_adds(f, "FILE", r->file);
 	if (r->err) {
-		const char *ename = strerrorname_np(r->err);
-
-		fields_addf(f, "ERRNO", "%d", r->err);
+		fields_addi(f, "ERRNO", r->err);
 		if (ename)
 			fields_adds(f, "ERRNO_NAME", ename);
 	}
@@ -323,15 +338,22 @@ int journal_event_fields(const struct record *r, char ***fields)
 
 int journal_write_event(struct journal *j, const struct record *r)
 {
-	_cleanup_fields_ struct fields f = {};
+	_cleanup_fields_ struct fields local = {};
+	struct fields *f = j->building ? &local : &j->event;
 	int k;
 
-	k = event_fields(r, r->routine ? j->opts.priority_summary : j->opts.priority_slow, &f);
-	if (k < 0) {
+	/* journald behind: refused as a full queue would refuse it, without building it */
+	if (j->writer && writer_full(j->writer))
+		return writer_refuse(j->writer);
+	fields_reset(f);
+	j->building = true;
+	k = event_fields(r, r->routine ? j->opts.priority_summary : j->opts.priority_slow, f);
+	if (k >= 0)
+		k = entry_send(j, f, (int32_t)r->func->id, NULL, 0);
+	else
 		j->failed++;
-		return k;
-	}
-	return fields_queue(j, &f, (int32_t)r->func->id, NULL, 0);
+	j->building = false;
+	return k;
 }
 
 /* Intervals are whole seconds in practice; keep them readable then. */
@@ -580,7 +602,7 @@ int journal_write_loss(struct journal *j, const struct loss *l, unsigned int n, 
 		j->failed++;
 		return k;
 	}
-	return fields_queue(j, &f, -1, l, n);
+	return entry_send(j, &f, -1, l, n);
 }
 
 static const char *const status_mids[_STATUS_KIND_MAX] = {

@@ -40,7 +40,7 @@ int journal_probe(void);
 int journal_new(const struct journal_opts *o, struct journal **ret);
 void journal_free(struct journal *j);
 
-/* Returns 0 or negative errno from sd_journal_sendv; counts failures itself. */
+/* Returns 0 or a negative errno (-EAGAIN: the writer's queue is full); counts failures itself. */
 int journal_write_event(struct journal *j, const struct record *r);
 int journal_write_summary(struct journal *j, const struct func *f, const struct summary *s,
 			  double interval_s);
@@ -78,11 +78,13 @@ bool journal_is_stderr(void);
  */
 struct writer;
 void journal_set_writer(struct journal *j, struct writer *w);
+/* Event entries are queued until a batch is ready: the caller has no more for now. */
+void journal_flush(struct journal *j);
 
 /*
  * Entries sent, and refused or never sent (a field that could not be
- * built), since start, by the journal itself: before the writer was set,
- * and entries with an error; the writer counts its own.
+ * built or sent), since start, by the journal itself: before the writer
+ * was set, and entries with an error; the writer counts its own.
  */
 uint64_t journal_failed(const struct journal *j);
 uint64_t journal_written(const struct journal *j);

@@ -1,38 +1,23 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The journal writer: a thread and a bounded queue between the event loop and journald. */
+/* The journal writer: a thread and a bounded queue of datagrams between the event loop and journald. */
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <sys/uio.h>
 
 #include "sinks/journal.h"
 
-#define WRITER_QUEUE_MAX 4096   /* event entries waiting; a few MiB at most */
-#define WRITER_QUEUE_RESERVE 64 /* extra room for loss and status entries */
+/*
+ * Entries waiting, as their datagrams: room for the default rate limit's
+ * burst (2,000) of entries with stacks while journald reads them. Memory
+ * only as far as it is used: given back once the queue drains.
+ */
+#define WRITER_QUEUE_BYTES (4 * 1024 * 1024)
+#define WRITER_QUEUE_RESERVE (64 * 1024) /* of that, room only loss and status entries may take */
+#define WRITER_EVENT_ROOM (16 * 1024)    /* an event entry is built only when this much is free */
 
 struct writer;
-
-/*
- * One journal entry as sd_journal_sendv() takes it: n "NAME=value" fields,
- * iovecs into text that lives in the same allocation, so that handing it
- * over and freeing it are one pointer and one free().
- */
-struct entry {
-	struct entry *next; /* the writer's queue */
-	int32_t id;         /* the function of an event entry, or -1 */
-	unsigned int n_carry;
-	struct loss *carry; /* a loss entry's counts (writer_push) */
-	size_t n;
-	struct iovec iov[];
-};
-
-/* An entry with n fields and room for text bytes after them, at entry_text(). */
-struct entry *entry_new(size_t n, size_t text);
-char *entry_text(struct entry *e);
-/* A copy of n NUL-terminated "NAME=value" strings. */
-struct entry *entry_of_strings(char *const *fields, size_t n);
-void entry_free(struct entry *e);
 
 /* Per function id, what the writer could not deliver since the last take. */
 struct writer_losses {
@@ -40,18 +25,31 @@ struct writer_losses {
 	struct loss carried;   /* counts of loss entries that did not get through */
 };
 
+/* A writer to journald's socket (NATIVE_SOCKET), or to path (tests). */
 int writer_new(struct writer **ret);
+int writer_new_at(const char *path, struct writer **ret);
 /* Starts the thread; from then on every entry goes through it. */
 int writer_start(struct writer *w);
 /*
- * Hands over one entry, taken over whatever the result. id: the function of
+ * Queues one entry (len bytes of datagram, copied). id: the function of
  * an event entry, or -1. carry/n_carry: the loss counts a loss entry
  * reports, given back through writer_take() if it fails. Returns -EAGAIN
  * when the queue is full: the entry is dropped and, unlike failures after
- * the push, left to the caller to count per function.
+ * the push, left to the caller to count per function. The thread is woken
+ * for loss and status entries and once a batch is waiting; the caller of
+ * event entries wakes it with writer_kick() when it has no more for now.
  */
-int writer_push(struct writer *w, struct entry *e, int32_t id, const struct loss *carry,
+int writer_push(struct writer *w, const void *dgram, size_t len, int32_t id, const struct loss *carry,
 		unsigned int n_carry);
+/*
+ * Whether an event entry would be refused now (less than WRITER_EVENT_ROOM
+ * free): then it need not be built. writer_refuse() counts it as a push
+ * refused, and returns -EAGAIN.
+ */
+bool writer_full(struct writer *w);
+int writer_refuse(struct writer *w);
+/* Wakes the thread for what is queued; with the queue empty, gives back the memory a burst took. */
+void writer_kick(struct writer *w);
 /* Adds what was lost since the last call to out[0..n) (indexed by function id). */
 void writer_take(struct writer *w, struct writer_losses *out, uint32_t n);
 /* Entries written and failed since start; the errno of the last failure, 0 after a success. */

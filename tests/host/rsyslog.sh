@@ -104,7 +104,8 @@ lines = [json.loads(l) for l in open(sys.argv[2])]
 gen = open(sys.argv[3] + "/deploy/generate").read()
 numeric = set(re.findall(r'\("([A-Z0-9_]+)", "(?:long|integer|double)"\)', gen)) | {"PRIORITY", "SYSLOG_FACILITY", "_PID", "_UID", "_GID"}
 problems = []
-key = lambda d: (d["MESSAGE"], str(d["_SOURCE_REALTIME_TIMESTAMP"]))
+# entries sent in one batch may share a timestamp: the end of the call tells them apart
+key = lambda d: (d["MESSAGE"], str(d["_SOURCE_REALTIME_TIMESTAMP"]), str(d.get("END_REALTIME_USEC")))
 got = {}
 for d in lines:
     if key(d) in got:
