@@ -12,14 +12,20 @@
  *  - the socket replaced (journald restarted): the writer connects again;
  *  - a socket nobody reads (journald frozen) and a stop: the thread stops
  *    at once, and written + left at stop + refused is what was pushed;
- *  - an entry too big for a datagram arrives as a sealed memfd.
+ *  - an entry too big for a datagram arrives as a sealed memfd;
+ *  - batches: entries pushed while the thread sleeps wait for a kick (or
+ *    for WRITER_WAKE_BYTES of them) and then go to journald in sendmmsg()
+ *    calls of up to WRITER_BATCH datagrams, not one call an entry. The
+ *    test's own sendmmsg() below counts the calls and what each was given.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +35,33 @@
 #include "sinks/writer.h"
 
 #define ENTRY "MESSAGE=event\nSYSLOG_IDENTIFIER=smblat-test\n"
+
+/* The writer's sendmmsg() calls since mmsg_reset(): what each was given (vlen) and sent. */
+#define MMSG_MAX 4096
+static unsigned int mmsg_calls;
+static unsigned int mmsg_vlen[MMSG_MAX];
+static int mmsg_sent[MMSG_MAX];
+
+/* Takes the place of libc's for the whole program: the writer's calls are recorded, then made. */
+int sendmmsg(int fd, struct mmsghdr *msgs, unsigned int vlen, int flags)
+{
+	int n = (int)syscall(SYS_sendmmsg, fd, msgs, vlen, flags);
+	int err = errno;
+	unsigned int i = __atomic_load_n(&mmsg_calls, __ATOMIC_ACQUIRE);
+
+	if (i < MMSG_MAX) {
+		mmsg_vlen[i] = vlen;
+		mmsg_sent[i] = n;
+	}
+	__atomic_store_n(&mmsg_calls, i + 1, __ATOMIC_RELEASE);
+	errno = err;
+	return n;
+}
+
+static void mmsg_reset(void)
+{
+	__atomic_store_n(&mmsg_calls, 0, __ATOMIC_RELEASE);
+}
 
 static int push(struct writer *w, const char *dgram, int32_t id, const struct loss *carry,
 		unsigned int n_carry)
@@ -185,7 +218,8 @@ static void test_delivery(const char *dir)
 
 	/* frozen: nobody reads; a stop takes effect at once and counts what is left */
 	unsigned int pushed = 0, refused = 0;
-	for (unsigned int i = 0; i < 5000; i++) {
+	/* until the queue is full: the socket holds a few and the thread then waits for a reader */
+	for (unsigned int i = 0; refused < 10 && i < WRITER_QUEUE_BYTES / 64; i++) {
 		if (writer_push(w, want, entry(want, i), 5, NULL, 0) == 0)
 			pushed++;
 		else
@@ -213,6 +247,147 @@ static void test_delivery(const char *dir)
 	close(fd);
 	unlink(path);
 	free(wl);
+}
+
+/* The writer thread's id (its name is set at start), or -1. */
+static pid_t writer_tid(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	pid_t tid = -1;
+
+	while (d && tid < 0 && (e = readdir(d))) {
+		char path[300], comm[32] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		f = fopen(path, "re");
+		if (f && fgets(comm, sizeof(comm), f) && strcmp(comm, "smblat-writer\n") == 0)
+			tid = atoi(e->d_name);
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return tid;
+}
+
+/*
+ * Waits (5 s at most) until the thread sleeps for entries: in poll() on
+ * one fd, its eventfd (waiting for journald it polls two). From then on a
+ * push wakes it only at WRITER_WAKE_BYTES queued, or through a kick.
+ */
+static bool wait_asleep(pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+	for (unsigned int ms = 0; ms < 5000; ms++) {
+		long nr = -1;
+		unsigned long fds, nfds = 0;
+		FILE *f = fopen(path, "re");
+		struct timespec t = { .tv_nsec = 1000000 };
+
+		if (f && fscanf(f, "%ld %lx %lx", &nr, &fds, &nfds) != 3)
+			nr = -1;
+		if (f)
+			fclose(f);
+		if ((nr == SYS_poll || nr == SYS_ppoll) && nfds == 1)
+			return true;
+		nanosleep(&t, NULL);
+	}
+	return false;
+}
+
+/* Receives n datagrams, entries first..first+n-1 in order: how many arrived as pushed. */
+static unsigned int receive_entries(int fd, unsigned int first, unsigned int n)
+{
+	char want[256], got[1024];
+
+	for (unsigned int k = first; k < first + n; k++) {
+		size_t m = entry(want, k);
+		ssize_t r = receive(fd, got, sizeof(got));
+
+		if (r != (ssize_t)m || memcmp(got, want, m) != 0)
+			return k - first;
+	}
+	return n;
+}
+
+/* Of the sendmmsg() calls since mmsg_reset(): datagrams sent, and the most one call was given. */
+static unsigned int mmsg_totals(unsigned int *max_vlen)
+{
+	unsigned int calls = __atomic_load_n(&mmsg_calls, __ATOMIC_ACQUIRE), sent = 0;
+
+	*max_vlen = 0;
+	for (unsigned int i = 0; i < calls && i < MMSG_MAX; i++) {
+		sent += mmsg_sent[i] > 0 ? (unsigned int)mmsg_sent[i] : 0;
+		if (mmsg_vlen[i] > *max_vlen)
+			*max_vlen = mmsg_vlen[i];
+	}
+	return sent;
+}
+
+/* n entries pushed to a sleeping thread: sent only after the kick, the first call given them all (up to a batch). */
+static void batch_of(struct writer *w, pid_t tid, int fd, unsigned int n)
+{
+	char want[256], got[1024];
+	unsigned int sent, max_vlen, got_n;
+
+	check(wait_asleep(tid), "the writer thread does not go to sleep");
+	mmsg_reset();
+	for (unsigned int i = 0; i < n; i++)
+		check(writer_push(w, want, entry(want, i), 6, NULL, 0) == 0, "push %u", i);
+	check(__atomic_load_n(&mmsg_calls, __ATOMIC_ACQUIRE) == 0 &&
+		      recv(fd, got, sizeof(got), MSG_DONTWAIT) < 0,
+	      "%u entries: sent before the kick", n);
+	writer_kick(w);
+	got_n = receive_entries(fd, 0, n);
+	check(got_n == n, "%u entries: %u arrived as pushed", n, got_n);
+	check(writer_drain(w, 5000), "queue not drained");
+	sent = mmsg_totals(&max_vlen);
+	check(mmsg_calls > 0 && mmsg_vlen[0] == (n < WRITER_BATCH ? n : WRITER_BATCH),
+	      "%u entries: the first sendmmsg() was given %u", n, mmsg_calls ? mmsg_vlen[0] : 0);
+	check(sent == n && max_vlen <= WRITER_BATCH, "%u entries: %u sent, a call given %u at most", n, sent,
+	      max_vlen);
+}
+
+static void test_batching(const char *dir)
+{
+	char path[256], want[256];
+	struct writer *w;
+	uint64_t written, failed;
+	unsigned int n = 0, got_n;
+	int fd, err;
+	pid_t tid;
+
+	snprintf(path, sizeof(path), "%s/batch-socket", dir);
+	fd = listener(path);
+	check(writer_new_at(path, &w) == 0 && writer_start(w) == 0, "writer started");
+	tid = writer_tid();
+	check(tid > 0, "no thread named smblat-writer");
+	/* a batch smaller than WRITER_BATCH, one of it, one larger */
+	batch_of(w, tid, fd, 40);
+	batch_of(w, tid, fd, WRITER_BATCH);
+	batch_of(w, tid, fd, 3 * WRITER_BATCH + 5);
+
+	/* no kick: WRITER_WAKE_BYTES of entries wake the thread themselves */
+	check(wait_asleep(tid), "the writer thread does not go to sleep");
+	for (size_t bytes = 0; bytes < WRITER_WAKE_BYTES + 4096; n++) {
+		size_t m = entry(want, n);
+
+		check(writer_push(w, want, m, 6, NULL, 0) == 0, "push %u", n);
+		bytes += m + 32; /* the queue's head */
+	}
+	got_n = receive_entries(fd, 0, n);
+	check(got_n == n, "without a kick, %u of %u entries arrived", got_n, n);
+	check(writer_drain(w, 5000), "queue not drained");
+	writer_counts(w, &written, &failed, &err);
+	check(written == 40 + WRITER_BATCH + 3 * WRITER_BATCH + 5 + n && failed == 0,
+	      "batches: written %llu failed %llu", (unsigned long long)written, (unsigned long long)failed);
+	writer_free(w);
+	close(fd);
+	unlink(path);
 }
 
 /* An entry larger than the socket's send buffer: a sealed memfd with the entry, and no payload. */
@@ -267,6 +442,7 @@ int main(void)
 	test_accounting();
 	check(mkdtemp(dir), "mkdtemp: %m");
 	test_delivery(dir);
+	test_batching(dir);
 	rmdir(dir);
 	test_memfd();
 	return check_done("writer");

@@ -38,8 +38,6 @@
 #include "sinks/writer.h"
 
 #define QUEUE_MASK (WRITER_QUEUE_BYTES - 1)
-#define WRITER_BATCH 64
-#define WAKE_BYTES (64 * 1024)  /* queued events that wake the thread without a kick */
 #define TRIM_BYTES (256 * 1024) /* queue memory used since the last trim that is worth giving back */
 
 _Static_assert((WRITER_QUEUE_BYTES & QUEUE_MASK) == 0, "the queue's size is a power of two");
@@ -190,7 +188,7 @@ int writer_push(struct writer *w, const void *dgram, size_t len, int32_t id, con
 	memcpy(r + 1, dgram, len);
 	__atomic_store_n(&w->head, at + need, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&w->push_lock);
-	if (id < 0 || at + need - load(&w->tail) >= WAKE_BYTES)
+	if (id < 0 || at + need - load(&w->tail) >= WRITER_WAKE_BYTES)
 		wake(w);
 	return 0;
 }

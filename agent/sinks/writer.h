@@ -16,6 +16,8 @@
 #define WRITER_QUEUE_BYTES (4 * 1024 * 1024)
 #define WRITER_QUEUE_RESERVE (64 * 1024) /* of that, room only loss and status entries may take */
 #define WRITER_EVENT_ROOM (16 * 1024)    /* an event entry is built only when this much is free */
+#define WRITER_BATCH 64                  /* entries the thread hands to one sendmmsg() */
+#define WRITER_WAKE_BYTES (64 * 1024)    /* queued events that wake the thread without a kick */
 
 struct writer;
 
