@@ -204,6 +204,9 @@ static void test_delivery(const char *dir)
 	writer_counts(w, &written, &failed, &err);
 	check(written == 300 && failed == 5 && err == 0, "written %llu failed %llu err %d",
 	      (unsigned long long)written, (unsigned long long)failed, err);
+	/* a success clears the last error, not what the last failure was */
+	check(writer_last_failure(w) == ENOENT, "last failure %d after later successes",
+	      writer_last_failure(w));
 
 	/* journald restarted: a new socket at the same path */
 	close(fd);

@@ -56,9 +56,10 @@ struct agent {
 	uint64_t hist_interval_ns;
 	uint64_t last_summary_ns;
 	uint64_t last_loss_ns;
-	/* the journal writer thread (writer.c), and its last reported error */
+	/* the journal writer thread (writer.c), its last reported error and failure count */
 	struct writer *writer;
 	int writer_error;
+	uint64_t writer_failed;
 	/* what SIGHUP compares with (reload.c) */
 	struct reload *reload;
 	/* counted stacks (NULL: no probe counts them), and all of the run's for --svg */

@@ -399,6 +399,13 @@ void report_writer_health(struct agent *a)
 	if (!a->writer)
 		return;
 	writer_counts(a->writer, &w, &f, &err);
+	/*
+	 * Failed and recovered since the last look (a queue full for a moment,
+	 * then drained): said all the same, and its recovery at the next look.
+	 */
+	if (err == 0 && a->writer_error == 0 && f > a->writer_failed)
+		err = writer_last_failure(a->writer);
+	a->writer_failed = f;
 	if (err == a->writer_error)
 		return;
 	/* tried in the journal too: it may take a status while the queue has room again */

@@ -78,6 +78,7 @@ struct writer {
 	int stopping;     /* atomic */
 	uint64_t refused; /* pushes refused (atomic) */
 	int last_error;   /* atomic: the loop's refusals write it too */
+	int last_failure; /* atomic: as last_error, not reset by a success */
 	uint64_t written, failed;
 	struct writer_losses lost[SMBLAT_MAX_FUNCS];
 	uint64_t other_failed; /* summaries, status entries */
@@ -135,6 +136,7 @@ int writer_refuse(struct writer *w)
 {
 	__atomic_fetch_add(&w->refused, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&w->last_error, EAGAIN, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->last_failure, EAGAIN, __ATOMIC_RELAXED);
 	return -EAGAIN;
 }
 
@@ -360,6 +362,8 @@ static void batch_settle(struct writer *w, const struct batch *b, unsigned int d
 	for (unsigned int i = 0; i < b->n_fails; i++)
 		count_failed(w, b->fails[i].rec->id, b->fails[i].rec->carry, b->fails[i].rec->n_carry);
 	__atomic_store_n(&w->last_error, b->n_fails ? b->fails[b->n_fails - 1].err : 0, __ATOMIC_RELAXED);
+	if (b->n_fails)
+		__atomic_store_n(&w->last_failure, b->fails[b->n_fails - 1].err, __ATOMIC_RELAXED);
 	for (unsigned int i = 0; i < done; i++)
 		free(b->recs[i]->carry);
 	__atomic_store_n(&w->tail, b->pos[done], __ATOMIC_RELEASE);
@@ -479,6 +483,11 @@ void writer_counts(struct writer *w, uint64_t *written, uint64_t *failed, int *l
 	*failed = w->failed + __atomic_load_n(&w->refused, __ATOMIC_RELAXED);
 	*last_error = __atomic_load_n(&w->last_error, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&w->lock);
+}
+
+int writer_last_failure(struct writer *w)
+{
+	return __atomic_load_n(&w->last_failure, __ATOMIC_RELAXED);
 }
 
 static void deadline(struct timespec *until, unsigned int timeout_ms)

@@ -56,6 +56,8 @@ void writer_kick(struct writer *w);
 void writer_take(struct writer *w, struct writer_losses *out, uint32_t n);
 /* Entries written and failed since start; the errno of the last failure, 0 after a success. */
 void writer_counts(struct writer *w, uint64_t *written, uint64_t *failed, int *last_error);
+/* The errno of the last failure since start, also after later successes; 0 if none. */
+int writer_last_failure(struct writer *w);
 /* Waits up to timeout_ms for the queue to drain; false when it did not. */
 bool writer_drain(struct writer *w, unsigned int timeout_ms);
 /*
