@@ -234,8 +234,13 @@ def p5(rows, out):
                        % (mins, int(ready["VmRSS:"]) / 1024, int(after["VmRSS:"]) / 1024, int(after["VmHWM:"]) / 1024))
         elif r[:3] == ["host", "p5", "flood_events"]:
             d = kv(r[3:])
-            out.append("| P5 | events in that flood: probe hits / written (rate_limit 100/s) + ring buffer lost + suppressed | %s / %s + %s + %s |"
-                       % (d.get("calls"), d.get("written"), d.get("lost_ringbuf"), d.get("suppressed")))
+            acc = [d.get(k, "0") for k in ("written", "lost_ringbuf", "suppressed", "write_failed")]
+            try:
+                total = str(sum(int(x) for x in acc))
+            except ValueError:
+                total = "?"
+            out.append("| P5 | events in that flood: probe hits / in the journal (rate_limit 100/s) + ring buffer lost + suppressed + write failed (sum) | %s / %s + %s + %s + %s (%s) |"
+                       % (d.get("calls"), *acc, total))
         elif len(r) > 2 and r[1] == "p5_guest":
             d = kv(r[3:])
             parts = ", ".join("%s %.1f" % (k, int(d[k]) / 1024) for k in ("bpf_maps", "heap", "anon", "files") if k in d)

@@ -38,6 +38,36 @@ table=$(python3 "$SOURCE_ROOT/bench/report.py" "$TMP/raw3") || fail "report.py f
 grep -qF '| 1000 / 2000 (50 %) |' <<<"$table" || fail "report.py P3 against the raw loop: $table"
 grep -qF '| 1250 ; 80 % |' <<<"$table" || fail "report.py P3 against the busy raw loop: $table"
 
+# P2 end to end: time per call from each round's calls in its seconds, what
+# each tracer adds over the same round's untraced loop, medians over rounds
+# (round 1: none 100, empty 200, stamps 250, bpftrace 500, smblat 300 ns;
+# round 2: none 100, empty 300, stamps 350, bpftrace 700, smblat 400 ns)
+cat >"$TMP/raw2e" <<'RAW'
+meta mode quick
+host p2e tracepoint none round 1 calls 10000000 seconds 1
+host p2e tracepoint empty round 1 calls 5000000 seconds 1
+host p2e tracepoint stamps round 1 calls 4000000 seconds 1
+host p2e tracepoint bpftrace round 1 calls 2000000 seconds 1
+host p2e tracepoint smblat round 1 calls 10000000 seconds 3
+host p2e tracepoint none round 2 calls 10000000 seconds 1
+host p2e tracepoint empty round 2 calls 10000000 seconds 3
+host p2e tracepoint stamps round 2 calls 2000000 seconds 0.7
+host p2e tracepoint bpftrace round 2 calls 10000000 seconds 7
+host p2e tracepoint smblat round 2 calls 2500000 seconds 1
+RAW
+table=$(python3 "$SOURCE_ROOT/bench/report.py" "$TMP/raw2e") || fail "report.py failed on P2 end to end"
+grep -qF '| 100 ; 150 / 500 / 250 ns |' <<<"$table" || fail "report.py P2 end to end, added times: $table"
+grep -qF '| 1.75x (rounds 1.50-2.00) ; 0.50x |' <<<"$table" || fail "report.py P2 end to end, ratios: $table"
+grep -qF '| 200 ns ; 1.33x |' <<<"$table" || fail "report.py P2 end to end, the clock-read floor: $table"
+
+# P5's flood: the probe's entries and its own losses add up to its calls
+cat >"$TMP/raw5" <<'RAW'
+meta mode quick
+host p5 flood_events calls 1000 written 100 lost_ringbuf 200 suppressed 650 write_failed 50
+RAW
+table=$(python3 "$SOURCE_ROOT/bench/report.py" "$TMP/raw5") || fail "report.py failed on P5"
+grep -qF '| 1000 / 100 + 200 + 650 + 50 (1000) |' <<<"$table" || fail "report.py P5 flood accounting: $table"
+
 # A full-mode run writes its results file (the file name of a quick run
 # carries "-quick"; the full one's once ended bench/run under set -e, after
 # all the measuring, with no file). --report takes the raw lines of a run.
