@@ -29,12 +29,7 @@ cleanup_ns() {
 }
 journald_ensure
 chmod 0700 "$TMP"
-mkdir -p "$TMP/ov"
-mount -t tmpfs tmpfs "$TMP/ov"
-mkdir -p "$TMP/ov/etc" "$TMP/ov/etc.work"
-mount -t overlay overlay -o "lowerdir=/etc,upperdir=$TMP/ov/etc,workdir=$TMP/ov/etc.work" /etc
-getent passwd smblat >/dev/null || systemd-sysusers "$SOURCE_ROOT/units/smblat.sysusers" >/dev/null
-getent passwd smblat >/dev/null || fail "no smblat user after systemd-sysusers"
+shipped_user
 
 prog="$TMP/profprog-$$"
 install -m 0755 "$BUILD_ROOT/tests/profprog" "$prog"
