@@ -13,6 +13,8 @@
  *  - a socket nobody reads (journald frozen) and a stop: the thread stops
  *    at once, and written + left at stop + refused is what was pushed;
  *  - an entry too big for a datagram arrives as a sealed memfd;
+ *  - backpressure: a full queue nobody reads arms the room fd, which stays
+ *    quiet until half the queue is free again;
  *  - batches: entries pushed while the thread sleeps wait for a kick (or
  *    for WRITER_WAKE_BYTES of them) and then go to journald in sendmmsg()
  *    calls of up to WRITER_BATCH datagrams, not one call an entry. The
@@ -21,6 +23,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -438,6 +441,49 @@ static void test_memfd(void)
 	free(big);
 }
 
+static bool readable(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, ms) == 1;
+}
+
+static void test_room(const char *dir)
+{
+	char path[256], want[256], got[1024];
+	unsigned int pushed = 0, taken = 0, refill = 0;
+	struct writer *w;
+	int fd, room;
+
+	snprintf(path, sizeof(path), "%s/room", dir);
+	fd = listener(path);
+	check(writer_new_at(path, &w) == 0 && writer_start(w) == 0, "writer started");
+	room = writer_room_fd(w);
+	check(!writer_wait_room(w), "an empty queue is said to be full");
+	check(!readable(room, 0), "room said for a wait that ended at once");
+
+	/* nobody reads: the socket's buffer fills, then the queue */
+	while (writer_push(w, want, entry(want, pushed), 8, NULL, 0) == 0)
+		pushed++;
+	writer_kick(w);
+	check(pushed > 1000 && writer_wait_room(w), "a full queue (%u entries) has room", pushed);
+	check(!readable(room, 300), "room said while nobody reads a full queue");
+
+	/* reading again: the thread sends, and says room once half the queue is free */
+	while (!readable(room, 0) && taken < pushed && receive(fd, got, sizeof(got)) > 0)
+		taken++;
+	check(readable(room, 5000), "no room said after %u of %u entries were read", taken, pushed);
+	check(taken > 0 && taken < pushed, "room said after %u of %u entries read", taken, pushed);
+	/* half the queue, less the reserve for loss entries */
+	while (writer_push(w, want, entry(want, refill), 8, NULL, 0) == 0)
+		refill++;
+	check(refill >= pushed * 9 / 20, "room for %u entries when room was said, %u fill the queue", refill,
+	      pushed);
+	writer_free(w);
+	close(fd);
+	unlink(path);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/smblat-writer.XXXXXX";
@@ -446,6 +492,7 @@ int main(void)
 	check(mkdtemp(dir), "mkdtemp: %m");
 	test_delivery(dir);
 	test_batching(dir);
+	test_room(dir);
 	rmdir(dir);
 	test_memfd();
 	return check_done("writer");

@@ -58,6 +58,10 @@ struct agent {
 	uint64_t last_loss_ns;
 	/* the journal writer thread (writer.c), its last reported error and failure count */
 	struct writer *writer;
+	sd_event_source *ring_source; /* the slow calls' ring buffer: off while the writer has no room */
+	sd_event_source *room_source; /* the writer's room again: on while the ring's is off */
+	bool until_full;              /* this drain stops at the first event the writer refuses */
+	bool backlogged;              /* ... and one was refused */
 	int writer_error;
 	uint64_t writer_failed;
 	/* what SIGHUP compares with (reload.c) */
@@ -76,6 +80,7 @@ unsigned int agent_ringbuf_events(const struct agent *a);
 /* The slow calls' ring buffer: ringbuf_size=, or sized from rate_limit. */
 uint64_t agent_ringbuf_bytes(const struct config *c);
 int agent_on_ringbuf(sd_event_source *s, int fd, uint32_t revents, void *ctx);
+int agent_on_room(sd_event_source *s, int fd, uint32_t revents, void *ctx);
 /* The ring buffer's callback: one event decoded and written or counted. */
 int agent_on_event(void *ctx, void *data, size_t size);
 /*
@@ -101,6 +106,8 @@ int agent_on_note(void *ctx, void *data, size_t size);
 
 /* loop.c: the loop set up with its signals, ring buffers and timers. */
 int agent_loop_setup(struct agent *a);
+/* loop.c: the writer's room fd in the loop, for the ring's backpressure (events.c) */
+int agent_loop_watch_room(struct agent *a);
 /* What only attaching needs (BTF, kernel data symbols) let go, with the heap it leaves free. */
 void agent_services_trim(struct agent *a);
 

@@ -395,6 +395,8 @@ static int writer_setup(struct agent *a)
 	r = writer_new(&a->writer);
 	if (r == 0)
 		r = writer_start(a->writer);
+	if (r == 0)
+		r = agent_loop_watch_room(a);
 	if (r < 0)
 		return r;
 	journal_set_writer(a->journal, a->writer);

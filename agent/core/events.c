@@ -12,6 +12,7 @@
 #include "base/clock.h"
 #include "base/ratelimit.h"
 #include "core/agent-int.h"
+#include "sinks/writer.h"
 #include "bpf/vfs.h"
 
 /*
@@ -75,6 +76,7 @@ static void event_sink(struct agent *a, struct record *r)
 		if (err < 0) {
 			a->loss[r->func->id].write_failed++;
 			a->failed++;
+			a->backlogged |= err == -EAGAIN;
 		} else {
 			a->written++;
 		}
@@ -117,7 +119,7 @@ int agent_on_event(void *ctx, void *data, size_t size)
 		event_sink(a, &r);
 	event_record_clear(&r);
 	/* negative stops this turn once the batch is full; the event itself is taken */
-	return ++a->batch >= DRAIN_BATCH ? -EAGAIN : 0;
+	return ++a->batch >= DRAIN_BATCH || (a->until_full && a->backlogged) ? -EAGAIN : 0;
 }
 
 unsigned int agent_drain(struct agent *a, unsigned int max)
@@ -140,8 +142,34 @@ unsigned int agent_ringbuf_events(const struct agent *a)
 	return agent_ringbuf_bytes(a->cfg) / sizeof(struct rec_head) + DRAIN_BATCH;
 }
 
+/*
+ * Backpressure: when journald does not keep up and the writer's queue is
+ * full, the loop stops reading the ring buffer until half the queue is free
+ * again. Read on, every event would be decoded only to be refused, and that
+ * work takes the CPU journald needs to catch up (the agent and journald
+ * share it with the traced load). Meanwhile the ring fills and the kernel
+ * counts, per function, what it has no room for: every event is still
+ * written or counted. Only the loop's own turns stop at a refusal; the
+ * timers', SIGHUP's and the last drains read everything, as before.
+ */
 int agent_on_ringbuf(sd_event_source *s, int fd, uint32_t revents, void *ctx)
 {
-	agent_drain(ctx, DRAIN_BATCH);
+	struct agent *a = ctx;
+
+	a->until_full = a->room_source != NULL;
+	a->backlogged = false;
+	agent_drain(a, DRAIN_BATCH);
+	a->until_full = false;
+	if (a->backlogged && writer_wait_room(a->writer)) {
+		sd_event_source_set_enabled(a->room_source, SD_EVENT_ONESHOT);
+		sd_event_source_set_enabled(s, SD_EVENT_OFF);
+	}
 	return 0;
+}
+
+int agent_on_room(sd_event_source *s, int fd, uint32_t revents, void *ctx)
+{
+	struct agent *a = ctx;
+
+	return sd_event_source_set_enabled(a->ring_source, SD_EVENT_ON);
 }

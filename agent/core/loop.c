@@ -15,6 +15,7 @@
 #include "base/log.h"
 #include "base/macro.h"
 #include "core/agent-int.h"
+#include "sinks/writer.h"
 
 #define WATCH_USEC (2 * 1000000ULL)
 
@@ -124,6 +125,14 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *c
 	return 0;
 }
 
+int agent_loop_watch_room(struct agent *a)
+{
+	int r = sd_event_add_io(a->loop, &a->room_source, writer_room_fd(a->writer), EPOLLIN, agent_on_room,
+				a);
+
+	return r < 0 ? r : sd_event_source_set_enabled(a->room_source, SD_EVENT_OFF);
+}
+
 int agent_loop_setup(struct agent *a)
 {
 	sd_event_source *s = NULL;
@@ -147,10 +156,11 @@ int agent_loop_setup(struct agent *a)
 	sd_event_source_set_priority(s, SD_EVENT_PRIORITY_IMPORTANT);
 	sd_event_add_signal(a->loop, NULL, SIGHUP, on_hup, a);
 	sd_event_add_signal(a->loop, NULL, SIGUSR1, on_usr1, a);
-	r = sd_event_add_io(a->loop, &s, ring_buffer__epoll_fd(a->rb), EPOLLIN, agent_on_ringbuf, a);
+	r = sd_event_add_io(a->loop, &a->ring_source, ring_buffer__epoll_fd(a->rb), EPOLLIN, agent_on_ringbuf,
+			    a);
 	if (r < 0)
 		return r;
-	sd_event_source_set_priority(s, SD_EVENT_PRIORITY_IDLE);
+	sd_event_source_set_priority(a->ring_source, SD_EVENT_PRIORITY_IDLE);
 	if (a->notes) {
 		r = sd_event_add_io(a->loop, NULL, ring_buffer__epoll_fd(a->notes), EPOLLIN, agent_on_notes,
 				    a);

@@ -8,7 +8,10 @@
  * queues them; this thread is the one that waits. The queue is bounded:
  * when it is full, the entry is dropped at once and counted as
  * WRITE_FAILED for its function, so memory stays bounded and every event
- * is still either written or counted. Failures journald's socket reports
+ * is still either written or counted; the loop then stops reading the ring
+ * buffer until half the queue is free (writer_wait_room()), so that the
+ * rest of a flood is dropped by the kernel, counted per function there,
+ * rather than decoded only to be refused. Failures journald's socket reports
  * (ECONNREFUSED while journald is down, ENOENT without its socket) are
  * counted the same way. Loss entries that fail give their counts back, so
  * they are reported again once the journal answers.
@@ -69,6 +72,8 @@ struct writer {
 	int sleeping;              /* the thread waits for entries (atomic) */
 	uint64_t trimmed;          /* head when the queue's memory was last given back (push_lock) */
 	int wake_fd;               /* eventfd: entries or stop */
+	int room_fd;               /* eventfd: room again for a loop that waits for it */
+	int want_room;             /* the loop waits for room_fd (atomic) */
 	int fd;                    /* the thread's socket, -1 while journald is away */
 	pthread_mutex_t push_lock; /* pushers: the loop, and whoever logs a status */
 	pthread_mutex_t lock;      /* the counts, and waiting for the queue to drain */
@@ -138,6 +143,24 @@ int writer_refuse(struct writer *w)
 	__atomic_store_n(&w->last_error, EAGAIN, __ATOMIC_RELAXED);
 	__atomic_store_n(&w->last_failure, EAGAIN, __ATOMIC_RELAXED);
 	return -EAGAIN;
+}
+
+int writer_room_fd(struct writer *w)
+{
+	return w->room_fd;
+}
+
+bool writer_wait_room(struct writer *w)
+{
+	uint64_t v;
+
+	(void)!read(w->room_fd, &v, sizeof(v));
+	__atomic_store_n(&w->want_room, 1, __ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (writer_full(w))
+		return true;
+	__atomic_store_n(&w->want_room, 0, __ATOMIC_SEQ_CST);
+	return false;
 }
 
 bool writer_full(struct writer *w)
@@ -354,6 +377,23 @@ static unsigned int batch_send(struct writer *w, struct batch *b)
 	return i;
 }
 
+/*
+ * A loop waiting for room is told once half the queue is free: it then
+ * reads a burst of events in one go rather than one entry's room at a time.
+ * Pairs with writer_wait_room(): the tail is stored before want_room is
+ * read, want_room before the tail, so one of the two sees the other.
+ */
+static void room_tell(struct writer *w)
+{
+	const uint64_t one = 1;
+
+	if (!__atomic_load_n(&w->want_room, __ATOMIC_SEQ_CST) ||
+	    load(&w->head) - load(&w->tail) > WRITER_QUEUE_BYTES / 2)
+		return;
+	if (__atomic_exchange_n(&w->want_room, 0, __ATOMIC_SEQ_CST))
+		(void)!write(w->room_fd, &one, sizeof(one));
+}
+
 /* The counts of the first done entries of the batch, and their room given back to the loop. */
 static void batch_settle(struct writer *w, const struct batch *b, unsigned int done)
 {
@@ -366,9 +406,10 @@ static void batch_settle(struct writer *w, const struct batch *b, unsigned int d
 		__atomic_store_n(&w->last_failure, b->fails[b->n_fails - 1].err, __ATOMIC_RELAXED);
 	for (unsigned int i = 0; i < done; i++)
 		free(b->recs[i]->carry);
-	__atomic_store_n(&w->tail, b->pos[done], __ATOMIC_RELEASE);
+	__atomic_store_n(&w->tail, b->pos[done], __ATOMIC_SEQ_CST);
 	pthread_cond_broadcast(&w->idle);
 	pthread_mutex_unlock(&w->lock);
+	room_tell(w);
 }
 
 /* Sleeps until entries come or stop; false on stop. */
@@ -421,14 +462,16 @@ int writer_new_at(const char *path, struct writer **ret)
 
 	if (!w)
 		return -ENOMEM;
-	w->fd = w->wake_fd = -1;
+	w->fd = w->wake_fd = w->room_fd = -1;
 	w->path = strdup(path);
 	w->queue = mmap(NULL, WRITER_QUEUE_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (w->queue == MAP_FAILED)
 		w->queue = NULL;
 	w->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (!w->path || !w->queue || w->wake_fd < 0) {
-		int r = w->wake_fd < 0 && w->path && w->queue ? -errno : -ENOMEM;
+	if (w->wake_fd >= 0)
+		w->room_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (!w->path || !w->queue || w->wake_fd < 0 || w->room_fd < 0) {
+		int r = (w->wake_fd < 0 || w->room_fd < 0) && w->path && w->queue ? -errno : -ENOMEM;
 
 		writer_free(w);
 		return r;
@@ -563,7 +606,7 @@ void writer_free(struct writer *w)
 {
 	if (!w)
 		return;
-	if (w->queue && w->path && w->wake_fd >= 0) {
+	if (w->queue && w->path && w->wake_fd >= 0 && w->room_fd >= 0) {
 		writer_stop(w, 0);
 		pthread_cond_destroy(&w->idle);
 		pthread_mutex_destroy(&w->lock);
@@ -573,6 +616,8 @@ void writer_free(struct writer *w)
 		close(w->fd);
 	if (w->wake_fd >= 0)
 		close(w->wake_fd);
+	if (w->room_fd >= 0)
+		close(w->room_fd);
 	if (w->queue)
 		munmap(w->queue, WRITER_QUEUE_BYTES);
 	free(w->path);

@@ -50,6 +50,16 @@ int writer_push(struct writer *w, const void *dgram, size_t len, int32_t id, con
  */
 bool writer_full(struct writer *w);
 int writer_refuse(struct writer *w);
+/*
+ * Backpressure for a loop that reads events faster than journald takes
+ * them: rather than build entries only to refuse them, it stops reading
+ * (what its source cannot hold is lost there, and counted there) until
+ * writer_room_fd() is readable. writer_wait_room() arms that: true while
+ * the queue is still full, false when room came meanwhile. The fd becomes
+ * readable once half the queue is free.
+ */
+int writer_room_fd(struct writer *w);
+bool writer_wait_room(struct writer *w);
 /* Wakes the thread for what is queued; with the queue empty, gives back the memory a burst took. */
 void writer_kick(struct writer *w);
 /* Adds what was lost since the last call to out[0..n) (indexed by function id). */
