@@ -62,6 +62,7 @@ struct agent {
 	sd_event_source *room_source; /* the writer's room again: on while the ring's is off */
 	bool until_full;              /* this drain stops at the first event the writer refuses */
 	bool backlogged;              /* ... and one was refused */
+	bool paused;                  /* the ring is not read until the writer has room */
 	int writer_error;
 	uint64_t writer_failed;
 	/* what SIGHUP compares with (reload.c) */
@@ -75,8 +76,8 @@ struct agent {
 /* events.c: at most max events of the ring buffer to their sink; how many were taken. */
 #define DRAIN_BATCH 4096
 unsigned int agent_drain(struct agent *a, unsigned int max);
-/* What the ring buffer can hold: draining that much empties what was there. */
-unsigned int agent_ringbuf_events(const struct agent *a);
+/* Everything the ring buffer holds, also while the loop's turns pause for the writer. */
+unsigned int agent_drain_all(struct agent *a);
 /* The slow calls' ring buffer: ringbuf_size=, or sized from rate_limit. */
 uint64_t agent_ringbuf_bytes(const struct config *c);
 int agent_on_ringbuf(sd_event_source *s, int fd, uint32_t revents, void *ctx);

@@ -477,7 +477,7 @@ static int finish(struct agent *a)
 
 	sd_notify(false, "STOPPING=1");
 	a->stopping = true;
-	agent_drain(a, agent_ringbuf_events(a));
+	agent_drain_all(a);
 	if (a->writer)
 		writer_drain(a->writer, 3000); /* so that the last loss report has its failures */
 	/* the final summary, also when periodic ones are off ([histogram] interval = 0) */

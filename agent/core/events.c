@@ -122,24 +122,19 @@ int agent_on_event(void *ctx, void *data, size_t size)
 	return ++a->batch >= DRAIN_BATCH || (a->until_full && a->backlogged) ? -EAGAIN : 0;
 }
 
-unsigned int agent_drain(struct agent *a, unsigned int max)
+static unsigned int drain(struct agent *a, unsigned int max)
 {
 	unsigned int taken = 0;
 
+	a->backlogged = false;
 	do {
 		a->batch = 0;
 		(void)ring_buffer__consume(a->rb);
 		taken += a->batch;
-	} while (a->batch >= DRAIN_BATCH && taken < max);
+	} while (a->batch >= DRAIN_BATCH && taken < max && !(a->until_full && a->backlogged));
 	/* the writer sends what this turn queued */
 	journal_flush(a->journal);
 	return taken;
-}
-
-/* What the ring buffer can hold: draining that much empties what was there. */
-unsigned int agent_ringbuf_events(const struct agent *a)
-{
-	return agent_ringbuf_bytes(a->cfg) / sizeof(struct rec_head) + DRAIN_BATCH;
 }
 
 /*
@@ -149,21 +144,35 @@ unsigned int agent_ringbuf_events(const struct agent *a)
  * work takes the CPU journald needs to catch up (the agent and journald
  * share it with the traced load). Meanwhile the ring fills and the kernel
  * counts, per function, what it has no room for: every event is still
- * written or counted. Only the loop's own turns stop at a refusal; the
- * timers', SIGHUP's and the last drains read everything, as before.
+ * written or counted. The loop's turns (the ring's, the timers') pause;
+ * SIGHUP's and the last drain read everything (agent_drain_all()).
  */
-int agent_on_ringbuf(sd_event_source *s, int fd, uint32_t revents, void *ctx)
+unsigned int agent_drain(struct agent *a, unsigned int max)
 {
-	struct agent *a = ctx;
+	unsigned int taken;
 
+	if (a->paused)
+		return 0;
 	a->until_full = a->room_source != NULL;
-	a->backlogged = false;
-	agent_drain(a, DRAIN_BATCH);
+	taken = drain(a, max);
 	a->until_full = false;
 	if (a->backlogged && writer_wait_room(a->writer)) {
 		sd_event_source_set_enabled(a->room_source, SD_EVENT_ONESHOT);
-		sd_event_source_set_enabled(s, SD_EVENT_OFF);
+		sd_event_source_set_enabled(a->ring_source, SD_EVENT_OFF);
+		a->paused = true;
 	}
+	return taken;
+}
+
+/* What the ring buffer can hold: draining that much empties what was there. */
+unsigned int agent_drain_all(struct agent *a)
+{
+	return drain(a, agent_ringbuf_bytes(a->cfg) / sizeof(struct rec_head) + DRAIN_BATCH);
+}
+
+int agent_on_ringbuf(sd_event_source *s, int fd, uint32_t revents, void *ctx)
+{
+	agent_drain(ctx, DRAIN_BATCH);
 	return 0;
 }
 
@@ -171,5 +180,6 @@ int agent_on_room(sd_event_source *s, int fd, uint32_t revents, void *ctx)
 {
 	struct agent *a = ctx;
 
+	a->paused = false;
 	return sd_event_source_set_enabled(a->ring_source, SD_EVENT_ON);
 }

@@ -118,7 +118,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *c
 	struct agent *a = ctx;
 
 	sd_notify(false, "RELOADING=1");
-	agent_drain(a, agent_ringbuf_events(a)); /* events of removed functions still have their names */
+	agent_drain_all(a); /* events of removed functions still have their names */
 	(void)reload_config(a);
 	agent_services_trim(a);
 	sd_notify(false, "READY=1");
