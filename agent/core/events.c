@@ -155,16 +155,16 @@ unsigned int agent_drain(struct agent *a, unsigned int max)
 		return 0;
 	a->until_full = a->room_source != NULL;
 	taken = drain(a, max);
-	a->until_full = false;
-	if (a->backlogged && writer_wait_room(a->writer)) {
+	if (a->until_full && a->backlogged && writer_wait_room(a->writer)) {
 		sd_event_source_set_enabled(a->room_source, SD_EVENT_ONESHOT);
 		sd_event_source_set_enabled(a->ring_source, SD_EVENT_OFF);
 		a->paused = true;
 	}
+	a->until_full = false;
 	return taken;
 }
 
-/* What the ring buffer can hold: draining that much empties what was there. */
+/* As many events as the ring buffer can hold: that much empties what was there. */
 unsigned int agent_drain_all(struct agent *a)
 {
 	return drain(a, agent_ringbuf_bytes(a->cfg) / sizeof(struct rec_head) + DRAIN_BATCH);
